@@ -1,0 +1,261 @@
+//! Decoding the format-neutral tree ([`crate::document`]) into the model's fields, collecting
+//! every problem of shape: unknown keys (with the closest known key), missing fields, wrong
+//! types, durations that do not parse. Rules that relate fields to each other live in
+//! [`crate::validate`].
+
+use crate::diagnostics::{Diagnostic, Diagnostics, Position};
+use crate::document::{Entry, Node, Value};
+use crate::duration_text::{parse_duration, DurationTextError, UNITS};
+use crate::time::Duration;
+use std::collections::HashMap;
+
+/// The longest duration accepted anywhere (2^60 ns, about 36.5 years). Keeping every input
+/// below it means sums of a few durations can never overflow 64-bit nanoseconds.
+pub const MAX_DURATION: Duration = Duration::from_nanos(1 << 60);
+
+/// The most cores a workload may name.
+pub const MAX_CORES: usize = 4096;
+
+pub const TOP_LEVEL_KEYS: [&str; 4] = ["name", "cores", "tasks", "overheads"];
+pub const TASK_KEYS: [&str; 10] = [
+    "name",
+    "wcet",
+    "bcet",
+    "period",
+    "deadline",
+    "offset",
+    "kind",
+    "max_interarrival",
+    "priority",
+    "core",
+];
+pub const OVERHEAD_KEYS: [&str; 3] = ["scheduling", "context_switch", "migration"];
+
+/// Where each decoded field came from, by field path, so later checks can point at it.
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap(HashMap<String, Position>);
+
+impl SourceMap {
+    pub fn get(&self, path: &str) -> Option<Position> {
+        self.0.get(path).copied()
+    }
+}
+
+/// Whether zero is a meaningful value for a duration field.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ZeroAllowed {
+    Yes,
+    No,
+}
+
+/// Collects diagnostics and positions while fields are read.
+#[derive(Default)]
+pub struct Decoder {
+    pub diagnostics: Diagnostics,
+    pub source_map: SourceMap,
+}
+
+impl Decoder {
+    fn report(&mut self, d: Diagnostic) {
+        self.diagnostics.push(d);
+    }
+
+    /// The entries of a table, or an error if `node` is not a table.
+    pub fn table<'n>(&mut self, node: &'n Node, path: &str) -> Option<&'n [Entry]> {
+        match &node.value {
+            Value::Table(entries) => Some(entries),
+            other => {
+                self.report(type_error(node, path, "a table", other));
+                None
+            }
+        }
+    }
+
+    /// Reports keys not in `known`, suggesting the closest known key.
+    pub fn reject_unknown_keys(&mut self, entries: &[Entry], known: &[&str], path: &str) {
+        for entry in entries.iter().filter(|e| !known.contains(&e.key.as_str())) {
+            let hint = match closest(&entry.key, known) {
+                Some(best) => format!("did you mean `{best}`?"),
+                None => format!("known keys here: {}", known.join(", ")),
+            };
+            self.report(
+                Diagnostic::error(format!("unknown key `{}`", entry.key))
+                    .at_path(join(path, &entry.key))
+                    .at_position(entry.key_position.or(entry.node.position))
+                    .with_hint(hint),
+            );
+        }
+    }
+
+    /// The value of `key`, remembering its position under its path.
+    pub fn field<'n>(&mut self, entries: &'n [Entry], key: &str, path: &str) -> Option<&'n Node> {
+        let entry = entries.iter().find(|e| e.key == key)?;
+        if let Some(position) = entry.node.position {
+            self.source_map.0.insert(join(path, key), position);
+        }
+        Some(&entry.node)
+    }
+
+    /// Like [`Decoder::field`], but a missing key is an error.
+    pub fn required<'n>(
+        &mut self,
+        entries: &'n [Entry],
+        key: &str,
+        path: &str,
+        table_position: Option<Position>,
+        hint: &str,
+    ) -> Option<&'n Node> {
+        let node = self.field(entries, key, path);
+        if node.is_none() {
+            let location = if path.is_empty() { String::from("the top level") } else { path.to_string() };
+            self.report(
+                Diagnostic::error(format!("missing field `{key}` in {location}"))
+                    .at_path(join(path, key))
+                    .at_position(table_position)
+                    .with_hint(hint),
+            );
+        }
+        node
+    }
+
+    pub fn string(&mut self, node: &Node, path: &str) -> Option<String> {
+        match &node.value {
+            Value::String(s) => Some(s.clone()),
+            other => {
+                self.report(type_error(node, path, "a string", other));
+                None
+            }
+        }
+    }
+
+    /// A non-negative integer no larger than `max`.
+    pub fn count(&mut self, node: &Node, path: &str, max: u64) -> Option<u64> {
+        match &node.value {
+            Value::Integer(i) if *i < 0 => {
+                self.report(
+                    Diagnostic::error(format!("must not be negative, found {i}"))
+                        .at_path(path)
+                        .at_position(node.position),
+                );
+                None
+            }
+            Value::Integer(i) if *i > i128::from(max) => {
+                self.report(
+                    Diagnostic::error(format!("{i} is larger than the supported maximum {max}"))
+                        .at_path(path)
+                        .at_position(node.position),
+                );
+                None
+            }
+            Value::Integer(i) => u64::try_from(*i).ok(),
+            other => {
+                self.report(type_error(node, path, "an integer", other));
+                None
+            }
+        }
+    }
+
+    /// A duration written as a string with a unit.
+    pub fn duration(&mut self, node: &Node, path: &str, zero: ZeroAllowed) -> Option<Duration> {
+        let text = match &node.value {
+            Value::String(s) => s,
+            Value::Integer(_) | Value::Float(_) => {
+                self.report(
+                    Diagnostic::error(format!("duration {} has no unit", number_text(&node.value)))
+                        .at_path(path)
+                        .at_position(node.position)
+                        .with_hint(format!(
+                            "durations are strings with a unit: ns, us, ms or s (e.g. \"{}ms\")",
+                            number_text(&node.value)
+                        )),
+                );
+                return None;
+            }
+            other => {
+                self.report(type_error(node, path, "a duration string such as \"2ms\"", other));
+                return None;
+            }
+        };
+        let located = |d: Diagnostic| d.at_path(path).at_position(node.position);
+        match parse_duration(text) {
+            Ok(d) if d.is_zero() && zero == ZeroAllowed::No => {
+                self.report(located(Diagnostic::error("must be greater than zero")));
+                None
+            }
+            Ok(d) if d > MAX_DURATION => {
+                self.report(located(
+                    Diagnostic::error(format!("duration {text:?} exceeds the supported maximum of {MAX_DURATION}"))
+                        .with_hint("real-time periods and budgets are far shorter; check the unit"),
+                ));
+                None
+            }
+            Ok(d) => Some(d),
+            Err(e) => {
+                let hint = duration_hint(&e);
+                self.report(located(Diagnostic::error(e.to_string()).with_hint(hint)));
+                None
+            }
+        }
+    }
+}
+
+fn duration_hint(e: &DurationTextError) -> String {
+    let units: Vec<&str> = UNITS.iter().map(|(u, _)| *u).collect();
+    match e {
+        DurationTextError::MissingUnit(t) => {
+            format!("write a unit after the number: ns, us, ms or s (e.g. \"{}ms\")", t.trim())
+        }
+        DurationTextError::UnknownUnit { .. } => format!("known units: {}", units.join(", ")),
+        DurationTextError::Negative(_) => "durations cannot be negative".to_string(),
+        DurationTextError::Malformed(_) => "write a number then a unit, e.g. \"1.5ms\"".to_string(),
+        DurationTextError::TooFine(_) => "kairos counts time in whole nanoseconds".to_string(),
+        DurationTextError::TooLarge(_) => "check the unit".to_string(),
+    }
+}
+
+fn number_text(value: &Value) -> String {
+    match value {
+        Value::Integer(i) => i.to_string(),
+        Value::Float(f) => f.to_string(),
+        _ => String::new(),
+    }
+}
+
+fn type_error(node: &Node, path: &str, expected: &str, found: &Value) -> Diagnostic {
+    Diagnostic::error(format!("expected {expected}, found {}", found.kind_name()))
+        .at_path(path)
+        .at_position(node.position)
+}
+
+/// `path.key`, or `key` at the top level.
+pub fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// The known key closest to `key` by edit distance, if it is close enough to be a typo.
+fn closest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+    let lowered = key.to_ascii_lowercase();
+    known
+        .iter()
+        .map(|k| (strsim::damerau_levenshtein(&lowered, k), *k))
+        .filter(|(distance, k)| *distance <= (k.len() / 3).max(2))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, k)| k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_close_keys_only() {
+        assert_eq!(closest("perod", &TASK_KEYS), Some("period"));
+        assert_eq!(closest("WCET", &TASK_KEYS), Some("wcet"));
+        assert_eq!(closest("deadlin", &TASK_KEYS), Some("deadline"));
+        assert_eq!(closest("colour", &TASK_KEYS), None);
+    }
+}

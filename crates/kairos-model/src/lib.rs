@@ -1,0 +1,35 @@
+//! # kairos-model
+//!
+//! The workload model every kairos stage consumes: time newtypes in integer nanoseconds,
+//! periodic and sporadic tasks on identical cores, and loading from TOML or JSON with every
+//! problem reported at once, each with a location and a hint (`kairos check`).
+//!
+//! ```
+//! use kairos_model::{check_source, Format};
+//! let checked = check_source("cores = 2\n[[tasks]]\nname = \"a\"\nwcet = \"1ms\"\nperiod = \"4ms\"\n", Format::Toml);
+//! let workload = checked.workload.expect("valid");
+//! assert_eq!(workload.tasks[0].deadline.to_string(), "4ms");
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod decode;
+pub mod diagnostics;
+pub mod document;
+pub mod duration_text;
+mod load;
+pub mod time;
+pub mod validate;
+pub mod workload;
+
+pub use diagnostics::{Diagnostic, Diagnostics, Position, Severity};
+pub use document::Format;
+pub use duration_text::parse_duration;
+pub use load::{check_source, Checked};
+pub use time::{Duration, Instant};
+pub use workload::{Arrival, CoreId, Overheads, Priority, Task, Workload};
+
+/// Reads and checks a workload file; the format follows the extension (`.json` or TOML).
+pub fn check_file(path: &std::path::Path) -> std::io::Result<Checked> {
+    let source = std::fs::read_to_string(path)?;
+    Ok(check_source(&source, Format::from_path(&path.to_string_lossy())))
+}

@@ -1,0 +1,188 @@
+//! From source text to a checked [`Workload`]: parse, decode every field, then apply the rules
+//! that relate fields ([`crate::validate`]). Every problem is collected; nothing panics.
+
+use crate::decode::{Decoder, ZeroAllowed, MAX_CORES, OVERHEAD_KEYS, TASK_KEYS, TOP_LEVEL_KEYS};
+use crate::diagnostics::Diagnostics;
+use crate::document::{self, Entry, Format, Node, Value};
+use crate::validate;
+use crate::workload::{Arrival, CoreId, Overheads, Priority, Task, Workload};
+
+const TASK_HINT: &str = "every task needs at least name, wcet and period";
+
+/// The result of checking a workload: the workload when there is no error, and every
+/// diagnostic (errors and warnings) in source order.
+#[derive(Debug)]
+pub struct Checked {
+    pub workload: Option<Workload>,
+    pub diagnostics: Diagnostics,
+}
+
+/// Parses and checks `source`.
+pub fn check_source(source: &str, format: Format) -> Checked {
+    let root = match document::parse(source, format) {
+        Ok(root) => root,
+        Err(diagnostics) => {
+            return Checked {
+                workload: None,
+                diagnostics,
+            }
+        }
+    };
+    let mut decoder = Decoder::default();
+    let workload = decode_workload(&mut decoder, &root);
+    let Decoder {
+        mut diagnostics,
+        source_map,
+    } = decoder;
+    if let Some(w) = &workload {
+        validate::apply_rules(w, &source_map, &mut diagnostics);
+    }
+    diagnostics.sort_by_position();
+    let workload = workload.filter(|_| !diagnostics.has_errors());
+    Checked {
+        workload,
+        diagnostics,
+    }
+}
+
+/// Decodes the whole tree; `None` if some field could not be read (the reason is reported).
+fn decode_workload(decoder: &mut Decoder, root: &Node) -> Option<Workload> {
+    let entries = decoder.table(root, "")?;
+    decoder.reject_unknown_keys(entries, &TOP_LEVEL_KEYS, "");
+    let name = decoder
+        .field(entries, "name", "")
+        .and_then(|n| decoder.string(n, "name"));
+    let cores = decoder
+        .required(entries, "cores", "", root.position, "say how many identical cores: cores = 4")
+        .and_then(|n| decoder.count(n, "cores", MAX_CORES as u64));
+    let overheads = match decoder.field(entries, "overheads", "") {
+        Some(node) => decode_overheads(decoder, node),
+        None => Some(Overheads::default()),
+    };
+    let tasks = decode_tasks(decoder, entries, root);
+    let workload = Workload {
+        name,
+        cores: usize::try_from(cores?).ok()?,
+        tasks: tasks?,
+        overheads: overheads?,
+    };
+    (!decoder.diagnostics.has_errors()).then_some(workload)
+}
+
+fn decode_overheads(decoder: &mut Decoder, node: &Node) -> Option<Overheads> {
+    let path = "overheads";
+    let entries = decoder.table(node, path)?;
+    decoder.reject_unknown_keys(entries, &OVERHEAD_KEYS, path);
+    let mut read = |key: &str| match decoder.field(entries, key, path) {
+        Some(n) => decoder.duration(n, &format!("{path}.{key}"), ZeroAllowed::Yes),
+        None => Some(Default::default()),
+    };
+    Some(Overheads {
+        scheduling: read("scheduling")?,
+        context_switch: read("context_switch")?,
+        migration: read("migration")?,
+    })
+}
+
+fn decode_tasks(decoder: &mut Decoder, entries: &[Entry], root: &Node) -> Option<Vec<Task>> {
+    let node = decoder.required(entries, "tasks", "", root.position, "add at least one [[tasks]] table")?;
+    let Value::Array(items) = &node.value else {
+        decoder.diagnostics.push(
+            crate::Diagnostic::error(format!("expected an array of tables, found {}", node.value.kind_name()))
+                .at_path("tasks")
+                .at_position(node.position)
+                .with_hint("write each task as a [[tasks]] table"),
+        );
+        return None;
+    };
+    let decoded: Vec<Option<Task>> = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| decode_task(decoder, item, &format!("tasks[{i}]")))
+        .collect();
+    decoded.into_iter().collect()
+}
+
+fn decode_task(decoder: &mut Decoder, node: &Node, path: &str) -> Option<Task> {
+    let entries = decoder.table(node, path)?;
+    decoder.reject_unknown_keys(entries, &TASK_KEYS, path);
+    let at = |key: &str| format!("{path}.{key}");
+    let name = decoder
+        .required(entries, "name", path, node.position, TASK_HINT)
+        .and_then(|n| decoder.string(n, &at("name")));
+    let mut duration = |key: &str, required: bool, zero: ZeroAllowed| -> Option<Option<_>> {
+        let field = if required {
+            decoder.required(entries, key, path, node.position, TASK_HINT)
+        } else {
+            decoder.field(entries, key, path)
+        };
+        match field {
+            Some(n) => decoder.duration(n, &at(key), zero).map(Some),
+            None if required => None,
+            None => Some(None),
+        }
+    };
+    let wcet = duration("wcet", true, ZeroAllowed::No);
+    let period = duration("period", true, ZeroAllowed::No);
+    let deadline = duration("deadline", false, ZeroAllowed::No);
+    let offset = duration("offset", false, ZeroAllowed::Yes);
+    let bcet = duration("bcet", false, ZeroAllowed::Yes);
+    let max_interarrival = duration("max_interarrival", false, ZeroAllowed::No);
+    let sporadic = decode_kind(decoder, entries, path);
+    let priority = decode_optional_count(decoder, entries, "priority", path, u64::from(u32::MAX));
+    let core = decode_optional_count(decoder, entries, "core", path, MAX_CORES as u64);
+
+    let (wcet, period) = (wcet??, period??);
+    let arrival = match sporadic? {
+        false => Arrival::Periodic,
+        true => Arrival::Sporadic {
+            max_interarrival: max_interarrival?.unwrap_or(period),
+        },
+    };
+    let task = Task {
+        name: name?,
+        wcet,
+        bcet: bcet?.unwrap_or(wcet),
+        period,
+        deadline: deadline?.unwrap_or(period),
+        offset: offset?.unwrap_or_default(),
+        arrival,
+        priority: priority?.map(|p| Priority::from_level(p as u32)),
+        core: core?.map(|c| CoreId(c as usize)),
+    };
+    Some(task)
+}
+
+/// `kind = "periodic" | "sporadic"`; returns whether the task is sporadic.
+fn decode_kind(decoder: &mut Decoder, entries: &[Entry], path: &str) -> Option<bool> {
+    let Some(node) = decoder.field(entries, "kind", path) else {
+        return Some(false);
+    };
+    let kind_path = format!("{path}.kind");
+    match decoder.string(node, &kind_path)?.as_str() {
+        "periodic" => Some(false),
+        "sporadic" => Some(true),
+        other => {
+            decoder.diagnostics.push(
+                crate::Diagnostic::error(format!("unknown task kind {other:?}"))
+                    .at_path(kind_path)
+                    .at_position(node.position)
+                    .with_hint("kind is \"periodic\" (the default) or \"sporadic\""),
+            );
+            None
+        }
+    }
+}
+
+fn decode_optional_count(
+    decoder: &mut Decoder,
+    entries: &[Entry],
+    key: &str,
+    path: &str,
+    max: u64,
+) -> Option<Option<u64>> {
+    match decoder.field(entries, key, path) {
+        Some(node) => decoder.count(node, &format!("{path}.{key}"), max).map(Some),
+        None => Some(None),
+    }
+}

@@ -1,0 +1,142 @@
+//! Rules that relate decoded fields to each other (the second half of `kairos check`).
+
+use crate::decode::{join, SourceMap};
+use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::workload::{Arrival, Task, Workload};
+use std::collections::HashMap;
+
+/// Adds a diagnostic for every broken rule; see `docs/check.md` for the list.
+pub fn apply_rules(workload: &Workload, map: &SourceMap, out: &mut Diagnostics) {
+    core_count(workload, map, out);
+    if workload.tasks.is_empty() {
+        out.push(
+            Diagnostic::error("the workload has no tasks")
+                .at_path("tasks")
+                .at_position(map.get("tasks"))
+                .with_hint("add at least one [[tasks]] table with name, wcet and period"),
+        );
+    }
+    for (index, task) in workload.tasks.iter().enumerate() {
+        task_rules(workload, task, &format!("tasks[{index}]"), map, out);
+    }
+    duplicate_names(workload, map, out);
+    utilization(workload, map, out);
+    hyperperiod(workload, out);
+}
+
+fn core_count(workload: &Workload, map: &SourceMap, out: &mut Diagnostics) {
+    if workload.cores == 0 {
+        out.push(
+            Diagnostic::error("a workload needs at least one core")
+                .at_path("cores")
+                .at_position(map.get("cores"))
+                .with_hint("set cores = 1 or more"),
+        );
+    }
+}
+
+fn task_rules(workload: &Workload, task: &Task, path: &str, map: &SourceMap, out: &mut Diagnostics) {
+    let at = |key: &str| {
+        let p = join(path, key);
+        let position = map.get(&p);
+        move |d: Diagnostic| d.at_path(p).at_position(position)
+    };
+    if task.wcet > task.deadline {
+        out.push(at("wcet")(
+            Diagnostic::error(format!(
+                "wcet {} exceeds the deadline {}: no job can ever meet it",
+                task.wcet, task.deadline
+            ))
+            .with_hint("lower the wcet or raise the deadline (the deadline defaults to the period)"),
+        ));
+    } else if task.wcet > task.period {
+        out.push(at("wcet")(
+            Diagnostic::warning(format!(
+                "wcet {} exceeds the period {}: the task alone needs more than one core",
+                task.wcet, task.period
+            ))
+            .with_hint("its jobs will queue up without bound"),
+        ));
+    }
+    if task.bcet > task.wcet {
+        out.push(at("bcet")(
+            Diagnostic::error(format!("bcet {} exceeds the wcet {}", task.bcet, task.wcet))
+                .with_hint("the best case must not be longer than the worst case"),
+        ));
+    }
+    match task.arrival {
+        Arrival::Sporadic { max_interarrival } if max_interarrival < task.period => {
+            out.push(at("max_interarrival")(
+                Diagnostic::error(format!(
+                    "max_interarrival {max_interarrival} is shorter than the minimum inter-arrival time (period) {}",
+                    task.period
+                ))
+                .with_hint("for a sporadic task, period is the minimum gap between releases"),
+            ))
+        }
+        Arrival::Periodic if map.get(&join(path, "max_interarrival")).is_some() => {
+            out.push(at("max_interarrival")(
+                Diagnostic::error("max_interarrival is only meaningful for sporadic tasks")
+                    .with_hint("add kind = \"sporadic\" or remove max_interarrival"),
+            ))
+        }
+        _ => {}
+    }
+    if task.priority.is_some_and(|p| p.level() == 0) {
+        out.push(at("priority")(
+            Diagnostic::error("priority levels start at 1 (the most important)")
+                .with_hint("use 1 for the highest priority, larger numbers for lower ones"),
+        ));
+    }
+    if let Some(core) = task.core.filter(|c| c.0 >= workload.cores) {
+        out.push(at("core")(
+            Diagnostic::error(format!(
+                "core {} does not exist: the workload has {} core(s), numbered from 0",
+                core.0, workload.cores
+            ))
+            .with_hint(format!("use a core between 0 and {}", workload.cores.saturating_sub(1))),
+        ));
+    }
+}
+
+fn duplicate_names(workload: &Workload, map: &SourceMap, out: &mut Diagnostics) {
+    let mut first_seen: HashMap<&str, usize> = HashMap::new();
+    for (index, task) in workload.tasks.iter().enumerate() {
+        if let Some(first) = first_seen.get(task.name.as_str()) {
+            let path = format!("tasks[{index}].name");
+            out.push(
+                Diagnostic::error(format!("duplicate task name `{}` (also tasks[{first}])", task.name))
+                    .at_position(map.get(&path))
+                    .at_path(path)
+                    .with_hint("task names must be unique: traces and metrics refer to tasks by name"),
+            );
+        } else {
+            first_seen.insert(&task.name, index);
+        }
+    }
+}
+
+fn utilization(workload: &Workload, map: &SourceMap, out: &mut Diagnostics) {
+    let total = workload.total_utilization();
+    if workload.cores > 0 && total > workload.cores as f64 {
+        out.push(
+            Diagnostic::warning(format!(
+                "total utilization {total:.3} exceeds the {} core(s): deadlines will be missed under any policy",
+                workload.cores
+            ))
+            .at_path("tasks")
+            .at_position(map.get("tasks"))
+            .with_hint("add cores or lower wcets"),
+        );
+    }
+}
+
+fn hyperperiod(workload: &Workload, out: &mut Diagnostics) {
+    if !workload.tasks.is_empty() && workload.hyperperiod().is_none() {
+        out.push(
+            Diagnostic::warning("the hyper-period (lcm of the periods) overflows 64-bit nanoseconds")
+                .at_path("tasks")
+                .with_hint("simulations then need an explicit --duration; periods on a common grid (e.g. whole milliseconds from a small set) keep it short"),
+        );
+    }
+}

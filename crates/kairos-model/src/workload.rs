@@ -1,0 +1,134 @@
+//! The workload model: what every stage of kairos consumes.
+//!
+//! This first version holds periodic and sporadic tasks on identical cores. The types leave room
+//! for the task kinds later stages add (see `docs/model.md` for the plan): a [`Task`] gains
+//! optional per-criticality WCETs and imprecise parts, and a [`Workload`] gains MC-DAGs, domains
+//! with VCPUs and core partitions as new optional sections, so existing files stay valid.
+
+use crate::time::{checked_lcm, Duration, Instant};
+use serde::Serialize;
+
+/// A whole input file after decoding and validation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Workload {
+    pub name: Option<String>,
+    /// Number of identical cores.
+    pub cores: usize,
+    pub tasks: Vec<Task>,
+    /// Costs the simulator charges, if the file gives them.
+    pub overheads: Overheads,
+}
+
+/// A periodic or sporadic task.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Task {
+    pub name: String,
+    /// Worst-case execution time C.
+    pub wcet: Duration,
+    /// Best-case execution time; defaults to the WCET.
+    pub bcet: Duration,
+    /// Period T, or minimum inter-arrival time for sporadic tasks.
+    pub period: Duration,
+    /// Relative deadline D; defaults to the period.
+    pub deadline: Duration,
+    /// Release of the first job.
+    pub offset: Duration,
+    pub arrival: Arrival,
+    /// Explicit fixed priority, if given.
+    pub priority: Option<Priority>,
+    /// Core for partitioned policies, if given.
+    pub core: Option<CoreId>,
+}
+
+/// How jobs of a task arrive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Arrival {
+    /// Exactly every period.
+    Periodic,
+    /// At least `period` apart; the simulator draws each gap uniformly in
+    /// `[period, max_interarrival]` with the run's seed.
+    Sporadic { max_interarrival: Duration },
+}
+
+/// A fixed priority. Level 1 is the most important; a larger level is less important.
+///
+/// There is deliberately no `Ord`: compare with [`Priority::is_higher_than`] so the direction
+/// can never be confused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Priority(u32);
+
+impl Priority {
+    /// `level` must be at least 1 (validated on input).
+    pub fn from_level(level: u32) -> Priority {
+        Priority(level)
+    }
+    pub fn level(self) -> u32 {
+        self.0
+    }
+    pub fn is_higher_than(self, other: Priority) -> bool {
+        self.0 < other.0
+    }
+}
+
+/// Index of a core, from 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct CoreId(pub usize);
+
+/// Scheduling costs for the simulator, all zero by default (see `docs/simulate.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Overheads {
+    /// Charged each time a job starts or resumes on a core (the decision that put it there).
+    pub scheduling: Duration,
+    /// Charged each time a job starts or resumes on a core.
+    pub context_switch: Duration,
+    /// Charged in addition when the job resumes on a different core than it last ran on.
+    pub migration: Duration,
+}
+
+impl Overheads {
+    pub fn is_zero(&self) -> bool {
+        self.scheduling.is_zero() && self.context_switch.is_zero() && self.migration.is_zero()
+    }
+}
+
+impl Task {
+    /// C / T as a float, for display and heuristics (never for verdicts).
+    pub fn utilization(&self) -> f64 {
+        self.wcet.as_nanos() as f64 / self.period.as_nanos() as f64
+    }
+    /// C / min(D, T), for display and heuristics.
+    pub fn density(&self) -> f64 {
+        self.wcet.as_nanos() as f64 / self.deadline.min(self.period).as_nanos() as f64
+    }
+    /// Absolute release of job `index` when the task is strictly periodic.
+    pub fn periodic_release(&self, index: u64) -> Option<Instant> {
+        self.period
+            .checked_mul(index)
+            .and_then(|d| d.checked_add(self.offset))
+            .map(|d| Instant::ZERO + d)
+    }
+}
+
+impl Workload {
+    pub fn total_utilization(&self) -> f64 {
+        self.tasks.iter().map(Task::utilization).sum()
+    }
+
+    /// The hyper-period (lcm of periods), `None` if it overflows 64-bit nanoseconds.
+    pub fn hyperperiod(&self) -> Option<Duration> {
+        self.tasks
+            .iter()
+            .try_fold(1u64, |acc, t| checked_lcm(acc, t.period.as_nanos()))
+            .map(Duration::from_nanos)
+    }
+
+    /// The largest first release: a periodic schedule repeats after `max_offset + 2H` at most.
+    pub fn max_offset(&self) -> Duration {
+        self.tasks.iter().map(|t| t.offset).max().unwrap_or(Duration::ZERO)
+    }
+
+    pub fn task_index(&self, name: &str) -> Option<usize> {
+        self.tasks.iter().position(|t| t.name == name)
+    }
+}

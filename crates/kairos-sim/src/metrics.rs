@@ -1,0 +1,108 @@
+//! What a run measured. Definitions (also in `docs/simulate.md`):
+//! - a **preemption**: a scheduling decision takes a job off its core before it has finished
+//!   (it resumes later, here or elsewhere); aborts under `--abort-on-miss` are counted apart;
+//! - a **migration**: a job resumes on a different core than the one it last ran on;
+//! - a **context switch**: a job is switched in on a core (first start or resume);
+//! - a **deadline miss**: a job not finished at its absolute deadline (counted once per job);
+//! - **response time**: completion minus release, over completed jobs;
+//! - **busy time**: time a core ran a job, overheads included; **overhead time** is the part
+//!   spent on scheduling, context-switch and migration costs.
+//!
+//! Memory is constant in the simulated duration: everything here is a running sum.
+
+use kairos_model::{Duration, Instant};
+use serde::Serialize;
+
+/// Per-task figures.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TaskMetrics {
+    pub name: String,
+    pub jobs_released: u64,
+    pub jobs_completed: u64,
+    pub deadline_misses: u64,
+    pub jobs_aborted: u64,
+    pub preemptions: u64,
+    pub migrations: u64,
+    /// Response times in nanoseconds over completed jobs (absent when none completed).
+    pub response_min_ns: Option<u64>,
+    pub response_mean_ns: Option<u64>,
+    pub response_max_ns: Option<u64>,
+    #[serde(skip)]
+    response_sum_ns: u128,
+}
+
+/// Per-core figures.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CoreMetrics {
+    pub core: usize,
+    pub busy_ns: u64,
+    pub overhead_ns: u64,
+    /// busy / simulated duration.
+    pub utilization: f64,
+}
+
+/// Everything a run measured. Field names of the JSON form are stable: scripts read them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Metrics {
+    pub policy: String,
+    pub cores: usize,
+    pub duration_ns: u64,
+    pub jobs_released: u64,
+    pub jobs_completed: u64,
+    pub deadline_misses: u64,
+    pub jobs_aborted: u64,
+    pub preemptions: u64,
+    pub migrations: u64,
+    pub context_switches: u64,
+    /// Calls of the policy.
+    pub scheduling_points: u64,
+    pub tasks: Vec<TaskMetrics>,
+    pub core_usage: Vec<CoreMetrics>,
+}
+
+impl Metrics {
+    pub(crate) fn new(policy: &str, task_names: impl Iterator<Item = String>, cores: usize) -> Self {
+        Metrics {
+            policy: policy.to_string(),
+            cores,
+            tasks: task_names
+                .map(|name| TaskMetrics {
+                    name,
+                    ..TaskMetrics::default()
+                })
+                .collect(),
+            core_usage: (0..cores)
+                .map(|core| CoreMetrics {
+                    core,
+                    ..CoreMetrics::default()
+                })
+                .collect(),
+            ..Metrics::default()
+        }
+    }
+
+    pub(crate) fn record_completion(&mut self, task: usize, release: Instant, at: Instant) {
+        self.jobs_completed += 1;
+        let t = &mut self.tasks[task];
+        t.jobs_completed += 1;
+        let response = (at - release).as_nanos();
+        t.response_min_ns = Some(t.response_min_ns.map_or(response, |m| m.min(response)));
+        t.response_max_ns = Some(t.response_max_ns.map_or(response, |m| m.max(response)));
+        t.response_sum_ns += u128::from(response);
+    }
+
+    pub(crate) fn record_miss(&mut self, task: usize) {
+        self.deadline_misses += 1;
+        self.tasks[task].deadline_misses += 1;
+    }
+
+    pub(crate) fn finish(&mut self, duration: Duration) {
+        self.duration_ns = duration.as_nanos();
+        for t in &mut self.tasks {
+            t.response_mean_ns = (t.jobs_completed > 0).then(|| (t.response_sum_ns / u128::from(t.jobs_completed)) as u64);
+        }
+        for c in &mut self.core_usage {
+            c.utilization = if duration.is_zero() { 0.0 } else { c.busy_ns as f64 / duration.as_nanos() as f64 };
+        }
+    }
+}

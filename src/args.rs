@@ -1,0 +1,54 @@
+//! Command-line values shared by several commands, and the error type commands return.
+
+use kairos_model::{parse_duration, Duration, Instant};
+
+/// A command that could not do its job: what to tell the user and the exit code.
+#[derive(Debug)]
+pub struct Failure {
+    pub message: String,
+    pub code: u8,
+}
+
+impl Failure {
+    pub fn bad_input(message: impl Into<String>) -> Self {
+        Failure {
+            message: message.into(),
+            code: crate::exit::BAD_INPUT,
+        }
+    }
+    pub fn environment(message: impl Into<String>) -> Self {
+        Failure {
+            message: message.into(),
+            code: crate::exit::ENVIRONMENT,
+        }
+    }
+}
+
+pub type CommandResult = Result<u8, Failure>;
+
+/// clap parser for durations written as in workload files ("10s", "1.5ms").
+pub fn duration_arg(text: &str) -> Result<Duration, String> {
+    parse_duration(text).map_err(|e| format!("{e} (write e.g. \"10s\", \"250ms\")"))
+}
+
+/// clap parser for `START..END` windows such as `0ms..200ms`.
+pub fn window_arg(text: &str) -> Result<(Instant, Instant), String> {
+    let (from, to) = text
+        .split_once("..")
+        .ok_or_else(|| format!("{text:?} is not a window: write START..END, e.g. 0ms..200ms"))?;
+    let from = Instant::ZERO + duration_arg(from)?;
+    let to = Instant::ZERO + duration_arg(to)?;
+    if to <= from {
+        return Err(format!("window {text:?} is empty: END must be after START"));
+    }
+    Ok((from, to))
+}
+
+/// Writes `contents` to `path`, creating parent folders.
+pub fn write_output(path: &std::path::Path, contents: impl AsRef<[u8]>) -> Result<(), Failure> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| Failure::environment(format!("cannot create {}: {e}", parent.display())))?;
+    }
+    std::fs::write(path, contents).map_err(|e| Failure::environment(format!("cannot write {}: {e}", path.display())))
+}

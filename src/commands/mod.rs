@@ -1,0 +1,4 @@
+pub mod bench;
+pub mod check;
+pub mod demo;
+pub mod simulate;

@@ -1,0 +1,179 @@
+//! `kairos simulate FILE --policy P`: a discrete-event simulation with metrics, a Gantt chart
+//! and a Perfetto trace.
+
+use crate::args::{duration_arg, window_arg, write_output, CommandResult, Failure};
+use crate::report;
+use kairos_model::{Duration, Instant, Overheads, Workload};
+use kairos_sim::policy::fixed_priority::PriorityOrder;
+use kairos_sim::policy::PolicyKind;
+use kairos_sim::{simulate, ExecutionTimeModel, SimConfig, SimOutcome};
+use kairos_trace::gantt::{render_svg, GanttOptions};
+use std::path::PathBuf;
+
+/// Simulated time when neither `--duration` nor a usable hyper-period says otherwise.
+pub const DEFAULT_DURATION_CAP: Duration = Duration::from_secs(10);
+
+#[derive(clap::Args)]
+pub struct SimulateArgs {
+    /// Workload file (.toml or .json).
+    pub file: PathBuf,
+    /// Scheduling policy.
+    #[arg(long, value_parser = ["gedf", "pedf", "gfp", "pfp", "edzl"])]
+    pub policy: String,
+    /// Override the number of cores of the file.
+    #[arg(long)]
+    pub cores: Option<usize>,
+    /// Simulated time (default: offset + hyper-period, capped at 10s).
+    #[arg(long, value_parser = duration_arg)]
+    pub duration: Option<Duration>,
+    /// Seed of every random choice (execution times, sporadic arrivals).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Execution time of each job: its WCET, or uniform between bcet and wcet.
+    #[arg(long = "exec", value_parser = ["wcet", "uniform"], default_value = "wcet")]
+    pub execution_times: String,
+    /// Fixed-priority order for gfp/pfp: explicit if every task has a priority, else RM.
+    #[arg(long, value_parser = ["auto", "rm", "dm", "explicit"], default_value = "auto")]
+    pub priorities: String,
+    /// Remove a job unfinished at its deadline instead of letting it finish late.
+    #[arg(long)]
+    pub abort_on_miss: bool,
+    /// Exit with code 1 if any deadline is missed.
+    #[arg(long)]
+    pub fail_on_miss: bool,
+    /// Scheduling-decision cost per job switch-in (overrides the file).
+    #[arg(long, value_parser = duration_arg)]
+    pub overhead_scheduling: Option<Duration>,
+    /// Context-switch cost per job switch-in (overrides the file).
+    #[arg(long, value_parser = duration_arg)]
+    pub overhead_context_switch: Option<Duration>,
+    /// Extra cost when a job resumes on another core (overrides the file).
+    #[arg(long, value_parser = duration_arg)]
+    pub overhead_migration: Option<Duration>,
+    /// Print the metrics as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write a Gantt chart (SVG) of the schedule.
+    #[arg(long, value_name = "FILE.svg")]
+    pub gantt: Option<PathBuf>,
+    /// Only draw this part of the schedule in the Gantt chart, e.g. 0ms..200ms.
+    #[arg(long, value_parser = window_arg, value_name = "START..END")]
+    pub gantt_window: Option<(Instant, Instant)>,
+    /// Write a Chrome trace-event JSON file (open it in ui.perfetto.dev).
+    #[arg(long, value_name = "FILE.json")]
+    pub trace: Option<PathBuf>,
+}
+
+pub fn run(args: &SimulateArgs) -> CommandResult {
+    let mut workload = crate::commands::check::load_valid(&args.file)?;
+    if let Some(cores) = args.cores {
+        if cores == 0 || cores > kairos_model::decode::MAX_CORES {
+            return Err(Failure::bad_input(format!("--cores must be between 1 and {}", kairos_model::decode::MAX_CORES)));
+        }
+        workload.cores = cores;
+    }
+    let kind = PolicyKind::from_cli_name(&args.policy).ok_or_else(|| Failure::bad_input("unknown policy"))?;
+    let config = SimConfig {
+        duration: resolve_duration(&workload, args.duration)?,
+        execution_times: match args.execution_times.as_str() {
+            "uniform" => ExecutionTimeModel::Uniform,
+            _ => ExecutionTimeModel::Wcet,
+        },
+        seed: args.seed,
+        abort_on_miss: args.abort_on_miss,
+        record_trace: args.gantt.is_some() || args.trace.is_some(),
+        overheads: overheads(&workload, args),
+    };
+    let outcome = run_policy(&workload, kind, priority_order(&args.priorities), &config)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&outcome.metrics).expect("metrics serialize"));
+    } else {
+        print!("{}", report::metrics_table(&workload, &outcome.metrics));
+    }
+    for written in write_pictures(&outcome, args.gantt.as_ref(), args.gantt_window, args.trace.as_ref(), &workload)? {
+        eprintln!("wrote {written}");
+    }
+    let missed = outcome.metrics.deadline_misses > 0;
+    Ok(if args.fail_on_miss && missed { crate::exit::NO } else { 0 })
+}
+
+pub fn priority_order(name: &str) -> PriorityOrder {
+    match name {
+        "rm" => PriorityOrder::RateMonotonic,
+        "dm" => PriorityOrder::DeadlineMonotonic,
+        "explicit" => PriorityOrder::Explicit,
+        _ => PriorityOrder::Auto,
+    }
+}
+
+/// Runs one policy, printing its set-up notices on stderr.
+pub fn run_policy(workload: &Workload, kind: PolicyKind, priorities: PriorityOrder, config: &SimConfig) -> Result<SimOutcome, Failure> {
+    let mut policy = kind.build(priorities);
+    let outcome = simulate(workload, policy.as_mut(), config).map_err(|e| Failure::bad_input(e.to_string()))?;
+    for notice in policy.notices(workload) {
+        eprintln!("notice: {notice}");
+    }
+    Ok(outcome)
+}
+
+/// `--duration`, or the first offset plus the hyper-period, capped with a notice.
+pub fn resolve_duration(workload: &Workload, requested: Option<Duration>) -> Result<Duration, Failure> {
+    if let Some(d) = requested {
+        if d.is_zero() {
+            return Err(Failure::bad_input("--duration must be greater than zero"));
+        }
+        if d > kairos_model::decode::MAX_DURATION {
+            return Err(Failure::bad_input(format!("--duration exceeds the maximum {}", kairos_model::decode::MAX_DURATION)));
+        }
+        return Ok(d);
+    }
+    let full = workload.hyperperiod().and_then(|h| h.checked_add(workload.max_offset()));
+    match full {
+        Some(d) if d <= DEFAULT_DURATION_CAP => Ok(d),
+        Some(d) => {
+            eprintln!("notice: the hyper-period plus offsets is {d}; simulating the first {DEFAULT_DURATION_CAP} (use --duration to change)");
+            Ok(DEFAULT_DURATION_CAP)
+        }
+        None => {
+            eprintln!("notice: the hyper-period overflows 64-bit nanoseconds; simulating the first {DEFAULT_DURATION_CAP} (use --duration to change)");
+            Ok(DEFAULT_DURATION_CAP)
+        }
+    }
+}
+
+fn overheads(workload: &Workload, args: &SimulateArgs) -> Overheads {
+    let file = workload.overheads;
+    Overheads {
+        scheduling: args.overhead_scheduling.unwrap_or(file.scheduling),
+        context_switch: args.overhead_context_switch.unwrap_or(file.context_switch),
+        migration: args.overhead_migration.unwrap_or(file.migration),
+    }
+}
+
+/// Writes the Gantt chart and the Perfetto trace, if asked for; returns what was written.
+pub fn write_pictures(
+    outcome: &SimOutcome,
+    gantt: Option<&PathBuf>,
+    window: Option<(Instant, Instant)>,
+    trace_path: Option<&PathBuf>,
+    workload: &Workload,
+) -> Result<Vec<String>, Failure> {
+    let mut written = Vec::new();
+    let Some(trace) = &outcome.trace else {
+        return Ok(written);
+    };
+    if let Some(path) = gantt {
+        let title = format!("{} under {}", workload.name.as_deref().unwrap_or("workload"), outcome.metrics.policy);
+        let svg = render_svg(trace, &GanttOptions { window, title: Some(title) });
+        write_output(path, svg)?;
+        written.push(format!("Gantt chart {}", path.display()));
+    }
+    if let Some(path) = trace_path {
+        let mut buffer = Vec::new();
+        kairos_trace::chrome::write_chrome_trace(trace, &mut buffer)
+            .map_err(|e| Failure::environment(format!("cannot encode the trace: {e}")))?;
+        write_output(path, buffer)?;
+        written.push(format!("Perfetto trace {} (open it in https://ui.perfetto.dev)", path.display()));
+    }
+    Ok(written)
+}

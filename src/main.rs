@@ -1,0 +1,55 @@
+//! `kairos`: check, simulate and benchmark real-time workloads. See README.md and docs/.
+#![forbid(unsafe_code)]
+
+mod args;
+mod commands;
+mod report;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Exit codes shared by every command (docs/cli.md).
+pub mod exit {
+    /// The answer is "no": e.g. a deadline was missed under `--fail-on-miss`.
+    pub const NO: u8 = 1;
+    /// Bad input or usage.
+    pub const BAD_INPUT: u8 = 2;
+    /// The environment is missing something (a file cannot be written, ...).
+    pub const ENVIRONMENT: u8 = 3;
+}
+
+#[derive(Parser)]
+#[command(name = "kairos", version, about = "Multicore real-time scheduling: check, simulate, measure", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check a workload file and report every problem with its location.
+    Check(commands::check::CheckArgs),
+    /// Simulate a workload on m cores under a scheduling policy.
+    Simulate(commands::simulate::SimulateArgs),
+    /// Run every stage on an embedded workload (no files needed).
+    Demo(commands::demo::DemoArgs),
+    /// Measure simulator throughput and memory (optionally side by side with SimSo).
+    Bench(commands::bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(args) => commands::check::run(&args),
+        Command::Simulate(args) => commands::simulate::run(&args),
+        Command::Demo(args) => commands::demo::run(&args),
+        Command::Bench(args) => commands::bench::run(&args),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(failure) => {
+            eprintln!("error: {}", failure.message);
+            ExitCode::from(failure.code)
+        }
+    }
+}
