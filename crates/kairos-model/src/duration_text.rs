@@ -79,7 +79,7 @@ fn scale_decimal(number: &str, scale: u64, text: &str) -> Result<u64, DurationTe
     let mut nanos = whole_value.checked_mul(scale).ok_or_else(too_large)?;
     let mut place = scale;
     for digit in fraction.bytes().map(|b| u64::from(b - b'0')) {
-        if place % 10 != 0 {
+        if !place.is_multiple_of(10) {
             if digit != 0 {
                 return Err(DurationTextError::TooFine(text.to_string()));
             }

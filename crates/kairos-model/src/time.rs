@@ -150,7 +150,7 @@ fn format_nanos(ns: u64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 return write!(f, "{whole}{unit}");
             }
             // Up to three fractional digits keep it readable; otherwise fall to a finer unit.
-            if frac % (scale / 1000).max(1) == 0 && scale >= 1000 {
+            if frac.is_multiple_of((scale / 1000).max(1)) && scale >= 1000 {
                 let digits = format!("{:03}", frac / (scale / 1000));
                 return write!(f, "{whole}.{}{unit}", digits.trim_end_matches('0'));
             }
