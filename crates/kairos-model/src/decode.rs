@@ -107,7 +107,11 @@ impl Decoder {
     ) -> Option<&'n Node> {
         let node = self.field(entries, key, path);
         if node.is_none() {
-            let location = if path.is_empty() { String::from("the top level") } else { path.to_string() };
+            let location = if path.is_empty() {
+                String::from("the top level")
+            } else {
+                path.to_string()
+            };
             self.report(
                 Diagnostic::error(format!("missing field `{key}` in {location}"))
                     .at_path(join(path, key))
@@ -172,7 +176,12 @@ impl Decoder {
                 return None;
             }
             other => {
-                self.report(type_error(node, path, "a duration string such as \"2ms\"", other));
+                self.report(type_error(
+                    node,
+                    path,
+                    "a duration string such as \"2ms\"",
+                    other,
+                ));
                 return None;
             }
         };
@@ -184,8 +193,10 @@ impl Decoder {
             }
             Ok(d) if d > MAX_DURATION => {
                 self.report(located(
-                    Diagnostic::error(format!("duration {text:?} exceeds the supported maximum of {MAX_DURATION}"))
-                        .with_hint("real-time periods and budgets are far shorter; check the unit"),
+                    Diagnostic::error(format!(
+                        "duration {text:?} exceeds the supported maximum of {MAX_DURATION}"
+                    ))
+                    .with_hint("real-time periods and budgets are far shorter; check the unit"),
                 ));
                 None
             }
@@ -203,7 +214,10 @@ fn duration_hint(e: &DurationTextError) -> String {
     let units: Vec<&str> = UNITS.iter().map(|(u, _)| *u).collect();
     match e {
         DurationTextError::MissingUnit(t) => {
-            format!("write a unit after the number: ns, us, ms or s (e.g. \"{}ms\")", t.trim())
+            format!(
+                "write a unit after the number: ns, us, ms or s (e.g. \"{}ms\")",
+                t.trim()
+            )
         }
         DurationTextError::UnknownUnit { .. } => format!("known units: {}", units.join(", ")),
         DurationTextError::Negative(_) => "durations cannot be negative".to_string(),

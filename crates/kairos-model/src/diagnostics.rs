@@ -134,8 +134,10 @@ impl Diagnostics {
     /// Keeps diagnostics in source order: positioned ones by position, the rest after them in
     /// the order they were found.
     pub fn sort_by_position(&mut self) {
-        self.0
-            .sort_by_key(|d| d.position.map_or((usize::MAX, usize::MAX), |p| (p.line, p.column)));
+        self.0.sort_by_key(|d| {
+            d.position
+                .map_or((usize::MAX, usize::MAX), |p| (p.line, p.column))
+        });
     }
 }
 
@@ -149,14 +151,20 @@ mod tests {
         assert_eq!(Position::of_offset(src, 0), Position { line: 1, column: 1 });
         assert_eq!(Position::of_offset(src, 6), Position { line: 2, column: 1 });
         assert_eq!(Position::of_offset(src, 9), Position { line: 2, column: 3 });
-        assert_eq!(Position::of_offset(src, 999), Position { line: 3, column: 1 });
+        assert_eq!(
+            Position::of_offset(src, 999),
+            Position { line: 3, column: 1 }
+        );
     }
 
     #[test]
     fn render_shows_position_path_and_hint() {
         let d = Diagnostic::error("duration \"5\" has no unit")
             .at_path("tasks[2].wcet")
-            .at_position(Some(Position { line: 12, column: 8 }))
+            .at_position(Some(Position {
+                line: 12,
+                column: 8,
+            }))
             .with_hint("add a unit");
         assert_eq!(
             d.render("w.toml"),

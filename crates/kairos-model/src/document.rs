@@ -87,7 +87,9 @@ fn parse_toml(source: &str) -> Result<Node, Diagnostics> {
             diagnostics.push(
                 Diagnostic::error(format!("TOML syntax: {}", e.message().trim_end()))
                     .at_position(position)
-                    .with_hint("see https://toml.io for the syntax; durations are strings: wcet = \"2ms\""),
+                    .with_hint(
+                        "see https://toml.io for the syntax; durations are strings: wcet = \"2ms\"",
+                    ),
             );
         }
         return Err(diagnostics);
@@ -119,7 +121,12 @@ fn toml_node(source: &str, value: &toml::Spanned<toml::de::DeValue<'_>>) -> Node
         DeValue::Integer(i) => i128::from_str_radix(&i.as_str().replace('_', ""), i.radix())
             .map(Value::Integer)
             .unwrap_or(Value::Other("an out-of-range integer")),
-        DeValue::Float(f) => f.as_str().replace('_', "").parse().map(Value::Float).unwrap_or(Value::Other("a float")),
+        DeValue::Float(f) => f
+            .as_str()
+            .replace('_', "")
+            .parse()
+            .map(Value::Float)
+            .unwrap_or(Value::Other("a float")),
         DeValue::Boolean(b) => Value::Bool(*b),
         DeValue::Datetime(_) => Value::Other("a date-time"),
         DeValue::Array(items) => Value::Array(items.iter().map(|v| toml_node(source, v)).collect()),

@@ -110,18 +110,47 @@ mod tests {
 
     #[test]
     fn refuses_what_is_not_exact() {
-        assert_eq!(parse_duration("5"), Err(DurationTextError::MissingUnit("5".into())));
-        assert!(matches!(parse_duration("5h"), Err(DurationTextError::UnknownUnit { .. })));
-        assert_eq!(parse_duration("-1ms"), Err(DurationTextError::Negative("-1ms".into())));
-        assert_eq!(parse_duration("1.5ns"), Err(DurationTextError::TooFine("1.5ns".into())));
-        assert_eq!(parse_duration("ms"), Err(DurationTextError::Malformed("ms".into())));
-        assert_eq!(parse_duration("1.2.3ms"), Err(DurationTextError::Malformed("1.2.3ms".into())));
-        assert!(matches!(parse_duration("99999999999s"), Err(DurationTextError::TooLarge(_))));
+        assert_eq!(
+            parse_duration("5"),
+            Err(DurationTextError::MissingUnit("5".into()))
+        );
+        assert!(matches!(
+            parse_duration("5h"),
+            Err(DurationTextError::UnknownUnit { .. })
+        ));
+        assert_eq!(
+            parse_duration("-1ms"),
+            Err(DurationTextError::Negative("-1ms".into()))
+        );
+        assert_eq!(
+            parse_duration("1.5ns"),
+            Err(DurationTextError::TooFine("1.5ns".into()))
+        );
+        assert_eq!(
+            parse_duration("ms"),
+            Err(DurationTextError::Malformed("ms".into()))
+        );
+        assert_eq!(
+            parse_duration("1.2.3ms"),
+            Err(DurationTextError::Malformed("1.2.3ms".into()))
+        );
+        assert!(matches!(
+            parse_duration("99999999999s"),
+            Err(DurationTextError::TooLarge(_))
+        ));
     }
 
     #[test]
     fn round_trips_through_display() {
-        for ns in [1u64, 999, 1_000, 1_500, 3_910_000, 10_000_000_000, 123_456_789] {
+        for ns in [
+            1u64,
+            999,
+            1_000,
+            1_500,
+            3_910_000,
+            10_000_000_000,
+            123_456_789,
+        ] {
             let d = Duration::from_nanos(ns);
             assert_eq!(parse_duration(&d.to_string()), Ok(d));
         }

@@ -16,7 +16,7 @@ pub mod decode;
 pub mod diagnostics;
 pub mod document;
 pub mod duration_text;
-mod load;
+pub mod load;
 pub mod time;
 pub mod validate;
 pub mod workload;
@@ -31,5 +31,8 @@ pub use workload::{Arrival, CoreId, Overheads, Priority, Task, Workload};
 /// Reads and checks a workload file; the format follows the extension (`.json` or TOML).
 pub fn check_file(path: &std::path::Path) -> std::io::Result<Checked> {
     let source = std::fs::read_to_string(path)?;
-    Ok(check_source(&source, Format::from_path(&path.to_string_lossy())))
+    Ok(check_source(
+        &source,
+        Format::from_path(&path.to_string_lossy()),
+    ))
 }

@@ -29,14 +29,15 @@ pub fn check_source(source: &str, format: Format) -> Checked {
         }
     };
     let mut decoder = Decoder::default();
-    let workload = decode_workload(&mut decoder, &root);
+    let decoded = decode_workload(&mut decoder, &root);
     let Decoder {
         mut diagnostics,
         source_map,
     } = decoder;
-    if let Some(w) = &workload {
-        validate::apply_rules(w, &source_map, &mut diagnostics);
-    }
+    let workload = decoded.and_then(|parts| {
+        validate::apply_rules(&parts, &source_map, &mut diagnostics);
+        parts.into_workload()
+    });
     diagnostics.sort_by_position();
     let workload = workload.filter(|_| !diagnostics.has_errors());
     Checked {
@@ -45,28 +46,70 @@ pub fn check_source(source: &str, format: Format) -> Checked {
     }
 }
 
-/// Decodes the whole tree; `None` if some field could not be read (the reason is reported).
-fn decode_workload(decoder: &mut Decoder, root: &Node) -> Option<Workload> {
+/// What could be decoded, even where other fields could not: the rules run on these parts so
+/// that one bad field does not hide problems elsewhere.
+pub struct DecodedParts {
+    pub name: Option<String>,
+    /// `None` when `cores` is missing or unreadable.
+    pub cores: Option<usize>,
+    /// Tasks that decoded, with their index in the file.
+    pub tasks: Vec<(usize, Task)>,
+    /// Whether every task (and the task list itself) decoded.
+    pub all_tasks_decoded: bool,
+    pub overheads: Option<Overheads>,
+}
+
+impl DecodedParts {
+    /// The workload, if every part decoded.
+    fn into_workload(self) -> Option<Workload> {
+        if !self.all_tasks_decoded {
+            return None;
+        }
+        Some(Workload {
+            name: self.name,
+            cores: self.cores?,
+            tasks: self.tasks.into_iter().map(|(_, t)| t).collect(),
+            overheads: self.overheads?,
+        })
+    }
+}
+
+/// Decodes the whole tree; `None` only when the root is not a table (reported).
+fn decode_workload(decoder: &mut Decoder, root: &Node) -> Option<DecodedParts> {
     let entries = decoder.table(root, "")?;
     decoder.reject_unknown_keys(entries, &TOP_LEVEL_KEYS, "");
     let name = decoder
         .field(entries, "name", "")
         .and_then(|n| decoder.string(n, "name"));
     let cores = decoder
-        .required(entries, "cores", "", root.position, "say how many identical cores: cores = 4")
+        .required(
+            entries,
+            "cores",
+            "",
+            root.position,
+            "say how many identical cores: cores = 4",
+        )
         .and_then(|n| decoder.count(n, "cores", MAX_CORES as u64));
     let overheads = match decoder.field(entries, "overheads", "") {
         Some(node) => decode_overheads(decoder, node),
         None => Some(Overheads::default()),
     };
     let tasks = decode_tasks(decoder, entries, root);
-    let workload = Workload {
+    let all_tasks_decoded = tasks
+        .as_ref()
+        .is_some_and(|t| t.iter().all(Option::is_some));
+    Some(DecodedParts {
         name,
-        cores: usize::try_from(cores?).ok()?,
-        tasks: tasks?,
-        overheads: overheads?,
-    };
-    (!decoder.diagnostics.has_errors()).then_some(workload)
+        cores: cores.and_then(|c| usize::try_from(c).ok()),
+        tasks: tasks
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.map(|t| (i, t)))
+            .collect(),
+        all_tasks_decoded,
+        overheads,
+    })
 }
 
 fn decode_overheads(decoder: &mut Decoder, node: &Node) -> Option<Overheads> {
@@ -84,23 +127,38 @@ fn decode_overheads(decoder: &mut Decoder, node: &Node) -> Option<Overheads> {
     })
 }
 
-fn decode_tasks(decoder: &mut Decoder, entries: &[Entry], root: &Node) -> Option<Vec<Task>> {
-    let node = decoder.required(entries, "tasks", "", root.position, "add at least one [[tasks]] table")?;
+/// Each task of the list, `None` where it could not be decoded; `None` if there is no list.
+fn decode_tasks(
+    decoder: &mut Decoder,
+    entries: &[Entry],
+    root: &Node,
+) -> Option<Vec<Option<Task>>> {
+    let node = decoder.required(
+        entries,
+        "tasks",
+        "",
+        root.position,
+        "add at least one [[tasks]] table",
+    )?;
     let Value::Array(items) = &node.value else {
         decoder.diagnostics.push(
-            crate::Diagnostic::error(format!("expected an array of tables, found {}", node.value.kind_name()))
-                .at_path("tasks")
-                .at_position(node.position)
-                .with_hint("write each task as a [[tasks]] table"),
+            crate::Diagnostic::error(format!(
+                "expected an array of tables, found {}",
+                node.value.kind_name()
+            ))
+            .at_path("tasks")
+            .at_position(node.position)
+            .with_hint("write each task as a [[tasks]] table"),
         );
         return None;
     };
-    let decoded: Vec<Option<Task>> = items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| decode_task(decoder, item, &format!("tasks[{i}]")))
-        .collect();
-    decoded.into_iter().collect()
+    Some(
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| decode_task(decoder, item, &format!("tasks[{i}]")))
+            .collect(),
+    )
 }
 
 fn decode_task(decoder: &mut Decoder, node: &Node, path: &str) -> Option<Task> {

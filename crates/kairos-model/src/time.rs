@@ -138,7 +138,12 @@ impl fmt::Display for Instant {
 }
 
 fn format_nanos(ns: u64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    const UNITS: [(u64, &str); 4] = [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us"), (1, "ns")];
+    const UNITS: [(u64, &str); 4] = [
+        (1_000_000_000, "s"),
+        (1_000_000, "ms"),
+        (1_000, "us"),
+        (1, "ns"),
+    ];
     if ns == 0 {
         return write!(f, "0ns");
     }

@@ -2,13 +2,17 @@
 
 use crate::decode::{join, SourceMap};
 use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::load::DecodedParts;
 use crate::workload::{Arrival, Task, Workload};
 use std::collections::HashMap;
 
-/// Adds a diagnostic for every broken rule; see `docs/check.md` for the list.
-pub fn apply_rules(workload: &Workload, map: &SourceMap, out: &mut Diagnostics) {
-    core_count(workload, map, out);
-    if workload.tasks.is_empty() {
+/// Adds a diagnostic for every broken rule; see `docs/check.md` for the list. Rules run on every
+/// part that decoded; rules about the whole set (utilization, hyper-period) only when all did.
+pub fn apply_rules(parts: &DecodedParts, map: &SourceMap, out: &mut Diagnostics) {
+    if parts.cores == Some(0) {
+        core_count_zero(map, out);
+    }
+    if parts.all_tasks_decoded && parts.tasks.is_empty() {
         out.push(
             Diagnostic::error("the workload has no tasks")
                 .at_path("tasks")
@@ -16,26 +20,38 @@ pub fn apply_rules(workload: &Workload, map: &SourceMap, out: &mut Diagnostics) 
                 .with_hint("add at least one [[tasks]] table with name, wcet and period"),
         );
     }
-    for (index, task) in workload.tasks.iter().enumerate() {
-        task_rules(workload, task, &format!("tasks[{index}]"), map, out);
+    for (index, task) in &parts.tasks {
+        task_rules(parts.cores, task, &format!("tasks[{index}]"), map, out);
     }
-    duplicate_names(workload, map, out);
-    utilization(workload, map, out);
-    hyperperiod(workload, out);
-}
-
-fn core_count(workload: &Workload, map: &SourceMap, out: &mut Diagnostics) {
-    if workload.cores == 0 {
-        out.push(
-            Diagnostic::error("a workload needs at least one core")
-                .at_path("cores")
-                .at_position(map.get("cores"))
-                .with_hint("set cores = 1 or more"),
-        );
+    duplicate_names(&parts.tasks, map, out);
+    if let (true, Some(cores)) = (parts.all_tasks_decoded, parts.cores) {
+        let whole = Workload {
+            name: None,
+            cores,
+            tasks: parts.tasks.iter().map(|(_, t)| t.clone()).collect(),
+            overheads: Default::default(),
+        };
+        utilization(&whole, map, out);
+        hyperperiod(&whole, out);
     }
 }
 
-fn task_rules(workload: &Workload, task: &Task, path: &str, map: &SourceMap, out: &mut Diagnostics) {
+fn core_count_zero(map: &SourceMap, out: &mut Diagnostics) {
+    out.push(
+        Diagnostic::error("a workload needs at least one core")
+            .at_path("cores")
+            .at_position(map.get("cores"))
+            .with_hint("set cores = 1 or more"),
+    );
+}
+
+fn task_rules(
+    cores: Option<usize>,
+    task: &Task,
+    path: &str,
+    map: &SourceMap,
+    out: &mut Diagnostics,
+) {
     let at = |key: &str| {
         let p = join(path, key);
         let position = map.get(&p);
@@ -47,7 +63,9 @@ fn task_rules(workload: &Workload, task: &Task, path: &str, map: &SourceMap, out
                 "wcet {} exceeds the deadline {}: no job can ever meet it",
                 task.wcet, task.deadline
             ))
-            .with_hint("lower the wcet or raise the deadline (the deadline defaults to the period)"),
+            .with_hint(
+                "lower the wcet or raise the deadline (the deadline defaults to the period)",
+            ),
         ));
     } else if task.wcet > task.period {
         out.push(at("wcet")(
@@ -88,30 +106,35 @@ fn task_rules(workload: &Workload, task: &Task, path: &str, map: &SourceMap, out
                 .with_hint("use 1 for the highest priority, larger numbers for lower ones"),
         ));
     }
-    if let Some(core) = task.core.filter(|c| c.0 >= workload.cores) {
-        out.push(at("core")(
-            Diagnostic::error(format!(
-                "core {} does not exist: the workload has {} core(s), numbered from 0",
-                core.0, workload.cores
-            ))
-            .with_hint(format!("use a core between 0 and {}", workload.cores.saturating_sub(1))),
-        ));
+    if let (Some(core), Some(cores)) = (task.core, cores) {
+        if core.0 >= cores && cores > 0 {
+            out.push(at("core")(
+                Diagnostic::error(format!(
+                    "core {} does not exist: the workload has {cores} core(s), numbered from 0",
+                    core.0
+                ))
+                .with_hint(format!("use a core between 0 and {}", cores - 1)),
+            ));
+        }
     }
 }
 
-fn duplicate_names(workload: &Workload, map: &SourceMap, out: &mut Diagnostics) {
+fn duplicate_names(tasks: &[(usize, Task)], map: &SourceMap, out: &mut Diagnostics) {
     let mut first_seen: HashMap<&str, usize> = HashMap::new();
-    for (index, task) in workload.tasks.iter().enumerate() {
+    for (index, task) in tasks {
         if let Some(first) = first_seen.get(task.name.as_str()) {
             let path = format!("tasks[{index}].name");
             out.push(
-                Diagnostic::error(format!("duplicate task name `{}` (also tasks[{first}])", task.name))
-                    .at_position(map.get(&path))
-                    .at_path(path)
-                    .with_hint("task names must be unique: traces and metrics refer to tasks by name"),
+                Diagnostic::error(format!(
+                    "duplicate task name `{}` (also tasks[{first}])",
+                    task.name
+                ))
+                .at_position(map.get(&path))
+                .at_path(path)
+                .with_hint("task names must be unique: traces and metrics refer to tasks by name"),
             );
         } else {
-            first_seen.insert(&task.name, index);
+            first_seen.insert(&task.name, *index);
         }
     }
 }

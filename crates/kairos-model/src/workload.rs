@@ -125,7 +125,11 @@ impl Workload {
 
     /// The largest first release: a periodic schedule repeats after `max_offset + 2H` at most.
     pub fn max_offset(&self) -> Duration {
-        self.tasks.iter().map(|t| t.offset).max().unwrap_or(Duration::ZERO)
+        self.tasks
+            .iter()
+            .map(|t| t.offset)
+            .max()
+            .unwrap_or(Duration::ZERO)
     }
 
     pub fn task_index(&self, name: &str) -> Option<usize> {

@@ -60,7 +60,11 @@ impl<'w> Engine<'w> {
             releases,
             next_job_index: vec![0; workload.tasks.len()],
             random: RandomSource::new(config.seed, config.execution_times),
-            metrics: Metrics::new(policy_name, workload.tasks.iter().map(|t| t.name.clone()), workload.cores),
+            metrics: Metrics::new(
+                policy_name,
+                workload.tasks.iter().map(|t| t.name.clone()),
+                workload.cores,
+            ),
             trace,
             wake_at: None,
         }
@@ -103,7 +107,11 @@ impl<'w> Engine<'w> {
             let job = self.jobs.swap_remove(i);
             let now = self.now;
             self.metrics.record_completion(job.task, job.release, now);
-            self.record(|| TraceEvent::Completion { task: job.task, job: job.index, at: now });
+            self.record(|| TraceEvent::Completion {
+                task: job.task,
+                job: job.index,
+                at: now,
+            });
             if now > job.absolute_deadline {
                 self.report_miss(&job);
             }
@@ -125,14 +133,22 @@ impl<'w> Engine<'w> {
             self.metrics.jobs_aborted += 1;
             self.metrics.tasks[job.task].jobs_aborted += 1;
             let at = self.now;
-            self.record(|| TraceEvent::Abort { task: job.task, job: job.index, at });
+            self.record(|| TraceEvent::Abort {
+                task: job.task,
+                job: job.index,
+                at,
+            });
         }
         any
     }
 
     fn report_miss(&mut self, job: &JobState) {
         self.metrics.record_miss(job.task);
-        self.record(|| TraceEvent::DeadlineMiss { task: job.task, job: job.index, at: job.absolute_deadline });
+        self.record(|| TraceEvent::DeadlineMiss {
+            task: job.task,
+            job: job.index,
+            at: job.absolute_deadline,
+        });
     }
 
     /// Releases every job due now; returns whether any was.
@@ -149,10 +165,16 @@ impl<'w> Engine<'w> {
             self.next_job_index[task_index] += 1;
             let work = self.random.execution_time(task);
             let deadline = at + task.deadline;
-            self.jobs.push(JobState::new(task_index, index, at, deadline, work));
+            self.jobs
+                .push(JobState::new(task_index, index, at, deadline, work));
             self.metrics.jobs_released += 1;
             self.metrics.tasks[task_index].jobs_released += 1;
-            self.record(|| TraceEvent::Release { task: task_index, job: index, at, deadline });
+            self.record(|| TraceEvent::Release {
+                task: task_index,
+                job: index,
+                at,
+                deadline,
+            });
             let next = at + self.random.inter_arrival(task);
             if next <= self.end {
                 self.releases.push(Reverse((next, task_index)));
@@ -191,18 +213,34 @@ impl<'w> Engine<'w> {
 
     /// Rejects decisions no machine could carry out.
     fn check_decision(&self, decision: &Dispatch, policy: &str) -> Result<(), SimError> {
-        let invalid = |reason: String| Err(SimError::InvalidDispatch { policy: policy.to_string(), at: self.now, reason });
+        let invalid = |reason: String| {
+            Err(SimError::InvalidDispatch {
+                policy: policy.to_string(),
+                at: self.now,
+                reason,
+            })
+        };
         if decision.cores.len() != self.workload.cores {
-            return invalid(format!("{} core entries for {} cores", decision.cores.len(), self.workload.cores));
+            return invalid(format!(
+                "{} core entries for {} cores",
+                decision.cores.len(),
+                self.workload.cores
+            ));
         }
         let chosen: Vec<usize> = decision.cores.iter().flatten().copied().collect();
         if let Some(&bad) = chosen.iter().find(|&&i| i >= self.jobs.len()) {
-            return invalid(format!("job index {bad} but only {} jobs are ready", self.jobs.len()));
+            return invalid(format!(
+                "job index {bad} but only {} jobs are ready",
+                self.jobs.len()
+            ));
         }
         for (k, i) in chosen.iter().enumerate() {
             if chosen[k + 1..].contains(i) {
                 let job = &self.jobs[*i];
-                return invalid(format!("job {}#{} on two cores at once", self.workload.tasks[job.task].name, job.index));
+                return invalid(format!(
+                    "job {}#{} on two cores at once",
+                    self.workload.tasks[job.task].name, job.index
+                ));
             }
         }
         Ok(())
@@ -246,7 +284,13 @@ impl<'w> Engine<'w> {
         };
         let (task, index, start, end) = (job.task, job.index, job.segment_start, self.now);
         if end > start {
-            self.record(|| TraceEvent::Segment { core, task, job: index, start, end });
+            self.record(|| TraceEvent::Segment {
+                core,
+                task,
+                job: index,
+                start,
+                end,
+            });
         }
     }
 
@@ -287,7 +331,12 @@ impl<'w> Engine<'w> {
         for i in 0..self.jobs.len() {
             self.close_segment(i);
         }
-        let late: Vec<JobState> = self.jobs.iter().filter(|j| j.absolute_deadline <= self.end).cloned().collect();
+        let late: Vec<JobState> = self
+            .jobs
+            .iter()
+            .filter(|j| j.absolute_deadline <= self.end)
+            .cloned()
+            .collect();
         for job in &late {
             self.report_miss(job);
         }

@@ -41,7 +41,9 @@ impl RandomSource {
     pub(crate) fn inter_arrival(&mut self, task: &Task) -> Duration {
         match task.arrival {
             Arrival::Periodic => task.period,
-            Arrival::Sporadic { max_interarrival } => self.uniform(task.period, max_interarrival.max(task.period)),
+            Arrival::Sporadic { max_interarrival } => {
+                self.uniform(task.period, max_interarrival.max(task.period))
+            }
         }
     }
 

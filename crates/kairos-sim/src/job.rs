@@ -27,7 +27,13 @@ pub struct JobState {
 }
 
 impl JobState {
-    pub(crate) fn new(task: usize, index: u64, release: Instant, deadline: Instant, work: Duration) -> Self {
+    pub(crate) fn new(
+        task: usize,
+        index: u64,
+        release: Instant,
+        deadline: Instant,
+        work: Duration,
+    ) -> Self {
         JobState {
             task,
             index,
@@ -44,6 +50,8 @@ impl JobState {
 
     /// Laxity at `now`: time to the deadline minus work left (negative means a certain miss).
     pub fn laxity(&self, now: Instant) -> i128 {
-        i128::from(self.absolute_deadline.as_nanos()) - i128::from(now.as_nanos()) - i128::from(self.remaining.as_nanos())
+        i128::from(self.absolute_deadline.as_nanos())
+            - i128::from(now.as_nanos())
+            - i128::from(self.remaining.as_nanos())
     }
 }

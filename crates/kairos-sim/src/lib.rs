@@ -71,13 +71,21 @@ pub struct SimOutcome {
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum SimError {
     #[error("policy {policy} made an impossible decision at {at}: {reason}")]
-    InvalidDispatch { policy: String, at: Instant, reason: String },
+    InvalidDispatch {
+        policy: String,
+        at: Instant,
+        reason: String,
+    },
     #[error("the workload cannot run under {policy}: {reason}")]
     Unsupported { policy: String, reason: String },
 }
 
 /// Simulates `workload` under `policy`.
-pub fn simulate(workload: &Workload, policy: &mut dyn policy::Policy, config: &SimConfig) -> Result<SimOutcome, SimError> {
+pub fn simulate(
+    workload: &Workload,
+    policy: &mut dyn policy::Policy,
+    config: &SimConfig,
+) -> Result<SimOutcome, SimError> {
     policy.prepare(workload)?;
     engine::Engine::new(workload, config, policy.name()).run(policy)
 }

@@ -61,7 +61,11 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    pub(crate) fn new(policy: &str, task_names: impl Iterator<Item = String>, cores: usize) -> Self {
+    pub(crate) fn new(
+        policy: &str,
+        task_names: impl Iterator<Item = String>,
+        cores: usize,
+    ) -> Self {
         Metrics {
             policy: policy.to_string(),
             cores,
@@ -99,10 +103,15 @@ impl Metrics {
     pub(crate) fn finish(&mut self, duration: Duration) {
         self.duration_ns = duration.as_nanos();
         for t in &mut self.tasks {
-            t.response_mean_ns = (t.jobs_completed > 0).then(|| (t.response_sum_ns / u128::from(t.jobs_completed)) as u64);
+            t.response_mean_ns = (t.jobs_completed > 0)
+                .then(|| (t.response_sum_ns / u128::from(t.jobs_completed)) as u64);
         }
         for c in &mut self.core_usage {
-            c.utilization = if duration.is_zero() { 0.0 } else { c.busy_ns as f64 / duration.as_nanos() as f64 };
+            c.utilization = if duration.is_zero() {
+                0.0
+            } else {
+                c.busy_ns as f64 / duration.as_nanos() as f64
+            };
         }
     }
 }

@@ -27,9 +27,16 @@ pub fn assign_cores(workload: &Workload) -> CoreAssignment {
             load[core_of_task[i]] += task.utilization();
         }
     }
-    let mut unbound: Vec<usize> = (0..workload.tasks.len()).filter(|&i| core_of_task[i] == usize::MAX).collect();
+    let mut unbound: Vec<usize> = (0..workload.tasks.len())
+        .filter(|&i| core_of_task[i] == usize::MAX)
+        .collect();
     // Decreasing utilization; equal utilizations keep file order.
-    unbound.sort_by(|&a, &b| workload.tasks[b].utilization().total_cmp(&workload.tasks[a].utilization()).then(a.cmp(&b)));
+    unbound.sort_by(|&a, &b| {
+        workload.tasks[b]
+            .utilization()
+            .total_cmp(&workload.tasks[a].utilization())
+            .then(a.cmp(&b))
+    });
     let mut overflowed = Vec::new();
     for task in unbound {
         let u = workload.tasks[task].utilization();
@@ -50,5 +57,7 @@ pub fn assign_cores(workload: &Workload) -> CoreAssignment {
 }
 
 fn least_loaded(load: &[f64]) -> usize {
-    (0..load.len()).min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b))).unwrap_or(0)
+    (0..load.len())
+        .min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b)))
+        .unwrap_or(0)
 }

@@ -2,7 +2,7 @@
 //! deadline runs first. Ties: earlier release (FIFO, so equal deadlines never preempt each
 //! other), then lower task index, then earlier job.
 
-use super::JobOrder;
+use super::{JobOrder, OrderKey};
 use crate::job::JobState;
 use kairos_model::Instant;
 
@@ -13,7 +13,12 @@ impl JobOrder for Edf {
     fn name(&self) -> &'static str {
         "edf"
     }
-    fn key(&self, job: &JobState, _now: Instant) -> (u64, u64, u64, u64) {
-        (job.absolute_deadline.as_nanos(), job.release.as_nanos(), job.task as u64, job.index)
+    fn key(&self, job: &JobState, _now: Instant) -> OrderKey {
+        (
+            job.absolute_deadline.as_nanos(),
+            job.release.as_nanos(),
+            job.task as u64,
+            job.index,
+        )
     }
 }

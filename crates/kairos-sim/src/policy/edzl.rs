@@ -8,7 +8,7 @@
 //! others: earliest deadline, then earlier release, then lower task index (job numbers of one
 //! task follow release order).
 
-use super::{JobOrder, View};
+use super::{JobOrder, OrderKey, View};
 use crate::job::JobState;
 use kairos_model::Instant;
 
@@ -19,11 +19,20 @@ impl JobOrder for Edzl {
     fn name(&self) -> &'static str {
         "edzl"
     }
-    fn key(&self, job: &JobState, now: Instant) -> (u64, u64, u64, u64) {
+    fn key(&self, job: &JobState, now: Instant) -> OrderKey {
         let not_zero_laxity = u64::from(job.laxity(now) > 0);
-        (not_zero_laxity, job.absolute_deadline.as_nanos(), job.release.as_nanos(), job.task as u64)
+        (
+            not_zero_laxity,
+            job.absolute_deadline.as_nanos(),
+            job.release.as_nanos(),
+            job.task as u64,
+        )
     }
-    fn wake_at(&self, view: &View<'_>, waiting: &mut dyn Iterator<Item = &JobState>) -> Option<Instant> {
+    fn wake_at(
+        &self,
+        view: &View<'_>,
+        waiting: &mut dyn Iterator<Item = &JobState>,
+    ) -> Option<Instant> {
         waiting
             .filter(|job| job.laxity(view.now) > 0)
             .map(|job| job.absolute_deadline - job.remaining)

@@ -4,7 +4,7 @@
 //! `priority` levels (1 is the most important). Ties: lower task index; among jobs of one task,
 //! the earlier job.
 
-use super::JobOrder;
+use super::{JobOrder, OrderKey};
 use crate::job::JobState;
 use kairos_model::{Instant, Workload};
 
@@ -23,7 +23,9 @@ impl PriorityOrder {
     /// The order actually used for `workload`.
     pub fn resolve(self, workload: &Workload) -> PriorityOrder {
         match self {
-            PriorityOrder::Auto if workload.tasks.iter().all(|t| t.priority.is_some()) => PriorityOrder::Explicit,
+            PriorityOrder::Auto if workload.tasks.iter().all(|t| t.priority.is_some()) => {
+                PriorityOrder::Explicit
+            }
             PriorityOrder::Auto => PriorityOrder::RateMonotonic,
             other => other,
         }
@@ -34,11 +36,14 @@ impl PriorityOrder {
         let tasks = &workload.tasks;
         let mut by_importance: Vec<usize> = (0..tasks.len()).collect();
         match self.resolve(workload) {
-            PriorityOrder::RateMonotonic | PriorityOrder::Auto => by_importance.sort_by_key(|&i| (tasks[i].period, i)),
-            PriorityOrder::DeadlineMonotonic => by_importance.sort_by_key(|&i| (tasks[i].deadline, i)),
-            PriorityOrder::Explicit => {
-                by_importance.sort_by_key(|&i| (tasks[i].priority.map_or(u32::MAX, |p| p.level()), i))
+            PriorityOrder::RateMonotonic | PriorityOrder::Auto => {
+                by_importance.sort_by_key(|&i| (tasks[i].period, i))
             }
+            PriorityOrder::DeadlineMonotonic => {
+                by_importance.sort_by_key(|&i| (tasks[i].deadline, i))
+            }
+            PriorityOrder::Explicit => by_importance
+                .sort_by_key(|&i| (tasks[i].priority.map_or(u32::MAX, |p| p.level()), i)),
         }
         let mut ranks = vec![0; tasks.len()];
         for (rank, &task) in by_importance.iter().enumerate() {
@@ -70,7 +75,7 @@ impl JobOrder for FixedPriority {
     fn prepare(&mut self, workload: &Workload) {
         self.rank_of_task = self.order.ranks(workload);
     }
-    fn key(&self, job: &JobState, _now: Instant) -> (u64, u64, u64, u64) {
+    fn key(&self, job: &JobState, _now: Instant) -> OrderKey {
         (self.rank_of_task[job.task], job.index, 0, 0)
     }
 }

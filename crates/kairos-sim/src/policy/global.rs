@@ -3,7 +3,7 @@
 //! waits.
 
 use super::placement::place_on_cores;
-use super::{Dispatch, JobOrder, Policy, View};
+use super::{Dispatch, JobOrder, OrderKey, Policy, View};
 use crate::SimError;
 use kairos_model::Workload;
 
@@ -11,7 +11,7 @@ pub struct Global<O: JobOrder> {
     name: &'static str,
     order: O,
     /// Reused between calls to avoid an allocation per scheduling point.
-    keyed: Vec<((u64, u64, u64, u64), usize)>,
+    keyed: Vec<(OrderKey, usize)>,
 }
 
 impl<O: JobOrder> Global<O> {
@@ -36,17 +36,22 @@ impl<O: JobOrder> Policy for Global<O> {
 
     fn schedule(&mut self, view: &View<'_>) -> Dispatch {
         self.keyed.clear();
-        self.keyed
-            .extend(view.jobs.iter().enumerate().map(|(i, job)| (self.order.key(job, view.now), i)));
+        self.keyed.extend(
+            view.jobs
+                .iter()
+                .enumerate()
+                .map(|(i, job)| (self.order.key(job, view.now), i)),
+        );
         let running = view.cores.min(self.keyed.len());
         if running < self.keyed.len() && running > 0 {
             self.keyed.select_nth_unstable(running - 1);
         }
         self.keyed[..running].sort_unstable();
         let chosen: Vec<usize> = self.keyed[..running].iter().map(|&(_, i)| i).collect();
-        let wake_at = self
-            .order
-            .wake_at(view, &mut self.keyed[running..].iter().map(|&(_, i)| &view.jobs[i]));
+        let wake_at = self.order.wake_at(
+            view,
+            &mut self.keyed[running..].iter().map(|&(_, i)| &view.jobs[i]),
+        );
         Dispatch {
             cores: place_on_cores(view, &chosen),
             wake_at,

@@ -59,6 +59,9 @@ pub trait Policy {
     }
 }
 
+/// A job's position in a policy's order: compared lexicographically, smaller runs first.
+pub type OrderKey = (u64, u64, u64, u64);
+
 /// Orders jobs by importance: a smaller key runs first. Keys must be total (no ties between
 /// distinct jobs) so every run is deterministic; see `docs/simulate.md`.
 pub trait JobOrder {
@@ -68,10 +71,14 @@ pub trait JobOrder {
     fn prepare(&mut self, _workload: &Workload) {}
 
     /// The key of `job` at `now`.
-    fn key(&self, job: &JobState, now: Instant) -> (u64, u64, u64, u64);
+    fn key(&self, job: &JobState, now: Instant) -> OrderKey;
 
     /// An instant at which the order of waiting jobs may change without any job event.
-    fn wake_at(&self, _view: &View<'_>, _waiting: &mut dyn Iterator<Item = &JobState>) -> Option<Instant> {
+    fn wake_at(
+        &self,
+        _view: &View<'_>,
+        _waiting: &mut dyn Iterator<Item = &JobState>,
+    ) -> Option<Instant> {
         None
     }
 }
@@ -116,8 +123,13 @@ impl PolicyKind {
         match self {
             PolicyKind::GlobalEdf => Box::new(global::Global::new("gedf", edf::Edf)),
             PolicyKind::PartitionedEdf => Box::new(partitioned::Partitioned::new("pedf", edf::Edf)),
-            PolicyKind::GlobalFp => Box::new(global::Global::new("gfp", FixedPriority::new(priorities))),
-            PolicyKind::PartitionedFp => Box::new(partitioned::Partitioned::new("pfp", FixedPriority::new(priorities))),
+            PolicyKind::GlobalFp => {
+                Box::new(global::Global::new("gfp", FixedPriority::new(priorities)))
+            }
+            PolicyKind::PartitionedFp => Box::new(partitioned::Partitioned::new(
+                "pfp",
+                FixedPriority::new(priorities),
+            )),
             PolicyKind::GlobalEdzl => Box::new(global::Global::new("edzl", edzl::Edzl)),
         }
     }

@@ -2,7 +2,7 @@
 //! [`crate::partition::assign_cores`]) and each core runs its most important ready job by the
 //! job order (P-EDF, P-FP). Jobs never migrate.
 
-use super::{Dispatch, JobOrder, Policy, View};
+use super::{Dispatch, JobOrder, OrderKey, Policy, View};
 use crate::partition::{assign_cores, CoreAssignment};
 use crate::SimError;
 use kairos_model::Workload;
@@ -53,7 +53,7 @@ impl<O: JobOrder> Policy for Partitioned<O> {
     }
 
     fn schedule(&mut self, view: &View<'_>) -> Dispatch {
-        let mut best: Vec<Option<((u64, u64, u64, u64), usize)>> = vec![None; view.cores];
+        let mut best: Vec<Option<(OrderKey, usize)>> = vec![None; view.cores];
         for (i, job) in view.jobs.iter().enumerate() {
             let core = self.assignment.core_of_task[job.task];
             let key = self.order.key(job, view.now);
@@ -64,7 +64,12 @@ impl<O: JobOrder> Policy for Partitioned<O> {
         let chosen: Vec<usize> = best.iter().flatten().map(|&(_, i)| i).collect();
         let wake_at = self.order.wake_at(
             view,
-            &mut view.jobs.iter().enumerate().filter(|(i, _)| !chosen.contains(i)).map(|(_, j)| j),
+            &mut view
+                .jobs
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !chosen.contains(i))
+                .map(|(_, j)| j),
         );
         Dispatch {
             cores: best.into_iter().map(|b| b.map(|(_, i)| i)).collect(),

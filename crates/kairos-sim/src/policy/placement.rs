@@ -13,7 +13,10 @@ pub fn place_on_cores(view: &View<'_>, chosen: &[usize]) -> Vec<Option<usize>> {
             cores[core] = Some(job);
         }
     }
-    for &job in chosen.iter().filter(|&&j| view.jobs[j].running_on.is_none()) {
+    for &job in chosen
+        .iter()
+        .filter(|&&j| view.jobs[j].running_on.is_none())
+    {
         let core = view.jobs[job]
             .last_core
             .filter(|&c| cores[c].is_none())
