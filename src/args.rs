@@ -47,8 +47,10 @@ pub fn window_arg(text: &str) -> Result<(Instant, Instant), String> {
 /// Writes `contents` to `path`, creating parent folders.
 pub fn write_output(path: &std::path::Path, contents: impl AsRef<[u8]>) -> Result<(), Failure> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| Failure::environment(format!("cannot create {}: {e}", parent.display())))?;
+        std::fs::create_dir_all(parent).map_err(|e| {
+            Failure::environment(format!("cannot create {}: {e}", parent.display()))
+        })?;
     }
-    std::fs::write(path, contents).map_err(|e| Failure::environment(format!("cannot write {}: {e}", path.display())))
+    std::fs::write(path, contents)
+        .map_err(|e| Failure::environment(format!("cannot write {}: {e}", path.display())))
 }

@@ -42,10 +42,24 @@ pub fn metrics_table(workload: &Workload, m: &Metrics) -> String {
 }
 
 fn task_table(m: &Metrics) -> String {
-    let width = m.tasks.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
+    let width = m
+        .tasks
+        .iter()
+        .map(|t| t.name.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
     let mut out = format!(
         "{:<width$} {:>9} {:>9} {:>6} {:>7} {:>6} {:>11} {:>11} {:>11}\n",
-        "task", "released", "completed", "misses", "preempt", "migr", "resp min", "resp mean", "resp max"
+        "task",
+        "released",
+        "completed",
+        "misses",
+        "preempt",
+        "migr",
+        "resp min",
+        "resp mean",
+        "resp max"
     );
     for t in &m.tasks {
         out.push_str(&format!(
@@ -65,7 +79,10 @@ fn task_table(m: &Metrics) -> String {
 }
 
 fn core_table(m: &Metrics) -> String {
-    let mut out = format!("{:<6} {:>12} {:>12} {:>6}\n", "core", "busy", "overhead", "util");
+    let mut out = format!(
+        "{:<6} {:>12} {:>12} {:>6}\n",
+        "core", "busy", "overhead", "util"
+    );
     for c in &m.core_usage {
         out.push_str(&format!(
             "{:<6} {:>12} {:>12} {:>5.1}%\n",
@@ -87,7 +104,13 @@ pub fn comparison_table(rows: &[&Metrics]) -> String {
     for m in rows {
         out.push_str(&format!(
             "{:<7} {:>9} {:>9} {:>7} {:>8} {:>8} {:>9}\n",
-            m.policy, m.jobs_released, m.jobs_completed, m.deadline_misses, m.preemptions, m.migrations, m.context_switches
+            m.policy,
+            m.jobs_released,
+            m.jobs_completed,
+            m.deadline_misses,
+            m.preemptions,
+            m.migrations,
+            m.context_switches
         ));
     }
     out

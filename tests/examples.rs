@@ -14,7 +14,7 @@ fn load(path: &Path) -> Workload {
 }
 
 fn run(workload: &Workload, kind: PolicyKind, duration: Duration) -> Metrics {
-    let config = SimConfig { duration, seed: 1, ..SimConfig::default() };
+    let config = SimConfig { duration, ..SimConfig::default() };
     let mut policy = kind.build(PriorityOrder::Auto);
     simulate(workload, policy.as_mut(), &config).expect("simulates").metrics
 }

@@ -14,15 +14,28 @@ pub fn run(args: &CheckArgs) -> CommandResult {
     let checked = load(&args.file)?;
     let name = args.file.display().to_string();
     print!("{}", render(&checked, &name));
-    Ok(if checked.diagnostics.has_errors() { crate::exit::BAD_INPUT } else { 0 })
+    Ok(if checked.diagnostics.has_errors() {
+        crate::exit::BAD_INPUT
+    } else {
+        0
+    })
 }
 
 /// Reads and checks a workload file.
 pub fn load(path: &Path) -> Result<Checked, Failure> {
-    let source = std::fs::read(path).map_err(|e| Failure::bad_input(format!("cannot read {}: {e}", path.display())))?;
-    let source = String::from_utf8(source)
-        .map_err(|e| Failure::bad_input(format!("{} is not UTF-8 text (byte {})", path.display(), e.utf8_error().valid_up_to())))?;
-    Ok(check_source(&source, Format::from_path(&path.to_string_lossy())))
+    let source = std::fs::read(path)
+        .map_err(|e| Failure::bad_input(format!("cannot read {}: {e}", path.display())))?;
+    let source = String::from_utf8(source).map_err(|e| {
+        Failure::bad_input(format!(
+            "{} is not UTF-8 text (byte {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    Ok(check_source(
+        &source,
+        Format::from_path(&path.to_string_lossy()),
+    ))
 }
 
 /// The report `kairos check` prints: each diagnostic, then a summary line.
@@ -32,7 +45,10 @@ pub fn render(checked: &Checked, file: &str) -> String {
         out.push_str(&d.render(file));
         out.push('\n');
     }
-    let (errors, warnings) = (checked.diagnostics.error_count(), checked.diagnostics.warning_count());
+    let (errors, warnings) = (
+        checked.diagnostics.error_count(),
+        checked.diagnostics.warning_count(),
+    );
     match &checked.workload {
         Some(w) => out.push_str(&format!(
             "{file}: ok: {} task(s) on {} core(s), utilization {:.3}, {warnings} warning(s)\n",
@@ -40,7 +56,9 @@ pub fn render(checked: &Checked, file: &str) -> String {
             w.cores,
             w.total_utilization()
         )),
-        None => out.push_str(&format!("{file}: {errors} error(s), {warnings} warning(s)\n")),
+        None => out.push_str(&format!(
+            "{file}: {errors} error(s), {warnings} warning(s)\n"
+        )),
     }
     out
 }

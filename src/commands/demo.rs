@@ -23,14 +23,19 @@ pub fn run(args: &DemoArgs) -> CommandResult {
     println!("== 1. check: the embedded workload (examples/demo.toml)");
     let checked = check_source(DEMO_WORKLOAD, Format::Toml);
     print!("{}", crate::commands::check::render(&checked, "demo.toml"));
-    let workload = checked.workload.ok_or_else(|| Failure::bad_input("the embedded demo workload is invalid"))?;
+    let workload = checked
+        .workload
+        .ok_or_else(|| Failure::bad_input("the embedded demo workload is invalid"))?;
 
     let duration = resolve_duration(&workload, None)?;
-    println!("\n== 2. simulate: {} on {} cores under every policy", report::human_ns(duration.as_nanos()), workload.cores);
+    println!(
+        "\n== 2. simulate: {} on {} cores under every policy",
+        report::human_ns(duration.as_nanos()),
+        workload.cores
+    );
     let config = SimConfig {
         duration,
         record_trace: true,
-        seed: 1,
         ..SimConfig::default()
     };
     write_output(&args.out_dir.join("workload.toml"), DEMO_WORKLOAD)?;
@@ -49,7 +54,10 @@ pub fn run(args: &DemoArgs) -> CommandResult {
         all.push(outcome.metrics);
     }
     println!();
-    print!("{}", report::comparison_table(&all.iter().collect::<Vec<_>>()));
+    print!(
+        "{}",
+        report::comparison_table(&all.iter().collect::<Vec<_>>())
+    );
     for m in &all {
         let missed: Vec<String> = m
             .tasks
@@ -61,10 +69,15 @@ pub fn run(args: &DemoArgs) -> CommandResult {
             println!("{} misses deadlines of: {}", m.policy, missed.join(", "));
         }
     }
-    println!("\n== 3. report: Gantt charts (open in a browser) and Perfetto traces (ui.perfetto.dev)");
+    println!(
+        "\n== 3. report: Gantt charts (open in a browser) and Perfetto traces (ui.perfetto.dev)"
+    );
     for file in files {
         println!("  {file}");
     }
-    println!("Next: kairos simulate {}/workload.toml --policy gfp --gantt gfp.svg", args.out_dir.display());
+    println!(
+        "Next: kairos simulate {}/workload.toml --policy gfp --gantt gfp.svg",
+        args.out_dir.display()
+    );
     Ok(0)
 }

@@ -23,7 +23,8 @@ pub struct SimulateArgs {
     /// Override the number of cores of the file.
     #[arg(long)]
     pub cores: Option<usize>,
-    /// Simulated time (default: offset + hyper-period, capped at 10s).
+    /// Simulated time (default: the hyper-period, or max offset + 2 hyper-periods with offsets;
+    /// capped at 10s).
     #[arg(long, value_parser = duration_arg)]
     pub duration: Option<Duration>,
     /// Seed of every random choice (execution times, sporadic arrivals).
@@ -57,7 +58,7 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "FILE.svg")]
     pub gantt: Option<PathBuf>,
     /// Only draw this part of the schedule in the Gantt chart, e.g. 0ms..200ms.
-    #[arg(long, value_parser = window_arg, value_name = "START..END")]
+    #[arg(long, value_parser = window_arg, value_name = "START..END", requires = "gantt")]
     pub gantt_window: Option<(Instant, Instant)>,
     /// Write a Chrome trace-event JSON file (open it in ui.perfetto.dev).
     #[arg(long, value_name = "FILE.json")]
@@ -67,12 +68,10 @@ pub struct SimulateArgs {
 pub fn run(args: &SimulateArgs) -> CommandResult {
     let mut workload = crate::commands::check::load_valid(&args.file)?;
     if let Some(cores) = args.cores {
-        if cores == 0 || cores > kairos_model::decode::MAX_CORES {
-            return Err(Failure::bad_input(format!("--cores must be between 1 and {}", kairos_model::decode::MAX_CORES)));
-        }
-        workload.cores = cores;
+        override_cores(&mut workload, cores)?;
     }
-    let kind = PolicyKind::from_cli_name(&args.policy).ok_or_else(|| Failure::bad_input("unknown policy"))?;
+    let kind = PolicyKind::from_cli_name(&args.policy)
+        .ok_or_else(|| Failure::bad_input("unknown policy"))?;
     let config = SimConfig {
         duration: resolve_duration(&workload, args.duration)?,
         execution_times: match args.execution_times.as_str() {
@@ -86,15 +85,52 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
     };
     let outcome = run_policy(&workload, kind, priority_order(&args.priorities), &config)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&outcome.metrics).expect("metrics serialize"));
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&outcome.metrics).expect("metrics serialize")
+        );
     } else {
         print!("{}", report::metrics_table(&workload, &outcome.metrics));
     }
-    for written in write_pictures(&outcome, args.gantt.as_ref(), args.gantt_window, args.trace.as_ref(), &workload)? {
+    for written in write_pictures(
+        &outcome,
+        args.gantt.as_ref(),
+        args.gantt_window,
+        args.trace.as_ref(),
+        &workload,
+    )? {
         eprintln!("wrote {written}");
     }
     let missed = outcome.metrics.deadline_misses > 0;
-    Ok(if args.fail_on_miss && missed { crate::exit::NO } else { 0 })
+    Ok(if args.fail_on_miss && missed {
+        crate::exit::NO
+    } else {
+        0
+    })
+}
+
+/// `--cores`: the same rules as `kairos check` applies to the file's `cores`.
+fn override_cores(workload: &mut Workload, cores: usize) -> Result<(), Failure> {
+    let max = kairos_model::decode::MAX_CORES;
+    if cores == 0 || cores > max {
+        return Err(Failure::bad_input(format!("--cores must be between 1 and {max}")));
+    }
+    if let Some(task) = workload.tasks.iter().find(|t| t.core.is_some_and(|c| c.0 >= cores)) {
+        return Err(Failure::bad_input(format!(
+            "task `{}` is bound to core {} but --cores {cores} leaves cores 0 to {}",
+            task.name,
+            task.core.map_or(0, |c| c.0),
+            cores - 1
+        )));
+    }
+    workload.cores = cores;
+    if workload.total_utilization() > cores as f64 {
+        eprintln!(
+            "warning: total utilization {:.3} exceeds the {cores} core(s): deadlines will be missed under any policy",
+            workload.total_utilization()
+        );
+    }
+    Ok(())
 }
 
 pub fn priority_order(name: &str) -> PriorityOrder {
@@ -107,31 +143,51 @@ pub fn priority_order(name: &str) -> PriorityOrder {
 }
 
 /// Runs one policy, printing its set-up notices on stderr.
-pub fn run_policy(workload: &Workload, kind: PolicyKind, priorities: PriorityOrder, config: &SimConfig) -> Result<SimOutcome, Failure> {
+pub fn run_policy(
+    workload: &Workload,
+    kind: PolicyKind,
+    priorities: PriorityOrder,
+    config: &SimConfig,
+) -> Result<SimOutcome, Failure> {
+    let fixed_priority = matches!(kind, PolicyKind::GlobalFp | PolicyKind::PartitionedFp);
+    let with_priority = workload.tasks.iter().filter(|t| t.priority.is_some()).count();
+    if fixed_priority && priorities == PriorityOrder::Auto && with_priority > 0 && with_priority < workload.tasks.len() {
+        eprintln!(
+            "notice: only {with_priority} of {} tasks have a priority; using rate-monotonic order (--priorities explicit ranks the others last)",
+            workload.tasks.len()
+        );
+    }
     let mut policy = kind.build(priorities);
-    let outcome = simulate(workload, policy.as_mut(), config).map_err(|e| Failure::bad_input(e.to_string()))?;
+    let outcome = simulate(workload, policy.as_mut(), config)
+        .map_err(|e| Failure::bad_input(e.to_string()))?;
     for notice in policy.notices(workload) {
         eprintln!("notice: {notice}");
     }
     Ok(outcome)
 }
 
-/// `--duration`, or the first offset plus the hyper-period, capped with a notice.
-pub fn resolve_duration(workload: &Workload, requested: Option<Duration>) -> Result<Duration, Failure> {
+/// `--duration`, or the feasibility interval (H, or max offset + 2H with offsets), capped with
+/// a notice.
+pub fn resolve_duration(
+    workload: &Workload,
+    requested: Option<Duration>,
+) -> Result<Duration, Failure> {
     if let Some(d) = requested {
         if d.is_zero() {
             return Err(Failure::bad_input("--duration must be greater than zero"));
         }
         if d > kairos_model::decode::MAX_DURATION {
-            return Err(Failure::bad_input(format!("--duration exceeds the maximum {}", kairos_model::decode::MAX_DURATION)));
+            return Err(Failure::bad_input(format!(
+                "--duration exceeds the maximum {}",
+                kairos_model::decode::MAX_DURATION
+            )));
         }
         return Ok(d);
     }
-    let full = workload.hyperperiod().and_then(|h| h.checked_add(workload.max_offset()));
-    match full {
+    match workload.feasibility_interval() {
         Some(d) if d <= DEFAULT_DURATION_CAP => Ok(d),
         Some(d) => {
-            eprintln!("notice: the hyper-period plus offsets is {d}; simulating the first {DEFAULT_DURATION_CAP} (use --duration to change)");
+            eprintln!("notice: the feasibility interval (hyper-period, or max offset + 2 hyper-periods) is {d}; simulating the first {DEFAULT_DURATION_CAP} (use --duration to change)");
             Ok(DEFAULT_DURATION_CAP)
         }
         None => {
@@ -163,8 +219,18 @@ pub fn write_pictures(
         return Ok(written);
     };
     if let Some(path) = gantt {
-        let title = format!("{} under {}", workload.name.as_deref().unwrap_or("workload"), outcome.metrics.policy);
-        let svg = render_svg(trace, &GanttOptions { window, title: Some(title) });
+        let title = format!(
+            "{} under {}",
+            workload.name.as_deref().unwrap_or("workload"),
+            outcome.metrics.policy
+        );
+        let svg = render_svg(
+            trace,
+            &GanttOptions {
+                window,
+                title: Some(title),
+            },
+        );
         write_output(path, svg)?;
         written.push(format!("Gantt chart {}", path.display()));
     }
@@ -173,7 +239,10 @@ pub fn write_pictures(
         kairos_trace::chrome::write_chrome_trace(trace, &mut buffer)
             .map_err(|e| Failure::environment(format!("cannot encode the trace: {e}")))?;
         write_output(path, buffer)?;
-        written.push(format!("Perfetto trace {} (open it in https://ui.perfetto.dev)", path.display()));
+        written.push(format!(
+            "Perfetto trace {} (open it in https://ui.perfetto.dev)",
+            path.display()
+        ));
     }
     Ok(written)
 }

@@ -31,13 +31,18 @@ pub const TASK_KEYS: [&str; 10] = [
 ];
 pub const OVERHEAD_KEYS: [&str; 3] = ["scheduling", "context_switch", "migration"];
 
-/// Where each decoded field came from, by field path, so later checks can point at it.
+/// Where each decoded field came from, by field path, so later checks can point at it. Every
+/// field given in the file is present, with no position in JSON.
 #[derive(Clone, Debug, Default)]
-pub struct SourceMap(HashMap<String, Position>);
+pub struct SourceMap(HashMap<String, Option<Position>>);
 
 impl SourceMap {
     pub fn get(&self, path: &str) -> Option<Position> {
-        self.0.get(path).copied()
+        self.0.get(path).copied().flatten()
+    }
+    /// Whether the file gives the field at `path` (in either format).
+    pub fn contains(&self, path: &str) -> bool {
+        self.0.contains_key(path)
     }
 }
 
@@ -90,9 +95,9 @@ impl Decoder {
     /// The value of `key`, remembering its position under its path.
     pub fn field<'n>(&mut self, entries: &'n [Entry], key: &str, path: &str) -> Option<&'n Node> {
         let entry = entries.iter().find(|e| e.key == key)?;
-        if let Some(position) = entry.node.position {
-            self.source_map.0.insert(join(path, key), position);
-        }
+        self.source_map
+            .0
+            .insert(join(path, key), entry.node.position);
         Some(&entry.node)
     }
 
@@ -191,13 +196,13 @@ impl Decoder {
                 self.report(located(Diagnostic::error("must be greater than zero")));
                 None
             }
+            // Also for values beyond 64-bit nanoseconds, so that users see a single limit.
             Ok(d) if d > MAX_DURATION => {
-                self.report(located(
-                    Diagnostic::error(format!(
-                        "duration {text:?} exceeds the supported maximum of {MAX_DURATION}"
-                    ))
-                    .with_hint("real-time periods and budgets are far shorter; check the unit"),
-                ));
+                self.report(located(too_long(text)));
+                None
+            }
+            Err(DurationTextError::TooLarge(_)) => {
+                self.report(located(too_long(text)));
                 None
             }
             Ok(d) => Some(d),
@@ -208,6 +213,13 @@ impl Decoder {
             }
         }
     }
+}
+
+fn too_long(text: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "duration {text:?} exceeds the supported maximum of 2^60 ns (about 36.5 years)"
+    ))
+    .with_hint("real-time periods and budgets are far shorter; check the unit")
 }
 
 fn duration_hint(e: &DurationTextError) -> String {
@@ -221,7 +233,9 @@ fn duration_hint(e: &DurationTextError) -> String {
         }
         DurationTextError::UnknownUnit { .. } => format!("known units: {}", units.join(", ")),
         DurationTextError::Negative(_) => "durations cannot be negative".to_string(),
-        DurationTextError::Malformed(_) => "write a number then a unit, e.g. \"1.5ms\"".to_string(),
+        DurationTextError::Malformed(_) => {
+            "write a decimal number (no exponent) then a unit, e.g. \"1.5ms\"".to_string()
+        }
         DurationTextError::TooFine(_) => "kairos counts time in whole nanoseconds".to_string(),
         DurationTextError::TooLarge(_) => "check the unit".to_string(),
     }
@@ -236,9 +250,14 @@ fn number_text(value: &Value) -> String {
 }
 
 fn type_error(node: &Node, path: &str, expected: &str, found: &Value) -> Diagnostic {
-    Diagnostic::error(format!("expected {expected}, found {}", found.kind_name()))
-        .at_path(path)
-        .at_position(node.position)
+    let d = Diagnostic::error(format!("expected {expected}, found {}", found.kind_name()))
+        .at_position(node.position);
+    if path.is_empty() {
+        // Only JSON can have a root that is not a table.
+        d.with_hint("a workload is an object: {\"cores\": 2, \"tasks\": [...]}")
+    } else {
+        d.at_path(path)
+    }
 }
 
 /// `path.key`, or `key` at the top level.

@@ -142,9 +142,10 @@ fn parse_json(source: &str) -> Result<Node, Diagnostics> {
     match serde_json::from_str::<serde_json::Value>(source) {
         Ok(value) => Ok(json_node(value)),
         Err(e) => {
+            // serde_json gives column 0 at the very start of a line (e.g. an empty file).
             let position = (e.line() > 0).then(|| Position {
                 line: e.line(),
-                column: e.column(),
+                column: e.column().max(1),
             });
             let mut diagnostics = Diagnostics::default();
             diagnostics.push(

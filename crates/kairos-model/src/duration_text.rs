@@ -49,6 +49,12 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationTextError> {
     if unit.is_empty() {
         return Err(DurationTextError::MissingUnit(text.to_string()));
     }
+    // "1e9s" has an exponent, not the unit "e9s".
+    let exponent =
+        |rest: &str| rest.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
+    if unit.strip_prefix(['e', 'E']).is_some_and(exponent) {
+        return Err(DurationTextError::Malformed(text.to_string()));
+    }
     let Some(&(_, scale)) = UNITS.iter().find(|(name, _)| *name == unit) else {
         return Err(DurationTextError::UnknownUnit {
             text: text.to_string(),
@@ -134,6 +140,14 @@ mod tests {
             parse_duration("1.2.3ms"),
             Err(DurationTextError::Malformed("1.2.3ms".into()))
         );
+        assert_eq!(
+            parse_duration("1e9s"),
+            Err(DurationTextError::Malformed("1e9s".into()))
+        );
+        assert!(matches!(
+            parse_duration("5e"),
+            Err(DurationTextError::UnknownUnit { .. })
+        ));
         assert!(matches!(
             parse_duration("99999999999s"),
             Err(DurationTextError::TooLarge(_))

@@ -120,10 +120,12 @@ fn decode_overheads(decoder: &mut Decoder, node: &Node) -> Option<Overheads> {
         Some(n) => decoder.duration(n, &format!("{path}.{key}"), ZeroAllowed::Yes),
         None => Some(Default::default()),
     };
+    // Read all three before giving up, so every bad value is reported.
+    let (scheduling, context_switch, migration) = (read("scheduling"), read("context_switch"), read("migration"));
     Some(Overheads {
-        scheduling: read("scheduling")?,
-        context_switch: read("context_switch")?,
-        migration: read("migration")?,
+        scheduling: scheduling?,
+        context_switch: context_switch?,
+        migration: migration?,
     })
 }
 

@@ -92,7 +92,7 @@ fn task_rules(
                 .with_hint("for a sporadic task, period is the minimum gap between releases"),
             ))
         }
-        Arrival::Periodic if map.get(&join(path, "max_interarrival")).is_some() => {
+        Arrival::Periodic if map.contains(&join(path, "max_interarrival")) => {
             out.push(at("max_interarrival")(
                 Diagnostic::error("max_interarrival is only meaningful for sporadic tasks")
                     .with_hint("add kind = \"sporadic\" or remove max_interarrival"),

@@ -123,13 +123,26 @@ impl Workload {
             .map(Duration::from_nanos)
     }
 
-    /// The largest first release: a periodic schedule repeats after `max_offset + 2H` at most.
+    /// The largest first release.
     pub fn max_offset(&self) -> Duration {
         self.tasks
             .iter()
             .map(|t| t.offset)
             .max()
             .unwrap_or(Duration::ZERO)
+    }
+
+    /// How long a simulation must run to see every distinct situation of a periodic set with
+    /// deadlines no longer than periods: `H` when all tasks start at 0, `max offset + 2H`
+    /// otherwise (Leung & Merrill, IPL 11(3), 1980). `None` on overflow.
+    pub fn feasibility_interval(&self) -> Option<Duration> {
+        let h = self.hyperperiod()?;
+        let offset = self.max_offset();
+        if offset.is_zero() {
+            Some(h)
+        } else {
+            h.checked_mul(2)?.checked_add(offset)
+        }
     }
 
     pub fn task_index(&self, name: &str) -> Option<usize> {

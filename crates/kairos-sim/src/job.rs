@@ -20,8 +20,6 @@ pub struct JobState {
     pub last_core: Option<usize>,
     /// Overhead charged at the last switch-in that the job has not yet paid.
     pub(crate) overhead_left: Duration,
-    /// Whether the deadline passed before completion (reported once).
-    pub(crate) missed: bool,
     /// When the current execution segment began (valid while running).
     pub(crate) segment_start: Instant,
 }
@@ -43,7 +41,6 @@ impl JobState {
             running_on: None,
             last_core: None,
             overhead_left: Duration::ZERO,
-            missed: false,
             segment_start: release,
         }
     }

@@ -23,7 +23,7 @@ pub struct TaskMetrics {
     pub jobs_aborted: u64,
     pub preemptions: u64,
     pub migrations: u64,
-    /// Response times in nanoseconds over completed jobs (absent when none completed).
+    /// Response times in nanoseconds over completed jobs (`null` in JSON when none completed).
     pub response_min_ns: Option<u64>,
     pub response_mean_ns: Option<u64>,
     pub response_max_ns: Option<u64>,
