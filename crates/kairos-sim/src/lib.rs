@@ -12,7 +12,8 @@
 //! let mut policy = PolicyKind::GlobalEdf.build(PriorityOrder::Auto);
 //! let config = SimConfig { duration: Duration::from_millis(20), ..SimConfig::default() };
 //! let outcome = simulate(&workload, policy.as_mut(), &config).unwrap();
-//! assert_eq!(outcome.metrics.jobs_released, 5);
+//! // The run covers [0, 20ms]: releases at 0, 4, ..., 20ms.
+//! assert_eq!(outcome.metrics.jobs_released, 6);
 //! assert_eq!(outcome.metrics.deadline_misses, 0);
 //! ```
 #![forbid(unsafe_code)]
