@@ -165,8 +165,6 @@ impl<'w> Engine<'w> {
             self.next_job_index[task_index] += 1;
             let work = self.random.execution_time(task);
             let deadline = at + task.deadline;
-            self.jobs
-                .push(JobState::new(task_index, index, at, deadline, work));
             self.metrics.jobs_released += 1;
             self.metrics.tasks[task_index].jobs_released += 1;
             self.record(|| TraceEvent::Release {
@@ -175,6 +173,19 @@ impl<'w> Engine<'w> {
                 at,
                 deadline,
             });
+            if work.is_zero() {
+                // A job with nothing to do (bcet = 0 under --exec uniform) completes at its
+                // release without taking a core, so no other event decides its completion.
+                self.metrics.record_completion(task_index, at, at);
+                self.record(|| TraceEvent::Completion {
+                    task: task_index,
+                    job: index,
+                    at,
+                });
+            } else {
+                self.jobs
+                    .push(JobState::new(task_index, index, at, deadline, work));
+            }
             let next = at + self.random.inter_arrival(task);
             if next <= self.end {
                 self.releases.push(Reverse((next, task_index)));
