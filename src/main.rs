@@ -3,6 +3,7 @@
 
 mod args;
 mod commands;
+mod generation;
 mod report;
 
 use clap::{Parser, Subcommand};
@@ -19,7 +20,7 @@ pub mod exit {
 }
 
 #[derive(Parser)]
-#[command(name = "kairos", version, about = "Multicore real-time scheduling: check, simulate, measure", long_about = None)]
+#[command(name = "kairos", version, about = "Multicore real-time scheduling: check, analyze, simulate, measure", long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -35,6 +36,12 @@ enum Command {
     Demo(commands::demo::DemoArgs),
     /// Measure simulator throughput and memory (optionally side by side with SimSo).
     Bench(commands::bench::BenchArgs),
+    /// Schedulability tests on a workload file, or on a JSONL batch of task sets.
+    Analyze(commands::analyze::AnalyzeArgs),
+    /// Generate task sets (a workload file or a JSONL batch).
+    Gen(commands::gen::GenArgs),
+    /// Acceptance-ratio sweep over utilization: CSV and plots, resumable.
+    Experiment(commands::experiment::ExperimentArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +51,9 @@ fn main() -> ExitCode {
         Command::Simulate(args) => commands::simulate::run(&args),
         Command::Demo(args) => commands::demo::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
+        Command::Analyze(args) => commands::analyze::run(&args),
+        Command::Gen(args) => commands::gen::run(&args),
+        Command::Experiment(args) => commands::experiment::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

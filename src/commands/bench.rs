@@ -78,7 +78,9 @@ pub fn run(args: &BenchArgs) -> CommandResult {
     // SimSo's side of the comparison is its global EDF on the embedded workload only.
     match (&args.file, args.policy.as_str()) {
         (None, "gedf") => compare_with_simso(args, medians.jobs as f64 / medians.wall_s),
-        _ => println!("SimSo: not run (the comparison is defined for the embedded workload under gedf)"),
+        _ => println!(
+            "SimSo: not run (the comparison is defined for the embedded workload under gedf)"
+        ),
     }
     Ok(0)
 }

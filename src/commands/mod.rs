@@ -1,4 +1,7 @@
+pub mod analyze;
 pub mod bench;
 pub mod check;
 pub mod demo;
+pub mod experiment;
+pub mod gen;
 pub mod simulate;

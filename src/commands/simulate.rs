@@ -113,9 +113,15 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
 fn override_cores(workload: &mut Workload, cores: usize) -> Result<(), Failure> {
     let max = kairos_model::decode::MAX_CORES;
     if cores == 0 || cores > max {
-        return Err(Failure::bad_input(format!("--cores must be between 1 and {max}")));
+        return Err(Failure::bad_input(format!(
+            "--cores must be between 1 and {max}"
+        )));
     }
-    if let Some(task) = workload.tasks.iter().find(|t| t.core.is_some_and(|c| c.0 >= cores)) {
+    if let Some(task) = workload
+        .tasks
+        .iter()
+        .find(|t| t.core.is_some_and(|c| c.0 >= cores))
+    {
         return Err(Failure::bad_input(format!(
             "task `{}` is bound to core {} but --cores {cores} leaves cores 0 to {}",
             task.name,
@@ -150,8 +156,16 @@ pub fn run_policy(
     config: &SimConfig,
 ) -> Result<SimOutcome, Failure> {
     let fixed_priority = matches!(kind, PolicyKind::GlobalFp | PolicyKind::PartitionedFp);
-    let with_priority = workload.tasks.iter().filter(|t| t.priority.is_some()).count();
-    if fixed_priority && priorities == PriorityOrder::Auto && with_priority > 0 && with_priority < workload.tasks.len() {
+    let with_priority = workload
+        .tasks
+        .iter()
+        .filter(|t| t.priority.is_some())
+        .count();
+    if fixed_priority
+        && priorities == PriorityOrder::Auto
+        && with_priority > 0
+        && with_priority < workload.tasks.len()
+    {
         eprintln!(
             "notice: only {with_priority} of {} tasks have a priority; using rate-monotonic order (--priorities explicit ranks the others last)",
             workload.tasks.len()

@@ -1,0 +1,149 @@
+//! Every test by its CLI name: what `kairos analyze --tests`, batch mode and experiments use.
+
+use crate::partition::{self, Admission, Heuristic};
+use crate::uniprocessor::{bounds, edf_qpa, fp_rta};
+use crate::{SporadicTask, Verdict};
+use std::sync::OnceLock;
+
+/// How a test is run.
+#[derive(Clone, Copy)]
+enum Runner {
+    /// A global (or any-m) test: tasks and core count.
+    Global(fn(&[SporadicTask], usize) -> Verdict),
+    /// A uniprocessor test: analyses the set on one core.
+    Uniprocessor(fn(&[SporadicTask]) -> Verdict),
+    Partitioned(Heuristic, bool, Admission),
+}
+
+/// One schedulability test.
+pub struct Test {
+    pub name: String,
+    pub summary: String,
+    runner: Runner,
+}
+
+impl Test {
+    /// The verdict for `tasks` on `cores` cores.
+    pub fn run(&self, tasks: &[SporadicTask], cores: usize) -> Verdict {
+        match self.runner {
+            Runner::Global(test) => test(tasks, cores),
+            Runner::Uniprocessor(test) => test(tasks),
+            Runner::Partitioned(heuristic, decreasing, admission) => {
+                partition::partition(tasks, cores, heuristic, decreasing, admission)
+            }
+        }
+    }
+
+    /// Whether the test is meant for `cores` cores (uniprocessor tests only for one).
+    pub fn applies_to(&self, cores: usize) -> bool {
+        !matches!(self.runner, Runner::Uniprocessor(_)) || cores == 1
+    }
+}
+
+fn global(name: &str, summary: &str, test: fn(&[SporadicTask], usize) -> Verdict) -> Test {
+    Test {
+        name: name.into(),
+        summary: summary.into(),
+        runner: Runner::Global(test),
+    }
+}
+
+fn uniprocessor(name: &str, summary: &str, test: fn(&[SporadicTask]) -> Verdict) -> Test {
+    Test {
+        name: name.into(),
+        summary: summary.into(),
+        runner: Runner::Uniprocessor(test),
+    }
+}
+
+fn build() -> Vec<Test> {
+    let mut tests = vec![
+        uniprocessor(
+            "uni-fp-rta",
+            "uniprocessor FP response-time analysis, RM order (exact)",
+            fp_rta::rate_monotonic,
+        ),
+        uniprocessor(
+            "uni-fp-rta-dm",
+            "uniprocessor FP response-time analysis, DM order (exact)",
+            fp_rta::deadline_monotonic,
+        ),
+        uniprocessor(
+            "uni-edf-qpa",
+            "uniprocessor EDF processor demand, QPA (exact)",
+            edf_qpa::is_schedulable,
+        ),
+        uniprocessor(
+            "uni-rm-ll",
+            "Liu & Layland utilization bound for RM (sufficient)",
+            bounds::liu_layland,
+        ),
+        uniprocessor(
+            "uni-rm-hyperbolic",
+            "hyperbolic bound for RM (sufficient)",
+            bounds::hyperbolic,
+        ),
+    ];
+    tests.extend(global_tests());
+    for admission in Admission::ALL {
+        for heuristic in Heuristic::ALL {
+            for decreasing in [false, true] {
+                tests.push(Test {
+                    name: partition::test_name(heuristic, decreasing, admission),
+                    summary: format!(
+                        "partitioning: {heuristic:?}{} with {admission:?} admission",
+                        if decreasing { " decreasing" } else { "" }
+                    ),
+                    runner: Runner::Partitioned(heuristic, decreasing, admission),
+                });
+            }
+        }
+    }
+    tests
+}
+
+/// G-EDF, G-FP and G-EDZL tests.
+fn global_tests() -> Vec<Test> {
+    vec![]
+}
+
+/// Every test, uniprocessor first, then global, then partitioning.
+pub fn all() -> &'static [Test] {
+    static TESTS: OnceLock<Vec<Test>> = OnceLock::new();
+    TESTS.get_or_init(build)
+}
+
+pub fn find(name: &str) -> Option<&'static Test> {
+    all().iter().find(|t| t.name == name)
+}
+
+/// The tests `default` selects: every global test, the exact uniprocessor tests, and
+/// first-fit decreasing partitioning with exact admission.
+pub const DEFAULT_PARTITIONING: [&str; 2] = ["partitioned-ffd-edf", "partitioned-ffd-fp"];
+
+/// `all`, `default`, or a comma-separated list of names; the error names the unknown test.
+pub fn select(list: &str) -> Result<Vec<&'static Test>, String> {
+    match list.trim() {
+        "all" => return Ok(all().iter().collect()),
+        "default" => {
+            return Ok(all()
+                .iter()
+                .filter(|t| match t.runner {
+                    Runner::Global(_) => true,
+                    Runner::Uniprocessor(_) => t.name == "uni-fp-rta" || t.name == "uni-edf-qpa",
+                    Runner::Partitioned(..) => DEFAULT_PARTITIONING.contains(&t.name.as_str()),
+                })
+                .collect())
+        }
+        _ => {}
+    }
+    list.split(',')
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .map(|name| {
+            find(name).ok_or_else(|| {
+                format!("unknown test `{name}`; `kairos analyze --list` shows them all")
+            })
+        })
+        .collect()
+}

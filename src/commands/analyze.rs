@@ -1,0 +1,262 @@
+//! `kairos analyze`: schedulability tests on one workload file (a verdict table), or on a JSONL
+//! batch of task sets (one JSON verdict per line, streaming, in parallel).
+
+use crate::args::{CommandResult, Failure};
+use kairos_analysis::registry;
+use kairos_analysis::{tasks_of, SporadicTask, Verdict};
+use kairos_model::parse_duration;
+use rayon::prelude::*;
+use serde::Deserialize;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+/// Lines analysed together between two writes in batch mode: large enough to keep every core
+/// busy, small enough that output streams.
+const BATCH_CHUNK: usize = 512;
+
+#[derive(clap::Args)]
+pub struct AnalyzeArgs {
+    /// Workload file (.toml or .json).
+    #[arg(required_unless_present = "batch", conflicts_with = "batch")]
+    pub file: Option<PathBuf>,
+    /// Comma-separated test names, `default` (global tests, exact uniprocessor tests on one core,
+    /// first-fit decreasing partitioning) or `all` (see `kairos analyze --list`).
+    #[arg(long, default_value = "default")]
+    pub tests: String,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Analyse every task set of a JSONL file (`-` for standard input).
+    #[arg(long, value_name = "SETS.jsonl")]
+    pub batch: Option<PathBuf>,
+    /// Worker threads for --batch (default: all cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// List the test names and exit.
+    #[arg(long, exclusive = true)]
+    pub list: bool,
+}
+
+pub fn run(args: &AnalyzeArgs) -> CommandResult {
+    if args.list {
+        for test in registry::all() {
+            println!("{:<28} {}", test.name, test.summary);
+        }
+        return Ok(0);
+    }
+    let tests = registry::select(&args.tests).map_err(Failure::bad_input)?;
+    // Tests named explicitly run even where they do not apply (a uniprocessor test on m > 1
+    // analyses the set on one core); `all` keeps the ones that apply.
+    let explicit = !matches!(args.tests.trim(), "all" | "default");
+    match &args.batch {
+        Some(path) => run_batch(path, &tests, explicit, args.jobs),
+        None => run_file(
+            args.file.as_ref().expect("clap requires FILE or --batch"),
+            &tests,
+            explicit,
+            args.json,
+        ),
+    }
+}
+
+fn run_file(
+    path: &PathBuf,
+    tests: &[&'static registry::Test],
+    explicit: bool,
+    json: bool,
+) -> CommandResult {
+    let workload = crate::commands::check::load_valid(path)?;
+    let tasks = tasks_of(&workload);
+    let verdicts: Vec<(&str, Verdict)> = tests
+        .iter()
+        .filter(|t| t.applies_to(workload.cores) || explicit)
+        .map(|t| (t.name.as_str(), t.run(&tasks, workload.cores)))
+        .collect();
+    if json {
+        let object: serde_json::Map<String, serde_json::Value> = verdicts
+            .iter()
+            .map(|(name, v)| {
+                (
+                    name.to_string(),
+                    serde_json::to_value(v).expect("verdict serializes"),
+                )
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&object).expect("json"));
+    } else {
+        print!("{}", verdict_table(&workload, &verdicts));
+    }
+    let all_yes = verdicts.iter().all(|(_, v)| v.schedulable);
+    Ok(if all_yes { 0 } else { crate::exit::NO })
+}
+
+/// One row per test: the verdict and its evidence (response times, the failing task, or the
+/// mapping of tasks to cores).
+fn verdict_table(workload: &kairos_model::Workload, verdicts: &[(&str, Verdict)]) -> String {
+    let names: Vec<&str> = workload.tasks.iter().map(|t| t.name.as_str()).collect();
+    let mut out = format!(
+        "{} on {} core(s), utilization {:.3}\n{:<24} {:<12} details\n",
+        workload.name.as_deref().unwrap_or("workload"),
+        workload.cores,
+        workload.total_utilization(),
+        "test",
+        "verdict"
+    );
+    for (test, v) in verdicts {
+        let verdict = if v.schedulable { "schedulable" } else { "no" };
+        out.push_str(&format!(
+            "{test:<24} {verdict:<12} {}\n",
+            details(v, &names)
+        ));
+    }
+    out
+}
+
+fn details(v: &Verdict, names: &[&str]) -> String {
+    if let Some(mapping) = &v.mapping {
+        return mapping
+            .iter()
+            .zip(names)
+            .map(|(core, n)| format!("{n}->{core}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    if let Some(r) = &v.response_times {
+        return r
+            .iter()
+            .zip(names)
+            .map(|(r, n)| format!("{n}:{}", crate::report::human_ns(*r)))
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    match v.failing_task {
+        Some(i) => format!("fails at task {}", names.get(i).copied().unwrap_or("?")),
+        None => String::new(),
+    }
+}
+
+/// A line of a batch file.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BatchSet {
+    cores: usize,
+    tasks: Vec<BatchTask>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BatchTask {
+    wcet: String,
+    period: String,
+    deadline: Option<String>,
+    #[serde(default)]
+    #[allow(dead_code)] // accepted so generated files with names can be analysed as they are
+    name: Option<String>,
+}
+
+fn parse_set(line: &str) -> Result<(Vec<SporadicTask>, usize), String> {
+    let set: BatchSet = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    if set.cores == 0 {
+        return Err("cores must be at least 1".into());
+    }
+    let tasks = set
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let field = |name: &str, text: &str| {
+                parse_duration(text)
+                    .map_err(|e| format!("tasks[{i}].{name}: {e}"))
+                    .and_then(|d| {
+                        if d.is_zero() {
+                            Err(format!("tasks[{i}].{name}: must be greater than zero"))
+                        } else {
+                            Ok(d.as_nanos())
+                        }
+                    })
+            };
+            let wcet = field("wcet", &t.wcet)?;
+            let period = field("period", &t.period)?;
+            let deadline = match &t.deadline {
+                Some(d) => field("deadline", d)?,
+                None => period,
+            };
+            Ok(SporadicTask::new(wcet, deadline, period))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok((tasks, set.cores))
+}
+
+fn analyse_line(
+    index: usize,
+    line: &str,
+    tests: &[&'static registry::Test],
+    explicit: bool,
+) -> String {
+    match parse_set(line) {
+        Ok((tasks, cores)) => {
+            let verdicts: serde_json::Map<String, serde_json::Value> = tests
+                .iter()
+                .filter(|t| t.applies_to(cores) || explicit)
+                .map(|t| {
+                    (
+                        t.name.clone(),
+                        serde_json::Value::Bool(t.run(&tasks, cores).schedulable),
+                    )
+                })
+                .collect();
+            serde_json::json!({"index": index, "verdicts": verdicts}).to_string()
+        }
+        Err(error) => serde_json::json!({"index": index, "error": error}).to_string(),
+    }
+}
+
+fn run_batch(
+    path: &PathBuf,
+    tests: &[&'static registry::Test],
+    explicit: bool,
+    jobs: Option<usize>,
+) -> CommandResult {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| Failure::environment(format!("cannot start worker threads: {e}")))?;
+    let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let file = std::fs::File::open(path)
+            .map_err(|e| Failure::bad_input(format!("cannot read {}: {e}", path.display())))?;
+        Box::new(std::io::BufReader::new(file))
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut lines = reader
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.as_ref().map_or(true, |l| !l.trim().is_empty()));
+    loop {
+        let chunk: Vec<(usize, std::io::Result<String>)> =
+            lines.by_ref().take(BATCH_CHUNK).collect();
+        if chunk.is_empty() {
+            break;
+        }
+        let results: Vec<String> = pool.install(|| {
+            chunk
+                .par_iter()
+                .map(|(index, line)| match line {
+                    Ok(line) => analyse_line(*index, line, tests, explicit),
+                    Err(e) => {
+                        serde_json::json!({"index": index, "error": e.to_string()}).to_string()
+                    }
+                })
+                .collect()
+        });
+        for line in results {
+            writeln!(out, "{line}")
+                .map_err(|e| Failure::environment(format!("cannot write: {e}")))?;
+        }
+        out.flush()
+            .map_err(|e| Failure::environment(format!("cannot write: {e}")))?;
+    }
+    Ok(0)
+}
