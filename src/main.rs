@@ -1,5 +1,5 @@
 //! `kairos`: check, simulate and benchmark real-time workloads. See README.md and docs/.
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 mod args;
 mod commands;
@@ -44,7 +44,19 @@ enum Command {
     Experiment(commands::experiment::ExperimentArgs),
 }
 
+/// Lets `kairos ... | head` end quietly: Rust ignores SIGPIPE, so a closed pipe turns every
+/// `println!` into a panic; the default action (end the process) is what a Unix filter does.
+#[allow(unsafe_code)]
+fn restore_default_sigpipe() {
+    // SAFETY: called once at the start of `main`, before any thread exists; setting a signal's
+    // disposition to SIG_DFL installs no handler code, so no async-signal-safety rule applies.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    restore_default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => commands::check::run(&args),

@@ -27,9 +27,19 @@ pub fn run(args: &DemoArgs) -> CommandResult {
         .workload
         .ok_or_else(|| Failure::bad_input("the embedded demo workload is invalid"))?;
 
+    println!("\n== 2. analyze: the default schedulability tests");
+    let tasks = kairos_analysis::tasks_of(&workload);
+    for test in kairos_analysis::registry::select("default").expect("the default list exists") {
+        if test.applies_to(workload.cores) {
+            let verdict = test.run(&tasks, workload.cores);
+            let answer = if verdict.schedulable { "schedulable" } else { "not shown schedulable" };
+            println!("  {:<22} {answer}", test.name);
+        }
+    }
+
     let duration = resolve_duration(&workload, None)?;
     println!(
-        "\n== 2. simulate: {} on {} cores under every policy",
+        "\n== 3. simulate: {} on {} cores under every policy",
         report::human_ns(duration.as_nanos()),
         workload.cores
     );
@@ -70,7 +80,7 @@ pub fn run(args: &DemoArgs) -> CommandResult {
         }
     }
     println!(
-        "\n== 3. report: Gantt charts (open in a browser) and Perfetto traces (ui.perfetto.dev)"
+        "\n== 4. report: Gantt charts (open in a browser) and Perfetto traces (ui.perfetto.dev)"
     );
     for file in files {
         println!("  {file}");
