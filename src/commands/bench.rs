@@ -36,12 +36,18 @@ pub struct BenchArgs {
     /// SimSo benchmark script (default: the project's ../shared/bench/simso/simso_bench.py).
     #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/bench/simso/simso_bench.py"))]
     pub simso_script: PathBuf,
+    /// Time the analysis tests on the SchedCAT oracle sets in this folder instead.
+    #[arg(long, value_name = "DIR")]
+    pub oracles: Option<PathBuf>,
     /// Internal: simulate once and print this process's peak RSS in kB.
     #[arg(long, hide = true)]
     pub probe_rss: bool,
 }
 
 pub fn run(args: &BenchArgs) -> CommandResult {
+    if let Some(dir) = &args.oracles {
+        return crate::commands::bench_analysis::run(dir);
+    }
     let workload = match &args.file {
         Some(path) => load_valid(path)?,
         None => check_source(SIMSO_WORKLOAD, Format::Toml)
