@@ -121,3 +121,16 @@ fn experiment_writes_results_resumes_and_refuses_a_different_config() {
     assert!(run(&["--fresh"]).status.success());
     assert!(std::fs::read_to_string(dir.join("out/results.csv")).unwrap().contains(",13,"));
 }
+
+#[test]
+fn every_shipped_experiment_config_is_valid() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/experiments");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let out = kairos(&["experiment", path.to_str().unwrap(), "--dry-run"], &dir);
+        assert!(out.status.success(), "{}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+        seen += 1;
+    }
+    assert!(seen >= 2);
+}

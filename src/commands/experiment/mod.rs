@@ -38,6 +38,9 @@ pub struct ExperimentArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Check the config and print the plan without running it.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 pub fn run(args: &ExperimentArgs) -> CommandResult {
@@ -56,6 +59,10 @@ pub fn run(args: &ExperimentArgs) -> CommandResult {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("results").join(&config.name));
+    if args.dry_run {
+        print!("{}", plan(&config, &out));
+        return Ok(0);
+    }
     let mut progress = Progress::open(&out, &text, args.fresh)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs.unwrap_or(0))
@@ -176,4 +183,20 @@ fn sample_seed(seed: u64, point: usize, sample: usize) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// What `--dry-run` prints.
+fn plan(config: &Config, out: &Path) -> String {
+    let labels: Vec<String> = config.methods.iter().map(Method::label).collect();
+    format!(
+        "{}: {} point(s) from U = {} to {}, {} set(s) each on {} core(s); methods: {}; results in {}\n",
+        config.name,
+        config.points.len(),
+        config.points[0],
+        config.points[config.points.len() - 1],
+        config.samples,
+        config.cores,
+        labels.join(", "),
+        out.display()
+    )
 }
