@@ -1,0 +1,1 @@
+//! G-EDZL test (to be written).

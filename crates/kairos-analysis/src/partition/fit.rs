@@ -1,0 +1,133 @@
+//! The bin-packing heuristics: first, next, best and worst fit, each optionally "decreasing".
+//!
+//! Classic bin packing (D. S. Johnson, "Near-optimal bin packing algorithms", MIT PhD thesis,
+//! 1973) applied to real-time partitioning by S. Dhall and C. L. Liu ("On a real-time
+//! scheduling problem", Operations Research 26(1), 1978) and studied with exact admission by
+//! J. M. Lopez, J. L. Diaz and D. F. Garcia ("Utilization bounds for EDF scheduling on
+//! real-time multiprocessor systems", Real-Time Systems 28(1), 2004). Tasks are considered in
+//! input order, or by decreasing utilization C_i / T_i (compared exactly; ties by lower index)
+//! for the "decreasing" variants. For each task, in that order:
+//!
+//! - **first fit**: the lowest-numbered core that admits it;
+//! - **next fit**: the current core if it admits it, else the next core (cores are never
+//!   revisited); a task that an empty core does not admit fits nowhere;
+//! - **best fit**: among admitting cores, the one with the least remaining capacity (largest
+//!   utilization sum, compared exactly), ties to the lower core;
+//! - **worst fit**: among admitting cores, the one with the most remaining capacity (smallest
+//!   utilization sum), ties to the lower core.
+//!
+//! The first task that no core admits ends the search: `failing_task` names it (input index).
+
+use super::{Admission, Heuristic};
+use crate::uniprocessor::fp_rta;
+use crate::uniprocessor::utilization::{compare_task_utilization, compare_utilization};
+use crate::{SporadicTask, Verdict};
+
+/// Partitions `tasks` onto `cores` identical cores. When every task fits, the verdict is
+/// schedulable with `mapping = Some(core of each task)` (and, for [`Admission::FpExact`], the
+/// response time of each task on its core); otherwise `failing_task` is the first task in the
+/// heuristic's order that fit nowhere.
+pub fn partition(
+    tasks: &[SporadicTask],
+    cores: usize,
+    heuristic: Heuristic,
+    decreasing: bool,
+    admission: Admission,
+) -> Verdict {
+    let mut bins = vec![Bin::default(); cores];
+    let mut mapping = vec![0usize; tasks.len()];
+    let mut current = 0; // next fit's open core
+    for task in consideration_order(tasks, decreasing) {
+        let admits = |bins: &[Bin], core: usize| admission.admits(&bins[core].with(tasks, task));
+        let chosen = match heuristic {
+            Heuristic::FirstFit => (0..cores).find(|&c| admits(&bins, c)),
+            Heuristic::NextFit => next_fit(&bins, &mut current, |c| admits(&bins, c)),
+            Heuristic::BestFit | Heuristic::WorstFit => {
+                let mut by_load: Vec<usize> = (0..cores).collect();
+                // Stable sort: equal loads keep the lower core first.
+                by_load.sort_by(|&a, &b| {
+                    let ord = compare_utilization(&bins[a].tasks, &bins[b].tasks);
+                    if heuristic == Heuristic::BestFit {
+                        ord.reverse()
+                    } else {
+                        ord
+                    }
+                });
+                by_load.into_iter().find(|&c| admits(&bins, c))
+            }
+        };
+        let Some(core) = chosen else {
+            return Verdict::no(Some(task));
+        };
+        bins[core].insert(tasks, task);
+        mapping[task] = core;
+    }
+    let mut verdict = Verdict::yes();
+    if admission == Admission::FpExact {
+        verdict.response_times = response_times(tasks, &bins);
+    }
+    verdict.mapping = Some(mapping);
+    verdict
+}
+
+/// Next fit: the open core, else the following (empty) one; never goes back.
+fn next_fit(bins: &[Bin], current: &mut usize, admits: impl Fn(usize) -> bool) -> Option<usize> {
+    while *current < bins.len() {
+        if admits(*current) {
+            return Some(*current);
+        }
+        if bins[*current].indices.is_empty() {
+            return None; // every later core is empty too: the task fits nowhere
+        }
+        *current += 1;
+    }
+    None
+}
+
+/// Task indices in the order the heuristic considers them.
+fn consideration_order(tasks: &[SporadicTask], decreasing: bool) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..tasks.len()).collect();
+    if decreasing {
+        order.sort_by(|&a, &b| compare_task_utilization(&tasks[b], &tasks[a]).then(a.cmp(&b)));
+    }
+    order
+}
+
+/// R_i of every task under DM on its core, in input order (each core passed RTA on admission).
+fn response_times(tasks: &[SporadicTask], bins: &[Bin]) -> Option<Vec<u64>> {
+    let mut r = vec![0u64; tasks.len()];
+    for bin in bins {
+        let per_core = fp_rta::deadline_monotonic(&bin.tasks).response_times?;
+        for (&task, r_task) in bin.indices.iter().zip(per_core) {
+            r[task] = r_task;
+        }
+    }
+    Some(r)
+}
+
+/// The tasks on one core, by increasing task index (so DM ties match the simulator's).
+#[derive(Clone, Debug, Default)]
+struct Bin {
+    indices: Vec<usize>,
+    tasks: Vec<SporadicTask>,
+}
+
+impl Bin {
+    /// Where task `index` goes in this bin's order.
+    fn position(&self, index: usize) -> usize {
+        self.indices.partition_point(|&i| i < index)
+    }
+
+    /// The bin's tasks with task `index` added.
+    fn with(&self, tasks: &[SporadicTask], index: usize) -> Vec<SporadicTask> {
+        let mut out = self.tasks.clone();
+        out.insert(self.position(index), tasks[index]);
+        out
+    }
+
+    fn insert(&mut self, tasks: &[SporadicTask], index: usize) {
+        let at = self.position(index);
+        self.indices.insert(at, index);
+        self.tasks.insert(at, tasks[index]);
+    }
+}
