@@ -104,7 +104,22 @@ fn build() -> Vec<Test> {
 
 /// G-EDF, G-FP and G-EDZL tests.
 fn global_tests() -> Vec<Test> {
-    vec![]
+    use crate::global_edf::{bak, bcl, bcl_iterative, gfb, rta};
+    use crate::global_fp::{bertogna_cirinei, guan};
+    vec![
+        global("gfb", "G-EDF density bound, Goossens-Funk-Baruah 2003", gfb::is_schedulable),
+        global("bak", "G-EDF, Baker 2003/2005", bak::is_schedulable),
+        global("bcl", "G-EDF, Bertogna-Cirinei-Lipari 2005", bcl::is_schedulable),
+        global("bcl-iterative", "G-EDF, Bertogna-Cirinei-Lipari 2009, iterative slack", bcl_iterative::is_schedulable),
+        global("gedf-rta", "G-EDF response-time analysis, Bertogna-Cirinei 2007", rta::is_schedulable),
+        global("gfp-bc", "G-FP (RM) response-time analysis, Bertogna-Cirinei 2007", bertogna_cirinei::is_schedulable),
+        global(
+            "gfp-bc-schedcat",
+            "G-FP (RM), Bertogna-Cirinei as SchedCAT implements it (no R - C + 1 cap)",
+            bertogna_cirinei::is_schedulable_schedcat_rm,
+        ),
+        global("gfp-guan", "G-FP (RM) response-time analysis, Guan-Stigge-Yi-Yu 2009", guan::is_schedulable),
+    ]
 }
 
 /// Every test, uniprocessor first, then global, then partitioning.
