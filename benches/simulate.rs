@@ -11,8 +11,13 @@ use kairos_sim::{simulate, SimConfig};
 const WORKLOAD: &str = include_str!("../examples/simso-n20-m4-u3.toml");
 
 fn simulate_ten_seconds(c: &mut Criterion) {
-    let workload = check_source(WORKLOAD, Format::Toml).workload.expect("valid workload");
-    let config = SimConfig { duration: Duration::from_secs(10), ..SimConfig::default() };
+    let workload = check_source(WORKLOAD, Format::Toml)
+        .workload
+        .expect("valid workload");
+    let config = SimConfig {
+        duration: Duration::from_secs(10),
+        ..SimConfig::default()
+    };
     let mut group = c.benchmark_group("simso-n20-m4-u3/10s");
     group.throughput(Throughput::Elements(6608));
     for kind in PolicyKind::ALL {

@@ -5,12 +5,20 @@ use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn kairos(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kairos")).args(args).current_dir(dir).output().expect("kairos runs")
+    Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("kairos runs")
 }
 
 fn scratch() -> PathBuf {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("kairos-analyze-test-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+    let dir = std::env::temp_dir().join(format!(
+        "kairos-analyze-test-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -23,11 +31,29 @@ fn stdout(o: &Output) -> String {
 #[test]
 fn gen_writes_a_valid_workload_and_the_same_seed_gives_the_same_file() {
     let dir = scratch();
-    let args = ["gen", "--method", "uunifast-discard", "--tasks", "8", "--utilization", "2.5", "--seed", "9", "--out"];
+    let args = [
+        "gen",
+        "--method",
+        "uunifast-discard",
+        "--tasks",
+        "8",
+        "--utilization",
+        "2.5",
+        "--seed",
+        "9",
+        "--out",
+    ];
     let first = kairos(&[&args[..], &["a.toml"]].concat(), &dir);
-    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
     kairos(&[&args[..], &["b.toml"]].concat(), &dir);
-    let (a, b) = (std::fs::read_to_string(dir.join("a.toml")).unwrap(), std::fs::read_to_string(dir.join("b.toml")).unwrap());
+    let (a, b) = (
+        std::fs::read_to_string(dir.join("a.toml")).unwrap(),
+        std::fs::read_to_string(dir.join("b.toml")).unwrap(),
+    );
     assert_eq!(a, b);
     let check = kairos(&["check", "a.toml"], &dir);
     assert_eq!(check.status.code(), Some(0), "{}", stdout(&check));
@@ -39,7 +65,13 @@ fn batch_keeps_input_order_reports_bad_lines_and_goes_on() {
     let dir = scratch();
     let good = r#"{"cores": 2, "tasks": [{"wcet": "1ms", "period": "4ms"}, {"wcet": "3ms", "period": "4ms", "deadline": "4ms"}]}"#;
     let overloaded = r#"{"cores": 1, "tasks": [{"wcet": "3ms", "period": "4ms"}, {"wcet": "3ms", "period": "4ms"}]}"#;
-    let lines = [good, "not json", "", overloaded, r#"{"cores": 2, "tasks": [{"wcet": "5", "period": "4ms"}]}"#];
+    let lines = [
+        good,
+        "not json",
+        "",
+        overloaded,
+        r#"{"cores": 2, "tasks": [{"wcet": "5", "period": "4ms"}]}"#,
+    ];
     let mut input = String::new();
     for _ in 0..300 {
         for line in lines {
@@ -48,9 +80,23 @@ fn batch_keeps_input_order_reports_bad_lines_and_goes_on() {
         }
     }
     std::fs::write(dir.join("sets.jsonl"), input).unwrap();
-    let out = kairos(&["analyze", "--batch", "sets.jsonl", "--tests", "partitioned-ffd-edf", "--jobs", "2"], &dir);
+    let out = kairos(
+        &[
+            "analyze",
+            "--batch",
+            "sets.jsonl",
+            "--tests",
+            "partitioned-ffd-edf",
+            "--jobs",
+            "2",
+        ],
+        &dir,
+    );
     assert!(out.status.success());
-    let rows: Vec<serde_json::Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let rows: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(rows.len(), 1200, "blank lines produce no output");
     for (k, row) in rows.iter().enumerate() {
         let index = row["index"].as_u64().unwrap() as usize;
@@ -67,11 +113,26 @@ fn batch_keeps_input_order_reports_bad_lines_and_goes_on() {
 #[test]
 fn analyze_file_exit_code_says_whether_every_test_accepted() {
     let dir = scratch();
-    std::fs::write(dir.join("light.toml"), "cores = 2\n[[tasks]]\nname = \"a\"\nwcet = \"1ms\"\nperiod = \"4ms\"\n").unwrap();
-    let yes = kairos(&["analyze", "light.toml", "--tests", "partitioned-ffd-edf,partitioned-ffd-fp"], &dir);
+    std::fs::write(
+        dir.join("light.toml"),
+        "cores = 2\n[[tasks]]\nname = \"a\"\nwcet = \"1ms\"\nperiod = \"4ms\"\n",
+    )
+    .unwrap();
+    let yes = kairos(
+        &[
+            "analyze",
+            "light.toml",
+            "--tests",
+            "partitioned-ffd-edf,partitioned-ffd-fp",
+        ],
+        &dir,
+    );
     assert_eq!(yes.status.code(), Some(0), "{}", stdout(&yes));
     std::fs::write(dir.join("heavy.toml"), "cores = 1\n[[tasks]]\nname = \"a\"\nwcet = \"3ms\"\nperiod = \"4ms\"\n[[tasks]]\nname = \"b\"\nwcet = \"2ms\"\nperiod = \"4ms\"\n").unwrap();
-    let no = kairos(&["analyze", "heavy.toml", "--tests", "uni-edf-qpa", "--json"], &dir);
+    let no = kairos(
+        &["analyze", "heavy.toml", "--tests", "uni-edf-qpa", "--json"],
+        &dir,
+    );
     assert_eq!(no.status.code(), Some(1));
     let json: serde_json::Value = serde_json::from_str(&stdout(&no)).unwrap();
     assert_eq!(json["uni-edf-qpa"]["schedulable"], false);
@@ -100,26 +161,62 @@ simulate = "pedf"
 fn experiment_writes_results_resumes_and_refuses_a_different_config() {
     let dir = scratch();
     std::fs::write(dir.join("exp.toml"), EXPERIMENT).unwrap();
-    let run = |extra: &[&str]| kairos(&[&["experiment", "exp.toml", "--out", "out", "--quiet"], extra].concat(), &dir);
+    let run = |extra: &[&str]| {
+        kairos(
+            &[
+                &["experiment", "exp.toml", "--out", "out", "--quiet"],
+                extra,
+            ]
+            .concat(),
+            &dir,
+        )
+    };
     let first = run(&[]);
-    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
     let csv = std::fs::read_to_string(dir.join("out/results.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + 4 * 2, "header + points x methods");
-    assert!(csv.starts_with("utilization,method,accepted,samples,ratio\n0.5,partitioned-ffd-edf,12,12,1.0000\n"), "{csv}");
+    assert!(
+        csv.starts_with(
+            "utilization,method,accepted,samples,ratio\n0.5,partitioned-ffd-edf,12,12,1.0000\n"
+        ),
+        "{csv}"
+    );
     assert!(dir.join("out/acceptance.svg").exists() && dir.join("out/acceptance.png").exists());
 
     // Drop the last point as if interrupted: the rerun computes only that point, identically.
     let points = std::fs::read_to_string(dir.join("out/points.jsonl")).unwrap();
     let kept: Vec<&str> = points.lines().take(3).collect();
-    std::fs::write(dir.join("out/points.jsonl"), kept.join("\n") + "\n{\"utilization\": 2.0, \"sampl").unwrap();
+    std::fs::write(
+        dir.join("out/points.jsonl"),
+        kept.join("\n") + "\n{\"utilization\": 2.0, \"sampl",
+    )
+    .unwrap();
     let resumed = run(&[]);
     assert!(String::from_utf8_lossy(&resumed.stderr).contains("resuming: 3 point(s)"));
-    assert_eq!(std::fs::read_to_string(dir.join("out/results.csv")).unwrap(), csv, "same results after resuming");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("out/results.csv")).unwrap(),
+        csv,
+        "same results after resuming"
+    );
 
-    std::fs::write(dir.join("exp.toml"), EXPERIMENT.replace("samples = 12", "samples = 13")).unwrap();
-    assert_eq!(run(&[]).status.code(), Some(2), "a different config does not mix with old results");
+    std::fs::write(
+        dir.join("exp.toml"),
+        EXPERIMENT.replace("samples = 12", "samples = 13"),
+    )
+    .unwrap();
+    assert_eq!(
+        run(&[]).status.code(),
+        Some(2),
+        "a different config does not mix with old results"
+    );
     assert!(run(&["--fresh"]).status.success());
-    assert!(std::fs::read_to_string(dir.join("out/results.csv")).unwrap().contains(",13,"));
+    assert!(std::fs::read_to_string(dir.join("out/results.csv"))
+        .unwrap()
+        .contains(",13,"));
 }
 
 #[test]
@@ -129,7 +226,12 @@ fn every_shipped_experiment_config_is_valid() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let out = kairos(&["experiment", path.to_str().unwrap(), "--dry-run"], &dir);
-        assert!(out.status.success(), "{}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
         seen += 1;
     }
     assert!(seen >= 2);

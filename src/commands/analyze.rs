@@ -67,10 +67,25 @@ fn run_file(
 ) -> CommandResult {
     let workload = crate::commands::check::load_valid(path)?;
     let tasks = tasks_of(&workload);
+    // Fixed-priority tests follow the file's priorities when every task has one (as `simulate
+    // --priorities auto` does), rate-monotonic order otherwise.
+    let priority_order = workload
+        .tasks
+        .iter()
+        .all(|t| t.priority.is_some())
+        .then(|| {
+            let priorities: Vec<_> = workload.tasks.iter().map(|t| t.priority).collect();
+            kairos_analysis::uniprocessor::explicit_order(&priorities)
+        });
     let verdicts: Vec<(&str, Verdict)> = tests
         .iter()
         .filter(|t| t.applies_to(workload.cores) || explicit)
-        .map(|t| (t.name.as_str(), t.run(&tasks, workload.cores)))
+        .map(|t| {
+            (
+                t.name.as_str(),
+                t.run_with_priorities(&tasks, workload.cores, priority_order.as_deref()),
+            )
+        })
         .collect();
     if json {
         let object: serde_json::Map<String, serde_json::Value> = verdicts

@@ -36,18 +36,31 @@ fn load(dir: &Path) -> Result<Vec<OracleFile>, Failure> {
     paths
         .iter()
         .map(|path| {
-            let text = std::fs::read_to_string(path).map_err(|e| Failure::bad_input(format!("{}: {e}", path.display())))?;
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Failure::bad_input(format!("{}: {e}", path.display())))?;
             let sets = text
                 .lines()
                 .filter(|l| !l.trim().is_empty())
                 .map(|line| {
-                    let o: OracleLine = serde_json::from_str(line).map_err(|e| Failure::bad_input(format!("{}: {e}", path.display())))?;
+                    let o: OracleLine = serde_json::from_str(line)
+                        .map_err(|e| Failure::bad_input(format!("{}: {e}", path.display())))?;
                     // Oracle tuples are [C, T, D] in microseconds.
-                    let tasks = o.tasks.iter().map(|[c, t, d]| SporadicTask::new(c * 1000, d * 1000, t * 1000)).collect();
+                    let tasks = o
+                        .tasks
+                        .iter()
+                        .map(|[c, t, d]| SporadicTask::new(c * 1000, d * 1000, t * 1000))
+                        .collect();
                     Ok((tasks, o.m))
                 })
                 .collect::<Result<Vec<_>, Failure>>()?;
-            Ok(OracleFile { name: path.file_stem().unwrap_or_default().to_string_lossy().into_owned(), sets })
+            Ok(OracleFile {
+                name: path
+                    .file_stem()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned(),
+                sets,
+            })
         })
         .collect()
 }
@@ -66,9 +79,14 @@ fn median_seconds(mut run: impl FnMut()) -> f64 {
 
 pub fn run(dir: &Path) -> CommandResult {
     let files = load(dir)?;
-    let tests: Vec<&registry::Test> = TIMED_TESTS.iter().filter_map(|n| registry::find(n)).collect();
+    let tests: Vec<&registry::Test> = TIMED_TESTS
+        .iter()
+        .filter_map(|n| registry::find(n))
+        .collect();
     if tests.is_empty() {
-        return Err(Failure::bad_input("none of the timed tests is available in this build"));
+        return Err(Failure::bad_input(
+            "none of the timed tests is available in this build",
+        ));
     }
     println!("single thread, median of {REPEATS} runs, whole file (seconds):");
     print!("{:<48}", "file (sets)");
@@ -114,7 +132,12 @@ fn speed_up(files: &[OracleFile], tests: &[&registry::Test]) -> CommandResult {
     }
     let (_, one) = timings[0];
     for (jobs, seconds) in &timings {
-        println!("{} sets x {} tests with {jobs} thread(s): {seconds:.4} s (speed-up {:.2}x)", all.len(), tests.len(), one / seconds);
+        println!(
+            "{} sets x {} tests with {jobs} thread(s): {seconds:.4} s (speed-up {:.2}x)",
+            all.len(),
+            tests.len(),
+            one / seconds
+        );
     }
     Ok(0)
 }

@@ -32,7 +32,11 @@ pub fn run(args: &DemoArgs) -> CommandResult {
     for test in kairos_analysis::registry::select("default").expect("the default list exists") {
         if test.applies_to(workload.cores) {
             let verdict = test.run(&tasks, workload.cores);
-            let answer = if verdict.schedulable { "schedulable" } else { "not shown schedulable" };
+            let answer = if verdict.schedulable {
+                "schedulable"
+            } else {
+                "not shown schedulable"
+            };
             println!("  {:<22} {answer}", test.name);
         }
     }

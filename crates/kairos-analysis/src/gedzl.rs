@@ -104,7 +104,6 @@ pub fn is_schedulable_by_zero_laxity(tasks: &[SporadicTask], m: usize) -> Verdic
 /// no slack changes any more (empty if all pass).
 fn failing_tasks(tasks: &[SporadicTask], m: usize, in_u: &[bool]) -> Vec<usize> {
     let n = tasks.len();
-    // Bounds for tasks of U do not depend on slacks: J_i^k, indexed [k][i] lazily per k.
     let mut slack = vec![0u64; n];
     loop {
         let mut failing = Vec::new();
@@ -167,7 +166,9 @@ mod tests {
         // ends at 12 > 11), so no G-EDF test may accept; EDZL runs it from its zero-laxity
         // instant 1 and meets every deadline.
         let tasks = [t(2, 10, 10), t(2, 10, 10), t(10, 11, 11)];
-        assert!(GlobalEdfTest::ALL.iter().all(|g| !g.run(&tasks, 2).schedulable));
+        assert!(GlobalEdfTest::ALL
+            .iter()
+            .all(|g| !g.run(&tasks, 2).schedulable));
         assert!(is_schedulable_by_zero_laxity(&tasks, 2).schedulable);
     }
 

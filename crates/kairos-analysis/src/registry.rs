@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 enum Runner {
     /// A global (or any-m) test: tasks and core count.
     Global(fn(&[SporadicTask], usize) -> Verdict),
+    /// A global fixed-priority test: rate-monotonic order, or the priority order given.
+    GlobalFixedPriority(fn(&[SporadicTask], usize, &[usize]) -> Verdict),
     /// A uniprocessor test: analyses the set on one core.
     Uniprocessor(fn(&[SporadicTask]) -> Verdict),
     Partitioned(Heuristic, bool, Admission),
@@ -23,10 +25,25 @@ pub struct Test {
 }
 
 impl Test {
-    /// The verdict for `tasks` on `cores` cores.
+    /// The verdict for `tasks` on `cores` cores (fixed-priority tests in rate-monotonic order).
     pub fn run(&self, tasks: &[SporadicTask], cores: usize) -> Verdict {
+        self.run_with_priorities(tasks, cores, None)
+    }
+
+    /// Like [`Test::run`]; global fixed-priority tests use `priority_order` (task indices, most
+    /// important first) when given.
+    pub fn run_with_priorities(
+        &self,
+        tasks: &[SporadicTask],
+        cores: usize,
+        priority_order: Option<&[usize]>,
+    ) -> Verdict {
         match self.runner {
             Runner::Global(test) => test(tasks, cores),
+            Runner::GlobalFixedPriority(test) => match priority_order {
+                Some(order) => test(tasks, cores, order),
+                None => test(tasks, cores, &crate::global_fp::rate_monotonic_order(tasks)),
+            },
             Runner::Uniprocessor(test) => test(tasks),
             Runner::Partitioned(heuristic, decreasing, admission) => {
                 partition::partition(tasks, cores, heuristic, decreasing, admission)
@@ -45,6 +62,18 @@ fn global(name: &str, summary: &str, test: fn(&[SporadicTask], usize) -> Verdict
         name: name.into(),
         summary: summary.into(),
         runner: Runner::Global(test),
+    }
+}
+
+fn fixed_priority(
+    name: &str,
+    summary: &str,
+    test: fn(&[SporadicTask], usize, &[usize]) -> Verdict,
+) -> Test {
+    Test {
+        name: name.into(),
+        summary: summary.into(),
+        runner: Runner::GlobalFixedPriority(test),
     }
 }
 
@@ -105,20 +134,52 @@ fn build() -> Vec<Test> {
 /// G-EDF, G-FP and G-EDZL tests.
 fn global_tests() -> Vec<Test> {
     use crate::global_edf::{bak, bcl, bcl_iterative, gfb, rta};
-    use crate::global_fp::{bertogna_cirinei, guan};
+    use crate::global_fp::bertogna_cirinei::{self, Variant};
+    use crate::global_fp::guan;
     vec![
-        global("gfb", "G-EDF density bound, Goossens-Funk-Baruah 2003", gfb::is_schedulable),
-        global("bak", "G-EDF, Baker 2003/2005", bak::is_schedulable),
-        global("bcl", "G-EDF, Bertogna-Cirinei-Lipari 2005", bcl::is_schedulable),
-        global("bcl-iterative", "G-EDF, Bertogna-Cirinei-Lipari 2009, iterative slack", bcl_iterative::is_schedulable),
-        global("gedf-rta", "G-EDF response-time analysis, Bertogna-Cirinei 2007", rta::is_schedulable),
-        global("gfp-bc", "G-FP (RM) response-time analysis, Bertogna-Cirinei 2007", bertogna_cirinei::is_schedulable),
         global(
-            "gfp-bc-schedcat",
-            "G-FP (RM), Bertogna-Cirinei as SchedCAT implements it (no R - C + 1 cap)",
-            bertogna_cirinei::is_schedulable_schedcat_rm,
+            "gfb",
+            "G-EDF density bound, Goossens-Funk-Baruah 2003",
+            gfb::is_schedulable,
         ),
-        global("gfp-guan", "G-FP (RM) response-time analysis, Guan-Stigge-Yi-Yu 2009", guan::is_schedulable),
+        global("bak", "G-EDF, Baker 2003/2005", bak::is_schedulable),
+        global(
+            "bcl",
+            "G-EDF, Bertogna-Cirinei-Lipari 2005",
+            bcl::is_schedulable,
+        ),
+        global(
+            "bcl-iterative",
+            "G-EDF, Bertogna-Cirinei-Lipari 2009, iterative slack",
+            bcl_iterative::is_schedulable,
+        ),
+        global(
+            "gedf-rta",
+            "G-EDF response-time analysis, Bertogna-Cirinei 2007",
+            rta::is_schedulable,
+        ),
+        fixed_priority(
+            "gfp-bc",
+            "G-FP response-time analysis, Bertogna-Cirinei 2007",
+            |t, m, order| bertogna_cirinei::is_schedulable_with_order(t, m, order, Variant::Paper),
+        ),
+        fixed_priority(
+            "gfp-bc-schedcat",
+            "G-FP, Bertogna-Cirinei as SchedCAT implements it (no R - C + 1 cap)",
+            |t, m, order| {
+                bertogna_cirinei::is_schedulable_with_order(t, m, order, Variant::SchedCat)
+            },
+        ),
+        fixed_priority(
+            "gfp-guan",
+            "G-FP response-time analysis, Guan-Stigge-Yi-Yu 2009",
+            guan::is_schedulable_with_order,
+        ),
+        global(
+            "gedzl",
+            "G-EDZL: zero-laxity theorem (see gedzl.rs) or any G-EDF test",
+            crate::gedzl::is_schedulable,
+        ),
     ]
 }
 
@@ -144,7 +205,7 @@ pub fn select(list: &str) -> Result<Vec<&'static Test>, String> {
             return Ok(all()
                 .iter()
                 .filter(|t| match t.runner {
-                    Runner::Global(_) => true,
+                    Runner::Global(_) | Runner::GlobalFixedPriority(_) => true,
                     Runner::Uniprocessor(_) => t.name == "uni-fp-rta" || t.name == "uni-edf-qpa",
                     Runner::Partitioned(..) => DEFAULT_PARTITIONING.contains(&t.name.as_str()),
                 })

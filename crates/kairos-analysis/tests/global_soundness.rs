@@ -10,7 +10,10 @@
 //!   same rate-monotonic order; every set the G-EDZL test accepts has none under EDZL;
 //! - response-time bounds are at least the simulated maximum response times;
 //! - BCL => BCL iterative, Bertogna-Cirinei SchedCAT variant => published variant, any G-EDF
-//!   test => G-EDZL, and Theorem 1 of `gedzl` accepts what its hypotheses give.
+//!   test => G-EDZL, and Theorem 1 of `gedzl` accepts what its hypotheses give;
+//! - the accelerated fixed-point searches of the G-EDF RTA and of Bertogna-Cirinei G-FP give
+//!   exactly the response times of the plain iterations (written out here as slow twins);
+//! - no entry point panics on extreme inputs.
 
 use kairos_analysis::gedzl;
 use kairos_analysis::global_edf::{bcl, bcl_iterative, GlobalEdfTest};
@@ -44,8 +47,17 @@ struct Case {
 /// 2-8 tasks on 2-4 cores; `unit` ns per period unit (1 exercises the discrete-time `+ 1`
 /// corners, 1000 larger numbers); WCET anywhere in [1, D]; half the sets implicit deadlines.
 fn arb_case() -> impl Strategy<Value = Case> {
-    let task = (prop::sample::select(PERIODS.to_vec()), 1u64..=100, 0u64..=100, any::<bool>());
-    (2usize..=4, prop::collection::vec(task, 2..=8), prop::sample::select(vec![1u64, 1000]))
+    let task = (
+        prop::sample::select(PERIODS.to_vec()),
+        1u64..=100,
+        0u64..=100,
+        any::<bool>(),
+    );
+    (
+        2usize..=4,
+        prop::collection::vec(task, 2..=8),
+        prop::sample::select(vec![1u64, 1000]),
+    )
         .prop_map(|(m, raw, unit)| {
             let tasks = raw
                 .into_iter()
@@ -53,8 +65,11 @@ fn arb_case() -> impl Strategy<Value = Case> {
                     let period = p * unit;
                     // Mostly light tasks, some heavy: C = period * c_pct^2 / 10^4.
                     let wcet = (period * c_pct * c_pct / 10_000).max(1);
-                    let deadline =
-                        if implicit { period } else { wcet + (period - wcet) * d_pct / 100 };
+                    let deadline = if implicit {
+                        period
+                    } else {
+                        wcet + (period - wcet) * d_pct / 100
+                    };
                     SporadicTask::new(wcet, deadline, period)
                 })
                 .collect();
@@ -83,14 +98,16 @@ fn simulate_case(case: &Case, kind: PolicyKind, arrivals: Arrivals) -> Metrics {
         .enumerate()
         .map(|(i, t)| {
             let offset = match arrivals {
-                Arrivals::Offsets(seed) => (seed.wrapping_mul(i as u64 * 7919 + 13) % 1000) * t.period / 1000,
+                Arrivals::Offsets(seed) => {
+                    (seed.wrapping_mul(i as u64 * 7919 + 13) % 1000) * t.period / 1000
+                }
                 _ => 0,
             };
             max_offset = max_offset.max(offset);
             let arrival = match arrivals {
-                Arrivals::Sporadic(_) => {
-                    Arrival::Sporadic { max_interarrival: Duration::from_nanos(2 * t.period) }
-                }
+                Arrivals::Sporadic(_) => Arrival::Sporadic {
+                    max_interarrival: Duration::from_nanos(2 * t.period),
+                },
                 _ => Arrival::Periodic,
             };
             Task {
@@ -106,7 +123,12 @@ fn simulate_case(case: &Case, kind: PolicyKind, arrivals: Arrivals) -> Metrics {
             }
         })
         .collect();
-    let workload = Workload { name: None, cores: case.m, tasks, overheads: Overheads::default() };
+    let workload = Workload {
+        name: None,
+        cores: case.m,
+        tasks,
+        overheads: Overheads::default(),
+    };
     let horizon = match arrivals {
         Arrivals::Synchronous => hyper + max_deadline,
         Arrivals::Offsets(_) => max_offset + 2 * hyper + max_deadline,
@@ -121,7 +143,9 @@ fn simulate_case(case: &Case, kind: PolicyKind, arrivals: Arrivals) -> Metrics {
         ..SimConfig::default()
     };
     let mut policy = kind.build(PriorityOrder::RateMonotonic);
-    simulate(&workload, policy.as_mut(), &config).expect("simulation runs").metrics
+    simulate(&workload, policy.as_mut(), &config)
+        .expect("simulation runs")
+        .metrics
 }
 
 /// No miss under `kind` in any of the arrival patterns; response bounds respected.
@@ -132,7 +156,11 @@ fn check_no_miss(
     verdict: &Verdict,
     seed: u64,
 ) -> Result<(), TestCaseError> {
-    for arrivals in [Arrivals::Synchronous, Arrivals::Offsets(seed), Arrivals::Sporadic(seed)] {
+    for arrivals in [
+        Arrivals::Synchronous,
+        Arrivals::Offsets(seed),
+        Arrivals::Sporadic(seed),
+    ] {
         let metrics = simulate_case(case, kind, arrivals);
         prop_assert_eq!(
             metrics.deadline_misses,
@@ -183,7 +211,10 @@ fn no_task_can_reach_zero_laxity(tasks: &[SporadicTask], m: usize) -> bool {
 
 fn utilization_at_most(tasks: &[SporadicTask], m: usize) -> bool {
     let hyper = tasks.iter().map(|t| t.period).fold(1, lcm);
-    tasks.iter().map(|t| u128::from(t.wcet * (hyper / t.period))).sum::<u128>()
+    tasks
+        .iter()
+        .map(|t| u128::from(t.wcet * (hyper / t.period)))
+        .sum::<u128>()
         <= m as u128 * u128::from(hyper)
 }
 
@@ -236,7 +267,8 @@ proptest! {
     fn dominance_relations(case in arb_case()) {
         let (tasks, m) = (&case.tasks, case.m);
         if bcl::is_schedulable(tasks, m).schedulable {
-            prop_assert!(bcl_iterative::is_schedulable(tasks, m).schedulable, "BCL but not BCLI: {:?}", case);
+            let bcli = bcl_iterative::is_schedulable(tasks, m).schedulable;
+            prop_assert!(bcli, "BCL but not BCLI: {:?}", case);
         }
         let schedcat = bertogna_cirinei::is_schedulable_schedcat_rm(tasks, m);
         let paper = bertogna_cirinei::is_schedulable(tasks, m);
@@ -287,8 +319,190 @@ fn generated_sets_exercise_every_test() {
         let own = gedzl::is_schedulable_by_zero_laxity(&case.tasks, case.m).schedulable;
         *accepted.entry("gedzl-theorem-1").or_default() += usize::from(own && !any_edf);
     }
-    eprintln!("accepted out of 2000: {accepted:?}; rejected by every G-EDF test: {rejected_by_all_edf}");
+    eprintln!(
+        "accepted out of 2000: {accepted:?}; rejected by every G-EDF test: {rejected_by_all_edf}"
+    );
     for (name, count) in &accepted {
-        assert!(*count >= 20, "{name} accepted only {count} of 2000 generated sets");
+        assert!(
+            *count >= 20,
+            "{name} accepted only {count} of 2000 generated sets"
+        );
+    }
+}
+
+/// Parameters from the corners: zero, tiny, huge, near `u64::MAX`.
+fn arb_extreme() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        0u64..4,
+        1u64..1000,
+        (1u64 << 40)..(1u64 << 42),
+        (u64::MAX - 3)..=u64::MAX,
+        any::<u64>()
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 1000,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Every entry point answers on any input, never panics (overflow checks are on in release
+    /// too), and a "schedulable" answer keeps its promises on the face of it.
+    #[test]
+    fn no_panics_on_extreme_inputs(
+        raw in prop::collection::vec(
+            (arb_extreme(), arb_extreme(), arb_extreme(), any::<bool>()),
+            0..6,
+        ),
+        m in prop_oneof![0usize..5, Just(usize::MAX), any::<usize>()],
+        shuffle in any::<u64>(),
+    ) {
+        // Half the tasks are made valid (0 < C <= D <= T) so the arithmetic is reached.
+        let tasks: Vec<SporadicTask> = raw
+            .into_iter()
+            .map(|(c, d, t, valid)| {
+                if valid {
+                    let mut v = [c.max(1), d.max(1), t.max(1)];
+                    v.sort_unstable();
+                    SporadicTask::new(v[0], v[1], v[2])
+                } else {
+                    SporadicTask::new(c, d, t)
+                }
+            })
+            .collect();
+        let mut order = rate_monotonic_order(&tasks);
+        if !order.is_empty() {
+            let by = (shuffle % order.len() as u64) as usize;
+            order.rotate_left(by);
+        }
+        let mut verdicts: Vec<Verdict> =
+            GlobalEdfTest::ALL.iter().map(|t| t.run(&tasks, m)).collect();
+        verdicts.push(bertogna_cirinei::is_schedulable(&tasks, m));
+        verdicts.push(bertogna_cirinei::is_schedulable_schedcat_rm(&tasks, m));
+        verdicts.push(bertogna_cirinei::is_schedulable_with_order(
+            &tasks, m, &order, bertogna_cirinei::Variant::Paper,
+        ));
+        verdicts.push(guan::is_schedulable_with_order(&tasks, m, &order));
+        verdicts.push(gedzl::is_schedulable(&tasks, m));
+        for v in verdicts {
+            if v.schedulable {
+                let valid =
+                    |t: &SporadicTask| 0 < t.wcet && t.wcet <= t.deadline && t.deadline <= t.period;
+                prop_assert!(tasks.iter().all(valid));
+                if let Some(r) = v.response_times {
+                    let within = |(r, t): (&u64, &SporadicTask)| t.wcet <= *r && *r <= t.deadline;
+                    prop_assert!(r.iter().zip(&tasks).all(within));
+                }
+            } else if let Some(k) = v.failing_task {
+                prop_assert!(k < tasks.len());
+            }
+        }
+    }
+}
+
+/// SchedCAT's `RTAGedf` written out with the plain fixed-point iteration: the slow obvious twin
+/// of `global_edf::rta`. Response times if schedulable within 25 rounds.
+fn plain_gedf_rta(tasks: &[SporadicTask], m: usize) -> Option<Vec<u64>> {
+    let n = tasks.len();
+    let mut slack = vec![0u64; n];
+    let mut response = vec![0u64; n];
+    let (mut updated, mut schedulable, mut round) = (true, n == 0, 0);
+    while updated && !schedulable && round < 25 {
+        round += 1;
+        schedulable = true;
+        updated = false;
+        for k in 0..n {
+            let tk = tasks[k];
+            let estimate = |r: u64, slack: &[u64]| {
+                let mut work = 0u64;
+                for (i, ti) in tasks.iter().enumerate().filter(|&(i, _)| i != k) {
+                    let jobs = tk.deadline / ti.period;
+                    let rest = tk.deadline % ti.period;
+                    let edf = jobs * ti.wcet + ti.wcet.min(rest.saturating_sub(slack[i]));
+                    let span = r + ti.deadline - ti.wcet - slack[i];
+                    let wl = span / ti.period * ti.wcet + ti.wcet.min(span % ti.period);
+                    work += edf.min(wl).min(r - tk.wcet + 1);
+                }
+                tk.wcet + work / m as u64
+            };
+            let mut last = tk.wcet;
+            let mut r = estimate(last, &slack);
+            while last != r && r <= tk.deadline {
+                last = r;
+                r = estimate(last, &slack);
+            }
+            if r <= tk.deadline {
+                response[k] = r;
+                if tk.deadline - r != slack[k] {
+                    slack[k] = tk.deadline - r;
+                    updated = true;
+                }
+            } else {
+                schedulable = false;
+            }
+        }
+    }
+    schedulable.then_some(response)
+}
+
+/// Bertogna-Cirinei G-FP in RM order with the plain iteration, capped or not: the slow twin of
+/// `global_fp::bertogna_cirinei`.
+fn plain_gfp_bc(tasks: &[SporadicTask], m: usize, cap: bool) -> Option<Vec<u64>> {
+    let order = rate_monotonic_order(tasks);
+    let mut response = vec![0u64; tasks.len()];
+    for (rank, &k) in order.iter().enumerate() {
+        let tk = tasks[k];
+        let mut x = tk.wcet;
+        if rank >= m {
+            loop {
+                let work: u64 = order[..rank]
+                    .iter()
+                    .map(|&i| {
+                        let ti = tasks[i];
+                        let span = x + response[i] - ti.wcet;
+                        let wl = span / ti.period * ti.wcet + ti.wcet.min(span % ti.period);
+                        if cap {
+                            wl.min(x - tk.wcet + 1)
+                        } else {
+                            wl
+                        }
+                    })
+                    .sum();
+                let next = tk.wcet + work / m as u64;
+                if next > tk.deadline {
+                    return None;
+                }
+                if next == x {
+                    break;
+                }
+                x = next;
+            }
+        }
+        response[k] = x;
+    }
+    Some(response)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 2000,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// The accelerated fixed-point searches give exactly what the plain iterations give.
+    #[test]
+    fn response_time_analyses_match_their_plain_twins(case in arb_case()) {
+        let (tasks, m) = (&case.tasks, case.m);
+        prop_assume!(utilization_at_most(tasks, m));
+        let ours = kairos_analysis::global_edf::rta::is_schedulable(tasks, m).response_times;
+        prop_assert_eq!(ours, plain_gedf_rta(tasks, m), "G-EDF RTA on {:?}", case);
+        let paper = bertogna_cirinei::is_schedulable(tasks, m).response_times;
+        prop_assert_eq!(paper, plain_gfp_bc(tasks, m, true), "G-FP BC on {:?}", case);
+        let schedcat = bertogna_cirinei::is_schedulable_schedcat_rm(tasks, m).response_times;
+        let plain = plain_gfp_bc(tasks, m, false);
+        prop_assert_eq!(schedcat, plain, "G-FP BC (SchedCAT) on {:?}", case);
     }
 }

@@ -121,7 +121,11 @@ fn decode_overheads(decoder: &mut Decoder, node: &Node) -> Option<Overheads> {
         None => Some(Default::default()),
     };
     // Read all three before giving up, so every bad value is reported.
-    let (scheduling, context_switch, migration) = (read("scheduling"), read("context_switch"), read("migration"));
+    let (scheduling, context_switch, migration) = (
+        read("scheduling"),
+        read("context_switch"),
+        read("migration"),
+    );
     Some(Overheads {
         scheduling: scheduling?,
         context_switch: context_switch?,

@@ -20,9 +20,9 @@
 //!
 //! Exact: multiplying by `D_k^2` turns every term into `X_i / T_i` with integer `X_i` and the
 //! bound into the integer `D_k (m (D_k - C_k) + C_k)`; the sum is compared exactly with
-//! [`super::exact::FractionSum`]. Time is first divided by the gcd of all parameters (the test
-//! is homogeneous in time), which keeps products small. An overflow of 128 bits (parameters
-//! beyond about 2^42 after that division) gives "not schedulable".
+//! `FractionSum` (`global_edf/exact.rs`). Time is first divided by the gcd of all parameters
+//! (the test is homogeneous in time), which keeps products small. An overflow of 128 bits
+//! (parameters beyond about 2^42 after that division) gives "not schedulable".
 
 use super::common::{check_preconditions, normalized};
 use super::exact::FractionSum;
@@ -57,7 +57,11 @@ fn task_condition_holds(tasks: &[SporadicTask], k: usize, m: usize) -> Option<bo
     let cap = d_k.checked_mul(d_k)?; // D_k^2 * 1
     let mut sum = FractionSum::new();
     for ti in tasks {
-        let (c_i, d_i, t_i) = (u128::from(ti.wcet), u128::from(ti.deadline), u128::from(ti.period));
+        let (c_i, d_i, t_i) = (
+            u128::from(ti.wcet),
+            u128::from(ti.deadline),
+            u128::from(ti.period),
+        );
         // D_k^2 u_i (1 + (T_i - D_i)/D_k) = C_i D_k (D_k + T_i - D_i) / T_i.
         let mut numerator = c_i.checked_mul(d_k)?.checked_mul(d_k + t_i - d_i)?;
         // lambda_k < u_i  <=>  C_k T_i < C_i D_k; then add D_k^2 (C_i - lambda_k T_i) / D_k

@@ -61,14 +61,18 @@ pub fn is_schedulable(tasks: &[SporadicTask], m: usize) -> Verdict {
     if !schedulable {
         return Verdict::no(failing);
     }
-    let response = tasks.iter().zip(&slack).map(|(t, s)| t.deadline - s).collect();
+    let response = tasks
+        .iter()
+        .zip(&slack)
+        .map(|(t, s)| t.deadline - s)
+        .collect();
     Verdict::yes().with_response_times(response)
 }
 
 /// Eq. (18): the slack task `k` would have, `None` if negative.
 fn new_slack(tasks: &[SporadicTask], slack: &[u64], k: usize, m: usize) -> Option<u64> {
     let tk = &tasks[k];
-    let cap = u128::from(tk.deadline - tk.wcet) + 2;
+    let cap = u128::from(tk.deadline - tk.wcet) + 1;
     let other_work: u128 = tasks
         .iter()
         .zip(slack)
@@ -97,7 +101,10 @@ mod tests {
         let verdict = is_schedulable(&tasks, 2);
         assert!(verdict.schedulable);
         let r = verdict.response_times.unwrap();
-        assert!(r.iter().zip(&tasks).all(|(r, t)| *r >= t.wcet && *r <= t.deadline));
+        assert!(r
+            .iter()
+            .zip(&tasks)
+            .all(|(r, t)| *r >= t.wcet && *r <= t.deadline));
     }
 
     #[test]

@@ -11,12 +11,10 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 
 /// SchedCAT's preconditions (`TaskSet::has_only_feasible_tasks`, `is_not_overutilized`,
-/// `has_only_constrained_deadlines`): every task has `0 < C <= D <= T`; total utilization `sum C_i / T_i <= m` (exact); at least one core. An empty set is
+/// `has_only_constrained_deadlines`): every task has `0 < C <= D <= T`; total utilization
+/// `sum C_i / T_i <= m` (exact); at least one core. An empty set is
 /// schedulable. Returns the verdict to give when a precondition fails.
-pub(crate) fn check_preconditions(
-    tasks: &[SporadicTask],
-    m: usize,
-) -> Result<(), Verdict> {
+pub(crate) fn check_preconditions(tasks: &[SporadicTask], m: usize) -> Result<(), Verdict> {
     if tasks.is_empty() {
         return Ok(());
     }
@@ -118,7 +116,10 @@ mod tests {
 
     #[test]
     fn normalization_divides_by_the_common_factor() {
-        let tasks = [SporadicTask::new(2000, 10000, 10000), SporadicTask::new(3000, 9000, 12000)];
+        let tasks = [
+            SporadicTask::new(2000, 10000, 10000),
+            SporadicTask::new(3000, 9000, 12000),
+        ];
         assert_eq!(normalized(&tasks)[1], SporadicTask::new(3, 9, 12));
     }
 }

@@ -25,7 +25,10 @@ pub(crate) struct FractionSum {
 
 impl FractionSum {
     pub(crate) fn new() -> Self {
-        FractionSum { whole: Some(0), ..FractionSum::default() }
+        FractionSum {
+            whole: Some(0),
+            ..FractionSum::default()
+        }
     }
 
     /// Adds the integer `n`.
@@ -149,7 +152,9 @@ struct BigUint {
 
 impl BigUint {
     fn from_u128(v: u128) -> Self {
-        let mut b = BigUint { limbs: vec![v as u64, (v >> 64) as u64] };
+        let mut b = BigUint {
+            limbs: vec![v as u64, (v >> 64) as u64],
+        };
         b.trim();
         b
     }
@@ -244,8 +249,9 @@ mod tests {
         };
         for _ in 0..20_000 {
             let n = (next() % 5) as usize;
-            let terms: Vec<(u128, u64)> =
-                (0..n).map(|_| (u128::from(next() % 40), next() % 9 + 1)).collect();
+            let terms: Vec<(u128, u64)> = (0..n)
+                .map(|_| (u128::from(next() % 40), next() % 9 + 1))
+                .collect();
             let mut sum = FractionSum::new();
             for &(p, q) in &terms {
                 sum.add(p, q);

@@ -22,12 +22,20 @@ pub(crate) struct Piece {
 
 impl Piece {
     pub(crate) const fn constant(value: i128) -> Piece {
-        Piece { value, slope: 0, len: u64::MAX }
+        Piece {
+            value,
+            slope: 0,
+            len: u64::MAX,
+        }
     }
 
     /// `x + offset` as a function of `x` (slope 1, linear forever).
     pub(crate) const fn ramp(value: i128) -> Piece {
-        Piece { value, slope: 1, len: u64::MAX }
+        Piece {
+            value,
+            slope: 1,
+            len: u64::MAX,
+        }
     }
 
     /// Pointwise minimum; linear until the larger-valued, smaller-sloped operand catches up.
@@ -42,7 +50,11 @@ impl Piece {
             let until = (high.value - low.value) / (low.slope - high.slope);
             len = len.min(u64::try_from(until).unwrap_or(u64::MAX));
         }
-        Piece { value: low.value, slope: low.slope, len }
+        Piece {
+            value: low.value,
+            slope: low.slope,
+            len,
+        }
     }
 
     /// Pointwise maximum.
@@ -51,7 +63,11 @@ impl Piece {
     }
 
     pub(crate) fn neg(self) -> Piece {
-        Piece { value: -self.value, slope: -self.slope, len: self.len }
+        Piece {
+            value: -self.value,
+            slope: -self.slope,
+            len: self.len,
+        }
     }
 
     pub(crate) fn add(self, other: Piece) -> Piece {
@@ -67,7 +83,10 @@ impl Piece {
     }
 
     pub(crate) fn shorten(self, len: u64) -> Piece {
-        Piece { len: self.len.min(len), ..self }
+        Piece {
+            len: self.len.min(len),
+            ..self
+        }
     }
 }
 
@@ -77,9 +96,17 @@ pub(crate) fn sawtooth(span: u128, wcet: u64, period: u64) -> Piece {
     let (c, t) = (u128::from(wcet), u128::from(period));
     let (jobs, rest) = (span / t, span % t);
     if rest < c {
-        Piece { value: (jobs * c + rest) as i128, slope: 1, len: (c - rest) as u64 }
+        Piece {
+            value: (jobs * c + rest) as i128,
+            slope: 1,
+            len: (c - rest) as u64,
+        }
     } else {
-        Piece { value: ((jobs + 1) * c) as i128, slope: 0, len: (t - rest) as u64 }
+        Piece {
+            value: ((jobs + 1) * c) as i128,
+            slope: 0,
+            len: (t - rest) as u64,
+        }
     }
 }
 
@@ -101,7 +128,14 @@ pub(crate) fn least_fixed_point(
         // f(x + t) = base + floor((v + s t) / m) on t in [0, len]. Every point of [start, p*)
         // has f(y) > y, so the fixed point p* is the first y >= x with f(y) <= y, that is
         // v + s t <= m (x + t - base) + m - 1, i.e. (m - s) t >= q:
-        let q = p.value - m * (i128::from(x) - i128::from(base)) - (m - 1);
+        // With an absurd core count m (x - base) may not fit: then q is certainly <= 0.
+        let Some(q) = m
+            .checked_mul(i128::from(x) - i128::from(base))
+            .and_then(|capacity| p.value.checked_sub(capacity))
+            .and_then(|q| q.checked_sub(m - 1))
+        else {
+            return Some(x);
+        };
         if q <= 0 {
             return Some(x);
         }
@@ -151,10 +185,12 @@ mod tests {
     impl Case {
         fn piece(&self, x: u64) -> Piece {
             let cap = Piece::ramp(i128::from(x) - i128::from(self.base) + 1);
-            self.terms.iter().fold(Piece::constant(0), |acc, &(off, c, t, e)| {
-                let w = sawtooth(u128::from(x) + u128::from(off), c, t);
-                acc.add(w.min(Piece::constant(e)).min(cap))
-            })
+            self.terms
+                .iter()
+                .fold(Piece::constant(0), |acc, &(off, c, t, e)| {
+                    let w = sawtooth(u128::from(x) + u128::from(off), c, t);
+                    acc.add(w.min(Piece::constant(e)).min(cap))
+                })
         }
     }
 
@@ -190,7 +226,11 @@ mod tests {
         let mut calls = 0;
         let r = least_fixed_point(10, 10, 100_000_000, 4, |x| {
             calls += 1;
-            Piece { value: 4 * (i128::from(x) - 9), slope: 4, len: u64::MAX }
+            Piece {
+                value: 4 * (i128::from(x) - 9),
+                slope: 4,
+                len: u64::MAX,
+            }
         });
         assert_eq!(r, None);
         assert!(calls < 10, "{calls} steps");
@@ -198,11 +238,43 @@ mod tests {
 
     #[test]
     fn min_and_max_track_crossings() {
-        let a = Piece { value: 3, slope: 1, len: 100 };
+        let a = Piece {
+            value: 3,
+            slope: 1,
+            len: 100,
+        };
         let b = Piece::constant(10);
-        assert_eq!(a.min(b), Piece { value: 3, slope: 1, len: 7 });
-        assert_eq!(a.max(b), Piece { value: 10, slope: 0, len: 7 });
-        assert_eq!(sawtooth(11, 2, 10), Piece { value: 3, slope: 1, len: 1 });
-        assert_eq!(sawtooth(16, 2, 10), Piece { value: 4, slope: 0, len: 4 });
+        assert_eq!(
+            a.min(b),
+            Piece {
+                value: 3,
+                slope: 1,
+                len: 7
+            }
+        );
+        assert_eq!(
+            a.max(b),
+            Piece {
+                value: 10,
+                slope: 0,
+                len: 7
+            }
+        );
+        assert_eq!(
+            sawtooth(11, 2, 10),
+            Piece {
+                value: 3,
+                slope: 1,
+                len: 1
+            }
+        );
+        assert_eq!(
+            sawtooth(16, 2, 10),
+            Piece {
+                value: 4,
+                slope: 0,
+                len: 4
+            }
+        );
     }
 }

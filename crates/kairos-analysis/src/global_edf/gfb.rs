@@ -18,7 +18,7 @@
 //! 3. Preemptive global EDF on `m` identical cores, no overheads; jobs independent.
 //!
 //! Exact: the comparison is done on rationals by cross-multiplication (multiplying by the
-//! largest-density task's deadline) and [`super::exact::FractionSum`]; no floats.
+//! largest-density task's deadline) and `FractionSum` (`global_edf/exact.rs`); no floats.
 
 use super::common::{check_preconditions, normalized};
 use super::exact::FractionSum;
@@ -39,7 +39,10 @@ pub fn is_schedulable(tasks: &[SporadicTask], m: usize) -> Verdict {
         .iter()
         .copied()
         .reduce(|a, b| {
-            let (da, db) = (u128::from(a.wcet) * u128::from(b.deadline), u128::from(b.wcet) * u128::from(a.deadline));
+            let (da, db) = (
+                u128::from(a.wcet) * u128::from(b.deadline),
+                u128::from(b.wcet) * u128::from(a.deadline),
+            );
             if db > da {
                 b
             } else {

@@ -55,7 +55,9 @@ impl GlobalEdfTest {
     }
 
     pub fn from_cli_name(name: &str) -> Option<GlobalEdfTest> {
-        GlobalEdfTest::ALL.into_iter().find(|t| t.cli_name() == name)
+        GlobalEdfTest::ALL
+            .into_iter()
+            .find(|t| t.cli_name() == name)
     }
 
     /// Runs the test.

@@ -136,7 +136,10 @@ mod tests {
         let paper = is_schedulable(&tasks, 2);
         let schedcat = is_schedulable_schedcat_rm(&tasks, 2);
         assert!(paper.schedulable && schedcat.schedulable);
-        let (rp, rs) = (paper.response_times.unwrap(), schedcat.response_times.unwrap());
+        let (rp, rs) = (
+            paper.response_times.unwrap(),
+            schedcat.response_times.unwrap(),
+        );
         assert!(rp[2] <= rs[2] && rp[2] >= 7, "{rp:?} {rs:?}");
     }
 

@@ -28,6 +28,7 @@ use super::bertogna_cirinei::rate_monotonic_order;
 use crate::global_edf::common::check_preconditions;
 use crate::global_edf::fixpoint::{least_fixed_point, sawtooth, Piece};
 use crate::{SporadicTask, Verdict};
+use std::cmp::Reverse;
 
 /// Guan et al.'s test in rate-monotonic order. When schedulable, the verdict carries the
 /// response-time bounds (input order); otherwise it names the first task (by priority) that
@@ -73,7 +74,11 @@ fn non_carry_in(ti: &SporadicTask, x: u64) -> Piece {
 fn carry_in(ti: &SporadicTask, r_i: u64, x: u64) -> Piece {
     let (c, t) = (ti.wcet, ti.period);
     if x < c {
-        return Piece { value: i128::from(c), slope: 0, len: c - x };
+        return Piece {
+            value: i128::from(c),
+            slope: 0,
+            len: c - x,
+        };
     }
     let y = x - c;
     let (jobs, rho) = (y / t, y % t);
@@ -81,26 +86,49 @@ fn carry_in(ti: &SporadicTask, r_i: u64, x: u64) -> Piece {
     let ramp_start = t - r_i; // alpha > 0 once rho passes this
     let ramp_end = ramp_start + c - 1; // alpha = C - 1 from here (<= T - 1 as R_i >= C)
     if rho < ramp_start {
-        Piece { value: base, slope: 0, len: ramp_start - rho }
+        Piece {
+            value: base,
+            slope: 0,
+            len: ramp_start - rho,
+        }
     } else if rho < ramp_end {
-        Piece { value: base + i128::from(rho - ramp_start), slope: 1, len: ramp_end - rho }
+        Piece {
+            value: base + i128::from(rho - ramp_start),
+            slope: 1,
+            len: ramp_end - rho,
+        }
     } else {
-        Piece { value: base + i128::from(c - 1), slope: 0, len: t - 1 - rho }
+        Piece {
+            value: base + i128::from(c - 1),
+            slope: 0,
+            len: t - 1 - rho,
+        }
     }
 }
 
 /// The sum of the `k` largest pieces (all values `>= 0`), linear as long as the selection stays
 /// the largest: until a selected piece with a smaller slope meets an unselected one.
 fn largest_sum(pieces: &mut [Piece], k: usize) -> Piece {
-    pieces.sort_unstable_by(|a, b| (b.value, b.slope).cmp(&(a.value, a.slope)));
+    pieces.sort_unstable_by_key(|p| Reverse((p.value, p.slope)));
     let k = k.min(pieces.len());
     let (chosen, rest) = pieces.split_at(k);
     let mut sum = chosen.iter().fold(Piece::constant(0), |acc, p| acc.add(*p));
     // Every piece must stay linear, the others too.
     sum = sum.shorten(rest.iter().map(|p| p.len).min().unwrap_or(u64::MAX));
     // Slopes are -1, 0 or 1: compare the lowest chosen and the highest other piece per slope.
-    let lowest = |slope: i128| chosen.iter().filter(|p| p.slope == slope).map(|p| p.value).min();
-    let highest = |slope: i128| rest.iter().filter(|p| p.slope == slope).map(|p| p.value).max();
+    let lowest = |slope: i128| {
+        chosen
+            .iter()
+            .filter(|p| p.slope == slope)
+            .map(|p| p.value)
+            .min()
+    };
+    let highest = |slope: i128| {
+        rest.iter()
+            .filter(|p| p.slope == slope)
+            .map(|p| p.value)
+            .max()
+    };
     for s_low in -1..=1i128 {
         let Some(low) = lowest(s_low) else { continue };
         for s_high in (s_low + 1)..=1 {
@@ -160,7 +188,9 @@ mod tests {
     /// Eq. (6) written out directly, the obvious twin of the piecewise form.
     fn carry_in_plain(ti: &SporadicTask, r_i: u64, x: u64) -> i128 {
         let y = x.saturating_sub(ti.wcet);
-        let alpha = (y % ti.period).saturating_sub(ti.period - r_i).min(ti.wcet - 1);
+        let alpha = (y % ti.period)
+            .saturating_sub(ti.period - r_i)
+            .min(ti.wcet - 1);
         i128::from((y / ti.period) * ti.wcet + ti.wcet + alpha)
     }
 
@@ -173,7 +203,11 @@ mod tests {
                     let piece = carry_in(&ti, r, x);
                     for dt in 0..=piece.len.min(40) {
                         let expect = carry_in_plain(&ti, r, x + dt);
-                        assert_eq!(piece.value + piece.slope * i128::from(dt), expect, "{ti:?} r={r} x={x} dt={dt}");
+                        assert_eq!(
+                            piece.value + piece.slope * i128::from(dt),
+                            expect,
+                            "{ti:?} r={r} x={x} dt={dt}"
+                        );
                     }
                 }
             }
@@ -240,7 +274,11 @@ mod tests {
             if total > m as f64 {
                 continue;
             }
-            assert_eq!(fast.response_times, plain_response(&tasks, m), "{tasks:?} m={m}");
+            assert_eq!(
+                fast.response_times,
+                plain_response(&tasks, m),
+                "{tasks:?} m={m}"
+            );
         }
     }
 
