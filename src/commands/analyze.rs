@@ -8,7 +8,7 @@ use kairos_model::parse_duration;
 use rayon::prelude::*;
 use serde::Deserialize;
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Lines analysed together between two writes in batch mode: large enough to keep every core
 /// busy, small enough that output streams.
@@ -60,7 +60,7 @@ pub fn run(args: &AnalyzeArgs) -> CommandResult {
 }
 
 fn run_file(
-    path: &PathBuf,
+    path: &Path,
     tests: &[&'static registry::Test],
     explicit: bool,
     json: bool,
@@ -227,7 +227,7 @@ fn analyse_line(
 }
 
 fn run_batch(
-    path: &PathBuf,
+    path: &Path,
     tests: &[&'static registry::Test],
     explicit: bool,
     jobs: Option<usize>,
