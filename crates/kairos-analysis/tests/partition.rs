@@ -6,10 +6,11 @@
 
 use kairos_analysis::partition::{self, partition, Admission, Heuristic};
 use kairos_analysis::uniprocessor::fp_rta;
+mod common;
+
+use common::simulate_synchronous;
 use kairos_analysis::{SporadicTask, Verdict};
-use kairos_model::{Arrival, CoreId, Duration, Task, Workload};
-use kairos_sim::policy::{fixed_priority::PriorityOrder, PolicyKind};
-use kairos_sim::{simulate, SimConfig};
+use kairos_sim::policy::PolicyKind;
 use proptest::prelude::*;
 use std::collections::HashSet;
 
@@ -69,49 +70,8 @@ fn simulate_mapping(
     mapping: &[usize],
     kind: PolicyKind,
 ) -> (bool, Vec<Option<u64>>) {
-    let task = |(i, t): (usize, &SporadicTask)| Task {
-        name: format!("t{i}"),
-        wcet: Duration::from_nanos(t.wcet),
-        bcet: Duration::from_nanos(t.wcet),
-        period: Duration::from_nanos(t.period),
-        deadline: Duration::from_nanos(t.deadline),
-        offset: Duration::ZERO,
-        arrival: Arrival::Periodic,
-        priority: None,
-        core: Some(CoreId(mapping[i])),
-    };
-    let workload = Workload {
-        name: None,
-        cores,
-        tasks: tasks.iter().enumerate().map(task).collect(),
-        overheads: Default::default(),
-    };
-    let h = workload.hyperperiod().expect("small periods").as_nanos();
-    let d_max = tasks.iter().map(|t| t.deadline).max().unwrap_or(0);
-    let config = SimConfig {
-        duration: Duration::from_nanos(h + d_max),
-        record_trace: true,
-        ..SimConfig::default()
-    };
-    let mut policy = kind.build(PriorityOrder::DeadlineMonotonic);
-    let outcome = simulate(&workload, policy.as_mut(), &config).expect("simulation runs");
-    let trace = serde_json::to_value(outcome.trace.as_ref().expect("trace")).expect("json");
-    let missed = trace["events"].as_array().expect("events").iter().any(|e| {
-        let (task, job) = (
-            e["task"].as_u64().unwrap_or(0),
-            e["job"].as_u64().unwrap_or(0),
-        );
-        e["event"] == "deadline_miss" && job * tasks[task as usize].period < h
-    });
-    (
-        missed,
-        outcome
-            .metrics
-            .tasks
-            .iter()
-            .map(|t| t.response_max_ns)
-            .collect(),
-    )
+    let observed = simulate_synchronous(tasks, cores, Some(mapping), kind);
+    (observed.missed, observed.max_response)
 }
 
 /// The tasks mapped to `core`, by increasing index.

@@ -11,10 +11,11 @@ use kairos_analysis::uniprocessor::edf_qpa::{dbf_check_all_deadlines, is_schedul
 use kairos_analysis::uniprocessor::{
     deadline_monotonic_order, fp_rta, hyperbolic, liu_layland, rate_monotonic_order, response_times,
 };
+mod common;
+
+use common::{simulate_synchronous, Observed};
 use kairos_analysis::{SporadicTask, Verdict};
-use kairos_model::{Arrival, Duration, Task, Workload};
-use kairos_sim::policy::{fixed_priority::PriorityOrder, PolicyKind};
-use kairos_sim::{simulate, SimConfig};
+use kairos_sim::policy::PolicyKind;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};
@@ -59,60 +60,9 @@ fn task_set(
     })
 }
 
-/// What one simulated run showed.
-struct Observed {
-    /// Some job released before the hyper-period missed its deadline.
-    missed: bool,
-    /// Largest response time per task over completed jobs.
-    max_response: Vec<Option<u64>>,
-}
-
 /// Simulates `tasks` synchronously on one core under `kind` (FP: deadline-monotonic).
 fn simulate_one_core(tasks: &[SporadicTask], kind: PolicyKind) -> Observed {
-    let task = |(i, t): (usize, &SporadicTask)| Task {
-        name: format!("t{i}"),
-        wcet: Duration::from_nanos(t.wcet),
-        bcet: Duration::from_nanos(t.wcet),
-        period: Duration::from_nanos(t.period),
-        deadline: Duration::from_nanos(t.deadline),
-        offset: Duration::ZERO,
-        arrival: Arrival::Periodic,
-        priority: None,
-        core: None,
-    };
-    let workload = Workload {
-        name: None,
-        cores: 1,
-        tasks: tasks.iter().enumerate().map(task).collect(),
-        overheads: Default::default(),
-    };
-    let h = workload.hyperperiod().expect("small periods").as_nanos();
-    let d_max = tasks.iter().map(|t| t.deadline).max().unwrap_or(0);
-    let config = SimConfig {
-        duration: Duration::from_nanos(h + d_max),
-        record_trace: true,
-        ..SimConfig::default()
-    };
-    let mut policy = kind.build(PriorityOrder::DeadlineMonotonic);
-    let outcome = simulate(&workload, policy.as_mut(), &config).expect("simulation runs");
-    let trace = serde_json::to_value(outcome.trace.as_ref().expect("trace")).expect("json");
-    let missed = trace["events"].as_array().expect("events").iter().any(|e| {
-        let (task, job) = (
-            e["task"].as_u64().unwrap_or(0),
-            e["job"].as_u64().unwrap_or(0),
-        );
-        e["event"] == "deadline_miss" && job * tasks[task as usize].period < h
-    });
-    let max_response = outcome
-        .metrics
-        .tasks
-        .iter()
-        .map(|t| t.response_max_ns)
-        .collect();
-    Observed {
-        missed,
-        max_response,
-    }
+    simulate_synchronous(tasks, 1, None, kind)
 }
 
 /// EDF: QPA and its twin equal "no miss"; FP (DM): RTA equals "no miss" and, when
