@@ -546,30 +546,22 @@ fn check_metrics(s: &Scenario, kind: PolicyKind, outcome: &SimOutcome, trace: &T
         assert_eq!(t.response_mean_ns, mean, "task {i} mean response");
     }
     // Per-task figures add up to the totals.
-    assert_eq!(
-        m.tasks.iter().map(|t| t.jobs_released).sum::<u64>(),
-        m.jobs_released
-    );
-    assert_eq!(
-        m.tasks.iter().map(|t| t.jobs_completed).sum::<u64>(),
-        m.jobs_completed
-    );
-    assert_eq!(
-        m.tasks.iter().map(|t| t.deadline_misses).sum::<u64>(),
-        m.deadline_misses
-    );
-    assert_eq!(
-        m.tasks.iter().map(|t| t.jobs_aborted).sum::<u64>(),
-        m.jobs_aborted
-    );
-    assert_eq!(
-        m.tasks.iter().map(|t| t.preemptions).sum::<u64>(),
-        m.preemptions
-    );
-    assert_eq!(
-        m.tasks.iter().map(|t| t.migrations).sum::<u64>(),
-        m.migrations
-    );
+    type PerTask = fn(&kairos_sim::metrics::TaskMetrics) -> u64;
+    let sums: [(&str, PerTask, u64); 6] = [
+        ("jobs_released", |t| t.jobs_released, m.jobs_released),
+        ("jobs_completed", |t| t.jobs_completed, m.jobs_completed),
+        ("deadline_misses", |t| t.deadline_misses, m.deadline_misses),
+        ("jobs_aborted", |t| t.jobs_aborted, m.jobs_aborted),
+        ("preemptions", |t| t.preemptions, m.preemptions),
+        ("migrations", |t| t.migrations, m.migrations),
+    ];
+    for (name, per_task, total) in sums {
+        assert_eq!(
+            m.tasks.iter().map(per_task).sum::<u64>(),
+            total,
+            "per-task {name} sum"
+        );
+    }
 
     let unfinished = jobs
         .values()
