@@ -4,6 +4,7 @@
 mod args;
 mod commands;
 mod generation;
+mod mc_input;
 mod report;
 
 use clap::{Parser, Subcommand};
@@ -42,6 +43,14 @@ enum Command {
     Gen(commands::gen::GenArgs),
     /// Acceptance-ratio sweep over utilization: CSV and plots, resumable.
     Experiment(commands::experiment::ExperimentArgs),
+    /// Convert another tool's workload file to the kairos format (MC-DAG framework XML).
+    Import(commands::import::Args),
+    /// Synthesize one scheduling table per criticality level (GMH-MC-DAG) for an MC-DAG system.
+    Synth(commands::synth::Args),
+    /// Check scheduling tables against their workload, independently of the synthesizer.
+    ValidateTables(commands::validate_tables::Args),
+    /// Run a workload for real on this machine's cores with real-time threads.
+    Run(commands::run::Args),
 }
 
 /// Lets `kairos ... | head` end quietly: Rust ignores SIGPIPE, so a closed pipe turns every
@@ -66,6 +75,10 @@ fn main() -> ExitCode {
         Command::Analyze(args) => commands::analyze::run(&args),
         Command::Gen(args) => commands::gen::run(&args),
         Command::Experiment(args) => commands::experiment::run(&args),
+        Command::Import(args) => commands::import::run(&args),
+        Command::Synth(args) => commands::synth::run(&args),
+        Command::ValidateTables(args) => commands::validate_tables::run(&args),
+        Command::Run(args) => commands::run::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

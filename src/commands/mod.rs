@@ -5,4 +5,8 @@ pub mod check;
 pub mod demo;
 pub mod experiment;
 pub mod gen;
+pub mod import;
+pub mod run;
 pub mod simulate;
+pub mod synth;
+pub mod validate_tables;

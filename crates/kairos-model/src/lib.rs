@@ -17,6 +17,8 @@ pub mod diagnostics;
 pub mod document;
 pub mod duration_text;
 pub mod load;
+pub mod mc;
+pub mod tables;
 pub mod time;
 pub mod validate;
 pub mod workload;
@@ -26,6 +28,8 @@ pub use document::Format;
 pub use duration_text::parse_duration;
 pub use load::{check_source, Checked};
 pub use time::{Duration, Instant};
+pub use mc::{Dag, McSystem, McTask, TaskRef};
+pub use tables::{Interval, LevelTable, TableSet};
 pub use workload::{Arrival, CoreId, Overheads, Priority, Task, Workload};
 
 /// Reads and checks a workload file; the format follows the extension (`.json` or TOML).

@@ -39,6 +39,7 @@ impl<'w> Engine<'w> {
     pub(crate) fn new(workload: &'w Workload, config: &'w SimConfig, policy_name: &str) -> Self {
         let end = Instant::ZERO + config.duration;
         let trace = config.record_trace.then(|| Trace {
+            levels: Vec::new(),
             task_names: workload.tasks.iter().map(|t| t.name.clone()).collect(),
             cores: workload.cores,
             end,

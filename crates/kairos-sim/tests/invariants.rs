@@ -601,7 +601,9 @@ fn task_of(e: &TraceEvent) -> usize {
         | TraceEvent::Segment { task, .. }
         | TraceEvent::Completion { task, .. }
         | TraceEvent::DeadlineMiss { task, .. }
-        | TraceEvent::Abort { task, .. } => task,
+        | TraceEvent::Abort { task, .. }
+        | TraceEvent::Discard { task, .. } => task,
+        TraceEvent::ModeChange { .. } => panic!("mode change in a periodic run"),
     }
 }
 

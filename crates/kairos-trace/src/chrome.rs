@@ -136,6 +136,16 @@ const ABORT: InstantKind = InstantKind {
     category: "miss",
     scope: "p",
 };
+const DISCARD: InstantKind = InstantKind {
+    prefix: "discard: ",
+    category: "mode",
+    scope: "p",
+};
+const MODE_CHANGE: InstantKind = InstantKind {
+    prefix: "",
+    category: "mode",
+    scope: "g",
+};
 
 /// The Chrome event for one trace event; completions have none (a segment's end shows them).
 fn recorded_event<'a>(trace: &'a Trace, event: &TraceEvent) -> Option<ChromeEvent<'a>> {
@@ -152,6 +162,11 @@ fn recorded_event<'a>(trace: &'a Trace, event: &TraceEvent) -> Option<ChromeEven
         TraceEvent::Release { task, job, at, .. } => (RELEASE, task, job, at),
         TraceEvent::DeadlineMiss { task, job, at } => (MISS, task, job, at),
         TraceEvent::Abort { task, job, at } => (ABORT, task, job, at),
+        TraceEvent::Discard { task, job, at } => (DISCARD, task, job, at),
+        TraceEvent::ModeChange { at, from, to } => {
+            let name = format!("mode {} -> {}", trace.level_name(from), trace.level_name(to));
+            return Some(instant(name, &MODE_CHANGE, at));
+        }
         TraceEvent::Completion { .. } => return None,
     };
     let name = format!("{}{}#{job}", kind.prefix, task_name(trace, task));
@@ -215,6 +230,7 @@ mod tests {
     fn sample_trace() -> Trace {
         let at = Instant::from_nanos;
         Trace {
+            levels: Vec::new(),
             task_names: vec!["ctrl".into(), "log".into()],
             cores: 2,
             end: at(4_000_000),

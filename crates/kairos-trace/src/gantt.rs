@@ -370,6 +370,7 @@ mod tests {
     /// Four bars on two cores, one miss at 2ms and one abort at 4ms.
     fn sample_trace() -> Trace {
         Trace {
+            levels: Vec::new(),
             task_names: vec!["ctrl".into(), "log".into(), "video".into()],
             cores: 2,
             end: ms(5),
@@ -537,6 +538,7 @@ mod tests {
     fn legend_wraps_many_tasks() {
         let task_names = (0..60).map(|i| format!("sensor_fusion_{i}")).collect();
         let trace = Trace {
+            levels: Vec::new(),
             task_names,
             cores: 1,
             end: ms(1),

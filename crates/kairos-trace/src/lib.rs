@@ -36,6 +36,12 @@ pub enum TraceEvent {
     DeadlineMiss { task: usize, job: u64, at: Instant },
     /// The job was removed unfinished at its deadline (`--abort-on-miss`).
     Abort { task: usize, job: u64, at: Instant },
+    /// The job was dropped unfinished because the system entered a criticality level above the
+    /// task's own (mixed-criticality discard model).
+    Discard { task: usize, job: u64, at: Instant },
+    /// The system's criticality mode changed from level `from` to level `to` (indices into the
+    /// system's level names; a return to the lowest level at a hyper-period is one too).
+    ModeChange { at: Instant, from: usize, to: usize },
 }
 
 /// A whole recorded schedule.
@@ -43,6 +49,10 @@ pub enum TraceEvent {
 pub struct Trace {
     /// Task names, indexed by the `task` field of events.
     pub task_names: Vec<String>,
+    /// Criticality level names for mixed-criticality runs, indexed by `ModeChange` events;
+    /// empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<String>,
     pub cores: usize,
     /// The end of the observed window (the schedule starts at 0).
     pub end: Instant,
@@ -51,6 +61,14 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// The name of level `level`, or its index when the trace has no level names.
+    pub fn level_name(&self, level: usize) -> String {
+        self.levels
+            .get(level)
+            .cloned()
+            .unwrap_or_else(|| level.to_string())
+    }
+
     /// Execution segments only, as `(core, task, job, start, end)`.
     pub fn segments(&self) -> impl Iterator<Item = (usize, usize, u64, Instant, Instant)> + '_ {
         self.events.iter().filter_map(|e| match *e {

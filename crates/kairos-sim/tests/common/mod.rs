@@ -156,6 +156,9 @@ pub fn jobs_of(trace: &Trace) -> BTreeMap<JobId, JobRecord> {
     for event in &trace.events {
         let (task, job) = match *event {
             TraceEvent::Release { .. } => continue,
+            TraceEvent::Discard { .. } | TraceEvent::ModeChange { .. } => {
+                panic!("mixed-criticality event {event:?} in a periodic run")
+            }
             TraceEvent::Segment { task, job, .. }
             | TraceEvent::Completion { task, job, .. }
             | TraceEvent::DeadlineMiss { task, job, .. }
@@ -183,7 +186,9 @@ pub fn jobs_of(trace: &Trace) -> BTreeMap<JobId, JobRecord> {
                 assert!(record.abort.is_none(), "job {task}#{job} aborted twice");
                 record.abort = Some(at);
             }
-            TraceEvent::Release { .. } => unreachable!(),
+            TraceEvent::Release { .. }
+            | TraceEvent::Discard { .. }
+            | TraceEvent::ModeChange { .. } => unreachable!(),
         }
     }
     for record in jobs.values_mut() {
