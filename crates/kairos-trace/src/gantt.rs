@@ -3,6 +3,11 @@
 //! One row per core, one coloured bar per execution segment (hover for "TASK job J [start, end)"),
 //! red markers across all rows at deadline misses and aborts, a time axis with round tick labels
 //! and a legend of task colours. [`GanttOptions::window`] restricts the chart to a time window.
+//!
+//! Mixed-criticality runs (seed `000_5feb7fca5a4f9943.txt` section 6, G-MCRES mode changes) add
+//! a labelled vertical line across all cores at every mode change ("LO -> HI", level names from
+//! [`Trace::level_name`]) and a grey cross at every discarded job. [`render_levels_svg`] stacks
+//! one chart per criticality level, e.g. the scheduling tables of one system (section 5).
 
 use std::borrow::Cow;
 
@@ -27,6 +32,12 @@ const MIN_LABEL_WIDTH: f64 = 30.0;
 /// Rough width of one character at the 11px font used in bars and the legend.
 const CHAR_WIDTH: f64 = 6.5;
 const MISS_COLOUR: &str = "#d00000";
+const MODE_COLOUR: &str = "#6a3d9a";
+const DISCARD_COLOUR: &str = "#555";
+/// Room above the rows for mode-change labels, only in traces that have mode changes.
+const MODE_LABEL_SPACE: f64 = 16.0;
+/// Vertical room between stacked panels of [`render_levels_svg`].
+const PANEL_GAP: f64 = 12.0;
 /// Twelve colours that stay apart from each other and from the miss red.
 const PALETTE: [&str; 12] = [
     "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#ff9da7",
@@ -44,24 +55,45 @@ pub struct GanttOptions {
 /// The chart as an SVG document. Never panics: an empty window, no cores, or a window after the
 /// end of the trace give a small SVG with a note saying so.
 pub fn render_svg(trace: &Trace, options: &GanttOptions) -> String {
-    let (from, to) = options.window.unwrap_or((Instant::ZERO, trace.end));
-    let rows = row_count(trace);
-    let notes = notes(trace, from, to, rows);
-    let (header, header_height) = header(options.title.as_deref(), &notes);
+    let (panel, height) = panel(trace, options.title.as_deref(), options.window, MARGIN);
+    document(
+        Group::new()
+            .set("font-family", "sans-serif")
+            .set("font-size", 11)
+            .add(panel),
+        MARGIN + height,
+    )
+}
+
+/// One chart per `(caption, trace)` panel, stacked top to bottom in one SVG with the same time
+/// window (`options.window`, or `[0, longest end)`) so instants line up between panels;
+/// `options.title` heads the whole document. Meant for the tables of one system, one per level.
+/// Never panics: an empty list gives a small SVG with a note.
+pub fn render_levels_svg(panels: &[(String, &Trace)], options: &GanttOptions) -> String {
+    let end = panels
+        .iter()
+        .map(|(_, trace)| trace.end)
+        .max()
+        .unwrap_or(Instant::ZERO);
+    let window = options.window.or(Some((Instant::ZERO, end)));
+    let empty = ["nothing to draw: no panels".to_string()];
+    let notes: &[String] = if panels.is_empty() { &empty } else { &[] };
+    let (header, header_height) = header(options.title.as_deref(), notes, MARGIN);
     let mut body = Group::new()
         .set("font-family", "sans-serif")
         .set("font-size", 11)
         .add(header);
     let mut bottom = MARGIN + header_height;
-    if from < to && rows > 0 {
-        let scale = TimeScale {
-            from: from.as_nanos(),
-            to: to.as_nanos(),
-        };
-        let (chart, chart_height) = chart(trace, &scale, rows, bottom);
-        body = body.add(chart);
-        bottom += chart_height;
+    for (caption, trace) in panels {
+        let (panel, height) = panel(trace, Some(caption), window, bottom);
+        body = body.add(panel.set("class", "panel"));
+        bottom += height + PANEL_GAP;
     }
+    document(body, bottom)
+}
+
+/// The whole SVG around `body`, whose content ends at `bottom`.
+fn document(body: Group, bottom: f64) -> String {
     let (width, height) = (LABEL_WIDTH + PLOT_WIDTH + MARGIN, bottom + MARGIN);
     Document::new()
         .set("width", width)
@@ -72,10 +104,35 @@ pub fn render_svg(trace: &Trace, options: &GanttOptions) -> String {
         .to_string()
 }
 
-/// Title and notes above the chart; returns them and their height.
-fn header(title: Option<&str>, notes: &[String]) -> (Group, f64) {
+/// Caption, notes and chart of one trace, starting at `top`; returns them and their height.
+fn panel(
+    trace: &Trace,
+    title: Option<&str>,
+    window: Option<(Instant, Instant)>,
+    top: f64,
+) -> (Group, f64) {
+    let (from, to) = window.unwrap_or((Instant::ZERO, trace.end));
+    let rows = row_count(trace);
+    let notes = notes(trace, from, to, rows);
+    let (header, header_height) = header(title, &notes, top);
+    let mut group = Group::new().add(header);
+    let mut bottom = top + header_height;
+    if from < to && rows > 0 {
+        let scale = TimeScale {
+            from: from.as_nanos(),
+            to: to.as_nanos(),
+        };
+        let (chart, chart_height) = chart(trace, &scale, rows, bottom);
+        group = group.add(chart);
+        bottom += chart_height;
+    }
+    (group, bottom - top)
+}
+
+/// Title and notes above the chart, from `top`; returns them and their height.
+fn header(title: Option<&str>, notes: &[String], top: f64) -> (Group, f64) {
     let mut group = Group::new();
-    let mut y = MARGIN;
+    let mut y = top;
     if let Some(title) = title {
         group = group.add(
             text(title, MARGIN, y + 16.0)
@@ -92,21 +149,49 @@ fn header(title: Option<&str>, notes: &[String]) -> (Group, f64) {
         );
         y += NOTE_HEIGHT;
     }
-    (group, y - MARGIN)
+    (group, y - top)
 }
 
-/// Core rows, axis, bars, miss markers and legend, starting at `top`; returns them and their height.
+/// Core rows, axis, bars, miss, discard and mode-change markers and legend, starting at `top`;
+/// returns them and their height.
 fn chart(trace: &Trace, scale: &TimeScale, rows: usize, top: f64) -> (Group, f64) {
-    let plot_top = top + MARKER_SPACE;
+    let label_space = if has_mode_changes(trace) {
+        MODE_LABEL_SPACE
+    } else {
+        0.0
+    };
+    let plot_top = top + label_space + MARKER_SPACE;
     let plot_bottom = plot_top + rows as f64 * ROW_HEIGHT;
     let (legend, legend_height) = legend(&trace.task_names, plot_bottom + AXIS_HEIGHT);
-    let chart = Group::new()
+    let mut chart = Group::new()
         .add(core_rows(rows, plot_top))
         .add(time_axis(scale, plot_top, plot_bottom))
         .add(segments(trace, scale, plot_top))
-        .add(misses(trace, scale, plot_top, plot_bottom))
-        .add(legend);
-    (chart, plot_bottom + AXIS_HEIGHT + legend_height - top)
+        .add(misses(trace, scale, plot_top, plot_bottom));
+    if has_discards(trace) {
+        chart = chart.add(discards(trace, scale, plot_top));
+    }
+    if label_space > 0.0 {
+        chart = chart.add(mode_changes(trace, scale, top, plot_bottom));
+    }
+    (
+        chart.add(legend),
+        plot_bottom + AXIS_HEIGHT + legend_height - top,
+    )
+}
+
+fn has_mode_changes(trace: &Trace) -> bool {
+    trace
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::ModeChange { .. }))
+}
+
+fn has_discards(trace: &Trace) -> bool {
+    trace
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::Discard { .. }))
 }
 
 /// Maps nanoseconds inside `[from, to)` onto the plot's x range.
@@ -286,6 +371,63 @@ fn misses(trace: &Trace, scale: &TimeScale, top: f64, bottom: f64) -> Group {
     group
 }
 
+/// A dashed line across every core at each mode change, labelled "FROM -> TO" above the rows
+/// (starting at `top`); hover for the instant.
+fn mode_changes(trace: &Trace, scale: &TimeScale, top: f64, bottom: f64) -> Group {
+    let mut group = Group::new().set("class", "mode-changes");
+    for event in &trace.events {
+        let TraceEvent::ModeChange { at, from, to } = *event else {
+            continue;
+        };
+        if !scale.shows_instant(at.as_nanos()) {
+            continue;
+        }
+        let x = scale.x(at.as_nanos());
+        let label = format!("{} -> {}", trace.level_name(from), trace.level_name(to));
+        let tooltip = Title::new(format!("mode change {label} at {at}"));
+        group = group.add(
+            Group::new()
+                .set("class", "mode-change")
+                .add(tooltip)
+                .add(
+                    line((x, top + MODE_LABEL_SPACE - 2.0), (x, bottom), MODE_COLOUR)
+                        .set("stroke-width", 2)
+                        .set("stroke-dasharray", "6,3"),
+                )
+                .add(
+                    text(label, x + 3.0, top + 11.0)
+                        .set("fill", MODE_COLOUR)
+                        .set("font-weight", "bold"),
+                ),
+        );
+    }
+    group
+}
+
+/// A grey cross on the row above the cores at each discarded job (the job has no core then).
+fn discards(trace: &Trace, scale: &TimeScale, plot_top: f64) -> Group {
+    let mut group = Group::new().set("class", "discards");
+    for event in &trace.events {
+        let TraceEvent::Discard { task, job, at } = *event else {
+            continue;
+        };
+        if !scale.shows_instant(at.as_nanos()) {
+            continue;
+        }
+        let (x, y) = (scale.x(at.as_nanos()), plot_top - MARKER_SPACE / 2.0);
+        let name = task_name(trace, task);
+        let tooltip = Title::new(format!("discarded: {name} job {job} at {at}"));
+        group = group.add(
+            Group::new()
+                .set("class", "discard")
+                .add(tooltip)
+                .add(line((x - 4.0, y - 4.0), (x + 4.0, y + 4.0), DISCARD_COLOUR))
+                .add(line((x - 4.0, y + 4.0), (x + 4.0, y - 4.0), DISCARD_COLOUR)),
+        );
+    }
+    group
+}
+
 /// Colour swatches with task names, wrapped into lines; returns the legend and its height.
 fn legend(task_names: &[String], top: f64) -> (Group, f64) {
     let mut group = Group::new().set("class", "legend");
@@ -406,11 +548,13 @@ mod tests {
             .collect()
     }
 
-    /// Every text node (labels and tooltips), trimmed; the `svg` crate puts newlines around them.
+    /// Every text node (labels and tooltips), trimmed and unescaped; the `svg` crate puts
+    /// newlines around them.
     fn texts(svg: &str) -> Vec<String> {
         let parser = svg::read(svg).expect("SVG parses");
+        let unescape = |text: &str| text.replace("&gt;", ">").replace("&lt;", "<");
         let texts = parser.filter_map(|event| match event {
-            Event::Text(text) => Some(text.trim().to_string()),
+            Event::Text(text) => Some(unescape(text.trim())),
             _ => None,
         });
         texts.collect()
@@ -555,5 +699,102 @@ mod tests {
         assert!(lines.len() > 1);
         let right_edge = swatches.iter().map(|s| number(s, "x")).fold(0.0, f64::max);
         assert!(right_edge < LABEL_WIDTH + PLOT_WIDTH);
+    }
+
+    /// The sample trace as a two-level run: a LO -> HI change at 1ms, a discard, a return at 4ms.
+    fn mode_trace() -> Trace {
+        let mut trace = sample_trace();
+        trace.levels = vec!["LO".into(), "HI".into()];
+        trace.events.extend([
+            TraceEvent::ModeChange {
+                at: ms(1),
+                from: 0,
+                to: 1,
+            },
+            TraceEvent::Discard {
+                task: 1,
+                job: 0,
+                at: ms(1),
+            },
+            TraceEvent::ModeChange {
+                at: ms(4),
+                from: 1,
+                to: 0,
+            },
+        ]);
+        trace
+    }
+
+    #[test]
+    fn mode_changes_are_labelled_lines_across_all_cores() {
+        let svg = render_svg(&mode_trace(), &GanttOptions::default());
+        assert_eq!(elements(&svg, "g", "mode-change").len(), 2);
+        assert_eq!(elements(&svg, "g", "discard").len(), 1);
+        let texts = texts(&svg);
+        assert!(texts.iter().any(|t| t == "LO -> HI"));
+        assert!(texts.iter().any(|t| t == "HI -> LO"));
+        assert!(texts.iter().any(|t| t == "mode change LO -> HI at 1ms"));
+        assert!(texts.iter().any(|t| t == "discarded: log job 0 at 1ms"));
+        let rows = elements(&svg, "rect", "row");
+        let rows_bottom = rows
+            .iter()
+            .map(|r| number(r, "y") + number(r, "height"))
+            .fold(0.0, f64::max);
+        let rows_top = rows.iter().map(|r| number(r, "y")).fold(f64::MAX, f64::min);
+        let lines = parse_lines(&svg, MODE_COLOUR);
+        assert_eq!(lines.len(), 2);
+        for (y1, y2) in lines {
+            assert!(y1 <= rows_top && y2 >= rows_bottom, "{y1}..{y2}");
+        }
+    }
+
+    /// `(y1, y2)` of every line stroked with `colour`.
+    fn parse_lines(svg: &str, colour: &str) -> Vec<(f64, f64)> {
+        let parser = svg::read(svg).expect("SVG parses");
+        parser
+            .filter_map(|event| match event {
+                Event::Tag("line", _, a) if a.get("stroke").is_some_and(|c| &**c == colour) => {
+                    Some((number(&a, "y1"), number(&a, "y2")))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn traces_without_modes_keep_their_layout() {
+        let plain = render_svg(&sample_trace(), &GanttOptions::default());
+        assert!(elements(&plain, "g", "mode-change").is_empty());
+        let row_y = |svg: &str| number(&elements(svg, "rect", "row")[0], "y");
+        let moded = render_svg(&mode_trace(), &GanttOptions::default());
+        assert_eq!(row_y(&moded), row_y(&plain) + MODE_LABEL_SPACE);
+    }
+
+    #[test]
+    fn level_panels_stack_with_one_caption_each() {
+        let lo = sample_trace();
+        let mut hi = sample_trace();
+        hi.end = ms(8);
+        let panels = [("table LO".to_string(), &lo), ("table HI".to_string(), &hi)];
+        let options = GanttOptions {
+            window: None,
+            title: Some("tables".into()),
+        };
+        let svg = render_levels_svg(&panels, &options);
+        assert_eq!(elements(&svg, "g", "panel").len(), 2);
+        let texts = texts(&svg);
+        for caption in ["tables", "table LO", "table HI"] {
+            assert!(texts.iter().any(|t| t == caption), "{caption}");
+        }
+        let rows = elements(&svg, "rect", "row");
+        assert_eq!(rows.len(), 4, "two cores per panel");
+        assert!(number(&rows[2], "y") > number(&rows[1], "y") + ROW_HEIGHT);
+        // One shared window, [0, 8ms): the same bar sits at the same x in both panels.
+        let bars = elements(&svg, "rect", "job");
+        assert_eq!(bars.len(), 8);
+        assert_eq!(number(&bars[3], "x"), number(&bars[7], "x"));
+        assert_eq!(number(&bars[3], "x"), LABEL_WIDTH + PLOT_WIDTH * 2.5 / 8.0);
+        let empty = render_levels_svg(&[], &GanttOptions::default());
+        assert!(!elements(&empty, "text", "note").is_empty());
     }
 }
