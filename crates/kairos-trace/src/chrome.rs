@@ -4,8 +4,10 @@
 //! The output is `{"traceEvents": [...], "displayTimeUnit": "ns"}` with one process ("kairos",
 //! pid 1) holding one thread track per core (tid = core + 1, named "core N") and an "events"
 //! track (tid 0). Every execution segment is a complete event (`"ph": "X"`) named after its task;
-//! releases, deadline misses and aborts are instant events (`"ph": "i"`). Times are microseconds
-//! as floats (`ns / 1000.0`), so nanoseconds survive.
+//! releases, deadline misses and aborts are instant events (`"ph": "i"`). Mixed-criticality runs
+//! (seed `000_5feb7fca5a4f9943.txt` section 6) add discards (process-wide instants) and mode
+//! changes named "mode LO -> HI" (global instants, a line across every track). Times are
+//! microseconds as floats (`ns / 1000.0`), so nanoseconds survive.
 
 use std::borrow::Cow;
 use std::io::{self, BufWriter, Write};
@@ -164,7 +166,11 @@ fn recorded_event<'a>(trace: &'a Trace, event: &TraceEvent) -> Option<ChromeEven
         TraceEvent::Abort { task, job, at } => (ABORT, task, job, at),
         TraceEvent::Discard { task, job, at } => (DISCARD, task, job, at),
         TraceEvent::ModeChange { at, from, to } => {
-            let name = format!("mode {} -> {}", trace.level_name(from), trace.level_name(to));
+            let name = format!(
+                "mode {} -> {}",
+                trace.level_name(from),
+                trace.level_name(to)
+            );
             return Some(instant(name, &MODE_CHANGE, at));
         }
         TraceEvent::Completion { .. } => return None,
@@ -377,5 +383,32 @@ mod tests {
     fn empty_trace_has_only_process_and_events_track_metadata() {
         let json = to_chrome_json(&Trace::default());
         assert_eq!(json["traceEvents"].as_array().map(Vec::len), Some(3));
+    }
+
+    #[test]
+    fn mode_changes_are_global_instants_named_after_the_levels() {
+        let mut trace = sample_trace();
+        trace.levels = vec!["LO".into(), "HI".into()];
+        trace.events = vec![
+            TraceEvent::ModeChange {
+                at: Instant::from_nanos(1_000),
+                from: 0,
+                to: 1,
+            },
+            TraceEvent::Discard {
+                task: 1,
+                job: 2,
+                at: Instant::from_nanos(1_000),
+            },
+        ];
+        let instants = events_with_phase(&to_chrome_json(&trace), "i");
+        let fields: Vec<(&str, &str, f64)> = instants
+            .iter()
+            .filter_map(|e| Some((e["name"].as_str()?, e["s"].as_str()?, e["ts"].as_f64()?)))
+            .collect();
+        assert_eq!(
+            fields,
+            [("mode LO -> HI", "g", 1.0), ("discard: log#2", "p", 1.0)]
+        );
     }
 }
