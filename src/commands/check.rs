@@ -1,24 +1,81 @@
 //! `kairos check FILE`: every problem at once, each with its location and a hint.
 
-use crate::args::{CommandResult, Failure};
-use kairos_model::{check_source, Checked, Format};
+use crate::args::{duration_arg, CommandResult, Failure};
+use crate::mc_input;
+use kairos_model::mc_load::{is_mc_source, McChecked};
+use kairos_model::mcdag_xml::ImportOptions;
+use kairos_model::{check_source, Checked, Duration, Format};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct CheckArgs {
-    /// Workload file (.toml or .json).
+    /// Workload file (.toml or .json), mixed-criticality system (.toml or .json with `dags`),
+    /// or MC-DAG framework XML (.xml).
     pub file: PathBuf,
+    /// For .xml files: how long one time unit of the file lasts.
+    #[arg(long, default_value = "1ms", value_parser = duration_arg)]
+    pub slot: Duration,
 }
 
 pub fn run(args: &CheckArgs) -> CommandResult {
-    let checked = load(&args.file)?;
     let name = args.file.display().to_string();
-    print!("{}", render(&checked, &name));
-    Ok(if checked.diagnostics.has_errors() {
+    let source = mc_input::read_text(&args.file)?;
+    let format = Format::from_path(&args.file.to_string_lossy());
+    let has_errors = if mc_input::is_xml(&args.file) || is_mc_source(&source, format) {
+        let options = ImportOptions {
+            slot: args.slot,
+            cores: None,
+        };
+        let checked = mc_input::check_source(&args.file, &source, &options)?;
+        print!("{}", render_mc(&checked, &name));
+        checked.diagnostics.has_errors()
+    } else {
+        let checked = check_source(&source, format);
+        print!("{}", render(&checked, &name));
+        checked.diagnostics.has_errors()
+    };
+    Ok(if has_errors {
         crate::exit::BAD_INPUT
     } else {
         0
     })
+}
+
+/// The report `kairos check` prints for a mixed-criticality system: each diagnostic, then a
+/// summary line with the DAGs, tasks, levels, the utilization at each level and the
+/// hyper-period.
+pub fn render_mc(checked: &McChecked, file: &str) -> String {
+    let mut out = String::new();
+    for d in checked.diagnostics.iter() {
+        out.push_str(&d.render(file));
+        out.push('\n');
+    }
+    let (errors, warnings) = (
+        checked.diagnostics.error_count(),
+        checked.diagnostics.warning_count(),
+    );
+    match &checked.system {
+        Some(s) => {
+            let tasks: usize = s.dags.iter().map(|d| d.tasks.len()).sum();
+            let utilization: Vec<String> = (0..s.level_count())
+                .map(|l| format!("{} {:.3}", s.levels[l], s.utilization_at(l)))
+                .collect();
+            let hyperperiod = s
+                .hyperperiod()
+                .map_or_else(|| "overflows".to_string(), |h| h.to_string());
+            out.push_str(&format!(
+                "{file}: ok: {} DAG(s), {tasks} task(s), {} level(s) on {} core(s), utilization {}, hyper-period {hyperperiod}, {warnings} warning(s)\n",
+                s.dags.len(),
+                s.level_count(),
+                s.cores,
+                utilization.join(", "),
+            ));
+        }
+        None => out.push_str(&format!(
+            "{file}: {errors} error(s), {warnings} warning(s)\n"
+        )),
+    }
+    out
 }
 
 /// Reads and checks a workload file.

@@ -1,10 +1,93 @@
-//! `kairos import` (in progress).
+//! `kairos import mcdag FILE.xml`: another tool's system file converted to the kairos format
+//! (docs/import.md).
 
-use crate::args::{CommandResult, Failure};
+use crate::args::{duration_arg, write_output, CommandResult, Failure};
+use crate::mc_input::read_text;
+use kairos_model::mc_load::{to_json, to_toml};
+use kairos_model::mcdag_xml::{import_with, ImportOptions};
+use kairos_model::Duration;
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(subcommand)]
+    pub format: ImportFormat,
+}
 
-pub fn run(_args: &Args) -> CommandResult {
-    Err(Failure::bad_input("not implemented yet"))
+#[derive(clap::Subcommand)]
+pub enum ImportFormat {
+    /// The MC-DAG framework's XML (<mcsystem> with <mcdag>, <cores>, <levels>).
+    Mcdag(McdagArgs),
+}
+
+#[derive(clap::Args)]
+pub struct McdagArgs {
+    /// The XML file.
+    pub file: PathBuf,
+    /// How long one time unit of the file lasts.
+    #[arg(long, default_value = "1ms", value_parser = duration_arg)]
+    pub slot: Duration,
+    /// Number of cores, replacing the file's <cores number="M"/>.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub cores: Option<u64>,
+    /// Output file: kairos TOML, or JSON when the name ends in .json; standard output if absent.
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+}
+
+pub fn run(args: &Args) -> CommandResult {
+    match &args.format {
+        ImportFormat::Mcdag(args) => mcdag(args),
+    }
+}
+
+fn mcdag(args: &McdagArgs) -> CommandResult {
+    let source = read_text(&args.file)?;
+    let options = ImportOptions {
+        slot: args.slot,
+        cores: args.cores.map(|c| c as usize),
+    };
+    let checked = import_with(&source, &options);
+    let name = args.file.display().to_string();
+    for d in checked.diagnostics.iter() {
+        eprintln!("{}", d.render(&name));
+    }
+    let Some(system) = checked.system else {
+        return Err(Failure::bad_input(format!(
+            "{name} has errors: nothing written"
+        )));
+    };
+    let json = args
+        .out
+        .as_ref()
+        .is_some_and(|p| p.to_string_lossy().to_ascii_lowercase().ends_with(".json"));
+    let text = if json {
+        to_json(&system)
+    } else {
+        let source_name = args
+            .file
+            .file_name()
+            .map_or(name.clone(), |n| n.to_string_lossy().into_owned())
+            .replace(char::is_control, "?");
+        format!(
+            "# Imported by `kairos import mcdag` from {source_name} (MC-DAG framework XML), one slot = {}.\n{}",
+            args.slot,
+            to_toml(&system)
+        )
+    };
+    match &args.out {
+        Some(path) => {
+            write_output(path, text)?;
+            let tasks: usize = system.dags.iter().map(|d| d.tasks.len()).sum();
+            println!(
+                "wrote {}: {} DAG(s), {tasks} task(s), {} level(s) on {} core(s)",
+                path.display(),
+                system.dags.len(),
+                system.level_count(),
+                system.cores
+            );
+        }
+        None => print!("{text}"),
+    }
+    Ok(0)
 }

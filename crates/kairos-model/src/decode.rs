@@ -31,6 +31,16 @@ pub const TASK_KEYS: [&str; 10] = [
 ];
 pub const OVERHEAD_KEYS: [&str; 3] = ["scheduling", "context_switch", "migration"];
 
+/// The most criticality levels a mixed-criticality system may name.
+pub const MAX_LEVELS: usize = 64;
+
+/// Keys of a mixed-criticality system file ([`crate::mc_load`]).
+pub const MC_TOP_LEVEL_KEYS: [&str; 4] = ["name", "cores", "levels", "dags"];
+/// Keys of one `[[dags]]` table.
+pub const DAG_KEYS: [&str; 5] = ["name", "period", "deadline", "edges", "tasks"];
+/// Keys of one `[[dags.tasks]]` table.
+pub const MC_TASK_KEYS: [&str; 2] = ["name", "wcet"];
+
 /// Where each decoded field came from, by field path, so later checks can point at it. Every
 /// field given in the file is present, with no position in JSON.
 #[derive(Clone, Debug, Default)]

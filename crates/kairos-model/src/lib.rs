@@ -18,6 +18,8 @@ pub mod document;
 pub mod duration_text;
 pub mod load;
 pub mod mc;
+pub mod mc_load;
+pub mod mcdag_xml;
 pub mod tables;
 pub mod time;
 pub mod validate;
@@ -27,9 +29,9 @@ pub use diagnostics::{Diagnostic, Diagnostics, Position, Severity};
 pub use document::Format;
 pub use duration_text::parse_duration;
 pub use load::{check_source, Checked};
-pub use time::{Duration, Instant};
 pub use mc::{Dag, McSystem, McTask, TaskRef};
 pub use tables::{Interval, LevelTable, TableSet};
+pub use time::{Duration, Instant};
 pub use workload::{Arrival, CoreId, Overheads, Priority, Task, Workload};
 
 /// Reads and checks a workload file; the format follows the extension (`.json` or TOML).

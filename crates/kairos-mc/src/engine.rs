@@ -1,0 +1,427 @@
+//! The list scheduler that fills one table (seed `000_5feb7fca5a4f9943.txt`, section 4.2: "builds
+//! these tables by statically applying the G-EDZL online global scheduling algorithm"; notes
+//! `mixed-criticality.md`, "Offline", steps 2-4).
+//!
+//! It works in *engine time*: level 0 is built forwards, so engine time is real time; levels
+//! `l >= 1` are built backwards, and the caller hands the engine the time mirror (slot `s` becomes
+//! `H - 1 - s`, successors become predecessors, the lower end of a window becomes a deadline).
+//! At each slot it gives one slot to each of the `m` best ready jobs by the slot priority policy.
+//! A job may also carry per-unit bounds taken from the adjacent, already built table (the safe
+//! transition constraint, see [`crate::bounds`]).
+//!
+//! Slots are not visited one by one: while the chosen set and its order cannot change (no
+//! release, completion, unblocking, or laxity reaching the value that changes the order), the
+//! engine advances by the whole stretch at once, so time and memory follow the number of
+//! scheduling events and intervals, not hyper-period x cores.
+
+use crate::bounds::UnitBounds;
+use crate::Policy;
+
+/// One job of the table being built, in engine time.
+#[derive(Clone, Debug)]
+pub(crate) struct EngineJob {
+    pub release: u64,
+    /// Every unit runs at a slot `< deadline`.
+    pub deadline: u64,
+    pub wcet: u64,
+    pub bounds: UnitBounds,
+}
+
+/// Compressed adjacency lists: the items of node `i` are `items[start[i]..start[i + 1]]`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Csr {
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Csr {
+    /// From `(from, to)` pairs over `nodes` nodes: the list of `from` holds every `to`.
+    pub fn from_pairs(nodes: usize, pairs: &[(u32, u32)]) -> Csr {
+        let mut start = vec![0u32; nodes + 1];
+        for &(from, _) in pairs {
+            start[from as usize + 1] += 1;
+        }
+        for i in 0..nodes {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut items = vec![0u32; pairs.len()];
+        for &(from, to) in pairs {
+            items[fill[from as usize] as usize] = to;
+            fill[from as usize] += 1;
+        }
+        Csr { start, items }
+    }
+
+    pub fn of(&self, node: u32) -> &[u32] {
+        let node = node as usize;
+        &self.items[self.start[node] as usize..self.start[node + 1] as usize]
+    }
+}
+
+/// What the engine schedules: jobs, their precedence (in engine time), cores, horizon, policy.
+pub(crate) struct Problem<'a> {
+    pub jobs: &'a [EngineJob],
+    /// `successors.of(j)`: jobs that may start only once `j` finished (engine time).
+    pub successors: &'a Csr,
+    pub cores: usize,
+    pub horizon: u64,
+    pub policy: Policy,
+}
+
+/// Job `job` runs on `core` over engine slots `[start, end)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Piece {
+    pub job: u32,
+    pub core: u32,
+    pub start: u64,
+    pub end: u64,
+}
+
+/// Why the engine stopped, in engine time and job indices (the caller names them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Stuck {
+    TooManyUrgent {
+        at: u64,
+        jobs: Vec<u32>,
+    },
+    /// Laxity went negative: `unit_bound` tells whether a per-unit bound rather than the
+    /// deadline is the one missed.
+    Late {
+        at: u64,
+        job: u32,
+        needed: u64,
+        unit_bound: bool,
+    },
+    Unfinished {
+        job: u32,
+        missing: u64,
+        waiting_for: Option<u32>,
+    },
+    /// The per-unit release bounds leave too little room before the deadline.
+    UnsafeBounds {
+        job: u32,
+        unit: u64,
+        earliest: u64,
+    },
+}
+
+/// Progress of one job.
+#[derive(Clone, Copy, Debug)]
+struct JobState {
+    done: u64,
+    preds_left: u32,
+    released: bool,
+    last_core: Option<u32>,
+    /// End of the job's latest piece (engine time); meaningful when `last_core` is set.
+    last_end: u64,
+}
+
+/// A ready job at the current slot with its priority inputs.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    job: u32,
+    laxity: u64,
+    /// Effective deadline: the latest completion consistent with the deadline and the per-unit
+    /// deadlines; constant while nothing happens to the job (see [`UnitBounds::laxity`]).
+    deadline: u64,
+}
+
+/// Fills the table: returns its pieces, or why it could not.
+pub(crate) fn schedule(problem: &Problem) -> Result<Vec<Piece>, Stuck> {
+    for (index, job) in problem.jobs.iter().enumerate() {
+        if let Some((unit, earliest)) = job.bounds.infeasible_release(job.wcet, job.deadline) {
+            return Err(Stuck::UnsafeBounds {
+                job: index as u32,
+                unit,
+                earliest,
+            });
+        }
+    }
+    let mut run = Run::new(problem);
+    run.fill()?;
+    run.finish()
+}
+
+/// The state of one engine run.
+struct Run<'a> {
+    problem: &'a Problem<'a>,
+    state: Vec<JobState>,
+    /// Jobs by release time; `next` is the first not yet released.
+    order: Vec<u32>,
+    next: usize,
+    active: Vec<u32>,
+    /// The piece each core is extending, if any.
+    open: Vec<Option<Piece>>,
+    pieces: Vec<Piece>,
+}
+
+impl<'a> Run<'a> {
+    fn new(problem: &'a Problem<'a>) -> Run<'a> {
+        let jobs = problem.jobs;
+        let mut state = vec![
+            JobState {
+                done: 0,
+                preds_left: 0,
+                released: false,
+                last_core: None,
+                last_end: 0,
+            };
+            jobs.len()
+        ];
+        for job in 0..jobs.len() as u32 {
+            for &succ in problem.successors.of(job) {
+                state[succ as usize].preds_left += 1;
+            }
+        }
+        let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
+        order.sort_by_key(|&j| (jobs[j as usize].release, j));
+        Run {
+            problem,
+            state,
+            order,
+            next: 0,
+            active: Vec::new(),
+            open: vec![None; problem.cores],
+            pieces: Vec::new(),
+        }
+    }
+
+    /// The main loop: release, pick, place, advance.
+    fn fill(&mut self) -> Result<(), Stuck> {
+        let mut t = 0u64;
+        let mut candidates = Vec::new();
+        while t < self.problem.horizon {
+            self.release_until(t);
+            if self.active.is_empty() {
+                self.close_all();
+                match self.order.get(self.next) {
+                    Some(&j) => t = self.problem.jobs[j as usize].release,
+                    None => break,
+                }
+                continue;
+            }
+            let unblock = self.candidates(t, &mut candidates)?;
+            let chosen = candidates.len().min(self.problem.cores);
+            let step = self.step(t, &candidates, chosen, unblock);
+            self.place(t, step, &candidates[..chosen]);
+            for c in &candidates[..chosen] {
+                self.advance(c.job, step);
+            }
+            t += step;
+        }
+        self.close_all();
+        Ok(())
+    }
+
+    /// Releases every job whose release is `<= t`; those without pending predecessors are ready.
+    fn release_until(&mut self, t: u64) {
+        while let Some(&job) = self.order.get(self.next) {
+            if self.problem.jobs[job as usize].release > t {
+                break;
+            }
+            let state = &mut self.state[job as usize];
+            state.released = true;
+            if state.preds_left == 0 {
+                self.active.push(job);
+            }
+            self.next += 1;
+        }
+    }
+
+    /// Fills `out` with the ready, unblocked jobs sorted by priority (best first); returns the
+    /// earliest slot at which a blocked job becomes runnable.
+    fn candidates(&self, t: u64, out: &mut Vec<Candidate>) -> Result<Option<u64>, Stuck> {
+        out.clear();
+        let mut unblock: Option<u64> = None;
+        for &job in &self.active {
+            let spec = &self.problem.jobs[job as usize];
+            let done = self.state[job as usize].done;
+            let earliest = spec.bounds.earliest_slot(done + 1);
+            if earliest > t {
+                unblock = Some(unblock.map_or(earliest, |u| u.min(earliest)));
+                continue;
+            }
+            let remaining = spec.wcet - done;
+            let (slack, unit_bound) = spec.bounds.laxity(done, remaining, t, spec.deadline);
+            if slack < 0 {
+                return Err(Stuck::Late {
+                    at: t,
+                    job,
+                    needed: remaining,
+                    unit_bound,
+                });
+            }
+            let laxity = slack as u64;
+            out.push(Candidate {
+                job,
+                laxity,
+                deadline: t + remaining + laxity,
+            });
+        }
+        let urgent: Vec<u32> = out
+            .iter()
+            .filter(|c| c.laxity == 0)
+            .map(|c| c.job)
+            .collect();
+        if urgent.len() > self.problem.cores {
+            return Err(Stuck::TooManyUrgent {
+                at: t,
+                jobs: urgent,
+            });
+        }
+        let policy = self.problem.policy;
+        out.sort_unstable_by_key(|c| priority_key(policy, c));
+        Ok(unblock)
+    }
+
+    /// How many slots the chosen set can keep running unchanged.
+    fn step(&self, t: u64, candidates: &[Candidate], chosen: usize, unblock: Option<u64>) -> u64 {
+        let mut step = self.problem.horizon - t;
+        if let Some(&job) = self.order.get(self.next) {
+            step = step.min(self.problem.jobs[job as usize].release - t);
+        }
+        if let Some(u) = unblock {
+            step = step.min(u - t);
+        }
+        for c in &candidates[..chosen] {
+            let spec = &self.problem.jobs[c.job as usize];
+            let done = self.state[c.job as usize].done;
+            step = step.min(spec.wcet - done);
+            step = step.min(spec.bounds.stable_units(done + 1));
+        }
+        let waiting = &candidates[chosen..];
+        if waiting.is_empty() {
+            return step.max(1);
+        }
+        // Jobs left out lose one unit of laxity per slot: stop where that can change the order
+        // (zero laxity for G-EDZL, a tie with a chosen job for G-LLF).
+        let floor = match self.problem.policy {
+            Policy::Gllf => candidates[..chosen]
+                .iter()
+                .map(|c| c.laxity)
+                .max()
+                .unwrap_or(0),
+            Policy::Gedzl | Policy::Gedf => 0,
+        };
+        for c in waiting {
+            step = step.min(c.laxity.saturating_sub(floor));
+        }
+        step.max(1)
+    }
+
+    /// Assigns cores to the chosen jobs for `[t, t + step)` and extends or opens pieces.
+    fn place(&mut self, t: u64, step: u64, chosen: &[Candidate]) {
+        let cores = self.problem.cores;
+        let mut assigned: Vec<Option<u32>> = vec![None; cores];
+        let mut pending = Vec::new();
+        // A job that ran in the previous slot keeps its core (no migration, no new piece).
+        for c in chosen {
+            let state = self.state[c.job as usize];
+            match state.last_core {
+                Some(core) if state.last_end == t => assigned[core as usize] = Some(c.job),
+                _ => pending.push(c.job),
+            }
+        }
+        let mut later = Vec::new();
+        for job in pending {
+            match self.state[job as usize].last_core {
+                Some(core) if assigned[core as usize].is_none() => {
+                    assigned[core as usize] = Some(job)
+                }
+                _ => later.push(job),
+            }
+        }
+        let mut free = (0..cores)
+            .filter(|&c| assigned[c].is_none())
+            .collect::<Vec<_>>();
+        free.reverse();
+        for job in later {
+            let core = free.pop().expect("at most one chosen job per core");
+            assigned[core] = Some(job);
+        }
+        for (core, job) in assigned.into_iter().enumerate() {
+            self.extend(core, job, t, step);
+        }
+    }
+
+    /// Core `core` runs `job` (or nothing) over `[t, t + step)`.
+    fn extend(&mut self, core: usize, job: Option<u32>, t: u64, step: u64) {
+        let Some(job) = job else {
+            if let Some(piece) = self.open[core].take() {
+                self.pieces.push(piece);
+            }
+            return;
+        };
+        match &mut self.open[core] {
+            Some(piece) if piece.job == job && piece.end == t => piece.end = t + step,
+            slot => {
+                if let Some(piece) = slot.take() {
+                    self.pieces.push(piece);
+                }
+                *slot = Some(Piece {
+                    job,
+                    core: core as u32,
+                    start: t,
+                    end: t + step,
+                });
+            }
+        }
+        let state = &mut self.state[job as usize];
+        state.last_core = Some(core as u32);
+        state.last_end = t + step;
+    }
+
+    /// `job` received `step` more units; on completion its successors may become ready.
+    fn advance(&mut self, job: u32, step: u64) {
+        let state = &mut self.state[job as usize];
+        state.done += step;
+        if state.done < self.problem.jobs[job as usize].wcet {
+            return;
+        }
+        self.active.retain(|&j| j != job);
+        for &succ in self.problem.successors.of(job) {
+            let s = &mut self.state[succ as usize];
+            s.preds_left -= 1;
+            if s.preds_left == 0 && s.released {
+                self.active.push(succ);
+            }
+        }
+    }
+
+    fn close_all(&mut self) {
+        for core in 0..self.open.len() {
+            if let Some(piece) = self.open[core].take() {
+                self.pieces.push(piece);
+            }
+        }
+    }
+
+    /// The pieces, or the first job left unfinished.
+    fn finish(self) -> Result<Vec<Piece>, Stuck> {
+        for (job, state) in self.state.iter().enumerate() {
+            let wcet = self.problem.jobs[job].wcet;
+            if state.done < wcet {
+                let waiting_for = (0..self.problem.jobs.len() as u32).find(|&p| {
+                    self.state[p as usize].done < self.problem.jobs[p as usize].wcet
+                        && self.problem.successors.of(p).contains(&(job as u32))
+                });
+                return Err(Stuck::Unfinished {
+                    job: job as u32,
+                    missing: wcet - state.done,
+                    waiting_for,
+                });
+            }
+        }
+        Ok(self.pieces)
+    }
+}
+
+/// Smaller is better. Ties go to the lower job index, so the result is deterministic.
+fn priority_key(policy: Policy, c: &Candidate) -> (u64, u64, u32) {
+    match policy {
+        Policy::Gedzl => (u64::from(c.laxity != 0), c.deadline, c.job),
+        Policy::Gedf => (0, c.deadline, c.job),
+        Policy::Gllf => (c.laxity, c.deadline, c.job),
+    }
+}

@@ -1,0 +1,43 @@
+//! Tables in the kairos table file format ([`kairos_model::TableSet`], nanoseconds): the output
+//! of GMH-MC-DAG synthesis (seed `000_5feb7fca5a4f9943.txt`, section 4.2), one table per level.
+
+use crate::gmh::{BuiltLevel, Context};
+use kairos_model::{Interval, LevelTable, TableSet};
+
+/// Converts the built levels (lowest first) to a table set in ns, intervals by start then core.
+pub(crate) fn table_set(ctx: &Context, levels: &[BuiltLevel]) -> TableSet {
+    let slot = ctx.grid.slot_ns;
+    let tables = levels
+        .iter()
+        .enumerate()
+        .map(|(level, built)| {
+            let mut intervals: Vec<Interval> = built
+                .pieces
+                .iter()
+                .map(|piece| {
+                    let (task, job) = built.jobs.job(piece.job);
+                    Interval {
+                        task: ctx.system.qualified_name(task),
+                        job,
+                        core: piece.core as usize,
+                        start: piece.start * slot,
+                        end: piece.end * slot,
+                    }
+                })
+                .collect();
+            intervals.sort_by_key(|iv| (iv.start, iv.core));
+            LevelTable {
+                level: ctx.system.levels[level].clone(),
+                intervals,
+            }
+        })
+        .collect();
+    TableSet {
+        unit: "ns".into(),
+        hyperperiod: ctx.grid.hyperperiod * slot,
+        cores: ctx.cores,
+        levels: ctx.system.levels.clone(),
+        policy: Some(ctx.policy.name().into()),
+        tables,
+    }
+}

@@ -1,0 +1,170 @@
+//! Table quality: preemptions and migrations, counted exactly (seed `000_5feb7fca5a4f9943.txt`,
+//! section 4.2: "reasonable number of preemptions ... major performance impact on the memory size
+//! required to store the tables"; notes `mixed-criticality.md`, "Offline", step 5).
+//!
+//! Per job of a table, its intervals are taken in time order. Between two consecutive ones:
+//! - a **preemption** when the next starts after the previous ended (a gap: the job stopped before
+//!   completing and resumes later);
+//! - a **migration** when they are on different cores, including instantaneous ones (no gap).
+//!
+//! Both are counts of pairs of intervals, so they are never negative (the reference tool's
+//! count can be). Works on any [`TableSet`], including federated ones and files read back.
+
+use kairos_model::TableSet;
+use serde::Serialize;
+
+/// Counts over a set of jobs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub jobs: u64,
+    pub intervals: u64,
+    pub preemptions: u64,
+    pub migrations: u64,
+}
+
+impl Counts {
+    fn add(&mut self, other: &Counts) {
+        self.jobs += other.jobs;
+        self.intervals += other.intervals;
+        self.preemptions += other.preemptions;
+        self.migrations += other.migrations;
+    }
+
+    /// Preemptions per job (0 without jobs).
+    pub fn preemptions_per_job(&self) -> f64 {
+        if self.jobs == 0 {
+            0.0
+        } else {
+            self.preemptions as f64 / self.jobs as f64
+        }
+    }
+}
+
+/// The counts of one level's table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LevelQuality {
+    pub level: String,
+    #[serde(flatten)]
+    pub counts: Counts,
+}
+
+/// The counts of one job in one table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct JobQuality {
+    pub level: String,
+    pub task: String,
+    pub job: u64,
+    pub intervals: u64,
+    pub preemptions: u64,
+    pub migrations: u64,
+}
+
+/// Quality of a whole table set.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Quality {
+    pub levels: Vec<LevelQuality>,
+    pub total: Counts,
+    pub jobs: Vec<JobQuality>,
+}
+
+/// Counts preemptions and migrations of every job of every table.
+pub fn measure(tables: &TableSet) -> Quality {
+    let mut levels = Vec::with_capacity(tables.tables.len());
+    let mut jobs = Vec::new();
+    let mut total = Counts::default();
+    for table in &tables.tables {
+        let mut order: Vec<usize> = (0..table.intervals.len()).collect();
+        let iv = &table.intervals;
+        order.sort_unstable_by(|&a, &b| {
+            (&iv[a].task, iv[a].job, iv[a].start).cmp(&(&iv[b].task, iv[b].job, iv[b].start))
+        });
+        let mut counts = Counts::default();
+        for group in order.chunk_by(|&a, &b| iv[a].task == iv[b].task && iv[a].job == iv[b].job) {
+            let mut job = JobQuality {
+                level: table.level.clone(),
+                task: iv[group[0]].task.clone(),
+                job: iv[group[0]].job,
+                intervals: group.len() as u64,
+                preemptions: 0,
+                migrations: 0,
+            };
+            for pair in group.windows(2) {
+                let (prev, next) = (&iv[pair[0]], &iv[pair[1]]);
+                job.preemptions += u64::from(next.start > prev.end);
+                job.migrations += u64::from(next.core != prev.core);
+            }
+            counts.add(&Counts {
+                jobs: 1,
+                intervals: job.intervals,
+                preemptions: job.preemptions,
+                migrations: job.migrations,
+            });
+            jobs.push(job);
+        }
+        total.add(&counts);
+        levels.push(LevelQuality {
+            level: table.level.clone(),
+            counts,
+        });
+    }
+    Quality {
+        levels,
+        total,
+        jobs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kairos_model::{Interval, LevelTable};
+
+    fn iv(task: &str, job: u64, core: usize, start: u64, end: u64) -> Interval {
+        Interval {
+            task: task.into(),
+            job,
+            core,
+            start,
+            end,
+        }
+    }
+
+    #[test]
+    fn gaps_are_preemptions_and_core_changes_are_migrations() {
+        let tables = TableSet {
+            unit: "ns".into(),
+            hyperperiod: 100,
+            cores: 2,
+            levels: vec!["LO".into()],
+            policy: None,
+            tables: vec![LevelTable {
+                level: "LO".into(),
+                intervals: vec![
+                    iv("g/a", 0, 0, 10, 20),
+                    iv("g/a", 0, 1, 0, 10), // instantaneous migration 1 -> 0 at 10
+                    iv("g/a", 0, 0, 30, 40), // preemption, same core
+                    iv("g/a", 0, 1, 50, 60), // preemption and migration
+                    iv("g/b", 0, 1, 10, 20),
+                    iv("g/a", 1, 0, 60, 70),
+                ],
+            }],
+        };
+        let q = measure(&tables);
+        assert_eq!(
+            q.total,
+            Counts {
+                jobs: 3,
+                intervals: 6,
+                preemptions: 2,
+                migrations: 2
+            }
+        );
+        let a0 = q
+            .jobs
+            .iter()
+            .find(|j| j.task == "g/a" && j.job == 0)
+            .unwrap();
+        assert_eq!((a0.preemptions, a0.migrations, a0.intervals), (2, 2, 4));
+        assert_eq!(q.levels[0].counts, q.total);
+    }
+}
