@@ -10,6 +10,7 @@
 //! | [`distributions`] | SchedCAT's named utilization, period and deadline distributions |
 //! | [`taskset`] | whole sets: draw until a utilization cap, or from a utilization vector |
 //! | [`rtxen`] | RT-Xen 2.0's bimodal generator with a pad task and domains |
+//! | [`mcdag`] | mixed-criticality DAG systems (the MC-DAG framework's generator, seeded) |
 //!
 //! ## Reproducibility
 //!
@@ -47,6 +48,7 @@
 
 pub mod distributions;
 pub mod error;
+pub mod mcdag;
 pub mod portable_math;
 pub mod randfixedsum;
 pub mod rng;
