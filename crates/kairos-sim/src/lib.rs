@@ -24,6 +24,7 @@ pub mod job;
 pub mod metrics;
 pub mod partition;
 pub mod policy;
+pub mod table;
 
 pub use exec::ExecutionTimeModel;
 pub use metrics::Metrics;
