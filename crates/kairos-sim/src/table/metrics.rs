@@ -10,8 +10,10 @@
 //!   criticality;
 //! - **budget exhausted**: unfinished at the end of its last interval of the current mode's table
 //!   while its task's criticality is not above the mode: the job is stopped there;
-//! - a **preemption**: a job stops unfinished and resumes later (an instantaneous move to
-//!   another core counts: it left its core); a **migration**: it resumes on another core;
+//! - a **preemption**: a job stops unfinished and resumes after a gap; a **migration**: it
+//!   resumes on another core, also at the same instant (an instantaneous migration is a
+//!   migration only). These are the definitions of the tables' quality in `kairos-mc`, so a
+//!   run that follows table 0 counts what table 0 counts;
 //! - a **precedence violation**: a job runs while a job of one of its ancestors in the same DAG
 //!   activation is released, unfinished and neither discarded nor stopped (once per job).
 

@@ -33,8 +33,9 @@ struct Job {
     remaining: u64,
     /// Whether its work is at most its WCET at its own level (so the tables guarantee it).
     within_wcet: bool,
-    /// The core it last ran on, if it ran.
+    /// The core it last ran on and when it stopped there, if it ran.
     last_core: Option<usize>,
+    last_stop: u64,
     missed: bool,
     violated_precedence: bool,
 }
@@ -44,6 +45,7 @@ const WAITING: Job = Job {
     remaining: 0,
     within_wcet: true,
     last_core: None,
+    last_stop: 0,
     missed: false,
     violated_precedence: false,
 };
@@ -390,8 +392,10 @@ impl<'p> Run<'p> {
     }
 
     fn start(&mut self, core: usize, key: usize) {
+        // Counted like the tables' quality (kairos-mc): a gap is a preemption, a core change a
+        // migration, so an instantaneous migration is a migration only.
         if let Some(last) = self.jobs[key].last_core {
-            self.metrics.preemptions += 1;
+            self.metrics.preemptions += u64::from(self.jobs[key].last_stop < self.now);
             self.metrics.migrations += u64::from(last != core);
         }
         self.jobs[key].last_core = Some(core);
@@ -418,6 +422,7 @@ impl<'p> Run<'p> {
         let Some(running) = self.cores[core].take() else {
             return;
         };
+        self.jobs[running.key].last_stop = self.now;
         if running.since < self.now {
             let (task, job) = self.job_id(running.key);
             self.record(TraceEvent::Segment {
