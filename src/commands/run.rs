@@ -1,10 +1,404 @@
-//! `kairos run` (in progress).
+//! `kairos run FILE`: runs a workload for real on this machine's cores with real-time threads
+//! (issue 5; the runtime is `kairos_rt`, its safety rules are in `docs/run.md`), prints what
+//! was measured, and with `--compare` the simulator's schedule of the same workload job by job.
 
-use crate::args::{CommandResult, Failure};
+use crate::args::{duration_arg, window_arg, write_output, CommandResult, Failure};
+use crate::report::human_ns;
+use kairos_model::{Duration, Instant, Workload};
+use kairos_rt::calibrate::{calibrate, JobBody};
+use kairos_rt::measure::{RunResult, Summary};
+use kairos_rt::periodic::{plan, run_periodic, PeriodicConfig, PeriodicPolicy, RunError};
+use kairos_rt::platform::{self, privilege, signals::StopSignals, PlatformError};
+use kairos_rt::watchdog::RunControl;
+use kairos_sim::policy::PolicyKind;
+use kairos_sim::{ExecutionTimeModel, SimConfig};
+use kairos_trace::gantt::{render_levels_svg, render_svg, GanttOptions};
+use kairos_trace::{Trace, TraceEvent};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// The longest real run `kairos run` accepts: every run holds real-time threads.
+pub const MAX_RUN_DURATION: Duration = Duration::from_secs(60);
+
+/// Exit code of a run stopped by SIGINT/SIGTERM (the shell convention 128 + SIGINT).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Jobs shown by `--compare` before the totals.
+const COMPARE_ROWS: usize = 20;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Workload file (.toml or .json); an MC-DAG system with `--policy table`.
+    pub file: PathBuf,
+    /// pfp: partitioned SCHED_FIFO; gfp: global SCHED_FIFO; edf: SCHED_DEADLINE; table:
+    /// table-driven G-RES/G-MCRES for MC-DAG systems.
+    #[arg(long, value_parser = ["pfp", "gfp", "edf", "table"], default_value = "pfp")]
+    pub policy: String,
+    /// How long to run (at most 60s).
+    #[arg(long, value_parser = duration_arg, default_value = "5s")]
+    pub duration: Duration,
+    /// Fixed-priority order for pfp/gfp: explicit if every task has a priority, else RM.
+    #[arg(long, value_parser = ["auto", "rm", "dm", "explicit"], default_value = "auto")]
+    pub priorities: String,
+    /// Run this shell command as each job of TASK instead of busy work (repeatable).
+    #[arg(long = "command", value_name = "TASK=CMD")]
+    pub commands: Vec<String>,
+    /// Print the result as JSON (stable fields: docs/run.md).
+    #[arg(long)]
+    pub json: bool,
+    /// Write the measured schedule as a Chrome trace-event JSON file (ui.perfetto.dev).
+    #[arg(long, value_name = "FILE.json")]
+    pub trace: Option<PathBuf>,
+    /// Write a Gantt chart (SVG) of the measured schedule (with --compare: measured above
+    /// simulated).
+    #[arg(long, value_name = "FILE.svg")]
+    pub gantt: Option<PathBuf>,
+    /// Only draw this part of the schedule in the Gantt chart, e.g. 0ms..50ms.
+    #[arg(long, value_parser = window_arg, value_name = "START..END", requires = "gantt")]
+    pub gantt_window: Option<(Instant, Instant)>,
+    /// Also simulate the workload and compare the two job by job.
+    #[arg(long)]
+    pub compare: bool,
+    /// Scheduling tables for --policy table (default: synthesize them first).
+    #[arg(long, value_name = "TABLES.json")]
+    pub tables: Option<PathBuf>,
+    /// Exit with code 1 if any deadline is missed.
+    #[arg(long)]
+    pub fail_on_miss: bool,
+}
 
-pub fn run(_args: &Args) -> CommandResult {
-    Err(Failure::bad_input("not implemented yet"))
+pub fn run(args: &Args) -> CommandResult {
+    check_duration(args.duration)?;
+    if args.policy == "table" {
+        return run_table(args);
+    }
+    let workload = crate::commands::check::load_valid(&args.file)?;
+    let policy = PeriodicPolicy::from_cli_name(&args.policy)
+        .ok_or_else(|| Failure::bad_input("unknown policy"))?;
+    let mut config = PeriodicConfig::new(policy, args.duration.as_nanos());
+    config.priorities = crate::commands::simulate::priority_order(&args.priorities);
+    config.bodies = job_bodies(&workload, &args.commands)?;
+    let plan = plan(&workload, &config, &platform::online_cpus()).map_err(run_failure)?;
+    privilege::require_rt().map_err(platform_failure)?;
+    let calibration = calibrate(&plan.cpus).map_err(platform_failure)?;
+    let signals = StopSignals::install();
+    let result = run_periodic(&workload, &config, &calibration, RunControl::new());
+    drop(signals);
+    let result = result.map_err(run_failure)?;
+    let simulated = if args.compare {
+        Some(simulate_same(&workload, &config, &result)?)
+    } else {
+        None
+    };
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&result).expect("run result serializes")
+        );
+    } else {
+        print!("{}", summary(&workload, &result));
+        if let Some(sim) = &simulated {
+            print!("{}", comparison(&workload, &result.trace, sim));
+        }
+    }
+    write_outputs(args, &workload, &result, simulated.as_ref())?;
+    Ok(exit_code(args, &result))
+}
+
+fn check_duration(duration: Duration) -> Result<(), Failure> {
+    if duration.is_zero() {
+        return Err(Failure::bad_input("--duration must be greater than zero"));
+    }
+    if duration > MAX_RUN_DURATION {
+        return Err(Failure::bad_input(format!(
+            "--duration {duration} is longer than the {MAX_RUN_DURATION} a real-time run may take (every run holds real-time threads on the machine's cores)"
+        )));
+    }
+    Ok(())
+}
+
+/// `--policy table`: the table-driven dispatcher's entry point.
+fn run_table(_args: &Args) -> CommandResult {
+    Err(Failure::bad_input(
+        "--policy table: the table-driven runtime (kairos_rt::table::run_tables) is not yet available",
+    ))
+}
+
+/// Each task's job body: busy work, or the `--command TASK=CMD` given for it.
+fn job_bodies(workload: &Workload, commands: &[String]) -> Result<Vec<JobBody>, Failure> {
+    let mut bodies = vec![JobBody::Busy; workload.tasks.len()];
+    for spec in commands {
+        let (task, command) = spec.split_once('=').ok_or_else(|| {
+            Failure::bad_input(format!(
+                "--command {spec:?}: write TASK=CMD, e.g. --command t1='sleep 0.001'"
+            ))
+        })?;
+        let index = workload.task_index(task).ok_or_else(|| {
+            let names: Vec<&str> = workload.tasks.iter().map(|t| t.name.as_str()).collect();
+            Failure::bad_input(format!(
+                "--command: no task named {task:?} (tasks: {})",
+                names.join(", ")
+            ))
+        })?;
+        if command.trim().is_empty() {
+            return Err(Failure::bad_input(format!(
+                "--command {task}=: the command is empty"
+            )));
+        }
+        bodies[index] = JobBody::Command(command.to_string());
+    }
+    Ok(bodies)
+}
+
+fn platform_failure(e: PlatformError) -> Failure {
+    if e.is_environment() {
+        Failure::environment(e.to_string())
+    } else {
+        Failure::environment(format!("the runtime could not start: {e}"))
+    }
+}
+
+fn run_failure(e: RunError) -> Failure {
+    match e {
+        RunError::Platform(p) => platform_failure(p),
+        RunError::Invalid(text) => Failure::bad_input(text),
+    }
+}
+
+fn exit_code(args: &Args, result: &RunResult) -> u8 {
+    let interrupted = result
+        .stopped_by
+        .as_deref()
+        .is_some_and(|why| why.starts_with("SIG"));
+    if interrupted {
+        EXIT_INTERRUPTED
+    } else if args.fail_on_miss && result.deadline_misses > 0 {
+        crate::exit::NO
+    } else {
+        0
+    }
+}
+
+/// The readable report of a run.
+fn summary(workload: &Workload, r: &RunResult) -> String {
+    let cpus: Vec<String> = r.cpus.iter().map(|c| c.to_string()).collect();
+    let mut out = format!(
+        "{} under {} on CPU(s) {} for {} (ran {})\n",
+        workload.name.as_deref().unwrap_or("workload"),
+        r.policy,
+        cpus.join(","),
+        human_ns(r.duration_ns),
+        human_ns(r.ran_ns)
+    );
+    if let Some(why) = &r.stopped_by {
+        out.push_str(&format!("stopped early: {why}\n"));
+    }
+    out.push_str(&format!("{}\n", r.calibration.summary()));
+    out.push_str(&format!(
+        "jobs: {} released, {} completed, {} deadline miss(es), {} migration(s), {} mode change(s); /dev/cpu_dma_latency {}\n",
+        r.jobs_released,
+        r.jobs_completed,
+        r.deadline_misses,
+        r.migrations,
+        r.mode_changes,
+        if r.dma_latency_held { "held at 0" } else { "not held" }
+    ));
+    for (name, h) in &r.histograms {
+        out.push_str(&format!("{name:<34} {}\n", h.summary.display_us()));
+    }
+    out.push_str(&format!(
+        "{:<12} {:>8} {:>9} {:>7} {:>12} {:>12} {:>12} {:>12}\n",
+        "task",
+        "released",
+        "completed",
+        "misses",
+        "latency p50",
+        "latency max",
+        "response p50",
+        "response max"
+    ));
+    for t in &r.tasks {
+        out.push_str(&format!(
+            "{:<12} {:>8} {:>9} {:>7} {:>12} {:>12} {:>12} {:>12}\n",
+            t.task,
+            t.jobs_released,
+            t.jobs_completed,
+            t.deadline_misses,
+            us(&t.release_latency_ns, |s| s.p50),
+            us(&t.release_latency_ns, |s| s.max),
+            us(&t.response_time_ns, |s| s.p50),
+            us(&t.response_time_ns, |s| s.max),
+        ));
+    }
+    for note in &r.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
+    out
+}
+
+fn us(summary: &Summary, pick: impl Fn(&Summary) -> u64) -> String {
+    if summary.count == 0 {
+        "-".into()
+    } else {
+        human_ns(pick(summary))
+    }
+}
+
+/// The simulator's run of the same workload: the same policy, priorities and core binding
+/// over the same duration, on as many cores as the real run used.
+fn simulate_same(
+    workload: &Workload,
+    config: &PeriodicConfig,
+    result: &RunResult,
+) -> Result<Trace, Failure> {
+    let kind = match config.policy {
+        PeriodicPolicy::Pfp => PolicyKind::PartitionedFp,
+        PeriodicPolicy::Gfp => PolicyKind::GlobalFp,
+        PeriodicPolicy::Edf => PolicyKind::GlobalEdf,
+    };
+    let mut simulated = workload.clone();
+    if config.policy != PeriodicPolicy::Pfp {
+        simulated.cores = result.cpus.len().max(1);
+    }
+    let sim_config = SimConfig {
+        duration: Duration::from_nanos(result.ran_ns.max(1)),
+        execution_times: ExecutionTimeModel::Wcet,
+        record_trace: true,
+        ..SimConfig::default()
+    };
+    let outcome =
+        crate::commands::simulate::run_policy(&simulated, kind, config.priorities, &sim_config)?;
+    outcome
+        .trace
+        .ok_or_else(|| Failure::environment("the simulation kept no trace"))
+}
+
+/// Per job: release, first start, completion, missed; from a trace of either kind.
+#[derive(Clone, Copy, Default)]
+struct JobView {
+    release: u64,
+    start: Option<u64>,
+    completion: Option<u64>,
+    missed: bool,
+}
+
+fn job_views(trace: &Trace) -> BTreeMap<(usize, u64), JobView> {
+    let mut views: BTreeMap<(usize, u64), JobView> = BTreeMap::new();
+    for event in &trace.events {
+        match *event {
+            TraceEvent::Release { task, job, at, .. } => {
+                views.entry((task, job)).or_default().release = at.as_nanos();
+            }
+            TraceEvent::Segment {
+                task, job, start, ..
+            } => {
+                let v = views.entry((task, job)).or_default();
+                let start = start.as_nanos();
+                v.start = Some(v.start.map_or(start, |s| s.min(start)));
+            }
+            TraceEvent::Completion { task, job, at } => {
+                views.entry((task, job)).or_default().completion = Some(at.as_nanos());
+            }
+            TraceEvent::DeadlineMiss { task, job, .. } => {
+                views.entry((task, job)).or_default().missed = true;
+            }
+            _ => {}
+        }
+    }
+    views
+}
+
+/// The job-by-job comparison of a measured and a simulated trace.
+fn comparison(workload: &Workload, measured: &Trace, simulated: &Trace) -> String {
+    let sim = job_views(simulated);
+    let mut real: Vec<((usize, u64), JobView)> = job_views(measured).into_iter().collect();
+    real.sort_by_key(|&((task, job), v)| (v.release, task, job));
+    let mut out =
+        String::from("\nmeasured vs simulated, job by job (times from the run's start):\n");
+    out.push_str(&format!(
+        "{:<14} {:>10} {:>11} {:>11} {:>11} {:>11} {:>8}\n",
+        "job", "release", "start sim", "start real", "resp sim", "resp real", "miss s/r"
+    ));
+    let show = |t: Option<u64>| t.map_or("-".to_string(), human_ns);
+    let (mut start_diffs, mut misses_sim, mut misses_real) = (Vec::new(), 0, 0);
+    for (row, &((task, job), r)) in real.iter().enumerate() {
+        let s = sim.get(&(task, job)).copied().unwrap_or_default();
+        misses_real += u64::from(r.missed);
+        misses_sim += u64::from(s.missed);
+        if let (Some(a), Some(b)) = (r.start, s.start) {
+            start_diffs.push(a.abs_diff(b));
+        }
+        if row < COMPARE_ROWS {
+            let name = workload.tasks.get(task).map_or("?", |t| t.name.as_str());
+            out.push_str(&format!(
+                "{:<14} {:>10} {:>11} {:>11} {:>11} {:>11} {:>8}\n",
+                format!("{name}#{job}"),
+                human_ns(r.release),
+                show(s.start),
+                show(r.start),
+                show(s.completion.map(|c| c.saturating_sub(r.release))),
+                show(r.completion.map(|c| c.saturating_sub(r.release))),
+                format!("{}/{}", yes_no(s.missed), yes_no(r.missed)),
+            ));
+        }
+    }
+    if real.len() > COMPARE_ROWS {
+        out.push_str(&format!("... {} more job(s)\n", real.len() - COMPARE_ROWS));
+    }
+    start_diffs.sort_unstable();
+    let median = start_diffs.get(start_diffs.len() / 2).copied().unwrap_or(0);
+    let max = start_diffs.last().copied().unwrap_or(0);
+    out.push_str(&format!(
+        "{} job(s) started in both; |start real - start sim|: median {}, max {}; deadline misses: simulated {misses_sim}, measured {misses_real}\n",
+        start_diffs.len(),
+        human_ns(median),
+        human_ns(max)
+    ));
+    out
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+fn write_outputs(
+    args: &Args,
+    workload: &Workload,
+    result: &RunResult,
+    simulated: Option<&Trace>,
+) -> Result<(), Failure> {
+    let name = workload.name.as_deref().unwrap_or("workload");
+    let options = GanttOptions {
+        window: args.gantt_window,
+        title: Some(format!("{name}: measured under {}", result.policy)),
+    };
+    if let Some(path) = &args.gantt {
+        let svg = match simulated {
+            Some(sim) => render_levels_svg(
+                &[
+                    ("measured".to_string(), &result.trace),
+                    ("simulated".to_string(), sim),
+                ],
+                &options,
+            ),
+            None => render_svg(&result.trace, &options),
+        };
+        write_output(path, svg)?;
+        eprintln!("wrote Gantt chart {}", path.display());
+    }
+    if let Some(path) = &args.trace {
+        let mut buffer = Vec::new();
+        kairos_trace::chrome::write_chrome_trace(&result.trace, &mut buffer)
+            .map_err(|e| Failure::environment(format!("cannot encode the trace: {e}")))?;
+        write_output(path, buffer)?;
+        eprintln!(
+            "wrote Perfetto trace {} (open it in https://ui.perfetto.dev)",
+            path.display()
+        );
+    }
+    Ok(())
 }

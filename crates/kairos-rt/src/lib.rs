@@ -2,4 +2,23 @@
 //!
 //! Runs workloads for real on this machine's cores (issue 5): real threads with explicit
 //! policy and affinity, calibrated busy work, table-driven global dispatch (G-RES) and lock-free
-//! mode changes (G-MCRES, seed `000_5feb7fca5a4f9943.txt`, Algorithms 1 and 2).
+//! mode changes (G-MCRES, seed `000_5feb7fca5a4f9943.txt`, Algorithms 1 and 2), measured as in
+//! the seed's section 7 (release latency, response time, migration and mode-change parts).
+//!
+//! Layers, bottom up:
+//! - [`platform`]: the only `unsafe` code: pthreads with explicit policy and affinity,
+//!   `sched_setattr`, clocks, `mlockall`, `/dev/cpu_dma_latency`, privilege checks, signals.
+//! - [`calibrate`]: per-core calibrated busy work and per-job user commands.
+//! - [`measure`]: HDR histograms, job records, the run result and its trace.
+//! - [`watchdog`]: bounded runs, stop on SIGINT/SIGTERM, demotion of stuck threads.
+//! - [`periodic`]: periodic and sporadic task sets under partitioned/global FIFO or
+//!   SCHED_DEADLINE.
+
+pub mod calibrate;
+pub mod handoff;
+pub mod measure;
+pub mod mode;
+pub mod periodic;
+pub mod platform;
+pub mod table;
+pub mod watchdog;

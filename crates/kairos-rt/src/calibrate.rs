@@ -1,0 +1,270 @@
+//! Job bodies: calibrated busy work of a requested execution time, or a user command per job.
+//!
+//! Calibration (issue 5, "Job bodies are calibrated busy work ... calibrated at start-up on each
+//! core, with the calibration reported"): on every CPU used, a thread pinned there runs a loop
+//! the optimiser cannot remove and measures iterations per microsecond of thread CPU time;
+//! the median of several trials is kept, and the spread across CPUs is reported.
+//!
+//! Busy work counts **thread CPU time** (CLOCK_THREAD_CPUTIME_ID), read between chunks of
+//! about [`CHUNK_US`] of calibrated loop. The model's execution time is processor time: a job
+//! preempted by a more important one must not have its waiting counted as work, which a
+//! monotonic-clock deadline would do. The calibration only sizes the chunks (so the overshoot
+//! past the requested time stays within a fraction of a chunk); the clock decides when the
+//! job is done, so frequency changes or a wrong calibration cannot make a job short. (In a
+//! VM, time the host steals from the vCPU still counts as CPU time: the guest cannot see it.)
+
+use crate::platform::{clock, priority, thread, PlatformError};
+use serde::Serialize;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+/// Length of one busy chunk between clock reads, in microseconds of CPU time.
+pub const CHUNK_US: f64 = 20.0;
+
+/// Timed trials per CPU; the median rate is kept.
+const TRIALS: usize = 15;
+
+/// CPU time of one trial.
+const TRIAL_US: f64 = 200.0;
+
+/// The loop that busy work repeats: a multiply-add chain through `black_box`, so it can be
+/// neither removed nor vectorised, and its cost per iteration stays fixed.
+#[inline(never)]
+pub fn spin(iterations: u64) -> u64 {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for i in 0..iterations {
+        x = black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i));
+    }
+    x
+}
+
+/// Iterations of [`spin`] per microsecond on one CPU.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CoreCalibration {
+    pub cpu: usize,
+    pub iterations_per_us: f64,
+}
+
+/// The calibration of every CPU a run uses.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Calibration {
+    pub per_core: Vec<CoreCalibration>,
+    /// (max - min) / min of the per-CPU rates: 0 on identical, undisturbed cores.
+    pub spread: f64,
+    /// Wall time the calibration took, in nanoseconds.
+    pub took_ns: u64,
+    /// The policy the calibration threads ran under.
+    pub policy: String,
+}
+
+impl Calibration {
+    /// The rate measured on `cpu`, or the slowest measured rate if `cpu` was not calibrated.
+    pub fn iterations_per_us(&self, cpu: usize) -> f64 {
+        self.per_core
+            .iter()
+            .find(|c| c.cpu == cpu)
+            .map(|c| c.iterations_per_us)
+            .unwrap_or_else(|| self.slowest())
+    }
+
+    /// The lowest rate over all CPUs (for threads that may run anywhere).
+    pub fn slowest(&self) -> f64 {
+        self.per_core
+            .iter()
+            .map(|c| c.iterations_per_us)
+            .fold(f64::INFINITY, f64::min)
+            .min(1e9)
+    }
+
+    /// Busy work sized for `cpu`.
+    pub fn busy_work(&self, cpu: Option<usize>) -> BusyWork {
+        BusyWork::new(cpu.map_or_else(|| self.slowest(), |c| self.iterations_per_us(c)))
+    }
+
+    /// One line for the summary.
+    pub fn summary(&self) -> String {
+        let rates: Vec<String> = self
+            .per_core
+            .iter()
+            .map(|c| format!("cpu{} {:.1}", c.cpu, c.iterations_per_us))
+            .collect();
+        format!(
+            "calibration ({}): {} iterations/us, spread {:.1}%, took {:.1} ms",
+            self.policy,
+            rates.join(", "),
+            self.spread * 100.0,
+            self.took_ns as f64 / 1e6
+        )
+    }
+}
+
+/// Calibrates every CPU in `cpus`, one pinned thread after the other. Runs under SCHED_FIFO
+/// at the lowest priority when allowed (fewer interruptions), SCHED_OTHER otherwise.
+pub fn calibrate(cpus: &[usize]) -> Result<Calibration, PlatformError> {
+    let began = clock::now_ns();
+    let mut per_core = Vec::with_capacity(cpus.len());
+    let mut policy_used = "SCHED_FIFO 1";
+    for &cpu in cpus {
+        let fifo = thread::ThreadSpec::fifo("kairos-calib", priority::MIN, vec![cpu]);
+        let rate = match thread::spawn(fifo, measure_rate) {
+            Ok(t) => t.join()?,
+            Err(PlatformError::NoPrivilege(_)) => {
+                policy_used = "SCHED_OTHER";
+                thread::spawn(
+                    thread::ThreadSpec::other("kairos-calib", vec![cpu]),
+                    measure_rate,
+                )?
+                .join()?
+            }
+            Err(e) => return Err(e),
+        };
+        per_core.push(CoreCalibration {
+            cpu,
+            iterations_per_us: rate,
+        });
+    }
+    let rates = per_core.iter().map(|c| c.iterations_per_us);
+    let (min, max) = rates.fold((f64::INFINITY, 0.0f64), |(lo, hi), r| {
+        (lo.min(r), hi.max(r))
+    });
+    Ok(Calibration {
+        spread: if min > 0.0 && min.is_finite() {
+            (max - min) / min
+        } else {
+            0.0
+        },
+        per_core,
+        took_ns: clock::now_ns() - began,
+        policy: policy_used.into(),
+    })
+}
+
+/// Median iterations per microsecond of CPU time over [`TRIALS`] trials on the current CPU.
+fn measure_rate() -> f64 {
+    // A first guess sizes the trials; the warm-up also brings the CPU out of idle.
+    let guess = rate_of(spin_timed(100_000)).max(1.0);
+    let per_trial = (guess * TRIAL_US) as u64;
+    let mut rates: Vec<f64> = (0..TRIALS)
+        .map(|_| rate_of(spin_timed(per_trial)))
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    rates[TRIALS / 2]
+}
+
+/// (iterations, CPU ns) of one timed run of [`spin`].
+fn spin_timed(iterations: u64) -> (u64, u64) {
+    let before = clock::thread_cpu_ns();
+    black_box(spin(iterations));
+    (iterations, (clock::thread_cpu_ns() - before).max(1))
+}
+
+fn rate_of((iterations, ns): (u64, u64)) -> f64 {
+    iterations as f64 * 1000.0 / ns as f64
+}
+
+/// Busy work of a given CPU time, in calibrated chunks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BusyWork {
+    iterations_per_us: f64,
+}
+
+/// What the per-chunk callback of [`BusyWork::run`] tells the loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chunk {
+    Continue,
+    Stop,
+}
+
+impl BusyWork {
+    pub fn new(iterations_per_us: f64) -> Self {
+        BusyWork {
+            iterations_per_us: iterations_per_us.max(1.0),
+        }
+    }
+
+    /// Consumes `cpu_ns` of the calling thread's CPU time. After every chunk it calls
+    /// `after_chunk` (heartbeat, stop check, core sampling); [`Chunk::Stop`] ends the work
+    /// early. Returns the CPU time actually consumed.
+    pub fn run(&self, cpu_ns: u64, mut after_chunk: impl FnMut() -> Chunk) -> u64 {
+        let start = clock::thread_cpu_ns();
+        let full_chunk = (self.iterations_per_us * CHUNK_US) as u64;
+        loop {
+            let used = clock::thread_cpu_ns() - start;
+            if used >= cpu_ns {
+                return used;
+            }
+            // The last chunk is cut to what remains, so the overshoot stays small.
+            let remaining = ((cpu_ns - used) as f64 / 1000.0 * self.iterations_per_us) as u64;
+            black_box(spin(remaining.clamp(1, full_chunk.max(1))));
+            if after_chunk() == Chunk::Stop {
+                return clock::thread_cpu_ns() - start;
+            }
+        }
+    }
+}
+
+/// Consumes about `cpu_ns` of CPU time with the given calibration rate (no callback).
+pub fn busy_for(rate: &BusyWork, cpu_ns: u64) -> u64 {
+    rate.run(cpu_ns, || Chunk::Continue)
+}
+
+/// Runs `command` through `/bin/sh -c` as one job and waits for it. The child's pid is kept in
+/// `child` while it runs so the watchdog can end it at a hard stop. Its standard output is
+/// discarded (it would mix with kairos' own, e.g. `--json`); its standard error is kept.
+pub fn run_command(command: &str, child: &AtomicI32) -> std::io::Result<std::process::ExitStatus> {
+    let mut process = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(command)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()?;
+    child.store(process.id() as i32, Ordering::SeqCst);
+    let status = process.wait();
+    child.store(0, Ordering::SeqCst);
+    status
+}
+
+/// What a job does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobBody {
+    /// Calibrated busy work of the task's WCET.
+    Busy,
+    /// A user command per job (`--command TASK=CMD`).
+    Command(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn busy_work_consumes_at_least_the_requested_cpu_time() {
+        let work = BusyWork::new(100.0);
+        let used = busy_for(&work, 2_000_000);
+        assert!(used >= 2_000_000, "used {used} ns");
+    }
+
+    #[test]
+    fn stop_ends_busy_work_early() {
+        let work = BusyWork::new(100.0);
+        let mut chunks = 0;
+        let used = work.run(10_000_000_000, || {
+            chunks += 1;
+            if chunks >= 3 {
+                Chunk::Stop
+            } else {
+                Chunk::Continue
+            }
+        });
+        assert_eq!(chunks, 3);
+        assert!(used < 10_000_000_000);
+    }
+
+    #[test]
+    fn commands_run_and_report_their_status() {
+        let child = AtomicI32::new(0);
+        let status = run_command("exit 3", &child).expect("sh runs");
+        assert_eq!(status.code(), Some(3));
+        assert_eq!(child.load(Ordering::SeqCst), 0);
+    }
+}

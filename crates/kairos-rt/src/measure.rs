@@ -1,0 +1,524 @@
+//! Measurements of a real run, in the vocabulary of seed 000 section 7: release latency
+//! (actual start minus intended start, the quantity cyclictest reports for its timer), response
+//! time, deadline misses, the parts of a migration (figure 5: timer to handler, request to stop
+//! on the old core, stop to start on the new core) and of a mode change (overrun detection,
+//! table switch done, all cores rescheduled). Distributions are HDR histograms (nanoseconds,
+//! 3 significant digits) summarised as min/p50/p99/p99.9/max; the trace uses the simulator's
+//! events ([`kairos_trace::Trace`]) with times relative to the run's start, so a simulated and
+//! a measured run can be drawn and compared side by side.
+
+use crate::calibrate::Calibration;
+use hdrhistogram::Histogram;
+use kairos_model::Instant;
+use kairos_trace::{Trace, TraceEvent};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Names of the distributions, stable in the JSON output.
+pub mod names {
+    pub const RELEASE_LATENCY: &str = "release_latency";
+    pub const RESPONSE_TIME: &str = "response_time";
+    /// Migration, part 1: programmed slot boundary to the dispatcher's handler running.
+    pub const MIGRATION_TIMER_TO_HANDLER: &str = "migration.timer_to_handler";
+    /// Migration, part 2: stop requested to the task stopped on the old core.
+    pub const MIGRATION_REQUEST_TO_STOP: &str = "migration.request_to_stop";
+    /// Migration, part 3: stopped on the old core to running on the new one (busy wait incl.).
+    pub const MIGRATION_STOP_TO_START: &str = "migration.stop_to_start";
+    /// Mode change: end of the overrunning interval to the overrun being detected.
+    pub const MODE_CHANGE_DETECTION: &str = "mode_change.detection";
+    /// Mode change: detection to the new table in force.
+    pub const MODE_CHANGE_SWITCH_DONE: &str = "mode_change.table_switch_done";
+    /// Mode change: detection to every core rescheduled under the new table.
+    pub const MODE_CHANGE_ALL_RESCHEDULED: &str = "mode_change.all_cores_rescheduled";
+}
+
+/// A distribution of nanosecond values.
+#[derive(Clone, Debug)]
+pub struct Distribution {
+    histogram: Histogram<u64>,
+}
+
+impl Default for Distribution {
+    fn default() -> Self {
+        Distribution::new()
+    }
+}
+
+impl Distribution {
+    pub fn new() -> Self {
+        Distribution {
+            // 3 significant digits, growing as needed: no value is ever refused.
+            histogram: Histogram::new(3).expect("3 significant digits is a valid precision"),
+        }
+    }
+
+    pub fn record(&mut self, ns: u64) {
+        // With auto-resize, recording only fails for values beyond u64 ranges it cannot hold.
+        let _ = self.histogram.record(ns);
+    }
+
+    pub fn merge(&mut self, other: &Distribution) {
+        let _ = self.histogram.add(&other.histogram);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.histogram.len()
+    }
+
+    pub fn summary(&self) -> Summary {
+        let h = &self.histogram;
+        if h.is_empty() {
+            return Summary::default();
+        }
+        Summary {
+            count: h.len(),
+            min: h.min(),
+            p50: h.value_at_quantile(0.5),
+            p99: h.value_at_quantile(0.99),
+            p999: h.value_at_quantile(0.999),
+            max: h.max(),
+            mean: h.mean().round() as u64,
+        }
+    }
+
+    /// Non-empty buckets as (highest value equivalent to the bucket, count), ascending.
+    pub fn buckets(&self) -> Vec<(u64, u64)> {
+        self.histogram
+            .iter_recorded()
+            .map(|v| (v.value_iterated_to(), v.count_since_last_iteration()))
+            .collect()
+    }
+}
+
+/// Summary of a distribution in nanoseconds (zeros when empty).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub count: u64,
+    pub min: u64,
+    pub p50: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub max: u64,
+    pub mean: u64,
+}
+
+impl Summary {
+    /// "min 14.1 / p50 17.0 / p99 35.2 / p99.9 48.0 / max 60.3 us (n = 1000)".
+    pub fn display_us(&self) -> String {
+        if self.count == 0 {
+            return "no samples".into();
+        }
+        let us = |ns: u64| ns as f64 / 1000.0;
+        format!(
+            "min {:.1} / p50 {:.1} / p99 {:.1} / p99.9 {:.1} / max {:.1} us (n = {})",
+            us(self.min),
+            us(self.p50),
+            us(self.p99),
+            us(self.p999),
+            us(self.max),
+            self.count
+        )
+    }
+}
+
+/// Named distributions a run collects (the standard ones plus any a dispatcher adds).
+#[derive(Clone, Debug, Default)]
+pub struct Measurements {
+    pub distributions: BTreeMap<String, Distribution>,
+}
+
+impl Measurements {
+    pub fn record(&mut self, name: &str, ns: u64) {
+        self.distributions
+            .entry(name.to_string())
+            .or_default()
+            .record(ns);
+    }
+
+    pub fn merge(&mut self, other: &Measurements) {
+        for (name, d) in &other.distributions {
+            self.distributions.entry(name.clone()).or_default().merge(d);
+        }
+    }
+
+    pub fn summary(&self, name: &str) -> Summary {
+        self.distributions
+            .get(name)
+            .map(Distribution::summary)
+            .unwrap_or_default()
+    }
+}
+
+/// One job as it happened. Times are nanoseconds since the run's start.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct JobRecord {
+    pub task: usize,
+    /// Job index, from 0 per task.
+    pub job: u64,
+    /// Intended release.
+    pub release: u64,
+    /// Absolute deadline.
+    pub deadline: u64,
+    /// When its first instruction ran.
+    pub start: Option<u64>,
+    pub completion: Option<u64>,
+    /// When it was dropped unfinished (mixed-criticality discard), if it was.
+    pub discarded: Option<u64>,
+    /// CPU it started on.
+    pub cpu: Option<usize>,
+}
+
+impl JobRecord {
+    pub fn release_latency(&self) -> Option<u64> {
+        self.start.map(|s| s.saturating_sub(self.release))
+    }
+    pub fn response_time(&self) -> Option<u64> {
+        self.completion.map(|c| c.saturating_sub(self.release))
+    }
+    /// Missed: completed after its deadline, or unfinished at a deadline inside the run.
+    /// A discarded job is not a miss (the discard model drops it on purpose).
+    pub fn missed(&self, run_end: u64) -> bool {
+        if self.discarded.is_some() {
+            return false;
+        }
+        match self.completion {
+            Some(c) => c > self.deadline,
+            None => self.deadline <= run_end,
+        }
+    }
+}
+
+/// One stretch of execution of a job on a CPU, nanoseconds since the run's start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SegmentRecord {
+    pub cpu: usize,
+    pub task: usize,
+    pub job: u64,
+    pub start: u64,
+    pub end: u64,
+}
+
+/// What one runtime thread observed; merged into a [`RunResult`].
+#[derive(Clone, Debug, Default)]
+pub struct ThreadLog {
+    pub jobs: Vec<JobRecord>,
+    pub segments: Vec<SegmentRecord>,
+    /// Times a job resumed on another CPU than it last ran on.
+    pub migrations: u64,
+    pub measurements: Measurements,
+}
+
+impl ThreadLog {
+    /// A log with room for `jobs` jobs, so recording allocates nothing during the run.
+    pub fn with_capacity(jobs: usize) -> Self {
+        ThreadLog {
+            jobs: Vec::with_capacity(jobs),
+            segments: Vec::with_capacity(jobs * 2),
+            ..ThreadLog::default()
+        }
+    }
+}
+
+/// A histogram in the JSON output: its summary and its non-empty buckets.
+#[derive(Clone, Debug, Serialize)]
+pub struct HistogramJson {
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// `[value_ns, count]` pairs, ascending.
+    pub buckets: Vec<(u64, u64)>,
+}
+
+/// Per-task figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct TaskSummary {
+    pub task: String,
+    pub jobs_released: u64,
+    pub jobs_completed: u64,
+    pub deadline_misses: u64,
+    pub release_latency_ns: Summary,
+    pub response_time_ns: Summary,
+}
+
+/// Everything a real run produced; its JSON is the `kairos run --json` output. The field
+/// names `jobs_released`, `jobs_completed`, `deadline_misses`, `migrations`, `mode_changes`
+/// and `release_latency_ns.{min,p50,p99,max}` are stable.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    pub policy: String,
+    /// Planned run length (ns); the run may have ended earlier, see `stopped_by`.
+    pub duration_ns: u64,
+    /// Wall time actually run (ns since the start).
+    pub ran_ns: u64,
+    /// Why the run ended early ("SIGINT", "watchdog: ..."), if it did.
+    pub stopped_by: Option<String>,
+    pub cpus: Vec<usize>,
+    /// Whether `/dev/cpu_dma_latency` was held at 0 during the run.
+    pub dma_latency_held: bool,
+    pub jobs_released: u64,
+    pub jobs_completed: u64,
+    pub deadline_misses: u64,
+    pub jobs_discarded: u64,
+    pub migrations: u64,
+    pub mode_changes: u64,
+    pub release_latency_ns: Summary,
+    pub response_time_ns: Summary,
+    pub calibration: Calibration,
+    pub histograms: BTreeMap<String, HistogramJson>,
+    pub tasks: Vec<TaskSummary>,
+    pub notes: Vec<String>,
+    /// Every job, in release order (not in the JSON: use `--trace` for per-job data).
+    #[serde(skip)]
+    pub jobs: Vec<JobRecord>,
+    #[serde(skip)]
+    pub trace: Trace,
+}
+
+/// What [`RunResult::build`] needs; the table dispatcher fills the optional parts.
+pub struct RunInputs {
+    pub policy: String,
+    pub task_names: Vec<String>,
+    pub cpus: Vec<usize>,
+    pub duration_ns: u64,
+    pub ran_ns: u64,
+    pub stopped_by: Option<String>,
+    pub dma_latency_held: bool,
+    pub calibration: Calibration,
+    pub logs: Vec<ThreadLog>,
+    /// Mode changes and other events only the dispatcher knows (ModeChange, Discard).
+    pub extra_events: Vec<TraceEvent>,
+    /// Criticality level names (empty for non-MC runs).
+    pub levels: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+impl RunResult {
+    /// Merges the threads' logs into counts, distributions and a trace.
+    pub fn build(mut inputs: RunInputs) -> RunResult {
+        let end = inputs.ran_ns.min(inputs.duration_ns);
+        let mut jobs: Vec<JobRecord> = Vec::new();
+        let mut segments: Vec<SegmentRecord> = Vec::new();
+        let mut measurements = Measurements::default();
+        let mut migrations = 0;
+        for log in std::mem::take(&mut inputs.logs) {
+            jobs.extend(log.jobs);
+            segments.extend(log.segments);
+            migrations += log.migrations;
+            measurements.merge(&log.measurements);
+        }
+        jobs.sort_by_key(|j| (j.release, j.task, j.job));
+        for job in &jobs {
+            if let Some(l) = job.release_latency() {
+                measurements.record(names::RELEASE_LATENCY, l);
+            }
+            if let Some(r) = job.response_time() {
+                measurements.record(names::RESPONSE_TIME, r);
+            }
+        }
+        let mode_changes = inputs
+            .extra_events
+            .iter()
+            .filter(|e| matches!(e, TraceEvent::ModeChange { from, to, .. } if to > from))
+            .count() as u64;
+        let tasks = task_summaries(&inputs.task_names, &jobs, end);
+        let trace = build_trace(&inputs, &jobs, &segments, end);
+        RunResult {
+            policy: inputs.policy,
+            duration_ns: inputs.duration_ns,
+            ran_ns: inputs.ran_ns,
+            stopped_by: inputs.stopped_by,
+            cpus: inputs.cpus,
+            dma_latency_held: inputs.dma_latency_held,
+            jobs_released: jobs.len() as u64,
+            jobs_completed: jobs.iter().filter(|j| j.completion.is_some()).count() as u64,
+            deadline_misses: jobs.iter().filter(|j| j.missed(end)).count() as u64,
+            jobs_discarded: jobs.iter().filter(|j| j.discarded.is_some()).count() as u64,
+            migrations,
+            mode_changes,
+            release_latency_ns: measurements.summary(names::RELEASE_LATENCY),
+            response_time_ns: measurements.summary(names::RESPONSE_TIME),
+            calibration: inputs.calibration,
+            histograms: measurements
+                .distributions
+                .iter()
+                .map(|(name, d)| {
+                    let json = HistogramJson {
+                        summary: d.summary(),
+                        buckets: d.buckets(),
+                    };
+                    (name.clone(), json)
+                })
+                .collect(),
+            tasks,
+            notes: inputs.notes,
+            jobs,
+            trace,
+        }
+    }
+}
+
+fn task_summaries(names: &[String], jobs: &[JobRecord], end: u64) -> Vec<TaskSummary> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(task, name)| {
+            let mine = jobs.iter().filter(|j| j.task == task);
+            let mut latency = Distribution::new();
+            let mut response = Distribution::new();
+            let (mut released, mut completed, mut misses) = (0, 0, 0);
+            for job in mine {
+                released += 1;
+                completed += u64::from(job.completion.is_some());
+                misses += u64::from(job.missed(end));
+                job.release_latency()
+                    .into_iter()
+                    .for_each(|l| latency.record(l));
+                job.response_time()
+                    .into_iter()
+                    .for_each(|r| response.record(r));
+            }
+            TaskSummary {
+                task: name.clone(),
+                jobs_released: released,
+                jobs_completed: completed,
+                deadline_misses: misses,
+                release_latency_ns: latency.summary(),
+                response_time_ns: response.summary(),
+            }
+        })
+        .collect()
+}
+
+/// The simulator's event vocabulary, ordered by when each event happened (a segment when it
+/// closes, a miss at the deadline).
+fn build_trace(
+    inputs: &RunInputs,
+    jobs: &[JobRecord],
+    segments: &[SegmentRecord],
+    end: u64,
+) -> Trace {
+    let at = Instant::from_nanos;
+    let mut timed: Vec<(u64, u8, TraceEvent)> = Vec::new();
+    for j in jobs {
+        timed.push((
+            j.release,
+            0,
+            TraceEvent::Release {
+                task: j.task,
+                job: j.job,
+                at: at(j.release),
+                deadline: at(j.deadline),
+            },
+        ));
+        if let Some(c) = j.completion {
+            timed.push((
+                c,
+                2,
+                TraceEvent::Completion {
+                    task: j.task,
+                    job: j.job,
+                    at: at(c),
+                },
+            ));
+        }
+        if j.missed(end) {
+            timed.push((
+                j.deadline,
+                3,
+                TraceEvent::DeadlineMiss {
+                    task: j.task,
+                    job: j.job,
+                    at: at(j.deadline),
+                },
+            ));
+        }
+    }
+    for s in segments {
+        timed.push((
+            s.end,
+            1,
+            TraceEvent::Segment {
+                core: s.cpu,
+                task: s.task,
+                job: s.job,
+                start: at(s.start),
+                end: at(s.end),
+            },
+        ));
+    }
+    for e in &inputs.extra_events {
+        timed.push((event_time(e), 1, e.clone()));
+    }
+    timed.sort_by_key(|(t, rank, _)| (*t, *rank));
+    Trace {
+        task_names: inputs.task_names.clone(),
+        levels: inputs.levels.clone(),
+        cores: inputs.cpus.iter().max().map_or(1, |m| m + 1),
+        end: at(end),
+        events: timed.into_iter().map(|(_, _, e)| e).collect(),
+    }
+}
+
+fn event_time(event: &TraceEvent) -> u64 {
+    match event {
+        TraceEvent::Release { at, .. }
+        | TraceEvent::Completion { at, .. }
+        | TraceEvent::DeadlineMiss { at, .. }
+        | TraceEvent::Abort { at, .. }
+        | TraceEvent::Discard { at, .. }
+        | TraceEvent::ModeChange { at, .. } => at.as_nanos(),
+        TraceEvent::Segment { end, .. } => end.as_nanos(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_of_known_values() {
+        let mut d = Distribution::new();
+        for v in 1..=1000u64 {
+            d.record(v * 1000);
+        }
+        let s = d.summary();
+        assert_eq!(s.count, 1000);
+        assert_eq!(s.min, 1000);
+        // 3 significant digits: quantiles within 0.1 %.
+        assert!(
+            (s.p50 as f64 - 500_000.0).abs() / 500_000.0 < 0.002,
+            "{s:?}"
+        );
+        assert!(s.max >= 1_000_000 && s.max <= 1_001_000, "{s:?}");
+        assert_eq!(d.buckets().iter().map(|b| b.1).sum::<u64>(), 1000);
+    }
+
+    #[test]
+    fn empty_summary_is_zero() {
+        assert_eq!(Distribution::new().summary(), Summary::default());
+    }
+
+    fn job(release: u64, deadline: u64, completion: Option<u64>) -> JobRecord {
+        JobRecord {
+            task: 0,
+            job: 0,
+            release,
+            deadline,
+            start: Some(release + 10),
+            completion,
+            discarded: None,
+            cpu: Some(0),
+        }
+    }
+
+    #[test]
+    fn misses_follow_the_deadline_and_the_run_end() {
+        assert!(!job(0, 100, Some(100)).missed(1000));
+        assert!(job(0, 100, Some(101)).missed(1000));
+        assert!(job(0, 100, None).missed(1000));
+        // Unfinished, deadline after the end: not (yet) a miss.
+        assert!(!job(0, 2000, None).missed(1000));
+        let mut dropped = job(0, 100, None);
+        dropped.discarded = Some(50);
+        assert!(!dropped.missed(1000));
+    }
+}

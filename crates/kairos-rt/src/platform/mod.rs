@@ -1,0 +1,85 @@
+//! The platform layer: thin, safe wrappers over the Linux mechanisms a user-space real-time
+//! runtime needs (`../shared/notes/linux-platform.md`, "Mechanisms a user-space runtime can
+//! use"). Every `unsafe` block of the crate lives here, each with its SAFETY comment; the rest
+//! of the runtime (and the table dispatcher) only calls these functions.
+//!
+//! - [`thread`]: threads created with an explicit policy, priority and affinity.
+//! - [`sched`]: policies of existing threads (FIFO, OTHER, DEADLINE), affinity, thread scans.
+//! - [`clock`]: the monotonic and thread CPU-time clocks, absolute sleeps.
+//! - [`memory`]: `mlockall` and stack prefaulting.
+//! - [`dma`]: the `/dev/cpu_dma_latency` PM-QoS guard.
+//! - [`privilege`]: whether real-time scheduling is allowed here, and why not.
+//! - [`signals`]: SIGINT/SIGTERM turned into a stop flag.
+
+pub mod clock;
+pub mod dma;
+pub mod memory;
+pub mod privilege;
+pub mod sched;
+pub mod signals;
+pub mod thread;
+
+use thiserror::Error;
+
+/// Priorities the runtime uses, highest first. The watchdog is above everything it guards.
+pub mod priority {
+    /// The watchdog: above every runtime thread so a spinning one cannot starve it.
+    pub const WATCHDOG: i32 = 99;
+    /// Per-core dispatchers of the table-driven runtime.
+    pub const DISPATCHER: i32 = 98;
+    /// The most important worker of a fixed-priority run; less important ones count down.
+    pub const WORKER_MAX: i32 = 89;
+    /// The timer-latency probe, as cyclictest's `-p 80`.
+    pub const PROBE: i32 = 80;
+    /// The least important real-time priority.
+    pub const MIN: i32 = 1;
+}
+
+/// A platform call that failed, with what to do about it.
+#[derive(Debug, Error)]
+pub enum PlatformError {
+    /// Real-time scheduling is not allowed for this process (exit 3 in the CLI).
+    #[error("{0}")]
+    NoPrivilege(String),
+    /// SCHED_DEADLINE admission control refused a thread.
+    #[error("{0}")]
+    DeadlineRefused(String),
+    /// Any other failing system call.
+    #[error("{op} failed: {source}")]
+    Os {
+        op: &'static str,
+        source: std::io::Error,
+    },
+}
+
+impl PlatformError {
+    pub(crate) fn os(op: &'static str, errno: i32) -> Self {
+        PlatformError::Os {
+            op,
+            source: std::io::Error::from_raw_os_error(errno),
+        }
+    }
+
+    pub(crate) fn last_os(op: &'static str) -> Self {
+        PlatformError::Os {
+            op,
+            source: std::io::Error::last_os_error(),
+        }
+    }
+
+    /// True when the failure is about the environment (privilege, limits), not the input.
+    pub fn is_environment(&self) -> bool {
+        matches!(
+            self,
+            PlatformError::NoPrivilege(_) | PlatformError::DeadlineRefused(_)
+        )
+    }
+}
+
+/// The CPUs this process may run on (its affinity at start-up), ascending.
+pub fn online_cpus() -> Vec<usize> {
+    match sched::affinity_of(0) {
+        Ok(cpus) if !cpus.is_empty() => cpus,
+        _ => (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect(),
+    }
+}
