@@ -1,14 +1,25 @@
 //! `kairos simulate FILE --policy P`: a discrete-event simulation with metrics, a Gantt chart
 //! and a Perfetto trace.
+//!
+//! A mixed-criticality system (a kairos file with `dags`, or MC-DAG XML) runs under the `table`
+//! policy instead: its scheduling tables executed as G-RES / G-MCRES do (seed
+//! `000_5feb7fca5a4f9943.txt` sections 5-6), with injected overruns and mode changes.
 
 use crate::args::{duration_arg, window_arg, write_output, CommandResult, Failure};
+use crate::mc_input::{is_xml, load_system, read_text};
 use crate::report;
-use kairos_model::{Duration, Instant, Overheads, Workload};
+use kairos_mc::{synthesize, SynthOptions};
+use kairos_model::mc_load::is_mc_source;
+use kairos_model::{Duration, Format, Instant, McSystem, Overheads, TableSet, Workload};
 use kairos_sim::policy::fixed_priority::PriorityOrder;
 use kairos_sim::policy::PolicyKind;
+use kairos_sim::table::{
+    simulate_tables, LevelCounts, Overrun, TableExecModel, TableMetrics, TableSimConfig,
+};
 use kairos_sim::{simulate, ExecutionTimeModel, SimConfig, SimOutcome};
 use kairos_trace::gantt::{render_svg, GanttOptions};
-use std::path::PathBuf;
+use kairos_trace::Trace;
+use std::path::{Path, PathBuf};
 
 /// Simulated time when neither `--duration` nor a usable hyper-period says otherwise.
 pub const DEFAULT_DURATION_CAP: Duration = Duration::from_secs(10);
@@ -17,9 +28,10 @@ pub const DEFAULT_DURATION_CAP: Duration = Duration::from_secs(10);
 pub struct SimulateArgs {
     /// Workload file (.toml or .json).
     pub file: PathBuf,
-    /// Scheduling policy.
-    #[arg(long, value_parser = ["gedf", "pedf", "gfp", "pfp", "edzl"])]
-    pub policy: String,
+    /// Scheduling policy: required for a periodic workload; `table` (the default and only
+    /// choice) for a mixed-criticality system.
+    #[arg(long, value_parser = ["gedf", "pedf", "gfp", "pfp", "edzl", "table"])]
+    pub policy: Option<String>,
     /// Override the number of cores of the file.
     #[arg(long)]
     pub cores: Option<usize>,
@@ -63,15 +75,44 @@ pub struct SimulateArgs {
     /// Write a Chrome trace-event JSON file (open it in ui.perfetto.dev).
     #[arg(long, value_name = "FILE.json")]
     pub trace: Option<PathBuf>,
+    /// MC systems: the table file to run (from `kairos synth --out`); synthesized with
+    /// GMH-MC-DAG (G-EDZL) when absent.
+    #[arg(long, value_name = "TABLES.json")]
+    pub tables: Option<PathBuf>,
+    /// MC systems: make job JOB (counted from 0 since time 0) of TASK (dag/task) need its WCET at
+    /// its own level, at LEVEL, or exactly DURATION. Repeatable.
+    #[arg(long, value_name = "TASK@JOB[:LEVEL|=DURATION]", value_parser = overrun_arg)]
+    pub overrun: Vec<Overrun>,
+    /// MC systems: each job of a task above the lowest level overruns with this probability, to
+    /// its WCET at a level drawn uniformly from 1 to its own (seeded by --seed).
+    #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = probability_arg)]
+    pub overrun_probability: f64,
+    /// MC systems in MC-DAG XML: the length of one time unit (the format has none).
+    #[arg(long, default_value = "1ms", value_parser = duration_arg)]
+    pub slot: Duration,
 }
 
 pub fn run(args: &SimulateArgs) -> CommandResult {
+    if is_mc_file(&args.file) {
+        return run_tables(args);
+    }
+    refuse_mc_options(args)?;
     let mut workload = crate::commands::check::load_valid(&args.file)?;
     if let Some(cores) = args.cores {
         override_cores(&mut workload, cores)?;
     }
-    let kind = PolicyKind::from_cli_name(&args.policy)
-        .ok_or_else(|| Failure::bad_input("unknown policy"))?;
+    let policy = match args.policy.as_deref() {
+        None => Err(Failure::bad_input(
+            "--policy is required for a periodic workload: gedf, pedf, gfp, pfp or edzl",
+        )),
+        Some("table") => Err(Failure::bad_input(format!(
+            "--policy table runs mixed-criticality systems (files with `dags`, or MC-DAG .xml); {} is a periodic workload",
+            args.file.display()
+        ))),
+        Some(policy) => Ok(policy),
+    }?;
+    let kind =
+        PolicyKind::from_cli_name(policy).ok_or_else(|| Failure::bad_input("unknown policy"))?;
     let config = SimConfig {
         duration: resolve_duration(&workload, args.duration)?,
         execution_times: match args.execution_times.as_str() {
@@ -228,16 +269,37 @@ pub fn write_pictures(
     trace_path: Option<&PathBuf>,
     workload: &Workload,
 ) -> Result<Vec<String>, Failure> {
+    let title = format!(
+        "{} under {}",
+        workload.name.as_deref().unwrap_or("workload"),
+        outcome.metrics.policy
+    );
+    let outputs = TraceOutputs {
+        gantt,
+        window,
+        trace: trace_path,
+    };
+    write_trace_files(outcome.trace.as_ref(), title, &outputs)
+}
+
+/// Where a recorded trace goes.
+struct TraceOutputs<'a> {
+    gantt: Option<&'a PathBuf>,
+    window: Option<(Instant, Instant)>,
+    trace: Option<&'a PathBuf>,
+}
+
+fn write_trace_files(
+    trace: Option<&Trace>,
+    title: String,
+    outputs: &TraceOutputs,
+) -> Result<Vec<String>, Failure> {
     let mut written = Vec::new();
-    let Some(trace) = &outcome.trace else {
+    let Some(trace) = trace else {
         return Ok(written);
     };
+    let (gantt, window, trace_path) = (outputs.gantt, outputs.window, outputs.trace);
     if let Some(path) = gantt {
-        let title = format!(
-            "{} under {}",
-            workload.name.as_deref().unwrap_or("workload"),
-            outcome.metrics.policy
-        );
         let svg = render_svg(
             trace,
             &GanttOptions {
@@ -259,4 +321,251 @@ pub fn write_pictures(
         ));
     }
     Ok(written)
+}
+
+/// Whether `path` holds a mixed-criticality system (MC-DAG XML, or a kairos file with `dags` or
+/// `levels`). An unreadable file goes the periodic way, whose loader reports why.
+fn is_mc_file(path: &Path) -> bool {
+    if is_xml(path) {
+        return true;
+    }
+    let format = Format::from_path(&path.to_string_lossy());
+    std::fs::read_to_string(path).is_ok_and(|text| is_mc_source(&text, format))
+}
+
+/// The first flag in `flags` that was given, as an error saying where it belongs.
+fn refuse(flags: &[(bool, &str)], belongs: &str) -> Result<(), Failure> {
+    match flags.iter().find(|(given, _)| *given) {
+        Some((_, flag)) => Err(Failure::bad_input(format!("{flag} {belongs}"))),
+        None => Ok(()),
+    }
+}
+
+fn refuse_mc_options(args: &SimulateArgs) -> Result<(), Failure> {
+    let flags = [
+        (args.tables.is_some(), "--tables"),
+        (!args.overrun.is_empty(), "--overrun"),
+        (args.overrun_probability > 0.0, "--overrun-probability"),
+    ];
+    refuse(
+        &flags,
+        "applies to mixed-criticality systems only (files with `dags`, or MC-DAG .xml)",
+    )
+}
+
+fn refuse_periodic_options(args: &SimulateArgs) -> Result<(), Failure> {
+    let flags = [
+        (args.cores.is_some(), "--cores"),
+        (args.priorities != "auto", "--priorities"),
+        (args.abort_on_miss, "--abort-on-miss"),
+        (args.overhead_scheduling.is_some(), "--overhead-scheduling"),
+        (
+            args.overhead_context_switch.is_some(),
+            "--overhead-context-switch",
+        ),
+        (args.overhead_migration.is_some(), "--overhead-migration"),
+    ];
+    refuse(
+        &flags,
+        "applies to periodic workloads only: the table policy runs the tables as they are",
+    )
+}
+
+fn overrun_arg(text: &str) -> Result<Overrun, String> {
+    text.parse()
+}
+
+fn probability_arg(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("{text:?} is not a probability between 0 and 1")),
+    }
+}
+
+/// The `table` policy on a mixed-criticality system.
+fn run_tables(args: &SimulateArgs) -> CommandResult {
+    if let Some(policy) = args.policy.as_deref().filter(|p| *p != "table") {
+        return Err(Failure::bad_input(format!(
+            "{} is a mixed-criticality system: it runs under --policy table (its scheduling tables), not {policy}",
+            args.file.display()
+        )));
+    }
+    refuse_periodic_options(args)?;
+    if let Some(duration) = args.duration {
+        if duration.is_zero() || duration > kairos_model::decode::MAX_DURATION {
+            return Err(Failure::bad_input(format!(
+                "--duration must be greater than zero and at most {}",
+                kairos_model::decode::MAX_DURATION
+            )));
+        }
+    }
+    let system = load_system(&args.file, args.slot)?;
+    let (tables, source) = tables_for(&system, args.tables.as_deref())?;
+    let config = TableSimConfig {
+        duration: args.duration,
+        execution_times: match args.execution_times.as_str() {
+            "uniform" => TableExecModel::Uniform { min_fraction: 0.0 },
+            _ => TableExecModel::Wcet,
+        },
+        overruns: args.overrun.clone(),
+        overrun_probability: args.overrun_probability,
+        seed: args.seed,
+        record_trace: args.gantt.is_some() || args.trace.is_some(),
+    };
+    let outcome = simulate_tables(&system, &tables, &config)
+        .map_err(|e| Failure::bad_input(e.to_string()))?;
+    let metrics = &outcome.metrics;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(metrics).expect("metrics serialize")
+        );
+    } else {
+        print!("{}", table_summary(&system, metrics, &source));
+    }
+    let title = format!(
+        "{} under table ({} mode change(s))",
+        system_name(&system, &args.file),
+        metrics.mode_changes.len()
+    );
+    let outputs = TraceOutputs {
+        gantt: args.gantt.as_ref(),
+        window: args.gantt_window,
+        trace: args.trace.as_ref(),
+    };
+    for written in write_trace_files(outcome.trace.as_ref(), title, &outputs)? {
+        eprintln!("wrote {written}");
+    }
+    Ok(if args.fail_on_miss && metrics.deadline_misses > 0 {
+        crate::exit::NO
+    } else {
+        0
+    })
+}
+
+fn system_name(system: &McSystem, file: &Path) -> String {
+    system.name.clone().unwrap_or_else(|| {
+        file.file_stem()
+            .map_or("system".into(), |s| s.to_string_lossy().into_owned())
+    })
+}
+
+/// The tables from `--tables`, or synthesized (G-EDZL) without it; and where they came from.
+fn tables_for(system: &McSystem, path: Option<&Path>) -> Result<(TableSet, String), Failure> {
+    if let Some(path) = path {
+        let text = read_text(path)?;
+        let tables = TableSet::from_json(&text)
+            .map_err(|e| Failure::bad_input(format!("{}: {e}", path.display())))?;
+        return Ok((tables, path.display().to_string()));
+    }
+    match synthesize(system, &SynthOptions::default()) {
+        Ok(out) => Ok((
+            out.tables,
+            format!("synthesized with GMH-MC-DAG (gedzl), slot {}", out.slot),
+        )),
+        Err(e) if e.is_input_error() => {
+            Err(Failure::bad_input(format!("cannot synthesize tables: {e}")))
+        }
+        Err(e) => Err(Failure {
+            message: format!(
+                "no tables to run: GMH-MC-DAG found no schedule ({e}); see `kairos synth`"
+            ),
+            code: crate::exit::NO,
+        }),
+    }
+}
+
+/// How many mode changes and misses the summary lists one by one.
+const LISTED: usize = 10;
+
+/// The human-readable report of a table run.
+fn table_summary(system: &McSystem, m: &TableMetrics, source: &str) -> String {
+    use std::fmt::Write;
+    let ns = |v: u64| Duration::from_nanos(v).to_string();
+    let per_level = |counts: &LevelCounts| {
+        let parts: Vec<String> = counts.0.iter().map(|(l, n)| format!("{l} {n}")).collect();
+        parts.join(", ")
+    };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} cores, levels {}, hyper-period {}; simulated {} under table ({source})",
+        m.cores,
+        m.levels.join(" < "),
+        ns(m.hyperperiod_ns),
+        ns(m.duration_ns),
+    );
+    let _ = writeln!(
+        out,
+        "jobs: {} released, {} completed, {} discarded, {} unfinished at the end",
+        m.jobs_released, m.jobs_completed, m.jobs_discarded, m.unfinished_jobs
+    );
+    let _ = writeln!(
+        out,
+        "mode changes: {} (highest mode {})",
+        m.mode_changes.len(),
+        m.max_mode
+    );
+    for change in m.mode_changes.iter().take(LISTED) {
+        let why = if change.triggers.is_empty() {
+            "hyper-period boundary".to_string()
+        } else {
+            format!("overrun of {}", change.triggers.join(", "))
+        };
+        let at = ns(change.at_ns);
+        let _ = writeln!(out, "  {at:>10}  {} -> {}  {why}", change.from, change.to);
+    }
+    if m.mode_changes.len() > LISTED {
+        let _ = writeln!(out, "  ... {} more", m.mode_changes.len() - LISTED);
+    }
+    let _ = writeln!(
+        out,
+        "deadline misses: {} ({} of jobs the tables guarantee)",
+        m.deadline_misses, m.guaranteed_misses
+    );
+    let _ = writeln!(
+        out,
+        "  by task level: {}",
+        per_level(&m.deadline_misses_by_level)
+    );
+    let _ = writeln!(
+        out,
+        "  by mode at the deadline: {}",
+        per_level(&m.deadline_misses_by_mode)
+    );
+    for miss in m.misses.iter().take(LISTED) {
+        let level = system.find_task(&miss.task).map_or(String::new(), |t| {
+            system.levels[system.task(t).criticality()].clone()
+        });
+        let _ = writeln!(
+            out,
+            "  {}#{} ({level}) missed {} in mode {}",
+            miss.task,
+            miss.job,
+            ns(miss.deadline_ns),
+            miss.mode
+        );
+    }
+    if m.misses.len() > LISTED {
+        let _ = writeln!(out, "  ... {} more", m.misses.len() - LISTED);
+    }
+    let _ = writeln!(
+        out,
+        "discarded by level: {}",
+        per_level(&m.jobs_discarded_by_level)
+    );
+    let _ = writeln!(out, "budget exhausted: {}", m.budget_exhausted);
+    let time: Vec<String> = m
+        .time_in_mode_ns
+        .0
+        .iter()
+        .map(|(l, t)| format!("{l} {}", ns(*t)))
+        .collect();
+    let _ = writeln!(out, "time in mode: {}", time.join(", "));
+    let _ = writeln!(
+        out,
+        "preemptions {}, migrations {}, precedence violations {}",
+        m.preemptions, m.migrations, m.precedence_violations
+    );
+    out
 }

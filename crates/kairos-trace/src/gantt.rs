@@ -394,14 +394,25 @@ fn mode_changes(trace: &Trace, scale: &TimeScale, top: f64, bottom: f64) -> Grou
                         .set("stroke-width", 2)
                         .set("stroke-dasharray", "6,3"),
                 )
-                .add(
-                    text(label, x + 3.0, top + 11.0)
-                        .set("fill", MODE_COLOUR)
-                        .set("font-weight", "bold"),
-                ),
+                .add(mode_label(label, x, top + 11.0)),
         );
     }
     group
+}
+
+/// "FROM -> TO" right of the line at `x`, or left of it when it would run past the plot.
+fn mode_label(label: String, x: f64, y: f64) -> Text {
+    let width = label.chars().count() as f64 * CHAR_WIDTH;
+    let fits_right = x + 3.0 + width <= LABEL_WIDTH + PLOT_WIDTH + MARGIN;
+    let (x, anchor) = if fits_right {
+        (x + 3.0, "start")
+    } else {
+        (x - 3.0, "end")
+    };
+    text(label, x, y)
+        .set("text-anchor", anchor)
+        .set("fill", MODE_COLOUR)
+        .set("font-weight", "bold")
 }
 
 /// A grey cross on the row above the cores at each discarded job (the job has no core then).
