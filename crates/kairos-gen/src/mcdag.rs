@@ -63,7 +63,7 @@ pub struct McDagParams {
     /// Periods divide this many slots, so the hyper-period does too; `None` = any integer in the
     /// range, as the reference tool (hyper-periods can then grow very large).
     pub hyperperiod_base: Option<u64>,
-    /// Attempts before giving up with [`GenError::RetriesExhausted`].
+    /// Attempts before giving up with [`GenError::Infeasible`].
     pub max_attempts: u32,
     pub seed: u64,
 }
@@ -109,15 +109,25 @@ pub fn generate_mcdag_with(
     params: &McDagParams,
 ) -> Result<McSystem, GenError> {
     let shape = Shape::new(params)?;
+    let top = shape.per_level[params.levels - 1];
+    if params.utilization >= (params.dags * top) as f64 {
+        return Err(GenError::Infeasible(format!(
+            "utilization {} needs more than {top} task(s) of the highest level in each of the {} \
+             DAG(s): a task's utilization is at most 1 and only those tasks run at that level \
+             (raise the task count, the highest level's share, or the DAG count)",
+            params.utilization, params.dags
+        )));
+    }
     for _ in 0..params.max_attempts {
         if let Some(system) = attempt(rng, params, &shape) {
             return Ok(system);
         }
     }
-    Err(GenError::RetriesExhausted {
-        generator: "MC-DAG generator",
-        attempts: params.max_attempts,
-    })
+    Err(GenError::Infeasible(format!(
+        "no system in {} attempts had every level's utilization within 0.1 % of {} with WCETs \
+         that fit the periods; use more tasks per DAG, a lower utilization, or more attempts",
+        params.max_attempts, params.utilization
+    )))
 }
 
 /// What the parameters fix before any draw: tasks per level and the allowed periods.
