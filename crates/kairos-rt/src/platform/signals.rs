@@ -71,6 +71,8 @@ impl Drop for StopSignals {
             // SAFETY: restores the action saved by `install` for the same signal.
             unsafe { libc::sigaction(*signal, old, std::ptr::null_mut()) };
         }
+        // A signal belongs to the run that had the guard: the next run starts clean.
+        RECEIVED.store(0, Ordering::SeqCst);
     }
 }
 

@@ -1,0 +1,348 @@
+//! Real runs on this machine's cores (issue 5, "What it must show"): bounded, behaviour only,
+//! never a latency bound. Each test skips with a printed reason where real-time scheduling is
+//! not allowed; CI runs as root, where they all run. One lock serialises them: they share the
+//! CPUs and the process-wide signal disposition, and they scan the process's threads.
+
+use kairos_model::{check_source, Format, Workload};
+use kairos_rt::calibrate::{calibrate, Calibration, JobBody};
+use kairos_rt::measure::RunResult;
+use kairos_rt::periodic::{plan, run_periodic, PeriodicConfig, PeriodicPolicy, RunError};
+use kairos_rt::platform::{
+    self, clock, privilege, sched, signals::StopSignals, thread, PlatformError,
+};
+use kairos_rt::watchdog::{Guarded, Heartbeat, RunControl, Watchdog, WatchdogConfig};
+use std::sync::atomic::AtomicI32;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// True if SCHED_FIFO works here; otherwise prints why the test is skipped.
+fn rt_allowed(test: &str) -> bool {
+    match privilege::require_rt() {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("skipping {test}: {e}");
+            false
+        }
+    }
+}
+
+const TWO_TASKS: &str = r#"
+name = "two"
+cores = 2
+[[tasks]]
+name = "fast"
+wcet = "1ms"
+period = "10ms"
+[[tasks]]
+name = "slow"
+wcet = "2ms"
+period = "20ms"
+deadline = "15ms"
+"#;
+
+fn workload(source: &str) -> Workload {
+    check_source(source, Format::Toml)
+        .workload
+        .expect("test workload is valid")
+}
+
+fn calibrated(w: &Workload, config: &PeriodicConfig) -> Calibration {
+    let plan = plan(w, config, &platform::online_cpus()).expect("plan");
+    calibrate(&plan.cpus).expect("calibration")
+}
+
+fn run(w: &Workload, config: &PeriodicConfig) -> Result<RunResult, RunError> {
+    run_periodic(w, config, &calibrated(w, config), RunControl::new())
+}
+
+fn assert_no_rt_thread_left() {
+    let left = sched::rt_threads_of_self();
+    assert!(
+        left.is_empty(),
+        "real-time threads left after the run: {left:?}"
+    );
+}
+
+/// Jobs of each task released in [0, 300 ms): 30 of `fast`, 15 of `slow`.
+fn assert_expected_jobs(result: &RunResult) {
+    let per_task: Vec<u64> = result.tasks.iter().map(|t| t.jobs_released).collect();
+    assert_eq!(per_task, vec![30, 15], "{:?}", result.tasks);
+    // Every job runs to completion: the run ends after the last release, not mid-job.
+    assert_eq!(result.jobs_completed, 45);
+    assert_eq!(result.release_latency_ns.count, 45);
+    assert!(result.release_latency_ns.min <= result.release_latency_ns.max);
+    assert_eq!(result.stopped_by, None);
+}
+
+#[test]
+fn partitioned_fp_releases_and_completes_every_job() {
+    let _lock = serial();
+    if !rt_allowed("partitioned_fp_releases_and_completes_every_job") {
+        return;
+    }
+    let w = workload(TWO_TASKS);
+    let result = run(&w, &PeriodicConfig::new(PeriodicPolicy::Pfp, 300_000_000)).expect("run");
+    assert_expected_jobs(&result);
+    // Pinned threads never migrate.
+    assert_eq!(result.migrations, 0);
+    assert_no_rt_thread_left();
+    // The trace has one release and one completion per job, and busy segments of each job
+    // add up to at least its WCET (CPU time is what busy work counts).
+    let trace = &result.trace;
+    let releases = trace
+        .events
+        .iter()
+        .filter(|e| matches!(e, kairos_trace::TraceEvent::Release { .. }))
+        .count();
+    assert_eq!(releases, 45);
+    let fast_job0: u64 = trace
+        .segments()
+        .filter(|s| s.1 == 0 && s.2 == 0)
+        .map(|s| s.4.as_nanos() - s.3.as_nanos())
+        .sum();
+    assert!(fast_job0 >= 900_000, "fast#0 segments cover {fast_job0} ns");
+}
+
+#[test]
+fn global_fp_releases_and_completes_every_job() {
+    let _lock = serial();
+    if !rt_allowed("global_fp_releases_and_completes_every_job") {
+        return;
+    }
+    let w = workload(TWO_TASKS);
+    let result = run(&w, &PeriodicConfig::new(PeriodicPolicy::Gfp, 300_000_000)).expect("run");
+    assert_expected_jobs(&result);
+    assert_no_rt_thread_left();
+}
+
+#[test]
+fn edf_through_sched_deadline_releases_and_completes_every_job() {
+    let _lock = serial();
+    if !rt_allowed("edf_through_sched_deadline_releases_and_completes_every_job") {
+        return;
+    }
+    let w = workload(TWO_TASKS);
+    match run(&w, &PeriodicConfig::new(PeriodicPolicy::Edf, 300_000_000)) {
+        Ok(result) => assert_expected_jobs(&result),
+        Err(RunError::Platform(PlatformError::DeadlineRefused(why))) => {
+            eprintln!("skipping the SCHED_DEADLINE run: the kernel refused it: {why}");
+        }
+        Err(e) => panic!("edf run failed: {e}"),
+    }
+    assert_no_rt_thread_left();
+}
+
+#[test]
+fn sched_deadline_over_the_admission_limit_is_explained() {
+    let _lock = serial();
+    if !rt_allowed("sched_deadline_over_the_admission_limit_is_explained") {
+        return;
+    }
+    // Three tasks of bandwidth 0.9 ask for 2.7 CPUs: more than any 2-CPU machine admits.
+    let cpus = platform::online_cpus().len();
+    let mut source = format!("cores = {cpus}\n");
+    for i in 0..=cpus {
+        source.push_str(&format!(
+            "[[tasks]]\nname = \"t{i}\"\nwcet = \"9ms\"\nperiod = \"10ms\"\n"
+        ));
+    }
+    let w = workload(&source);
+    let mut config = PeriodicConfig::new(PeriodicPolicy::Edf, 50_000_000);
+    config.edf_margin_ratio = 0.0;
+    config.edf_margin_ns = 0;
+    match run(&w, &config) {
+        Err(RunError::Platform(PlatformError::DeadlineRefused(why))) => {
+            assert!(why.contains("EBUSY") || why.contains("EPERM"), "{why}");
+        }
+        Ok(_) => eprintln!(
+            "this kernel admitted {:.1} CPUs of SCHED_DEADLINE bandwidth",
+            0.9 * (cpus + 1) as f64
+        ),
+        Err(e) => panic!("unexpected failure: {e}"),
+    }
+    assert_no_rt_thread_left();
+}
+
+#[test]
+fn sigint_stops_a_run_cleanly_and_leaves_no_rt_thread() {
+    let _lock = serial();
+    if !rt_allowed("sigint_stops_a_run_cleanly_and_leaves_no_rt_thread") {
+        return;
+    }
+    let w = workload(TWO_TASKS);
+    let config = PeriodicConfig::new(PeriodicPolicy::Pfp, 10_000_000_000);
+    let calibration = calibrated(&w, &config);
+    let guard = StopSignals::install();
+    let pid = std::process::id().to_string();
+    let sender = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let status = std::process::Command::new("kill")
+            .args(["-INT", &pid])
+            .status();
+        assert!(status.is_ok_and(|s| s.success()), "kill -INT failed");
+    });
+    let began = clock::now_ns();
+    let result = run_periodic(&w, &config, &calibration, RunControl::new()).expect("run");
+    sender.join().expect("signal sender");
+    drop(guard);
+    assert_eq!(result.stopped_by.as_deref(), Some("SIGINT"));
+    assert!(
+        clock::now_ns() - began < 5_000_000_000,
+        "the run did not stop early"
+    );
+    assert!(result.jobs_released > 0 && result.jobs_released < 1500);
+    assert_no_rt_thread_left();
+}
+
+#[test]
+fn a_stop_request_ends_the_run_early() {
+    let _lock = serial();
+    if !rt_allowed("a_stop_request_ends_the_run_early") {
+        return;
+    }
+    let w = workload(TWO_TASKS);
+    let config = PeriodicConfig::new(PeriodicPolicy::Gfp, 10_000_000_000);
+    let calibration = calibrated(&w, &config);
+    let control = RunControl::new();
+    let stopper = {
+        let control = Arc::clone(&control);
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(150));
+            control.request_stop("test");
+        })
+    };
+    let result = run_periodic(&w, &config, &calibration, control).expect("run");
+    stopper.join().expect("stopper");
+    assert_eq!(result.stopped_by.as_deref(), Some("test"));
+    assert!(result.ran_ns < 5_000_000_000);
+    assert_no_rt_thread_left();
+}
+
+#[test]
+fn per_job_commands_run_once_per_job() {
+    let _lock = serial();
+    if !rt_allowed("per_job_commands_run_once_per_job") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("kairos-rt-cmd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let log = dir.join("jobs");
+    let _ = std::fs::remove_file(&log);
+    let w = workload(TWO_TASKS);
+    let mut config = PeriodicConfig::new(PeriodicPolicy::Pfp, 100_000_000);
+    config.bodies = vec![
+        JobBody::Command(format!("echo x >> {}", log.display())),
+        JobBody::Busy,
+    ];
+    let result = run(&w, &config).expect("run");
+    let lines = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .count() as u64;
+    assert_eq!(lines, result.tasks[0].jobs_completed);
+    assert_eq!(result.tasks[0].jobs_released, 10);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_no_rt_thread_left();
+}
+
+/// A SCHED_FIFO thread that spins without a heartbeat until it sees itself demoted (or 3 s).
+fn spinner(beat: Option<Arc<Heartbeat>>) -> impl FnOnce() -> bool + Send + 'static {
+    move || {
+        let until = clock::now_ns() + 3_000_000_000;
+        while clock::now_ns() < until {
+            if let Some(b) = &beat {
+                b.beat();
+            }
+            if sched::policy_of(0) == Some(libc::SCHED_OTHER) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+fn spin_under_watchdog(
+    config_of: impl Fn(u64) -> WatchdogConfig,
+    beating: bool,
+) -> (bool, Option<String>, Option<String>) {
+    let control = RunControl::new();
+    let watchdog =
+        Watchdog::start(Arc::clone(&control), config_of(clock::now_ns())).expect("watchdog");
+    let heartbeat = Arc::new(Heartbeat::default());
+    let cpu = *platform::online_cpus().last().expect("a CPU");
+    let spec = thread::ThreadSpec::fifo("kairos-stuck", 10, vec![cpu]);
+    let spin =
+        thread::spawn(spec, spinner(beating.then(|| Arc::clone(&heartbeat)))).expect("spinner");
+    watchdog.guard(Guarded {
+        name: spin.name().to_string(),
+        tid: spin.tid(),
+        heartbeat,
+        child: Arc::new(AtomicI32::new(0)),
+    });
+    let demoted = spin.join().expect("spinner ends");
+    let intervention = watchdog.stop();
+    (demoted, intervention, control.reason())
+}
+
+#[test]
+fn the_watchdog_demotes_a_thread_that_spins_without_progress() {
+    let _lock = serial();
+    if !rt_allowed("the_watchdog_demotes_a_thread_that_spins_without_progress") {
+        return;
+    }
+    let (demoted, intervention, reason) = spin_under_watchdog(
+        |now| WatchdogConfig {
+            period_ns: 10_000_000,
+            stall_ns: 100_000_000,
+            hard_stop_at_ns: now + 60_000_000_000,
+        },
+        false,
+    );
+    assert!(demoted, "the spinning thread was never demoted");
+    let text = intervention.expect("the watchdog intervened");
+    assert!(text.contains("without progress"), "{text}");
+    assert_eq!(reason.as_deref(), Some(text.as_str()));
+    assert_no_rt_thread_left();
+}
+
+#[test]
+fn the_hard_stop_demotes_even_a_thread_that_makes_progress() {
+    let _lock = serial();
+    if !rt_allowed("the_hard_stop_demotes_even_a_thread_that_makes_progress") {
+        return;
+    }
+    let (demoted, intervention, _) = spin_under_watchdog(
+        |now| WatchdogConfig {
+            period_ns: 10_000_000,
+            stall_ns: 60_000_000_000,
+            hard_stop_at_ns: now + 150_000_000,
+        },
+        true,
+    );
+    assert!(demoted, "the hard stop did not demote the thread");
+    assert!(intervention.expect("intervened").contains("hard stop"));
+    assert_no_rt_thread_left();
+}
+
+#[test]
+fn threads_are_born_with_their_policy_and_affinity() {
+    let _lock = serial();
+    if !rt_allowed("threads_are_born_with_their_policy_and_affinity") {
+        return;
+    }
+    let cpu = *platform::online_cpus().last().expect("a CPU");
+    let spec = thread::ThreadSpec::fifo("kairos-born", 7, vec![cpu]);
+    let seen = thread::spawn(spec, move || {
+        (sched::policy_of(0), sched::affinity_of(0).ok())
+    })
+    .expect("spawn")
+    .join()
+    .expect("join");
+    assert_eq!(seen, (Some(libc::SCHED_FIFO), Some(vec![cpu])));
+    assert_no_rt_thread_left();
+}
