@@ -138,7 +138,12 @@ pub(crate) fn schedule(problem: &Problem) -> Result<Vec<Piece>, Stuck> {
             });
         }
     }
-    let mut run = Run::new(problem);
+    run_engine(problem, true)
+}
+
+/// [`schedule`]; `batch: false` visits every slot (the slow twin the tests compare against).
+fn run_engine(problem: &Problem, batch: bool) -> Result<Vec<Piece>, Stuck> {
+    let mut run = Run::new(problem, batch);
     run.fill()?;
     run.finish()
 }
@@ -154,10 +159,12 @@ struct Run<'a> {
     /// The piece each core is extending, if any.
     open: Vec<Option<Piece>>,
     pieces: Vec<Piece>,
+    /// Advance by whole stretches (false: one slot at a time).
+    batch: bool,
 }
 
 impl<'a> Run<'a> {
-    fn new(problem: &'a Problem<'a>) -> Run<'a> {
+    fn new(problem: &'a Problem<'a>, batch: bool) -> Run<'a> {
         let jobs = problem.jobs;
         let mut state = vec![
             JobState {
@@ -184,6 +191,7 @@ impl<'a> Run<'a> {
             active: Vec::new(),
             open: vec![None; problem.cores],
             pieces: Vec::new(),
+            batch,
         }
     }
 
@@ -277,6 +285,9 @@ impl<'a> Run<'a> {
 
     /// How many slots the chosen set can keep running unchanged.
     fn step(&self, t: u64, candidates: &[Candidate], chosen: usize, unblock: Option<u64>) -> u64 {
+        if !self.batch {
+            return 1;
+        }
         let mut step = self.problem.horizon - t;
         if let Some(&job) = self.order.get(self.next) {
             step = step.min(self.problem.jobs[job as usize].release - t);
@@ -423,5 +434,78 @@ fn priority_key(policy: Policy, c: &Candidate) -> (u64, u64, u32) {
         Policy::Gedzl => (u64::from(c.laxity != 0), c.deadline, c.job),
         Policy::Gedf => (0, c.deadline, c.job),
         Policy::Gllf => (c.laxity, c.deadline, c.job),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Disjoint ascending `[start, end)` pieces from `(gap, len)` pairs.
+    fn pieces(shape: &[(u64, u64)]) -> Vec<(u64, u64)> {
+        let mut t = 0;
+        shape
+            .iter()
+            .map(|&(gap, len)| {
+                let start = t + gap;
+                t = start + len;
+                (start, t)
+            })
+            .collect()
+    }
+
+    fn job(release: u64, wcet: u64, slack: u64, kind: u8, shape: &[(u64, u64)]) -> EngineJob {
+        let adjacent = pieces(shape);
+        let units: u64 = adjacent.iter().map(|(s, e)| e - s).sum();
+        let bounds = match kind {
+            1 if units >= wcet => UnitBounds::release(&adjacent, units - wcet, wcet),
+            2 if units >= wcet => UnitBounds::deadline(&adjacent, wcet),
+            _ => UnitBounds::Free,
+        };
+        EngineJob {
+            release,
+            deadline: release + wcet + slack,
+            wcet,
+            bounds,
+        }
+    }
+
+    fn sorted(result: Result<Vec<Piece>, Stuck>) -> Result<Vec<Piece>, Stuck> {
+        result.map(|mut p| {
+            p.sort_by_key(|p| (p.start, p.core));
+            p
+        })
+    }
+
+    proptest! {
+        /// Advancing by stretches makes exactly the decisions of the slot-by-slot twin.
+        #[test]
+        fn stretches_match_slot_by_slot(
+            specs in prop::collection::vec(
+                (0u64..30, 1u64..6, 0u64..12, 0u8..3,
+                 prop::collection::vec((0u64..4, 1u64..4), 1..4)),
+                1..12),
+            edges in prop::collection::vec((0usize..12, 0usize..12), 0..10),
+            cores in 1usize..4,
+            policy in prop::sample::select(Policy::ALL.to_vec()),
+        ) {
+            let jobs: Vec<EngineJob> = specs
+                .iter()
+                .map(|(r, c, s, k, shape)| job(*r, *c, *s, *k, shape))
+                .collect();
+            let n = jobs.len();
+            let pairs: Vec<(u32, u32)> = edges
+                .iter()
+                .filter(|&&(a, b)| a < b && b < n)
+                .map(|&(a, b)| (a as u32, b as u32))
+                .collect();
+            let successors = Csr::from_pairs(n, &pairs);
+            let horizon = jobs.iter().map(|j| j.deadline).max().unwrap_or(0) + 1;
+            let problem = Problem { jobs: &jobs, successors: &successors, cores, horizon, policy };
+            let fast = sorted(run_engine(&problem, true));
+            let slow = sorted(run_engine(&problem, false));
+            prop_assert_eq!(fast, slow);
+        }
     }
 }

@@ -164,12 +164,12 @@ fn overlaps(
 fn reachability(d: &Dag) -> Vec<Vec<bool>> {
     let n = d.tasks.len();
     let mut reach = vec![vec![false; n]; n];
-    for a in 0..n {
+    for (a, row) in reach.iter_mut().enumerate() {
         let mut stack = vec![a];
         while let Some(v) = stack.pop() {
             for &(from, to) in &d.edges {
-                if from == v && !reach[a][to] {
-                    reach[a][to] = true;
+                if from == v && !row[to] {
+                    row[to] = true;
                     stack.push(to);
                 }
             }
