@@ -39,14 +39,54 @@ pub struct GenArgs {
     /// Number of sets; more than one are written as JSONL.
     #[arg(long, default_value_t = 1)]
     pub count: usize,
-    /// Output file (.toml, .json or .jsonl); standard output if absent.
+    /// Output file (.toml, .json or .jsonl; with --mcdag .toml, .json or .xml); standard output
+    /// if absent.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub mcdag: McDagArgs,
+}
+
+/// `kairos gen --mcdag`: a mixed-criticality DAG system (docs/mcdag-gen.md). `--utilization` is
+/// every level's, `--tasks` the tasks per DAG (default 30), `--cores` and `--seed` as above.
+#[derive(clap::Args)]
+#[command(next_help_heading = "MC-DAG systems (--mcdag)")]
+pub struct McDagArgs {
+    /// Generate an MC-DAG system (kairos MC file) instead of a task set.
+    #[arg(long = "mcdag")]
+    pub enabled: bool,
+    /// Number of DAGs.
+    #[arg(long, default_value_t = 1)]
+    pub dags: usize,
+    /// Number of criticality levels.
+    #[arg(long, default_value_t = 2)]
+    pub levels: usize,
+    /// Probability of an edge from each earlier-rank vertex.
+    #[arg(long, default_value_t = 0.4)]
+    pub edge_probability: f64,
+    /// Most vertices per rank.
+    #[arg(long, default_value_t = 3)]
+    pub max_per_rank: usize,
+    /// A task's WCET one level down is its WCET divided by this (at least one slot).
+    #[arg(long, default_value_t = 2.0)]
+    pub reduction: f64,
+    /// Share of the tasks of each criticality level, lowest first, e.g. 1,1 (default: equal).
+    #[arg(long, value_delimiter = ',')]
+    pub level_shares: Vec<f64>,
+    /// Length of one slot (periods and WCETs are whole slots).
+    #[arg(long, default_value = "1ms", value_parser = crate::args::duration_arg)]
+    pub slot: kairos_model::Duration,
+    /// Periods divide this many slots, bounding the hyper-period; 0: any integer period.
+    #[arg(long, default_value_t = kairos_gen::mcdag::McDagParams::DEFAULT_HYPERPERIOD_BASE)]
+    pub hyperperiod_base: u64,
 }
 
 pub fn run(args: &GenArgs) -> CommandResult {
     if args.cores == 0 {
         return Err(Failure::bad_input("--cores must be at least 1"));
+    }
+    if args.mcdag.enabled {
+        return run_mcdag(args);
     }
     let spec = GeneratorSpec {
         method: args.method,
@@ -133,4 +173,66 @@ fn workload_toml(args: &GenArgs, tasks: &[Task]) -> String {
 fn batch_line(cores: usize, tasks: &[Task]) -> String {
     json!({"cores": cores, "tasks": tasks.iter().map(|t| task_value(t, false)).collect::<Vec<_>>()})
         .to_string()
+}
+
+/// `--mcdag`: one system, written as kairos TOML or JSON, or as the MC-DAG framework's XML.
+fn run_mcdag(args: &GenArgs) -> CommandResult {
+    use kairos_gen::mcdag::{generate_mcdag, McDagParams};
+    let m = &args.mcdag;
+    let params = McDagParams {
+        dags: m.dags,
+        tasks: args.tasks.unwrap_or(McDagParams::default().tasks),
+        levels: m.levels,
+        utilization: args.utilization,
+        edge_probability: m.edge_probability,
+        max_per_rank: m.max_per_rank,
+        reduction: m.reduction,
+        level_fractions: m.level_shares.clone(),
+        cores: args.cores,
+        slot: m.slot,
+        hyperperiod_base: (m.hyperperiod_base > 0).then_some(m.hyperperiod_base),
+        seed: args.seed,
+        ..McDagParams::default()
+    };
+    let system = generate_mcdag(&params).map_err(|e| Failure::bad_input(e.to_string()))?;
+    let extension = args
+        .out
+        .as_ref()
+        .and_then(|p| p.extension())
+        .map(|e| e.to_string_lossy().to_lowercase());
+    let text = match extension.as_deref() {
+        Some("json") => kairos_model::mc_load::to_json(&system),
+        Some("xml") => {
+            kairos_model::mcdag_xml::to_xml(&system, m.slot).map_err(Failure::bad_input)?
+        }
+        _ => {
+            let utilization: Vec<String> = (0..system.level_count())
+                .map(|l| format!("{:.4}", system.utilization_at(l)))
+                .collect();
+            format!(
+                "# kairos gen --mcdag --dags {} --tasks {} --levels {} --utilization {} --seed {} \
+                 (utilization per level {})\n",
+                m.dags,
+                params.tasks,
+                m.levels,
+                args.utilization,
+                args.seed,
+                utilization.join(", ")
+            ) + &kairos_model::mc_load::to_toml(&system)
+        }
+    };
+    match &args.out {
+        Some(path) => {
+            write_output(path, text)?;
+            let h = system.hyperperiod().unwrap_or_default();
+            eprintln!(
+                "wrote {} ({} DAG(s), {} task(s), hyper-period {h})",
+                path.display(),
+                system.dags.len(),
+                system.task_refs().count()
+            );
+        }
+        None => print!("{text}"),
+    }
+    Ok(0)
 }

@@ -34,6 +34,7 @@
 use crate::error::GenError;
 use crate::rng::{below, seeded, shuffle, uniform_inclusive, unit_f64, ChaCha8Rng};
 use crate::uunifast::{uunifast, uunifast_discard, Discard};
+use kairos_model::mcdag_xml::level_names;
 use kairos_model::{Dag, Duration, McSystem, McTask};
 
 /// The generator's parameters; [`Default`] gives the reference protocol's shape.
@@ -314,15 +315,6 @@ fn attempt(rng: &mut ChaCha8Rng, p: &McDagParams, shape: &Shape) -> Option<McSys
     (0..p.levels)
         .all(|l| (system.utilization_at(l) - target).abs() <= UTILIZATION_TOLERANCE * target)
         .then_some(system)
-}
-
-/// `LO`, `HI` for two levels; `L0`, `L1`, ... otherwise.
-pub fn level_names(levels: usize) -> Vec<String> {
-    if levels == 2 {
-        vec!["LO".into(), "HI".into()]
-    } else {
-        (0..levels).map(|l| format!("L{l}")).collect()
-    }
 }
 
 /// A period in slots, uniform among the allowed integers of `[n / u, 10 n / u]`.
