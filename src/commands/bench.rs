@@ -42,9 +42,15 @@ pub struct BenchArgs {
     /// Internal: simulate once and print this process's peak RSS in kB.
     #[arg(long, hide = true)]
     pub probe_rss: bool,
+    /// A benchmark of the Linux runtime instead (e.g. `kairos bench timer`).
+    #[command(subcommand)]
+    pub runtime: Option<crate::commands::bench_runtime::RuntimeBench>,
 }
 
 pub fn run(args: &BenchArgs) -> CommandResult {
+    if let Some(bench) = &args.runtime {
+        return crate::commands::bench_runtime::run(bench);
+    }
     if let Some(dir) = &args.oracles {
         return crate::commands::bench_analysis::run(dir);
     }

@@ -1,6 +1,7 @@
 pub mod analyze;
 pub mod bench;
 pub mod bench_analysis;
+pub mod bench_runtime;
 pub mod check;
 pub mod demo;
 pub mod experiment;

@@ -11,6 +11,7 @@
 //! - [`calibrate`]: per-core calibrated busy work and per-job user commands.
 //! - [`measure`]: HDR histograms, job records, the run result and its trace.
 //! - [`watchdog`]: bounded runs, stop on SIGINT/SIGTERM, demotion of stuck threads.
+//! - [`probe`]: the timer-latency probe (cyclictest's quantity).
 //! - [`periodic`]: periodic and sporadic task sets under partitioned/global FIFO or
 //!   SCHED_DEADLINE.
 
@@ -20,5 +21,6 @@ pub mod measure;
 pub mod mode;
 pub mod periodic;
 pub mod platform;
+pub mod probe;
 pub mod table;
 pub mod watchdog;

@@ -57,6 +57,11 @@ impl Distribution {
         let _ = self.histogram.record(ns);
     }
 
+    /// Records `value` `count` times (e.g. a bucket of another tool's histogram).
+    pub fn record_n(&mut self, ns: u64, count: u64) {
+        let _ = self.histogram.record_n(ns, count);
+    }
+
     pub fn merge(&mut self, other: &Distribution) {
         let _ = self.histogram.add(&other.histogram);
     }

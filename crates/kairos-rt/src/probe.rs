@@ -1,0 +1,110 @@
+//! The timer-latency probe: the quantity cyclictest reports (`linux-platform.md`, "Reference
+//! tools"), measured the way `cyclictest -m -S -p 80 -n` measures it: one thread per CPU,
+//! pinned, SCHED_FIFO 80, memory locked, `/dev/cpu_dma_latency` held at 0, each thread
+//! sleeping to an absolute CLOCK_MONOTONIC time every interval and recording its wake-up time
+//! minus the programmed time. It is the floor under every release of the runtime.
+
+use crate::measure::Distribution;
+use crate::platform::{self, clock, dma, memory, priority, thread, PlatformError};
+use crate::watchdog::{Guarded, Heartbeat, RunControl, Watchdog, WatchdogConfig};
+use std::sync::atomic::AtomicI32;
+use std::sync::Arc;
+
+/// The probe's result.
+#[derive(Clone, Debug)]
+pub struct TimerLatency {
+    /// One distribution per CPU, in the order of `cpus`.
+    pub per_cpu: Vec<Distribution>,
+    pub cpus: Vec<usize>,
+    pub dma_latency_held: bool,
+    /// Why the probe ended early, if it did (a signal, the watchdog).
+    pub stopped_by: Option<String>,
+}
+
+impl TimerLatency {
+    /// All CPUs together.
+    pub fn merged(&self) -> Distribution {
+        let mut all = Distribution::new();
+        self.per_cpu.iter().for_each(|d| all.merge(d));
+        all
+    }
+}
+
+/// Runs the probe on every CPU of `cpus` for `duration_ns`, waking every `interval_ns`.
+pub fn timer_latency(
+    cpus: &[usize],
+    interval_ns: u64,
+    duration_ns: u64,
+    control: Arc<RunControl>,
+) -> Result<TimerLatency, PlatformError> {
+    memory::lock_all_memory()?;
+    let dma = dma::DmaLatencyGuard::acquire();
+    let origin = clock::now_ns() + 10_000_000;
+    let end = origin + duration_ns;
+    let watchdog = Watchdog::start(
+        Arc::clone(&control),
+        WatchdogConfig::for_run(end, 1_000_000_000),
+    )?;
+    let mut threads = Vec::with_capacity(cpus.len());
+    for &cpu in cpus {
+        let heartbeat = Arc::new(Heartbeat::default());
+        let (beat, stop) = (Arc::clone(&heartbeat), Arc::clone(&control));
+        let spec =
+            thread::ThreadSpec::fifo(format!("kairos-probe{cpu}"), priority::PROBE, vec![cpu]);
+        let probe = thread::spawn(spec, move || {
+            probe_loop(origin, end, interval_ns, &beat, &stop)
+        });
+        match probe {
+            Ok(t) => {
+                watchdog.guard(Guarded {
+                    name: t.name().to_string(),
+                    tid: t.tid(),
+                    heartbeat,
+                    child: Arc::new(AtomicI32::new(0)),
+                });
+                threads.push(t);
+            }
+            Err(e) => {
+                control.finish();
+                threads.into_iter().for_each(|t| drop(t.join()));
+                watchdog.stop();
+                return Err(e);
+            }
+        }
+    }
+    let per_cpu = threads
+        .into_iter()
+        .map(|t| t.join())
+        .collect::<Result<Vec<_>, _>>()?;
+    let intervention = watchdog.stop();
+    Ok(TimerLatency {
+        per_cpu,
+        cpus: cpus.to_vec(),
+        dma_latency_held: dma.held(),
+        stopped_by: intervention.or_else(|| control.reason()),
+    })
+}
+
+fn probe_loop(
+    origin: u64,
+    end: u64,
+    interval_ns: u64,
+    beat: &Heartbeat,
+    control: &RunControl,
+) -> Distribution {
+    memory::prefault_stack();
+    let mut latencies = Distribution::new();
+    let mut next = origin;
+    while next < end && !control.should_stop() {
+        clock::sleep_until(next);
+        latencies.record(clock::now_ns().saturating_sub(next));
+        beat.beat();
+        next += interval_ns;
+    }
+    latencies
+}
+
+/// The CPUs a probe covers by default: every CPU this process may use (as `-S` does).
+pub fn default_cpus() -> Vec<usize> {
+    platform::online_cpus()
+}

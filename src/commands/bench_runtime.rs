@@ -1,0 +1,226 @@
+//! `kairos bench <runtime bench>`: measurements of the Linux runtime on this machine (issue 5,
+//! "Benchmarks (not tests)"). Each runtime benchmark is a variant of [`RuntimeBench`]; the
+//! table-driven runtime adds its own (migration, mode change, cyclic migrations) next to
+//! `timer`.
+//!
+//! `timer` runs, back to back on the same machine: kairos' timer-latency probe (the quantity
+//! cyclictest reports: wake-up time minus programmed time, `kairos_rt::probe`), the release
+//! latency of `kairos run` with one 1 ms periodic task per CPU, and with `--cyclictest`
+//! `cyclictest -m -S -p 80 -i 1000 -D 10 -q -h 5000` itself, whose histogram is parsed; it
+//! prints the three distributions and the ratios of the medians (the issue's target: kairos
+//! run's release latency median within 1.2x of cyclictest's).
+
+use crate::args::{duration_arg, CommandResult, Failure};
+use kairos_model::{check_source, Duration, Format};
+use kairos_rt::calibrate::calibrate;
+use kairos_rt::measure::{Distribution, Summary};
+use kairos_rt::periodic::{run_periodic, PeriodicConfig, PeriodicPolicy};
+use kairos_rt::platform::{self, privilege, signals::StopSignals};
+use kairos_rt::probe::timer_latency;
+use kairos_rt::watchdog::RunControl;
+use serde::Serialize;
+
+/// Runtime benchmarks, one subcommand each.
+#[derive(clap::Subcommand)]
+pub enum RuntimeBench {
+    /// Timer wake-up latency (cyclictest's quantity) and kairos run's release latency,
+    /// optionally next to cyclictest run back to back.
+    Timer(TimerArgs),
+}
+
+#[derive(clap::Args)]
+pub struct TimerArgs {
+    /// Length of each measurement (at most 60s).
+    #[arg(long, value_parser = duration_arg, default_value = "10s")]
+    pub duration: Duration,
+    /// Timer period (at least 100us).
+    #[arg(long, value_parser = duration_arg, default_value = "1ms")]
+    pub interval: Duration,
+    /// Also run cyclictest (Debian package rt-tests) with the same interval and duration.
+    #[arg(long)]
+    pub cyclictest: bool,
+    /// Print the distributions as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(bench: &RuntimeBench) -> CommandResult {
+    match bench {
+        RuntimeBench::Timer(args) => timer(args),
+    }
+}
+
+/// One measured distribution of the timer bench.
+#[derive(Serialize)]
+struct Row {
+    what: String,
+    latency_ns: Summary,
+}
+
+fn timer(args: &TimerArgs) -> CommandResult {
+    let (duration, interval) = (args.duration.as_nanos(), args.interval.as_nanos());
+    if !(1_000_000_000..=60_000_000_000).contains(&duration) {
+        return Err(Failure::bad_input("--duration must be between 1s and 60s"));
+    }
+    if interval < 100_000 || interval > duration {
+        return Err(Failure::bad_input(
+            "--interval must be at least 100us and at most --duration",
+        ));
+    }
+    privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
+    let cpus = platform::online_cpus();
+    let signals = StopSignals::install();
+    let mut rows = Vec::new();
+    let probe = timer_latency(&cpus, interval, duration, RunControl::new())
+        .map_err(|e| Failure::environment(e.to_string()))?;
+    rows.push(Row {
+        what: "kairos probe (clock_nanosleep ABSTIME, FIFO 80, one thread per CPU)".into(),
+        latency_ns: probe.merged().summary(),
+    });
+    interrupted(&signals)?;
+    rows.push(Row {
+        what: format!(
+            "kairos run release latency (one {} periodic task per CPU, pfp)",
+            args.interval
+        ),
+        latency_ns: run_release_latency(cpus.len(), args.interval, duration)?,
+    });
+    interrupted(&signals)?;
+    if args.cyclictest {
+        rows.push(Row {
+            what: format!(
+                "cyclictest -m -S -p 80 -i {} -D {} -q -h 5000",
+                interval / 1000,
+                duration.div_ceil(1_000_000_000)
+            ),
+            latency_ns: cyclictest(interval, duration)?.summary(),
+        });
+    }
+    drop(signals);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&rows).expect("rows serialize")
+        );
+    } else {
+        print_rows(&rows, cpus.len(), args, probe.dma_latency_held);
+    }
+    Ok(0)
+}
+
+fn interrupted(signals: &StopSignals) -> Result<(), Failure> {
+    match signals.received() {
+        Some(_) => Err(Failure::environment("interrupted")),
+        None => Ok(()),
+    }
+}
+
+/// Release latency of `kairos run` with one short periodic task pinned to each CPU.
+fn run_release_latency(cpus: usize, period: Duration, duration: u64) -> Result<Summary, Failure> {
+    let mut source = format!("name = \"timer-bench\"\ncores = {cpus}\n");
+    for core in 0..cpus {
+        source.push_str(&format!(
+            "[[tasks]]\nname = \"t{core}\"\nwcet = \"20us\"\nperiod = \"{}ns\"\ncore = {core}\n",
+            period.as_nanos()
+        ));
+    }
+    let workload = check_source(&source, Format::Toml)
+        .workload
+        .ok_or_else(|| Failure::bad_input("--interval too short for a 20us job"))?;
+    let config = PeriodicConfig::new(PeriodicPolicy::Pfp, duration);
+    let calibration =
+        calibrate(&platform::online_cpus()).map_err(|e| Failure::environment(e.to_string()))?;
+    let result = run_periodic(&workload, &config, &calibration, RunControl::new())
+        .map_err(|e| Failure::environment(e.to_string()))?;
+    Ok(result.release_latency_ns)
+}
+
+/// Runs cyclictest under `timeout -s KILL` and reads its histogram (1 us buckets).
+fn cyclictest(interval: u64, duration: u64) -> Result<Distribution, Failure> {
+    let seconds = duration.div_ceil(1_000_000_000);
+    let output = std::process::Command::new("timeout")
+        .args(["-s", "KILL", &(seconds + 15).to_string(), "cyclictest"])
+        .args(["-m", "-S", "-p", "80", "-q", "-h", "5000"])
+        .args(["-i", &(interval / 1000).to_string()])
+        .args(["-D", &seconds.to_string()])
+        .output()
+        .map_err(|e| Failure::environment(format!("cannot run timeout/cyclictest: {e}")))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() && output.status.code() == Some(127) {
+        return Err(Failure::environment(
+            "cyclictest is not installed: `apt-get install -y rt-tests` (Debian), then run again",
+        ));
+    }
+    let histogram = parse_cyclictest_histogram(&text);
+    if histogram.count() == 0 {
+        return Err(Failure::environment(format!(
+            "cyclictest gave no histogram (exit {:?}): {}",
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
+    }
+    Ok(histogram)
+}
+
+/// Sums cyclictest's `-h` histogram over its threads: lines `BUCKET_US COUNT COUNT ...`, and
+/// `# Histogram Overflows: N N` counted just above the histogram's range.
+fn parse_cyclictest_histogram(text: &str) -> Distribution {
+    let mut histogram = Distribution::new();
+    let mut top_us = 0u64;
+    for line in text.lines() {
+        let mut fields = line.split_whitespace();
+        let Some(first) = fields.next() else { continue };
+        if let Ok(bucket_us) = first.parse::<u64>() {
+            let count: u64 = fields.filter_map(|f| f.parse::<u64>().ok()).sum();
+            if count > 0 {
+                histogram.record_n(bucket_us * 1000, count);
+            }
+            top_us = top_us.max(bucket_us);
+        } else if let Some(rest) = line.strip_prefix("# Histogram Overflows:") {
+            let overflows: u64 = rest
+                .split_whitespace()
+                .filter_map(|f| f.parse::<u64>().ok())
+                .sum();
+            if overflows > 0 {
+                histogram.record_n((top_us + 1) * 1000, overflows);
+            }
+        }
+    }
+    histogram
+}
+
+fn print_rows(rows: &[Row], cpus: usize, args: &TimerArgs, dma_held: bool) {
+    println!(
+        "timer latency on {cpus} CPU(s), {} at {} each (wake-up or start minus programmed time); /dev/cpu_dma_latency {}",
+        args.duration,
+        args.interval,
+        if dma_held { "held at 0" } else { "not held" }
+    );
+    for row in rows {
+        println!("{:<72} {}", row.what, row.latency_ns.display_us());
+    }
+    if let Some(reference) = rows.get(2).map(|r| r.latency_ns.p50 as f64) {
+        let ratio = |r: &Row| r.latency_ns.p50 as f64 / reference.max(1.0);
+        println!(
+            "ratio of medians to cyclictest: probe {:.2}x, kairos run {:.2}x (issue 5 target for kairos run: at most 1.2x)",
+            ratio(&rows[0]),
+            ratio(&rows[1])
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cyclictest_histogram_is_summed_over_threads() {
+        let text = "# /dev/cpu_dma_latency set to 0us\n# Histogram\n000010 000002\t000001\n000011 000000\t000004\n# Total: 000000002 000000005\n# Min Latencies: 00010 00010\n# Histogram Overflows: 00001 00000\n";
+        let h = parse_cyclictest_histogram(text);
+        assert_eq!(h.count(), 8);
+        let s = h.summary();
+        assert_eq!(s.min, 10_000);
+        assert!(s.p50 >= 11_000 && s.p50 < 11_100, "{s:?}");
+        assert!(s.max >= 12_000, "overflow counted above the range: {s:?}");
+    }
+}
