@@ -8,18 +8,19 @@
 //! config.
 
 mod config;
+mod mc;
 mod plot;
 mod resume;
 
 use crate::args::{write_output, CommandResult, Failure};
-use config::{Config, ConfigFile, Method};
+use config::{Config, ConfigFile, Method, Workloads};
 use indicatif::{ProgressBar, ProgressStyle};
 use kairos_analysis::tasks_of;
 use kairos_gen::{make_workload, seeded};
 use kairos_sim::policy::fixed_priority::PriorityOrder;
 use kairos_sim::{simulate, SimConfig};
 use rayon::prelude::*;
-use resume::{PointResult, Progress};
+use resume::{PointResult, Progress, QualitySum};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -114,7 +115,7 @@ fn run_point(
     bar: &ProgressBar,
 ) -> Result<PointResult, Failure> {
     bar.set_message(format!("U = {utilization}"));
-    let outcomes: Vec<Result<Vec<bool>, String>> = (0..config.samples)
+    let outcomes: Vec<Result<Vec<Verdict>, String>> = (0..config.samples)
         .into_par_iter()
         .map(|sample| {
             let verdicts = run_sample(config, index, sample, utilization);
@@ -123,18 +124,40 @@ fn run_point(
         })
         .collect();
     let mut accepted = vec![0u64; config.methods.len()];
+    let mut quality = vec![QualitySum::default(); config.methods.len()];
     for verdicts in outcomes {
-        let verdicts = verdicts
-            .map_err(|e| Failure::bad_input(format!("generator at U = {utilization}: {e}")))?;
-        for (count, yes) in accepted.iter_mut().zip(verdicts) {
-            *count += u64::from(yes);
+        let verdicts =
+            verdicts.map_err(|e| Failure::bad_input(format!("U = {utilization}: {e}")))?;
+        for (m, verdict) in verdicts.into_iter().enumerate() {
+            accepted[m] += u64::from(verdict.accepted);
+            if let Some(q) = verdict.quality {
+                quality[m].add(q);
+            }
         }
     }
+    let is_mc = matches!(config.workloads, Workloads::McDag(_));
     Ok(PointResult {
         utilization,
         samples: config.samples as u64,
         accepted,
+        quality: if is_mc { quality } else { Vec::new() },
     })
+}
+
+/// One method's answer on one sample.
+struct Verdict {
+    accepted: bool,
+    /// Table quality of an accepted MC-DAG system.
+    quality: Option<QualitySum>,
+}
+
+impl Verdict {
+    fn plain(accepted: bool) -> Verdict {
+        Verdict {
+            accepted,
+            quality: None,
+        }
+    }
 }
 
 /// The verdict of every method on sample `sample` of point `index`.
@@ -143,19 +166,29 @@ fn run_sample(
     index: usize,
     sample: usize,
     utilization: f64,
-) -> Result<Vec<bool>, String> {
-    let mut rng = seeded(sample_seed(config.seed, index, sample));
-    let tasks = config.generator.generate(&mut rng, utilization)?;
+) -> Result<Vec<Verdict>, String> {
+    let seed = sample_seed(config.seed, index, sample);
+    let generator = match &config.workloads {
+        Workloads::Periodic(generator) => generator,
+        Workloads::McDag(params) => return mc::run_sample(config, params, seed, utilization),
+    };
+    let mut rng = seeded(seed);
+    let tasks = generator.generate(&mut rng, utilization)?;
     let workload = make_workload(None, config.cores, tasks);
     let analysis_tasks = tasks_of(&workload);
-    Ok(config
+    config
         .methods
         .iter()
         .map(|method| match method {
-            Method::Test(test) => test.run(&analysis_tasks, config.cores).schedulable,
-            Method::Simulate(kind) => no_miss_in_simulation(&workload, *kind, config),
+            Method::Test(test) => Ok(Verdict::plain(
+                test.run(&analysis_tasks, config.cores).schedulable,
+            )),
+            Method::Simulate(kind) => Ok(Verdict::plain(no_miss_in_simulation(
+                &workload, *kind, config,
+            ))),
+            Method::Synth(_) => Err("synthesis methods need an [mcdag] generator".to_string()),
         })
-        .collect())
+        .collect()
 }
 
 fn no_miss_in_simulation(

@@ -1,7 +1,8 @@
-//! Acceptance ratio against utilization, one line per method, as SVG and PNG (plotters).
+//! Acceptance ratio against utilization, one line per method, as SVG and PNG (plotters); for
+//! MC-DAG experiments also preemptions and migrations per job of the accepted tables.
 
-use super::config::Config;
-use super::resume::PointResult;
+use super::config::{Config, Workloads};
+use super::resume::{PointResult, QualitySum};
 use crate::args::Failure;
 use plotters::prelude::*;
 use std::path::Path;
@@ -25,23 +26,54 @@ pub fn write_plots(
     if !register_font() {
         return Ok(" (no plot: no DejaVuSans.ttf found; install fonts-dejavu-core)".into());
     }
-    let svg = out.join("acceptance.svg");
-    let png = out.join("acceptance.png");
-    draw(
-        SVGBackend::new(&svg, (900, 560)).into_drawing_area(),
-        config,
-        results,
-        labels,
-    )
-    .map_err(|e| Failure::environment(format!("cannot draw {}: {e}", svg.display())))?;
-    draw(
-        BitMapBackend::new(&png, (900, 560)).into_drawing_area(),
-        config,
-        results,
-        labels,
-    )
-    .map_err(|e| Failure::environment(format!("cannot draw {}: {e}", png.display())))?;
-    Ok(format!(", {} and {}", svg.display(), png.display()))
+    let mut charts = vec![Chart {
+        file: "acceptance",
+        y_desc: "acceptance ratio",
+        value: |p, m| Some(p.accepted[m] as f64 / p.samples as f64),
+    }];
+    if matches!(config.workloads, Workloads::McDag(_)) {
+        charts.push(Chart {
+            file: "preemptions",
+            y_desc: "preemptions per job (accepted tables)",
+            value: |p, m| p.quality.get(m).and_then(QualitySum::preemptions_per_job),
+        });
+        charts.push(Chart {
+            file: "migrations",
+            y_desc: "migrations per job (accepted tables)",
+            value: |p, m| p.quality.get(m).and_then(QualitySum::migrations_per_job),
+        });
+    }
+    let mut written = Vec::new();
+    for chart in &charts {
+        let svg = out.join(format!("{}.svg", chart.file));
+        let png = out.join(format!("{}.png", chart.file));
+        draw(
+            SVGBackend::new(&svg, (900, 560)).into_drawing_area(),
+            config,
+            results,
+            labels,
+            chart,
+        )
+        .map_err(|e| Failure::environment(format!("cannot draw {}: {e}", svg.display())))?;
+        draw(
+            BitMapBackend::new(&png, (900, 560)).into_drawing_area(),
+            config,
+            results,
+            labels,
+            chart,
+        )
+        .map_err(|e| Failure::environment(format!("cannot draw {}: {e}", png.display())))?;
+        written.push(svg.display().to_string());
+        written.push(png.display().to_string());
+    }
+    Ok(format!(", {}", written.join(", ")))
+}
+
+/// One plot: a value per point and method (`None`: no point drawn there).
+struct Chart {
+    file: &'static str,
+    y_desc: &'static str,
+    value: fn(&PointResult, usize) -> Option<f64>,
 }
 
 fn register_font() -> bool {
@@ -59,6 +91,7 @@ fn draw<B: DrawingBackend>(
     config: &Config,
     results: &[PointResult],
     labels: &[String],
+    chart_spec: &Chart,
 ) -> Result<(), Box<dyn std::error::Error>>
 where
     B::ErrorType: 'static,
@@ -82,18 +115,22 @@ where
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size(56)
-        .build_cartesian_2d(x_range, 0.0..1.02)?;
+        .build_cartesian_2d(x_range, 0.0..y_max(results, labels.len(), chart_spec))?;
+    let x_desc = match config.workloads {
+        Workloads::McDag(_) => "normalized utilization U / m",
+        Workloads::Periodic(_) => "total utilization",
+    };
     chart
         .configure_mesh()
-        .x_desc("total utilization")
-        .y_desc("acceptance ratio")
+        .x_desc(x_desc)
+        .y_desc(chart_spec.y_desc)
         .label_style(("sans-serif", 14))
         .draw()?;
     for (m, label) in labels.iter().enumerate() {
         let color = Palette99::pick(m).to_rgba();
         let points: Vec<(f64, f64)> = results
             .iter()
-            .map(|p| (p.utilization, p.accepted[m] as f64 / p.samples as f64))
+            .filter_map(|p| (chart_spec.value)(p, m).map(|v| (p.utilization, v)))
             .collect();
         chart
             .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
@@ -112,4 +149,13 @@ where
         .draw()?;
     area.present()?;
     Ok(())
+}
+
+/// The top of the y axis: 1.02 for ratios, a little above the largest value otherwise.
+fn y_max(results: &[PointResult], methods: usize, chart: &Chart) -> f64 {
+    let largest = results
+        .iter()
+        .flat_map(|p| (0..methods).filter_map(move |m| (chart.value)(p, m)))
+        .fold(1.0, f64::max);
+    largest * 1.02
 }

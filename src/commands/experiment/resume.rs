@@ -14,6 +14,35 @@ pub struct PointResult {
     pub samples: u64,
     /// In the order of the config's methods.
     pub accepted: Vec<u64>,
+    /// MC-DAG experiments: table quality summed over the accepted systems, per method.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quality: Vec<QualitySum>,
+}
+
+/// Jobs, preemptions and migrations over every level's table, summed over accepted systems.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct QualitySum {
+    pub jobs: u64,
+    pub preemptions: u64,
+    pub migrations: u64,
+}
+
+impl QualitySum {
+    pub fn add(&mut self, other: QualitySum) {
+        self.jobs += other.jobs;
+        self.preemptions += other.preemptions;
+        self.migrations += other.migrations;
+    }
+
+    /// Preemptions per job, `None` when no system was accepted.
+    pub fn preemptions_per_job(&self) -> Option<f64> {
+        (self.jobs > 0).then(|| self.preemptions as f64 / self.jobs as f64)
+    }
+
+    /// Migrations per job, `None` when no system was accepted.
+    pub fn migrations_per_job(&self) -> Option<f64> {
+        (self.jobs > 0).then(|| self.migrations as f64 / self.jobs as f64)
+    }
 }
 
 pub struct Progress {
@@ -97,16 +126,33 @@ fn read_points(path: &Path) -> Result<Vec<PointResult>, Failure> {
     Ok(points)
 }
 
-/// `utilization,method,accepted,samples,ratio`, one row per point and method.
+/// `utilization,method,accepted,samples,ratio`, one row per point and method; MC-DAG
+/// experiments add `preemptions_per_job,migrations_per_job` (empty where nothing was accepted).
 pub fn csv(results: &[PointResult], labels: &[String]) -> String {
-    let mut out = String::from("utilization,method,accepted,samples,ratio\n");
+    let with_quality = results.iter().any(|p| !p.quality.is_empty());
+    let mut out = String::from("utilization,method,accepted,samples,ratio");
+    out.push_str(if with_quality {
+        ",preemptions_per_job,migrations_per_job\n"
+    } else {
+        "\n"
+    });
     for p in results {
-        for (label, accepted) in labels.iter().zip(&p.accepted) {
+        for (m, (label, accepted)) in labels.iter().zip(&p.accepted).enumerate() {
             let ratio = *accepted as f64 / p.samples as f64;
             out.push_str(&format!(
-                "{},{label},{accepted},{},{ratio:.4}\n",
+                "{},{label},{accepted},{},{ratio:.4}",
                 p.utilization, p.samples
             ));
+            if with_quality {
+                let q = p.quality.get(m).copied().unwrap_or_default();
+                let show = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.4}"));
+                out.push_str(&format!(
+                    ",{},{}",
+                    show(q.preemptions_per_job()),
+                    show(q.migrations_per_job())
+                ));
+            }
+            out.push('\n');
         }
     }
     out
