@@ -236,3 +236,71 @@ fn every_shipped_experiment_config_is_valid() {
     }
     assert!(seen >= 2);
 }
+
+const MC_EXPERIMENT: &str = r#"
+name = "mc"
+seed = 7
+cores = 4
+samples = 3
+[utilization]
+from = 0.3
+to = 0.9
+step = 0.3
+[mcdag]
+dags = 2
+tasks = 8
+levels = 3
+[[methods]]
+synth = "gedzl"
+[[methods]]
+synth = "federated"
+"#;
+
+/// An MC-DAG sweep runs the synthesizers (each accepted table set passes the validator inside
+/// the experiment), writes acceptance plus per-job quality columns and all three plots.
+#[test]
+fn mc_experiment_writes_acceptance_and_table_quality() {
+    let dir = scratch();
+    std::fs::write(dir.join("mc.toml"), MC_EXPERIMENT).unwrap();
+    let out = kairos(&["experiment", "mc.toml", "--out", "out", "--quiet"], &dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(dir.join("out/results.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("utilization,method,accepted,samples,ratio,preemptions_per_job,migrations_per_job")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 3 * 2, "points x methods");
+    for row in &rows {
+        let accepted: u64 = row[2].parse().unwrap();
+        // Quality is reported exactly when some system was accepted.
+        assert_eq!(row[5].is_empty(), accepted == 0, "{row:?}");
+        if accepted > 0 {
+            assert!(row[5].parse::<f64>().unwrap() >= 0.0);
+            assert!(row[6].parse::<f64>().unwrap() >= 0.0);
+        }
+    }
+    assert_eq!(rows[0][2], "3", "U/m = 0.3 is accepted by G-EDZL: {csv}");
+    for plot in ["acceptance", "preemptions", "migrations"] {
+        assert!(dir.join(format!("out/{plot}.svg")).exists(), "{plot}");
+    }
+}
+
+#[test]
+fn mc_experiment_rejects_mixed_methods() {
+    let dir = scratch();
+    let config = MC_EXPERIMENT.replace("synth = \"federated\"", "test = \"gfb\"");
+    std::fs::write(dir.join("bad.toml"), config).unwrap();
+    let out = kairos(&["experiment", "bad.toml", "--dry-run"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("methods[1]: MC-DAG experiments take"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
