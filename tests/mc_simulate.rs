@@ -279,6 +279,20 @@ wcet = ["4ms"]
         let report = text(&output.stdout);
         assert!(report.contains("under table (tables.json)"), "{report}");
         assert!(report.contains("mode changes: 0"), "{report}");
+        let output = scratch.kairos(&["simulate", "uav.toml", "--cores", "3"]);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        assert!(text(&output.stdout).starts_with("3 cores"));
+        let args = [
+            "simulate",
+            "uav.toml",
+            "--cores",
+            "3",
+            "--tables",
+            "tables.json",
+        ];
+        let output = scratch.kairos(&args);
+        assert_eq!(output.status.code(), Some(2));
+        assert!(text(&output.stderr).contains("the tables use 2 cores, the system has 3"));
     }
 
     #[test]
@@ -301,7 +315,7 @@ wcet = ["4ms"]
                 "--policy table",
             ),
             (
-                &["simulate", "uav.toml", "--cores", "4"],
+                &["simulate", "uav.toml", "--priorities", "rm"],
                 "periodic workloads only",
             ),
             (

@@ -355,7 +355,6 @@ fn refuse_mc_options(args: &SimulateArgs) -> Result<(), Failure> {
 
 fn refuse_periodic_options(args: &SimulateArgs) -> Result<(), Failure> {
     let flags = [
-        (args.cores.is_some(), "--cores"),
         (args.priorities != "auto", "--priorities"),
         (args.abort_on_miss, "--abort-on-miss"),
         (args.overhead_scheduling.is_some(), "--overhead-scheduling"),
@@ -399,7 +398,16 @@ fn run_tables(args: &SimulateArgs) -> CommandResult {
             )));
         }
     }
-    let system = load_system(&args.file, args.slot)?;
+    let mut system = load_system(&args.file, args.slot)?;
+    if let Some(cores) = args.cores {
+        let max = kairos_model::decode::MAX_CORES;
+        if cores == 0 || cores > max {
+            return Err(Failure::bad_input(format!(
+                "--cores must be between 1 and {max}"
+            )));
+        }
+        system.cores = cores;
+    }
     let (tables, source) = tables_for(&system, args.tables.as_deref())?;
     let config = TableSimConfig {
         duration: args.duration,
