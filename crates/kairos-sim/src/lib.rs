@@ -3,6 +3,8 @@
 //! A discrete-event simulator of real-time scheduling on `m` identical cores, in exact integer
 //! nanoseconds. Policies plug in through [`policy::Policy`]; the engine ([`engine`]) owns time,
 //! jobs and cores, applies the policies' decisions and measures ([`metrics::Metrics`]).
+//! Mixed-criticality DAG systems run their scheduling tables instead, with overruns and mode
+//! changes ([`table::simulate_tables`]).
 //!
 //! ```
 //! use kairos_model::{check_source, Duration, Format};
