@@ -1,0 +1,236 @@
+//! Real table-driven runs (SCHED_FIFO threads on this machine's cores; issue 5, "What it must
+//! show"): cyclic instantaneous migrations without deadlock or double execution, simultaneous
+//! overruns raising the mode once, the return to level 0 at the hyper-period, and a
+//! mixed-criticality DAG run with one injected overrun. Every run is bounded (whole
+//! hyper-periods, watchdog); no latency is asserted, only behaviour.
+//!
+//! Needs real-time privilege (root in CI); without it each test says so and passes.
+
+use kairos_model::{Dag, Duration, Interval, LevelTable, McSystem, McTask, TableSet};
+use kairos_rt::mode::ModeWord;
+use kairos_rt::platform::{privilege, sched};
+use kairos_rt::table::{run_tables_detailed, scenarios, TableRun, TableRunConfig};
+use kairos_trace::TraceEvent;
+use std::sync::Mutex;
+
+/// Real-time runs share two CPUs: one at a time.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+const MS: u64 = 1_000_000;
+
+fn run(system: &McSystem, tables: &TableSet, config: TableRunConfig) -> Option<TableRun> {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if let Err(e) = privilege::require_rt() {
+        eprintln!("skipped: real-time scheduling is not allowed here: {e}");
+        return None;
+    }
+    if kairos_rt::platform::online_cpus().len() < tables.cores {
+        eprintln!("skipped: needs {} CPUs", tables.cores);
+        return None;
+    }
+    let run = run_tables_detailed(system, tables, &config).expect("the run starts");
+    assert!(
+        sched::rt_threads_of_self().is_empty(),
+        "a real-time thread outlived the run"
+    );
+    assert_eq!(run.overlaps, 0, "a task ran on two cores");
+    assert_eq!(
+        run.inconsistent_decisions, 0,
+        "a decision from a mixed state"
+    );
+    assert_eq!(run.result.stopped_by, None, "{:?}", run.result.notes);
+    Some(run)
+}
+
+fn raises(run: &TableRun) -> Vec<(u64, usize, usize)> {
+    run.result
+        .trace
+        .events
+        .iter()
+        .filter_map(|e| match *e {
+            TraceEvent::ModeChange { at, from, to } => Some((at.as_nanos(), from, to)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn two_task_cyclic_migrations_ten_thousand_times() {
+    // Two tasks swap cores every 200 us for 150 hyper-periods of 20 ms: a cyclic
+    // instantaneous migration at every boundary while the jobs have work left (70 % of the
+    // hyper-period's budget, so the cores idle a little and real-time throttling stays away).
+    let (system, tables) = scenarios::cyclic(2, 200_000, 100);
+    let mut config = TableRunConfig::new(150 * 20 * MS);
+    config.work_fraction = 0.7;
+    let Some(run) = run(&system, &tables, config) else {
+        return;
+    };
+    assert!(
+        run.result.migrations >= 2 * 10_000,
+        "only {} migrations",
+        run.result.migrations
+    );
+    assert_eq!(run.result.mode_changes, 0);
+}
+
+#[test]
+fn simultaneous_overruns_on_both_cores_raise_the_mode_once() {
+    let (system, tables) = scenarios::twin_overruns(2 * MS);
+    let periods = 5;
+    let mut config = TableRunConfig::new(periods * 16 * MS);
+    // Both tasks overrun their LO budget (but not their MID one) in every hyper-period.
+    config.overruns = (0..periods)
+        .flat_map(|j| [format!("tw/x@{j}:MID"), format!("tw/y@{j}:MID")])
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let Some(run) = run(&system, &tables, config) else {
+        return;
+    };
+    let up: Vec<_> = raises(&run).into_iter().filter(|r| r.2 > r.1).collect();
+    assert_eq!(
+        up.len() as u64,
+        periods,
+        "one raise per hyper-period: {up:?}"
+    );
+    assert!(
+        up.iter().all(|&(_, from, to)| (from, to) == (0, 1)),
+        "{up:?}"
+    );
+    assert_eq!(
+        run.overruns_absorbed, periods,
+        "the second detection changes nothing"
+    );
+    assert_eq!(run.misses_per_level, vec![0, 0, 0]);
+}
+
+#[test]
+fn the_mode_returns_to_the_lowest_level_at_the_hyper_period() {
+    let (system, tables) = scenarios::mode_change(4, 2, MS);
+    let h = tables.hyperperiod;
+    let mut config = TableRunConfig::new(3 * h);
+    config.overruns = vec!["mc/t0@0".parse().unwrap()];
+    let Some(run) = run(&system, &tables, config) else {
+        return;
+    };
+    let changes = raises(&run);
+    assert_eq!(changes.len(), 2, "{changes:?}");
+    assert_eq!((changes[0].1, changes[0].2), (0, 1));
+    assert_eq!(changes[1], (h, 1, 0));
+    // Every core's first pass of hyper-period 1 ran under level 0, with no write to scm.
+    for core in 0..2 {
+        let first = run
+            .passes
+            .iter()
+            .find(|&&(t, c, _)| c == core && t >= h)
+            .expect("a pass in hyper-period 1");
+        assert_eq!(first.2, ModeWord::new(1, 0));
+    }
+    // The LO task discarded in hyper-period 0 runs again in hyper-period 1.
+    let lo = run
+        .result
+        .jobs
+        .iter()
+        .filter(|j| j.task == 3)
+        .collect::<Vec<_>>();
+    assert!(lo[0].discarded.is_some());
+    assert!(lo[1].completion.is_some() && lo[2].completion.is_some());
+}
+
+fn ms(v: u64) -> Duration {
+    Duration::from_millis(v)
+}
+
+/// One MC-DAG `g` (a -> b, both HI; c and d LO) on two cores, 20 ms period.
+fn mc_dag() -> (McSystem, TableSet) {
+    let task = |name: &str, wcet: &[u64]| McTask {
+        name: name.into(),
+        wcet: wcet.iter().map(|&w| ms(w)).collect(),
+    };
+    let system = McSystem {
+        name: Some("dag".into()),
+        cores: 2,
+        levels: vec!["LO".into(), "HI".into()],
+        dags: vec![Dag {
+            name: "g".into(),
+            period: ms(20),
+            deadline: ms(20),
+            tasks: vec![
+                task("a", &[2, 4]),
+                task("b", &[2, 4]),
+                task("c", &[3]),
+                task("d", &[2]),
+            ],
+            edges: vec![(0, 1), (2, 3)],
+        }],
+    };
+    let iv = |task: &str, core, start: u64, end: u64| Interval {
+        task: format!("g/{task}"),
+        job: 0,
+        core,
+        start: start * MS,
+        end: end * MS,
+    };
+    let tables = TableSet {
+        unit: "ns".into(),
+        hyperperiod: 20 * MS,
+        cores: 2,
+        levels: vec!["LO".into(), "HI".into()],
+        policy: None,
+        tables: vec![
+            LevelTable {
+                level: "LO".into(),
+                // b migrates from core 0 to core 1 at 3 ms (an instantaneous migration).
+                intervals: vec![
+                    iv("a", 0, 0, 2),
+                    iv("b", 0, 2, 3),
+                    iv("b", 1, 3, 4),
+                    iv("c", 1, 0, 3),
+                    iv("d", 0, 3, 5),
+                ],
+            },
+            LevelTable {
+                level: "HI".into(),
+                intervals: vec![iv("a", 0, 0, 4), iv("b", 1, 4, 8)],
+            },
+        ],
+    };
+    (system, tables)
+}
+
+#[test]
+fn an_mc_dag_run_with_one_overrun_changes_mode_and_meets_high_deadlines() {
+    let (system, tables) = mc_dag();
+    let mut config = TableRunConfig::new(3 * 20 * MS);
+    config.overruns = vec!["g/a@1".parse().unwrap()];
+    let Some(run) = run(&system, &tables, config) else {
+        return;
+    };
+    let changes = raises(&run);
+    assert_eq!(changes.len(), 2, "{changes:?}");
+    assert_eq!((changes[0].1, changes[0].2), (0, 1));
+    assert!(
+        changes[0].0 >= 22 * MS,
+        "the overrun is seen at the end of a@1's LO budget"
+    );
+    assert_eq!(changes[1], (40 * MS, 1, 0));
+    assert_eq!(run.misses_per_level[1], 0, "{:?}", run.result.notes);
+    let r = &run.result;
+    assert_eq!(r.jobs_released, 12);
+    // c@1 was running when the mode rose; d@1 had not started: both discarded.
+    let discarded: Vec<_> = r.jobs.iter().filter(|j| j.discarded.is_some()).collect();
+    assert_eq!(
+        discarded
+            .iter()
+            .map(|j| (j.task, j.job))
+            .collect::<Vec<_>>(),
+        vec![(2, 1), (3, 1)]
+    );
+    assert_eq!(r.jobs_completed, 10);
+    assert_eq!(r.deadline_misses, 0);
+    assert!(r.migrations >= 2, "b migrates in hyper-periods 0 and 2");
+    assert!(r
+        .trace
+        .events
+        .iter()
+        .any(|e| matches!(e, TraceEvent::Discard { .. })));
+}
