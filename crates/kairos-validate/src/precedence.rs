@@ -44,8 +44,7 @@ pub(crate) fn check(flat: &Flat, level: &Level, jobs: &Jobs, out: &mut Vec<Viola
                             Violation::new(
                                 ViolationKind::Precedence,
                                 format!(
-                                    "starts at {} but its ancestor {} (job {k}) ends at {}",
-                                    Instant::from_nanos(run.start),
+                                    "its ancestor {} (job {k}) ends at {} but it starts",
                                     flat.tasks[ancestor].name,
                                     Instant::from_nanos(end)
                                 ),

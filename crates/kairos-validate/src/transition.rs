@@ -92,13 +92,12 @@ fn violation(
     Violation::new(
         ViolationKind::UnsafeTransition,
         format!(
-            "unsafe transition {from} -> {to}: by {} it has received {} in table {from} but {} in \
-             table {to} (table {from} ends it at {}), so a mode change then leaves it less than \
-             its {to} WCET",
-            Instant::from_nanos(d.at),
-            Duration::from_nanos(d.low),
+            "unsafe transition {from} -> {to} (table {from} ends it at {}): a mode change would \
+             leave it less than its {to} WCET, as it has received {} in table {to} but only {} in \
+             table {from}",
+            Instant::from_nanos(low_run.finish),
             Duration::from_nanos(d.high),
-            Instant::from_nanos(low_run.finish)
+            Duration::from_nanos(d.low)
         ),
     )
     .level(from)
