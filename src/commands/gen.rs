@@ -187,7 +187,7 @@ fn run_mcdag(args: &GenArgs) -> CommandResult {
         edge_probability: m.edge_probability,
         max_per_rank: m.max_per_rank,
         reduction: m.reduction,
-        level_fractions: m.level_shares.clone(),
+        level_shares: m.level_shares.clone(),
         cores: args.cores,
         slot: m.slot,
         hyperperiod_base: (m.hyperperiod_base > 0).then_some(m.hyperperiod_base),
