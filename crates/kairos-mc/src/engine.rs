@@ -161,6 +161,8 @@ struct Run<'a> {
     pieces: Vec<Piece>,
     /// Advance by whole stretches (false: one slot at a time).
     batch: bool,
+    /// Scratch: the job each core runs in the current stretch.
+    assigned: Vec<Option<u32>>,
 }
 
 impl<'a> Run<'a> {
@@ -192,6 +194,7 @@ impl<'a> Run<'a> {
             open: vec![None; problem.cores],
             pieces: Vec::new(),
             batch,
+            assigned: Vec::new(),
         }
     }
 
@@ -267,19 +270,27 @@ impl<'a> Run<'a> {
                 deadline: t + remaining + laxity,
             });
         }
-        let urgent: Vec<u32> = out
-            .iter()
-            .filter(|c| c.laxity == 0)
-            .map(|c| c.job)
-            .collect();
-        if urgent.len() > self.problem.cores {
+        let urgent = out.iter().filter(|c| c.laxity == 0).count();
+        if urgent > self.problem.cores {
             return Err(Stuck::TooManyUrgent {
                 at: t,
-                jobs: urgent,
+                jobs: out
+                    .iter()
+                    .filter(|c| c.laxity == 0)
+                    .map(|c| c.job)
+                    .collect(),
             });
         }
+        // Only the best `cores` need an order (it fixes the core assignment order); keys are
+        // unique (job index last), so the split is deterministic.
         let policy = self.problem.policy;
-        out.sort_unstable_by_key(|c| priority_key(policy, c));
+        let cores = self.problem.cores;
+        if out.len() > cores {
+            out.select_nth_unstable_by_key(cores - 1, |c| priority_key(policy, c));
+            out[..cores].sort_unstable_by_key(|c| priority_key(policy, c));
+        } else {
+            out.sort_unstable_by_key(|c| priority_key(policy, c));
+        }
         Ok(unblock)
     }
 
@@ -323,37 +334,39 @@ impl<'a> Run<'a> {
 
     /// Assigns cores to the chosen jobs for `[t, t + step)` and extends or opens pieces.
     fn place(&mut self, t: u64, step: u64, chosen: &[Candidate]) {
-        let cores = self.problem.cores;
-        let mut assigned: Vec<Option<u32>> = vec![None; cores];
-        let mut pending = Vec::new();
-        // A job that ran in the previous slot keeps its core (no migration, no new piece).
+        let mut assigned = std::mem::take(&mut self.assigned);
+        assigned.clear();
+        assigned.resize(self.problem.cores, None);
+        // A job that ran in the previous slot keeps its core (no migration, no new piece); then
+        // a job gets its last core if free; then the lowest free core.
         for c in chosen {
             let state = self.state[c.job as usize];
-            match state.last_core {
-                Some(core) if state.last_end == t => assigned[core as usize] = Some(c.job),
-                _ => pending.push(c.job),
+            if let Some(core) = state.last_core.filter(|_| state.last_end == t) {
+                assigned[core as usize] = Some(c.job);
             }
         }
-        let mut later = Vec::new();
-        for job in pending {
-            match self.state[job as usize].last_core {
-                Some(core) if assigned[core as usize].is_none() => {
-                    assigned[core as usize] = Some(job)
+        for c in chosen {
+            if let Some(core) = self.state[c.job as usize].last_core {
+                if assigned[core as usize].is_none() {
+                    assigned[core as usize] = Some(c.job);
                 }
-                _ => later.push(job),
             }
         }
-        let mut free = (0..cores)
-            .filter(|&c| assigned[c].is_none())
-            .collect::<Vec<_>>();
-        free.reverse();
-        for job in later {
-            let core = free.pop().expect("at most one chosen job per core");
-            assigned[core] = Some(job);
+        let mut free = 0;
+        for c in chosen {
+            let last = self.state[c.job as usize].last_core;
+            if last.is_some_and(|core| assigned[core as usize] == Some(c.job)) {
+                continue;
+            }
+            while assigned[free].is_some() {
+                free += 1;
+            }
+            assigned[free] = Some(c.job);
         }
-        for (core, job) in assigned.into_iter().enumerate() {
+        for (core, &job) in assigned.iter().enumerate() {
             self.extend(core, job, t, step);
         }
+        self.assigned = assigned;
     }
 
     /// Core `core` runs `job` (or nothing) over `[t, t + step)`.

@@ -2,11 +2,22 @@
 //! of GMH-MC-DAG synthesis (seed `000_5feb7fca5a4f9943.txt`, section 4.2), one table per level.
 
 use crate::gmh::{BuiltLevel, Context};
-use kairos_model::{Interval, LevelTable, TableSet};
+use kairos_model::{Interval, LevelTable, TableSet, TaskRef};
 
 /// Converts the built levels (lowest first) to a table set in ns, intervals by start then core.
 pub(crate) fn table_set(ctx: &Context, levels: &[BuiltLevel]) -> TableSet {
     let slot = ctx.grid.slot_ns;
+    let names: Vec<Vec<String>> = ctx
+        .system
+        .dags
+        .iter()
+        .enumerate()
+        .map(|(dag, d)| {
+            (0..d.tasks.len())
+                .map(|task| ctx.system.qualified_name(TaskRef { dag, task }))
+                .collect()
+        })
+        .collect();
     let tables = levels
         .iter()
         .enumerate()
@@ -17,7 +28,7 @@ pub(crate) fn table_set(ctx: &Context, levels: &[BuiltLevel]) -> TableSet {
                 .map(|piece| {
                     let (task, job) = built.jobs.job(piece.job);
                     Interval {
-                        task: ctx.system.qualified_name(task),
+                        task: names[task.dag][task.task].clone(),
                         job,
                         core: piece.core as usize,
                         start: piece.start * slot,
@@ -25,7 +36,8 @@ pub(crate) fn table_set(ctx: &Context, levels: &[BuiltLevel]) -> TableSet {
                     }
                 })
                 .collect();
-            intervals.sort_by_key(|iv| (iv.start, iv.core));
+            // (start, core) is unique: a core runs one interval at a time.
+            intervals.sort_unstable_by_key(|iv| (iv.start, iv.core));
             LevelTable {
                 level: ctx.system.levels[level].clone(),
                 intervals,

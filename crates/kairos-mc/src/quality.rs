@@ -12,6 +12,8 @@
 
 use kairos_model::TableSet;
 use serde::Serialize;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Counts over a set of jobs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -51,8 +53,10 @@ pub struct LevelQuality {
 /// The counts of one job in one table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct JobQuality {
-    pub level: String,
-    pub task: String,
+    /// Index of the level (into `TableSet::levels`).
+    pub level: usize,
+    /// Index of the task's name in [`Quality::tasks`].
+    pub task: u32,
     pub job: u64,
     pub intervals: u64,
     pub preemptions: u64,
@@ -62,6 +66,8 @@ pub struct JobQuality {
 /// Quality of a whole table set.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Quality {
+    /// Task names (`dag/task`) that [`JobQuality::task`] indexes.
+    pub tasks: Vec<String>,
     pub levels: Vec<LevelQuality>,
     pub total: Counts,
     pub jobs: Vec<JobQuality>,
@@ -72,24 +78,32 @@ pub fn measure(tables: &TableSet) -> Quality {
     let mut levels = Vec::with_capacity(tables.tables.len());
     let mut jobs = Vec::new();
     let mut total = Counts::default();
-    for table in &tables.tables {
-        let mut order: Vec<usize> = (0..table.intervals.len()).collect();
+    // Task names as small integers, so sorting compares numbers rather than strings.
+    let mut ids: HashMap<&str, u32, BuildHasherDefault<Fnv>> = HashMap::default();
+    for (level, table) in tables.tables.iter().enumerate() {
         let iv = &table.intervals;
-        order.sort_unstable_by(|&a, &b| {
-            (&iv[a].task, iv[a].job, iv[a].start).cmp(&(&iv[b].task, iv[b].job, iv[b].start))
-        });
+        let mut order: Vec<(u32, u64, u64, u32)> = iv
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                let next = ids.len() as u32;
+                let id = *ids.entry(x.task.as_str()).or_insert(next);
+                (id, x.job, x.start, i as u32)
+            })
+            .collect();
+        order.sort_unstable();
         let mut counts = Counts::default();
-        for group in order.chunk_by(|&a, &b| iv[a].task == iv[b].task && iv[a].job == iv[b].job) {
+        for group in order.chunk_by(|a, b| a.0 == b.0 && a.1 == b.1) {
             let mut job = JobQuality {
-                level: table.level.clone(),
-                task: iv[group[0]].task.clone(),
-                job: iv[group[0]].job,
+                level,
+                task: group[0].0,
+                job: group[0].1,
                 intervals: group.len() as u64,
                 preemptions: 0,
                 migrations: 0,
             };
             for pair in group.windows(2) {
-                let (prev, next) = (&iv[pair[0]], &iv[pair[1]]);
+                let (prev, next) = (&iv[pair[0].3 as usize], &iv[pair[1].3 as usize]);
                 job.preemptions += u64::from(next.start > prev.end);
                 job.migrations += u64::from(next.core != prev.core);
             }
@@ -107,10 +121,38 @@ pub fn measure(tables: &TableSet) -> Quality {
             counts,
         });
     }
+    let mut tasks = vec![String::new(); ids.len()];
+    for (name, id) in ids {
+        tasks[id as usize] = name.to_string();
+    }
     Quality {
+        tasks,
         levels,
         total,
         jobs,
+    }
+}
+
+/// FNV-1a: task names are short and not adversarial, and the default SipHash dominated the
+/// count on large tables.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
@@ -162,7 +204,7 @@ mod tests {
         let a0 = q
             .jobs
             .iter()
-            .find(|j| j.task == "g/a" && j.job == 0)
+            .find(|j| q.tasks[j.task as usize] == "g/a" && j.job == 0)
             .unwrap();
         assert_eq!((a0.preemptions, a0.migrations, a0.intervals), (2, 2, 4));
         assert_eq!(q.levels[0].counts, q.total);
