@@ -172,8 +172,9 @@ fn parse_cyclictest_histogram(text: &str) -> Distribution {
         let Some(first) = fields.next() else { continue };
         if let Ok(bucket_us) = first.parse::<u64>() {
             let count: u64 = fields.filter_map(|f| f.parse::<u64>().ok()).sum();
+            // A bucket holds [N, N+1) us: its middle is the fair point to compare with.
             if count > 0 {
-                histogram.record_n(bucket_us * 1000, count);
+                histogram.record_n(bucket_us * 1000 + 500, count);
             }
             top_us = top_us.max(bucket_us);
         } else if let Some(rest) = line.strip_prefix("# Histogram Overflows:") {
@@ -182,7 +183,7 @@ fn parse_cyclictest_histogram(text: &str) -> Distribution {
                 .filter_map(|f| f.parse::<u64>().ok())
                 .sum();
             if overflows > 0 {
-                histogram.record_n((top_us + 1) * 1000, overflows);
+                histogram.record_n((top_us + 1) * 1000 + 500, overflows);
             }
         }
     }
@@ -219,8 +220,8 @@ mod tests {
         let h = parse_cyclictest_histogram(text);
         assert_eq!(h.count(), 8);
         let s = h.summary();
-        assert_eq!(s.min, 10_000);
-        assert!(s.p50 >= 11_000 && s.p50 < 11_100, "{s:?}");
+        assert!(s.min >= 10_490 && s.min <= 10_510, "{s:?}");
+        assert!(s.p50 >= 11_490 && s.p50 < 11_520, "{s:?}");
         assert!(s.max >= 12_000, "overflow counted above the range: {s:?}");
     }
 }

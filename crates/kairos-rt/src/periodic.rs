@@ -80,8 +80,8 @@ impl PeriodicConfig {
             priorities: PriorityOrder::Auto,
             duration_ns,
             bodies: Vec::new(),
-            edf_margin_ratio: 0.05,
-            edf_margin_ns: 20_000,
+            edf_margin_ratio: 0.10,
+            edf_margin_ns: 50_000,
             grace_ns: 1_000_000_000,
             stall_ns: 1_000_000_000,
             start_delay_ns: 20_000_000,
@@ -368,9 +368,9 @@ pub fn run_periodic(
             Err(e) => failures.push(e.to_string()),
         }
     }
-    let ran_ns = clock::now_ns()
-        .saturating_sub(origin)
-        .min(config.duration_ns);
+    // A stopped run ends at the stop request: jobs cut short by it are not misses.
+    let ended = control.stopped_at_ns().unwrap_or_else(clock::now_ns);
+    let ran_ns = ended.saturating_sub(origin).min(config.duration_ns);
     let intervention = watchdog.stop();
     let mut notes = plan.notes;
     dma_note(&dma, &mut notes);

@@ -26,6 +26,8 @@ use std::sync::{Arc, Mutex};
 pub struct RunControl {
     stop: AtomicBool,
     reason: Mutex<Option<String>>,
+    /// CLOCK_MONOTONIC time of the first stop request (0 = none).
+    stopped_at: AtomicU64,
 }
 
 impl RunControl {
@@ -38,7 +40,21 @@ impl RunControl {
         if let Ok(mut slot) = self.reason.lock() {
             slot.get_or_insert_with(|| reason.into());
         }
+        let _ = self.stopped_at.compare_exchange(
+            0,
+            clock::now_ns(),
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
         self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// CLOCK_MONOTONIC time of the first [`RunControl::request_stop`], if any.
+    pub fn stopped_at_ns(&self) -> Option<u64> {
+        match self.stopped_at.load(Ordering::SeqCst) {
+            0 => None,
+            at => Some(at),
+        }
     }
 
     /// Stops without a reason (the normal end of a run: nothing to report).

@@ -346,3 +346,45 @@ fn threads_are_born_with_their_policy_and_affinity() {
     assert_eq!(seen, (Some(libc::SCHED_FIFO), Some(vec![cpu])));
     assert_no_rt_thread_left();
 }
+
+/// The lack-of-privilege path for real: a cgroup v1 cpu group with `cpu.rt_runtime_us = 0`
+/// (CONFIG_RT_GROUP_SCHED) refuses SCHED_FIFO even to root, and the message names the group.
+/// Runs where that hierarchy exists and is writable (CI here); skips elsewhere.
+#[test]
+fn a_zero_rt_runtime_cgroup_is_named_in_the_refusal() {
+    let _lock = serial();
+    let root = std::path::Path::new("/sys/fs/cgroup/cpu");
+    let group = root.join(format!("kairos-rt-test-{}", std::process::id()));
+    if !root.join("tasks").exists() || std::fs::create_dir(&group).is_err() {
+        eprintln!(
+            "skipping: no writable cgroup v1 cpu hierarchy at {}",
+            root.display()
+        );
+        return;
+    }
+    let runtime = std::fs::read_to_string(group.join("cpu.rt_runtime_us")).unwrap_or_default();
+    if runtime.trim() != "0" {
+        eprintln!("skipping: new cpu groups get rt_runtime_us {runtime:?} here, not 0");
+        let _ = std::fs::remove_dir(&group);
+        return;
+    }
+    let inside = group.clone();
+    // In v1 a thread can join a group alone: this helper thread does, then tries SCHED_FIFO.
+    let refusal = std::thread::spawn(move || {
+        let tid = clock::gettid().to_string();
+        std::fs::write(inside.join("tasks"), &tid).expect("join the test group");
+        let result = privilege::require_rt();
+        std::fs::write(root.join("tasks"), &tid).expect("leave the test group");
+        result
+    })
+    .join()
+    .expect("helper thread");
+    let _ = std::fs::remove_dir(&group);
+    match refusal {
+        Err(PlatformError::NoPrivilege(text)) => {
+            assert!(text.contains("cpu.rt_runtime_us is 0"), "{text}");
+            assert!(text.contains(&group.display().to_string()), "{text}");
+        }
+        other => panic!("SCHED_FIFO in a zero-runtime group was not refused: {other:?}"),
+    }
+}

@@ -68,7 +68,8 @@ fn read_rlimit_rtprio() -> u64 {
 
 fn read_cgroup_cpu() -> CgroupCpu {
     let (Ok(cgroups), Ok(mounts)) = (
-        std::fs::read_to_string("/proc/self/cgroup"),
+        // thread-self: in cgroup v1 a thread can sit in another group than its process.
+        std::fs::read_to_string("/proc/thread-self/cgroup"),
         std::fs::read_to_string("/proc/self/mountinfo"),
     ) else {
         return CgroupCpu::Unknown;

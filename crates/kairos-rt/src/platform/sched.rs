@@ -159,7 +159,7 @@ pub fn explain_deadline_refusal(
                 None => format!("{cpus} CPUs times sched_rt_runtime_us / sched_rt_period_us"),
             };
             format!(
-                "admission control refused {this} (EBUSY): the run asks for a total bandwidth of {requested_total:.3} CPUs (sum of runtime/period, including other SCHED_DEADLINE threads already admitted), over the limit of {limit}. Lower the WCETs or the --deadline-margin, use fewer tasks, or raise /proc/sys/kernel/sched_rt_runtime_us (e.g. `echo 980000 > /proc/sys/kernel/sched_rt_runtime_us`; -1 removes the limit and the RT throttling safety net with it)"
+                "admission control refused {this} (EBUSY): the run asks for {requested_total:.3} CPUs of bandwidth (the sum of runtime/period of its threads), which with any SCHED_DEADLINE threads already running is over the limit of {limit}. Lower the runtimes (WCETs plus the budget margin), use fewer tasks, or raise /proc/sys/kernel/sched_rt_runtime_us (e.g. `echo 980000 > /proc/sys/kernel/sched_rt_runtime_us`; -1 removes the limit and the RT throttling safety net with it)"
             )
         }
         libc::EPERM => format!(
