@@ -72,7 +72,7 @@ pub struct McDagArgs {
     pub reduction: f64,
     /// Share of the tasks of each criticality level, lowest first, e.g. 1,1 (default: equal).
     #[arg(long, value_delimiter = ',')]
-    pub level_shares: Vec<f64>,
+    pub level_fractions: Vec<f64>,
     /// Length of one slot (periods and WCETs are whole slots).
     #[arg(long, default_value = "1ms", value_parser = crate::args::duration_arg)]
     pub slot: kairos_model::Duration,
@@ -187,7 +187,7 @@ fn run_mcdag(args: &GenArgs) -> CommandResult {
         edge_probability: m.edge_probability,
         max_per_rank: m.max_per_rank,
         reduction: m.reduction,
-        level_shares: m.level_shares.clone(),
+        level_fractions: m.level_fractions.clone(),
         cores: args.cores,
         slot: m.slot,
         hyperperiod_base: (m.hyperperiod_base > 0).then_some(m.hyperperiod_base),

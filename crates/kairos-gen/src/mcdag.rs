@@ -11,7 +11,7 @@
 //!    `B_g / T_g` is as close to `U` as integers allow; every level gets the same budget, so every
 //!    level's utilization is the same;
 //! 4. the tasks are split among criticality levels (every level gets at least one task per DAG,
-//!    the rest by [`McDagParams::level_shares`]) and the levels are shuffled over the vertices;
+//!    the rest by [`McDagParams::level_fractions`]) and the levels are shuffled over the vertices;
 //! 5. WCETs top-down: the tasks of the highest level share `B_g` by UUniFast-discard (each
 //!    `C <= T`); at each lower level `l`, every higher task's WCET is the one above divided by the
 //!    reduction factor (rounded down, at least one slot), and the tasks whose own level is `l`
@@ -56,7 +56,7 @@ pub struct McDagParams {
     pub reduction: f64,
     /// Share of the tasks whose own criticality is each level (lowest first); empty = equal
     /// shares. Every level gets at least one task per DAG whatever its share.
-    pub level_shares: Vec<f64>,
+    pub level_fractions: Vec<f64>,
     /// Cores written into the system.
     pub cores: usize,
     /// Length of one slot: every period and WCET is a whole number of slots.
@@ -85,7 +85,7 @@ impl Default for McDagParams {
             edge_probability: 0.4,
             max_per_rank: 3,
             reduction: 2.0,
-            level_shares: Vec::new(),
+            level_fractions: Vec::new(),
             cores: 8,
             slot: Duration::from_millis(1),
             hyperperiod_base: Some(McDagParams::DEFAULT_HYPERPERIOD_BASE),
@@ -142,10 +142,10 @@ struct Shape {
 impl Shape {
     fn new(p: &McDagParams) -> Result<Shape, GenError> {
         check_params(p)?;
-        let fractions = if p.level_shares.is_empty() {
+        let fractions = if p.level_fractions.is_empty() {
             vec![1.0; p.levels]
         } else {
-            p.level_shares.clone()
+            p.level_fractions.clone()
         };
         Ok(Shape {
             per_level: split_counts(p.tasks, &fractions),
@@ -217,21 +217,21 @@ fn check_params(p: &McDagParams) -> Result<(), GenError> {
 }
 
 fn check_fractions(p: &McDagParams) -> Result<(), GenError> {
-    let f = &p.level_shares;
+    let f = &p.level_fractions;
     if f.is_empty() {
         return Ok(());
     }
     let text = || format!("{f:?}");
     if f.len() != p.levels {
         return Err(GenError::invalid(
-            "level_shares",
+            "level_fractions",
             text(),
             "one share per level",
         ));
     }
     if f.iter().any(|x| !(x.is_finite() && *x >= 0.0)) || f.iter().sum::<f64>() <= 0.0 {
         return Err(GenError::invalid(
-            "level_shares",
+            "level_fractions",
             text(),
             "finite shares >= 0 with a positive sum",
         ));
@@ -526,11 +526,11 @@ mod tests {
                 ..Default::default()
             },
             McDagParams {
-                level_shares: vec![1.0],
+                level_fractions: vec![1.0],
                 ..Default::default()
             },
             McDagParams {
-                level_shares: vec![0.0, 0.0],
+                level_fractions: vec![0.0, 0.0],
                 ..Default::default()
             },
             McDagParams {

@@ -202,9 +202,9 @@ fn a_single_dag_period_lies_in_the_reference_range() {
 }
 
 #[test]
-fn level_shares_set_the_task_counts() {
+fn level_fractions_set_the_task_counts() {
     let p = McDagParams {
-        level_shares: vec![3.0, 1.0],
+        level_fractions: vec![3.0, 1.0],
         utilization: 2.0,
         ..McDagParams::default()
     };
