@@ -1,10 +1,203 @@
-//! `kairos synth` (in progress).
+//! `kairos synth FILE`: one scheduling table per criticality level for an MC-DAG system
+//! (GMH-MC-DAG, seed `000_5feb7fca5a4f9943.txt` section 4.2; docs/synth.md), or the federated
+//! baseline; a summary with table quality, the table file, a Gantt chart of every level.
 
-use crate::args::{CommandResult, Failure};
+use crate::args::{duration_arg, write_output, CommandResult, Failure};
+use crate::mc_input::load_system;
+use kairos_mc::{federated, synthesize, Policy, SynthFailure, SynthOptions, Synthesis};
+use kairos_model::{Duration, Instant, McSystem, TableSet};
+use kairos_trace::gantt::{render_levels_svg, GanttOptions};
+use kairos_trace::{Trace, TraceEvent};
+use serde_json::json;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Instant as WallClock;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// MC-DAG system: kairos TOML/JSON, or the MC-DAG framework's XML (.xml).
+    pub file: PathBuf,
+    /// Slot priority policy, or the federated baseline (heavy DAGs on dedicated cores).
+    #[arg(long, value_parser = ["gedzl", "gedf", "gllf", "federated"], default_value = "gedzl")]
+    pub policy: String,
+    /// Number of cores, replacing the file's.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub cores: Option<u64>,
+    /// Length of one time unit of an XML file (the format has no unit).
+    #[arg(long, default_value = "1ms", value_parser = duration_arg)]
+    pub slot: Duration,
+    /// Write the tables (JSON table file, times in ns) here.
+    #[arg(long, value_name = "TABLES.json")]
+    pub out: Option<PathBuf>,
+    /// Write every level's table as one Gantt chart (SVG).
+    #[arg(long, value_name = "FILE.svg")]
+    pub gantt: Option<PathBuf>,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
 
-pub fn run(_args: &Args) -> CommandResult {
-    Err(Failure::bad_input("not implemented yet"))
+pub fn run(args: &Args) -> CommandResult {
+    let system = load_system(&args.file, args.slot)?;
+    let options = SynthOptions {
+        policy: Policy::from_name(&args.policy).unwrap_or_default(),
+        cores: args.cores.map(|c| c as usize),
+    };
+    let started = WallClock::now();
+    let result = if args.policy == "federated" {
+        federated(&system, &options)
+    } else {
+        synthesize(&system, &options)
+    };
+    let elapsed = started.elapsed();
+    match result {
+        Ok(out) => {
+            if let Some(path) = &args.out {
+                write_output(path, out.tables.to_json() + "\n")?;
+            }
+            if let Some(path) = &args.gantt {
+                write_output(path, gantt(&system, &out.tables, &args.file))?;
+            }
+            if args.json {
+                println!("{}", summary_json(args, &out, elapsed));
+            } else {
+                print_summary(args, &out, elapsed);
+            }
+            Ok(0)
+        }
+        Err(failure) if failure.is_input_error() => Err(Failure::bad_input(format!(
+            "{}: {failure}",
+            args.file.display()
+        ))),
+        Err(failure) => {
+            report_failure(args, &failure, elapsed);
+            Ok(crate::exit::NO)
+        }
+    }
+}
+
+fn print_summary(args: &Args, out: &Synthesis, elapsed: std::time::Duration) {
+    let t = &out.tables;
+    let hyperperiod = Duration::from_nanos(t.hyperperiod);
+    println!(
+        "{}: {} level(s), hyper-period {hyperperiod} ({} slots of {}), {} core(s), policy {}",
+        args.file.display(),
+        t.levels.len(),
+        t.hyperperiod / out.slot.as_nanos(),
+        out.slot,
+        t.cores,
+        t.policy.as_deref().unwrap_or("?"),
+    );
+    println!(
+        "{:<8} {:>8} {:>10} {:>12} {:>11} {:>12}",
+        "level", "jobs", "intervals", "preemptions", "migrations", "preempt/job"
+    );
+    let rows = out
+        .quality
+        .levels
+        .iter()
+        .map(|l| (l.level.as_str(), &l.counts));
+    for (name, c) in rows.chain([("total", &out.quality.total)]) {
+        println!(
+            "{name:<8} {:>8} {:>10} {:>12} {:>11} {:>12.3}",
+            c.jobs,
+            c.intervals,
+            c.preemptions,
+            c.migrations,
+            c.preemptions_per_job()
+        );
+    }
+    println!("synthesized in {:.3} ms", elapsed.as_secs_f64() * 1e3);
+    if let Some(path) = &args.out {
+        println!("tables written to {}", path.display());
+    }
+    if let Some(path) = &args.gantt {
+        println!("Gantt chart written to {}", path.display());
+    }
+}
+
+fn summary_json(args: &Args, out: &Synthesis, elapsed: std::time::Duration) -> String {
+    let t = &out.tables;
+    let value = json!({
+        "file": args.file.display().to_string(),
+        "schedulable": true,
+        "policy": t.policy,
+        "cores": t.cores,
+        "levels": t.levels,
+        "slot_ns": out.slot.as_nanos(),
+        "hyperperiod_ns": t.hyperperiod,
+        "quality": {"levels": out.quality.levels, "total": out.quality.total},
+        "time_ms": elapsed.as_secs_f64() * 1e3,
+        "out": args.out.as_ref().map(|p| p.display().to_string()),
+    });
+    serde_json::to_string_pretty(&value).expect("summary serializes")
+}
+
+fn report_failure(args: &Args, failure: &SynthFailure, elapsed: std::time::Duration) {
+    if args.json {
+        let value = json!({
+            "file": args.file.display().to_string(),
+            "schedulable": false,
+            "policy": args.policy,
+            "reason": failure.to_string(),
+            "time_ms": elapsed.as_secs_f64() * 1e3,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).expect("summary serializes")
+        );
+    } else {
+        println!("{}: not schedulable: {failure}", args.file.display());
+    }
+}
+
+/// Every level's table as one stacked Gantt chart (`dag/task` names, one panel per level).
+fn gantt(system: &McSystem, tables: &TableSet, file: &std::path::Path) -> String {
+    let names: Vec<String> = system
+        .task_refs()
+        .map(|t| system.qualified_name(t))
+        .collect();
+    let index: HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let traces: Vec<(String, Trace)> = tables
+        .tables
+        .iter()
+        .map(|table| {
+            let events = table
+                .intervals
+                .iter()
+                .filter_map(|iv| {
+                    let task = *index.get(iv.task.as_str())?;
+                    Some(TraceEvent::Segment {
+                        core: iv.core,
+                        task,
+                        job: iv.job,
+                        start: Instant::from_nanos(iv.start),
+                        end: Instant::from_nanos(iv.end),
+                    })
+                })
+                .collect();
+            let trace = Trace {
+                task_names: names.clone(),
+                levels: tables.levels.clone(),
+                cores: tables.cores,
+                end: Instant::from_nanos(tables.hyperperiod),
+                events,
+            };
+            (format!("table of level {}", table.level), trace)
+        })
+        .collect();
+    let panels: Vec<(String, &Trace)> = traces.iter().map(|(c, t)| (c.clone(), t)).collect();
+    let options = GanttOptions {
+        title: Some(format!(
+            "{}: {} tables",
+            file.display(),
+            tables.policy.as_deref().unwrap_or("")
+        )),
+        ..GanttOptions::default()
+    };
+    render_levels_svg(&panels, &options)
 }
