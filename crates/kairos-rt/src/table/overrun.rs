@@ -171,10 +171,7 @@ mod tests {
     }
 
     fn request() -> OverrunRequest {
-        OverrunRequest {
-            work_fraction: 1.0,
-            ..OverrunRequest::default()
-        }
+        OverrunRequest::default()
     }
 
     #[test]

@@ -154,7 +154,7 @@ impl Plan {
 }
 
 /// What to overrun: explicit jobs and/or a seeded probability per job.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct OverrunRequest {
     pub jobs: Vec<OverrunSpec>,
     /// Probability that a job of a task with criticality > 0 overruns (demand = its WCET at
@@ -163,6 +163,18 @@ pub struct OverrunRequest {
     pub seed: u64,
     /// Fraction of a job's demand its body really executes (see `TableRunConfig`).
     pub work_fraction: f64,
+}
+
+impl Default for OverrunRequest {
+    /// No overrun; every job runs its whole demand.
+    fn default() -> Self {
+        OverrunRequest {
+            jobs: Vec::new(),
+            probability: 0.0,
+            seed: 0,
+            work_fraction: 1.0,
+        }
+    }
 }
 
 fn flatten(system: &McSystem) -> Vec<PlanTask> {
