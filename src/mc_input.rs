@@ -8,6 +8,15 @@ use kairos_model::mcdag_xml::{self, ImportOptions};
 use kairos_model::{Duration, McSystem};
 use std::path::Path;
 
+/// clap parser for `--slot`: a duration greater than zero.
+pub fn slot_arg(text: &str) -> Result<Duration, String> {
+    let slot = crate::args::duration_arg(text)?;
+    if slot.is_zero() {
+        return Err("a slot must last more than zero (e.g. 1ms)".into());
+    }
+    Ok(slot)
+}
+
 /// Whether `path` names an MC-DAG framework XML file (by its extension, in any case).
 pub fn is_xml(path: &Path) -> bool {
     path.extension()
@@ -58,7 +67,6 @@ pub fn check_source(
 /// Reads and checks an MC-DAG system; on errors prints the diagnostics and fails with exit 2.
 /// `slot` is the length of one XML time unit (the XML format has none). Warnings are printed to
 /// standard error too.
-#[allow(dead_code)] // for synth, validate-tables and run, which are being written
 pub fn load_system(path: &Path, slot: Duration) -> Result<McSystem, Failure> {
     load_system_with(path, &ImportOptions { slot, cores: None })
 }

@@ -1,6 +1,6 @@
 //! `kairos check FILE`: every problem at once, each with its location and a hint.
 
-use crate::args::{duration_arg, CommandResult, Failure};
+use crate::args::{CommandResult, Failure};
 use crate::mc_input;
 use kairos_model::mc_load::{is_mc_source, McChecked};
 use kairos_model::mcdag_xml::ImportOptions;
@@ -13,7 +13,7 @@ pub struct CheckArgs {
     /// or MC-DAG framework XML (.xml).
     pub file: PathBuf,
     /// For .xml files: how long one time unit of the file lasts.
-    #[arg(long, default_value = "1ms", value_parser = duration_arg)]
+    #[arg(long, default_value = "1ms", value_parser = crate::mc_input::slot_arg)]
     pub slot: Duration,
 }
 

@@ -1,7 +1,7 @@
 //! `kairos import mcdag FILE.xml`: another tool's system file converted to the kairos format
 //! (docs/import.md).
 
-use crate::args::{duration_arg, write_output, CommandResult, Failure};
+use crate::args::{write_output, CommandResult, Failure};
 use crate::mc_input::read_text;
 use kairos_model::mc_load::{to_json, to_toml};
 use kairos_model::mcdag_xml::{import_with, ImportOptions};
@@ -25,7 +25,7 @@ pub struct McdagArgs {
     /// The XML file.
     pub file: PathBuf,
     /// How long one time unit of the file lasts.
-    #[arg(long, default_value = "1ms", value_parser = duration_arg)]
+    #[arg(long, default_value = "1ms", value_parser = crate::mc_input::slot_arg)]
     pub slot: Duration,
     /// Number of cores, replacing the file's <cores number="M"/>.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]

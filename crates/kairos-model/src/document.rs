@@ -78,6 +78,34 @@ pub fn parse(source: &str, format: Format) -> Result<Node, Diagnostics> {
     }
 }
 
+/// Positions of byte offsets in one text, found without scanning the text from its start for
+/// each one (the same values as [`Position::of_offset`]).
+pub(crate) struct LineIndex<'s> {
+    source: &'s str,
+    /// Byte offset of the start of each line.
+    starts: Vec<usize>,
+}
+
+impl<'s> LineIndex<'s> {
+    pub(crate) fn new(source: &'s str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(source.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        LineIndex { source, starts }
+    }
+
+    pub(crate) fn position(&self, offset: usize) -> Position {
+        let offset = offset.min(self.source.len());
+        let line = self.starts.partition_point(|&start| start <= offset);
+        let start = self.starts[line - 1];
+        let column = self
+            .source
+            .get(start..offset)
+            .map_or(1, |s| s.chars().count() + 1);
+        Position { line, column }
+    }
+}
+
 fn parse_toml(source: &str) -> Result<Node, Diagnostics> {
     let (table, errors) = toml::de::DeTable::parse_recoverable(source);
     if !errors.is_empty() {
@@ -94,27 +122,28 @@ fn parse_toml(source: &str) -> Result<Node, Diagnostics> {
         }
         return Err(diagnostics);
     }
-    let position = Some(Position::of_offset(source, table.span().start));
+    let lines = LineIndex::new(source);
+    let position = Some(lines.position(table.span().start));
     Ok(Node {
-        value: toml_table(source, table.get_ref()),
+        value: toml_table(&lines, table.get_ref()),
         position,
     })
 }
 
-fn toml_table(source: &str, table: &toml::de::DeTable<'_>) -> Value {
+fn toml_table(lines: &LineIndex<'_>, table: &toml::de::DeTable<'_>) -> Value {
     Value::Table(
         table
             .iter()
             .map(|(key, value)| Entry {
                 key: key.get_ref().to_string(),
-                key_position: Some(Position::of_offset(source, key.span().start)),
-                node: toml_node(source, value),
+                key_position: Some(lines.position(key.span().start)),
+                node: toml_node(lines, value),
             })
             .collect(),
     )
 }
 
-fn toml_node(source: &str, value: &toml::Spanned<toml::de::DeValue<'_>>) -> Node {
+fn toml_node(lines: &LineIndex<'_>, value: &toml::Spanned<toml::de::DeValue<'_>>) -> Node {
     use toml::de::DeValue;
     let converted = match value.get_ref() {
         DeValue::String(s) => Value::String(s.to_string()),
@@ -129,12 +158,12 @@ fn toml_node(source: &str, value: &toml::Spanned<toml::de::DeValue<'_>>) -> Node
             .unwrap_or(Value::Other("a float")),
         DeValue::Boolean(b) => Value::Bool(*b),
         DeValue::Datetime(_) => Value::Other("a date-time"),
-        DeValue::Array(items) => Value::Array(items.iter().map(|v| toml_node(source, v)).collect()),
-        DeValue::Table(t) => toml_table(source, t),
+        DeValue::Array(items) => Value::Array(items.iter().map(|v| toml_node(lines, v)).collect()),
+        DeValue::Table(t) => toml_table(lines, t),
     };
     Node {
         value: converted,
-        position: Some(Position::of_offset(source, value.span().start)),
+        position: Some(lines.position(value.span().start)),
     }
 }
 
@@ -194,5 +223,23 @@ fn json_node(value: serde_json::Value) -> Node {
     Node {
         value: converted,
         position: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_index_agrees_with_of_offset() {
+        let source = "a = 1\nbé = \"ü\"\n\n[[x]]\ny = 2";
+        let lines = LineIndex::new(source);
+        for (offset, _) in source.char_indices().chain([(source.len(), ' ')]) {
+            assert_eq!(
+                lines.position(offset),
+                Position::of_offset(source, offset),
+                "{offset}"
+            );
+        }
     }
 }

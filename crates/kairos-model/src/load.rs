@@ -77,7 +77,19 @@ impl DecodedParts {
 /// Decodes the whole tree; `None` only when the root is not a table (reported).
 fn decode_workload(decoder: &mut Decoder, root: &Node) -> Option<DecodedParts> {
     let entries = decoder.table(root, "")?;
-    decoder.reject_unknown_keys(entries, &TOP_LEVEL_KEYS, "");
+    let (mc_keys, others): (Vec<Entry>, Vec<Entry>) = entries
+        .iter()
+        .cloned()
+        .partition(|e| e.key == "dags" || e.key == "levels");
+    decoder.reject_unknown_keys(&others, &TOP_LEVEL_KEYS, "");
+    for entry in mc_keys {
+        decoder.diagnostics.push(
+            crate::Diagnostic::error(format!("unknown key `{}`", entry.key))
+                .at_path(entry.key.as_str())
+                .at_position(entry.key_position.or(entry.node.position))
+                .with_hint("`levels` and `dags` make a mixed-criticality system (docs/model.md), which this command does not take: it needs periodic `tasks`"),
+        );
+    }
     let name = decoder
         .field(entries, "name", "")
         .and_then(|n| decoder.string(n, "name"));

@@ -131,7 +131,12 @@ impl Loc {
     }
     /// `d` located here.
     pub fn put(&self, d: Diagnostic) -> Diagnostic {
-        d.at_path(self.path.clone()).at_position(self.position)
+        let d = d.at_position(self.position);
+        if self.path.is_empty() {
+            d
+        } else {
+            d.at_path(self.path.clone())
+        }
     }
 }
 
@@ -166,6 +171,8 @@ pub struct DagParts {
     pub tasks: Vec<TaskParts>,
     /// Whether the task list and every task decoded completely.
     pub tasks_complete: bool,
+    /// Whether the task list decoded and every task has a name (edges can be resolved).
+    pub all_named: bool,
     pub tasks_loc: Loc,
     pub edges: Vec<EdgeParts>,
     /// Whether the edge list and every edge decoded completely.
@@ -399,6 +406,9 @@ fn decode_dag(decoder: &mut Decoder, node: &Node, path: &str) -> Option<DagParts
                 .enumerate()
                 .map(|(i, item)| decode_task(decoder, item, &format!("{}[{i}]", at("tasks"))))
                 .collect();
+            dag.all_named = tasks
+                .iter()
+                .all(|t| t.as_ref().is_some_and(|t| t.name.is_some()));
             dag.tasks_complete = tasks.iter().all(|t| {
                 t.as_ref()
                     .is_some_and(|t| t.name.is_some() && t.wcet.is_some())
@@ -723,11 +733,28 @@ fn dag_rules(dag: &DagParts, levels: &LevelNames<'_>, out: &mut Diagnostics) -> 
             wcet_rules(wcet, &task.wcet_loc, levels, out);
         }
     }
-    let edges = edge_rules(dag, out);
-    if !dag.complete() {
+    let (edges, all_resolved) = edge_rules(dag, out);
+    // Cycles are found among the edges that resolved, whatever else is broken.
+    let acyclic = dag.all_named && {
+        let shape = Dag {
+            name: String::new(),
+            period: Duration::ZERO,
+            deadline: Duration::ZERO,
+            tasks: dag
+                .tasks
+                .iter()
+                .map(|t| McTask {
+                    name: t.name.as_ref().map_or_else(String::new, |(n, _)| n.clone()),
+                    wcet: Vec::new(),
+                })
+                .collect(),
+            edges: edges.clone(),
+        };
+        cycles(&shape, &dag.edges_loc, &dag.loc, out)
+    };
+    if !dag.complete() || !all_resolved {
         return None;
     }
-    let edges = edges?;
     let period = dag.period.as_ref()?.0;
     let deadline = dag.deadline.as_ref()?.as_ref().map_or(period, |(d, _)| *d);
     let built = Dag {
@@ -746,7 +773,7 @@ fn dag_rules(dag: &DagParts, levels: &LevelNames<'_>, out: &mut Diagnostics) -> 
             .collect::<Option<Vec<_>>>()?,
         edges,
     };
-    if cycles(&built, &dag.edges_loc, &dag.loc, out) {
+    if acyclic {
         if let Some(count) = levels.count() {
             work_and_critical_paths(&built, count, levels, &dag.loc, out);
         }
@@ -809,12 +836,12 @@ fn wcet_rules(
     }
 }
 
-/// Unknown tasks, self-loops, duplicates; the resolved edges (without duplicates) when every
-/// edge names a known task.
-fn edge_rules(dag: &DagParts, out: &mut Diagnostics) -> Option<Vec<(usize, usize)>> {
+/// Unknown tasks, self-loops, duplicates; the edges that resolved (without duplicates and
+/// self-loops), and whether every edge did.
+fn edge_rules(dag: &DagParts, out: &mut Diagnostics) -> (Vec<(usize, usize)>, bool) {
     // Names only resolve against a complete task list; else an edge may name a task whose
     // table is broken, which is already reported.
-    let all_named = dag.tasks_complete;
+    let all_named = dag.all_named;
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, task) in dag.tasks.iter().enumerate() {
         if let Some((name, _)) = &task.name {
@@ -871,7 +898,7 @@ fn edge_rules(dag: &DagParts, out: &mut Diagnostics) -> Option<Vec<(usize, usize
             resolved.push((from, to));
         }
     }
-    all_resolved.then_some(resolved)
+    (resolved, all_resolved)
 }
 
 /// The candidate closest to `name` by edit distance, if close enough to be a typo.

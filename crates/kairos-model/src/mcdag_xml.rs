@@ -29,6 +29,7 @@
 
 use crate::decode::{MAX_CORES, MAX_DURATION, MAX_LEVELS};
 use crate::diagnostics::{Diagnostic, Diagnostics, Position};
+use crate::document::LineIndex;
 use crate::mc::McSystem;
 use crate::mc_load::{
     apply_rules, finish, DagParts, EdgeParts, Loc, Located, McChecked, SystemParts, TaskParts,
@@ -52,7 +53,7 @@ pub fn import(source: &str, slot: Duration) -> McChecked {
 /// Reads an MC-DAG framework XML file.
 pub fn import_with(source: &str, options: &ImportOptions) -> McChecked {
     let mut reader = Reader {
-        source,
+        lines: LineIndex::new(source),
         slot: options.slot,
         out: Diagnostics::default(),
     };
@@ -72,12 +73,22 @@ pub fn import_with(source: &str, options: &ImportOptions) -> McChecked {
         Err(e) => {
             let pos = e.pos();
             let message = e.to_string().replace(&format!(" at {pos}"), "");
+            let position = match e {
+                // These carry no position: the problem is at the end of the text.
+                roxmltree::Error::UnexpectedEndOfStream | roxmltree::Error::UnclosedRootNode => {
+                    Position::of_offset(source, source.len())
+                }
+                roxmltree::Error::DtdDetected => {
+                    Position::of_offset(source, source.find("<!DOCTYPE").unwrap_or(0))
+                }
+                _ => Position {
+                    line: pos.row as usize,
+                    column: pos.col as usize,
+                },
+            };
             reader.out.push(
                 Diagnostic::error(format!("XML syntax: {message}"))
-                    .at_position(Some(Position {
-                        line: pos.row as usize,
-                        column: pos.col as usize,
-                    }))
+                    .at_position(Some(position))
                     .with_hint("the MC-DAG framework writes <mcsystem> with <mcdag>, <cores> and <levels> elements"),
             );
             return finish(None, reader.out);
@@ -101,14 +112,14 @@ pub fn level_names(count: usize) -> Vec<String> {
 const IGNORED: [&str; 2] = ["rank", "fprob"];
 
 struct Reader<'s> {
-    source: &'s str,
+    lines: LineIndex<'s>,
     slot: Duration,
     out: Diagnostics,
 }
 
 impl Reader<'_> {
     fn position(&self, offset: usize) -> Option<Position> {
-        Some(Position::of_offset(self.source, offset))
+        Some(self.lines.position(offset))
     }
 
     fn at(&self, node: Node<'_, '_>, path: impl Into<String>) -> Loc {
@@ -152,10 +163,15 @@ impl Reader<'_> {
                 None
             }
             Err(_) => {
-                self.out.push(loc.put(Diagnostic::error(format!(
-                    "{what} must be a whole number, found {:?}",
-                    text.trim()
-                ))));
+                self.out.push(
+                    loc.put(
+                        Diagnostic::error(format!(
+                            "{what} must be a whole number, found {:?}",
+                            text.trim()
+                        ))
+                        .with_hint("the file's times are whole numbers of slots (--slot sets a slot's length)"),
+                    ),
+                );
                 None
             }
         }
@@ -363,6 +379,9 @@ impl Reader<'_> {
             }
         }
         let tasks_complete = actors.iter().all(Option::is_some);
+        let all_named = actors
+            .iter()
+            .all(|a| a.as_ref().is_some_and(|a| a.name.is_some()));
         Some(PendingDag {
             parts: DagParts {
                 loc: loc.clone(),
@@ -371,6 +390,7 @@ impl Reader<'_> {
                 deadline: Some(None),
                 tasks: Vec::new(),
                 tasks_complete,
+                all_named,
                 tasks_loc: loc.clone(),
                 edges: edges.into_iter().flatten().collect(),
                 edges_complete,
