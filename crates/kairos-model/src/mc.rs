@@ -150,9 +150,10 @@ impl McSystem {
 
     /// Every task of the system, DAG by DAG.
     pub fn task_refs(&self) -> impl Iterator<Item = TaskRef> + '_ {
-        self.dags.iter().enumerate().flat_map(|(dag, d)| {
-            (0..d.tasks.len()).map(move |task| TaskRef { dag, task })
-        })
+        self.dags
+            .iter()
+            .enumerate()
+            .flat_map(|(dag, d)| (0..d.tasks.len()).map(move |task| TaskRef { dag, task }))
     }
 
     pub fn task(&self, task: TaskRef) -> &McTask {
@@ -200,7 +201,12 @@ mod tests {
             name: "g".into(),
             period: ms(10),
             deadline: ms(10),
-            tasks: vec![task("a", &[1, 2]), task("b", &[1]), task("c", &[2, 3]), task("d", &[1, 1])],
+            tasks: vec![
+                task("a", &[1, 2]),
+                task("b", &[1]),
+                task("c", &[2, 3]),
+                task("d", &[1, 1]),
+            ],
             edges: vec![(0, 1), (0, 2), (1, 3), (2, 3)],
         }
     }

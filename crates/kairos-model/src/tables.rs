@@ -114,11 +114,17 @@ mod tests {
     #[test]
     fn bad_unit_and_overflow_are_errors() {
         let bad = r#"{"unit": "min", "hyperperiod": 1, "cores": 1, "levels": [], "tables": []}"#;
-        assert!(matches!(TableSet::from_json(bad), Err(TableFileError::Unit(_))));
+        assert!(matches!(
+            TableSet::from_json(bad),
+            Err(TableFileError::Unit(_))
+        ));
         let huge = format!(
             r#"{{"unit": "s", "hyperperiod": {}, "cores": 1, "levels": [], "tables": []}}"#,
             u64::MAX / 2
         );
-        assert!(matches!(TableSet::from_json(&huge), Err(TableFileError::Overflow(_))));
+        assert!(matches!(
+            TableSet::from_json(&huge),
+            Err(TableFileError::Overflow(_))
+        ));
     }
 }
