@@ -9,7 +9,7 @@
 //!
 //! | module | condition |
 //! |---|---|
-//! | [`resolve`](crate) | levels, hyper-period, cores; each interval: known task running at that level, job in `0..H/T`, non-empty, core `< cores` |
+//! | `resolve` | levels, hyper-period, cores; each interval: known task running at that level, job in `0..H/T`, non-empty, core `< cores` |
 //! | `budget` | each job receives exactly `C(l)` inside `[kT, kT + D]` |
 //! | `overlap` | no task on two cores (or two of its jobs) at once; one interval per core at a time |
 //! | `precedence` | job `k` of `b` starts after job `k` of every ancestor `a` (full-DAG paths) ends |
