@@ -83,8 +83,10 @@ pub fn run(args: &DemoArgs) -> CommandResult {
             println!("{} misses deadlines of: {}", m.policy, missed.join(", "));
         }
     }
+    let mc = crate::commands::demo_mc::run(&args.out_dir, &mut files)?;
+    crate::commands::demo_mc::run_for_real(&mc)?;
     println!(
-        "\n== 4. report: Gantt charts (open in a browser) and Perfetto traces (ui.perfetto.dev)"
+        "\n== 9. report: Gantt charts (open in a browser) and Perfetto traces (ui.perfetto.dev)"
     );
     for file in files {
         println!("  {file}");

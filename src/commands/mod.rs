@@ -4,6 +4,7 @@ pub mod bench_analysis;
 pub mod bench_runtime;
 pub mod check;
 pub mod demo;
+pub mod demo_mc;
 pub mod experiment;
 pub mod gen;
 pub mod import;

@@ -487,7 +487,7 @@ fn tables_for(system: &McSystem, path: Option<&Path>) -> Result<(TableSet, Strin
 const LISTED: usize = 10;
 
 /// The human-readable report of a table run.
-fn table_summary(system: &McSystem, m: &TableMetrics, source: &str) -> String {
+pub fn table_summary(system: &McSystem, m: &TableMetrics, source: &str) -> String {
     use std::fmt::Write;
     let ns = |v: u64| Duration::from_nanos(v).to_string();
     let per_level = |counts: &LevelCounts| {

@@ -152,7 +152,7 @@ fn report_failure(args: &Args, failure: &SynthFailure, elapsed: std::time::Durat
 }
 
 /// Every level's table as one stacked Gantt chart (`dag/task` names, one panel per level).
-fn gantt(system: &McSystem, tables: &TableSet, file: &std::path::Path) -> String {
+pub(crate) fn gantt(system: &McSystem, tables: &TableSet, file: &std::path::Path) -> String {
     let names: Vec<String> = system
         .task_refs()
         .map(|t| system.qualified_name(t))
