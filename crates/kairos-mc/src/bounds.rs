@@ -50,12 +50,12 @@ pub(crate) enum UnitBounds {
 impl UnitBounds {
     /// Unit `k` no earlier than the adjacent job's unit `offset + k`; `pieces` are the adjacent
     /// job's `[start, end)` in engine time, ascending.
-    pub fn release(pieces: &[(u64, u64)], offset: u64, wcet: u64) -> UnitBounds {
+    pub fn release(pieces: impl Iterator<Item = (u64, u64)>, offset: u64, wcet: u64) -> UnitBounds {
         UnitBounds::Release(runs(pieces, offset, wcet))
     }
 
     /// Unit `k` no later than the adjacent job's unit `k`.
-    pub fn deadline(pieces: &[(u64, u64)], wcet: u64) -> UnitBounds {
+    pub fn deadline(pieces: impl Iterator<Item = (u64, u64)>, wcet: u64) -> UnitBounds {
         UnitBounds::Deadline(runs(pieces, 0, wcet))
     }
 
@@ -113,10 +113,10 @@ fn run_of(runs: &[UnitRun], unit: u64) -> Option<&UnitRun> {
 }
 
 /// Units `1..=wcet` of this job against adjacent units `offset + 1..=offset + wcet`.
-fn runs(pieces: &[(u64, u64)], offset: u64, wcet: u64) -> Vec<UnitRun> {
-    let mut out = Vec::with_capacity(pieces.len());
+fn runs(pieces: impl Iterator<Item = (u64, u64)>, offset: u64, wcet: u64) -> Vec<UnitRun> {
+    let mut out = Vec::with_capacity(pieces.size_hint().0);
     let mut before = 0u64; // adjacent units in earlier pieces
-    for &(start, end) in pieces {
+    for (start, end) in pieces {
         let len = end - start;
         // This piece holds adjacent units before+1..=before+len, i.e. our units
         // before+1-offset..=before+len-offset, clipped to 1..=wcet.
@@ -147,7 +147,7 @@ mod tests {
     #[test]
     fn release_runs_skip_the_offset() {
         // Adjacent job: slots 2,3 then 7,8,9 (5 units); Delta = 2, this job has 3 units.
-        let bounds = UnitBounds::release(&[(2, 4), (7, 10)], 2, 3);
+        let bounds = UnitBounds::release([(2, 4), (7, 10)].into_iter(), 2, 3);
         // Unit 1 <-> adjacent unit 3 (slot 7), unit 2 <-> 8, unit 3 <-> 9.
         assert_eq!(bounds.earliest_slot(1), 7);
         assert_eq!(bounds.earliest_slot(3), 9);
@@ -159,7 +159,7 @@ mod tests {
     #[test]
     fn deadline_laxity_is_the_tightest_unit() {
         // Table 1 gives units at slots 1 and 5..8; this job needs 3 units, deadline 20.
-        let bounds = UnitBounds::deadline(&[(1, 2), (5, 9)], 3);
+        let bounds = UnitBounds::deadline([(1, 2), (5, 9)].into_iter(), 3);
         // At t = 0, nothing done: unit 1 must be at slot <= 1 -> laxity 1.
         assert_eq!(bounds.laxity(0, 3, 0, 20), (1, true));
         // After one unit at t = 1: units 2,3 at <= 5,6 -> laxity min(5+1-1-1, 6+1-1-2) = 4.

@@ -472,8 +472,8 @@ mod tests {
         let adjacent = pieces(shape);
         let units: u64 = adjacent.iter().map(|(s, e)| e - s).sum();
         let bounds = match kind {
-            1 if units >= wcet => UnitBounds::release(&adjacent, units - wcet, wcet),
-            2 if units >= wcet => UnitBounds::deadline(&adjacent, wcet),
+            1 if units >= wcet => UnitBounds::release(adjacent.into_iter(), units - wcet, wcet),
+            2 if units >= wcet => UnitBounds::deadline(adjacent.into_iter(), wcet),
             _ => UnitBounds::Free,
         };
         EngineJob {

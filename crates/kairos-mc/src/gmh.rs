@@ -135,12 +135,8 @@ fn engine_problem(
                         wcet: wcet[task],
                         bounds: adjacent.map_or(UnitBounds::Free, |pieces| {
                             let delta = adjacent_units(pieces).saturating_sub(wcet[task]);
-                            let mirrored: Vec<(u64, u64)> = pieces
-                                .iter()
-                                .rev()
-                                .map(|p| (h - p.end, h - p.start))
-                                .collect();
-                            UnitBounds::release(&mirrored, delta, wcet[task])
+                            let mirrored = pieces.iter().rev().map(|p| (h - p.end, h - p.start));
+                            UnitBounds::release(mirrored, delta, wcet[task])
                         }),
                     }
                 } else {
@@ -149,9 +145,8 @@ fn engine_problem(
                         deadline: (release as i64 + lft[task]).max(0) as u64,
                         wcet: wcet[task],
                         bounds: adjacent.map_or(UnitBounds::Free, |pieces| {
-                            let real: Vec<(u64, u64)> =
-                                pieces.iter().map(|p| (p.start, p.end)).collect();
-                            UnitBounds::deadline(&real, wcet[task])
+                            let real = pieces.iter().map(|p| (p.start, p.end));
+                            UnitBounds::deadline(real, wcet[task])
                         }),
                     }
                 };
