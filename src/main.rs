@@ -21,7 +21,7 @@ pub mod exit {
 }
 
 #[derive(Parser)]
-#[command(name = "kairos", version, about = "Multicore real-time scheduling: check, analyze, simulate, measure", long_about = None)]
+#[command(name = "kairos", version, about = "Multicore real-time scheduling: check, analyze, synthesize, simulate, run on real cores, measure", long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -35,7 +35,8 @@ enum Command {
     Simulate(commands::simulate::SimulateArgs),
     /// Run every stage on an embedded workload (no files needed).
     Demo(commands::demo::DemoArgs),
-    /// Measure simulator throughput and memory (optionally side by side with SimSo).
+    /// Benchmarks: simulator throughput and memory (side by side with SimSo), analysis speed,
+    /// and on real cores timer latency, migrations, mode changes (`kairos bench timer ...`).
     Bench(commands::bench::BenchArgs),
     /// Schedulability tests on a workload file, or on a JSONL batch of task sets.
     Analyze(commands::analyze::AnalyzeArgs),

@@ -22,9 +22,9 @@ pub struct McDemo {
     pub synthesis: Synthesis,
 }
 
-/// Steps 5 to 7 of the demo; adds the files written to `files`.
+/// Steps 4 to 6 of the demo; adds the files written to `files`.
 pub fn run(out_dir: &Path, files: &mut Vec<String>) -> Result<McDemo, Failure> {
-    println!("\n== 5. check a mixed-criticality system (examples/mcdag/two-levels.toml)");
+    println!("\n== 4. check a mixed-criticality system (examples/mcdag/two-levels.toml)");
     let checked = check_mc_source(DEMO_MC_SYSTEM, Format::Toml);
     let system = checked
         .system
@@ -42,7 +42,7 @@ pub fn run(out_dir: &Path, files: &mut Vec<String>) -> Result<McDemo, Failure> {
     );
     write_output(&out_dir.join("mc-system.toml"), DEMO_MC_SYSTEM)?;
 
-    println!("\n== 6. synthesize one table per level (GMH-MC-DAG, G-EDZL) and validate them");
+    println!("\n== 5. synthesize one table per level (GMH-MC-DAG, G-EDZL) and validate them");
     let synthesis = synthesize(&system, &SynthOptions::default()).map_err(|e| {
         Failure::bad_input(format!("the embedded MC-DAG system has no tables: {e}"))
     })?;
@@ -80,7 +80,7 @@ pub fn run(out_dir: &Path, files: &mut Vec<String>) -> Result<McDemo, Failure> {
     // Two hyper-periods, so the return to LO shows too.
     let duration = Duration::from_nanos(synthesis.tables.hyperperiod * 2);
     println!(
-        "\n== 7. simulate the tables for {duration} with one injected overrun ({DEMO_OVERRUN})"
+        "\n== 6. simulate the tables for {duration} with one injected overrun ({DEMO_OVERRUN})"
     );
     let config = TableSimConfig {
         duration: Some(duration),
@@ -113,12 +113,12 @@ pub fn run(out_dir: &Path, files: &mut Vec<String>) -> Result<McDemo, Failure> {
 /// Length of the demo's real run.
 const REAL_RUN: Duration = Duration::from_secs(2);
 
-/// Step 8: the same tables on this machine's cores for two seconds, with the same overrun,
+/// Step 7: the same tables on this machine's cores for two seconds, with the same overrun,
 /// next to a simulation of the same two seconds. Without real-time privilege the step says
 /// why and is skipped: the demo must work everywhere.
 pub fn run_for_real(demo: &McDemo) -> Result<(), Failure> {
     println!(
-        "\n== 8. run the same tables for real: {REAL_RUN} on this machine's cores, same overrun"
+        "\n== 7. run the same tables for real: {REAL_RUN} on this machine's cores, same overrun"
     );
     let tables = &demo.synthesis.tables;
     let overrun: kairos_rt::table::OverrunSpec = DEMO_OVERRUN

@@ -58,6 +58,7 @@ pub struct McDagSpec {
     pub level_fractions: Option<Vec<f64>>,
     /// Slot length, e.g. "1ms".
     pub slot: Option<String>,
+    /// Periods divide this many slots; 0 = any integer period (hyper-periods may grow large).
     pub hyperperiod_base: Option<u64>,
 }
 
@@ -172,7 +173,12 @@ impl McDagSpec {
             reduction: self.reduction.unwrap_or(defaults.reduction),
             level_fractions: self.level_fractions.clone().unwrap_or_default(),
             slot,
-            hyperperiod_base: self.hyperperiod_base.or(defaults.hyperperiod_base),
+            // 0 asks for any integer period, as `kairos gen --hyperperiod-base 0` does.
+            hyperperiod_base: match self.hyperperiod_base {
+                Some(0) => None,
+                Some(base) => Some(base),
+                None => defaults.hyperperiod_base,
+            },
             cores,
             ..defaults
         })
