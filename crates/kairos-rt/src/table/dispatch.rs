@@ -106,6 +106,9 @@ struct Dispatcher<'a> {
     origin: u64,
     assigned: Option<Assigned>,
     next: u64,
+    /// When to wake for `next`: the boundary itself, or [`Shared::lead_ns`] before it when
+    /// this core idles until then (the worker is asked early and starts at the boundary).
+    wake_at: u64,
     last_lcm: Option<ModeWord>,
     log: DispatcherLog,
 }
@@ -125,6 +128,7 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
         origin,
         assigned: None,
         next: 0,
+        wake_at: 0,
         last_lcm: None,
         log: DispatcherLog {
             core,
@@ -164,9 +168,13 @@ impl Dispatcher<'_> {
             if self.shared.control.should_stop() {
                 break;
             }
-            // A boundary is handled at its nominal time even when the timer fired late; a
-            // doorbell (mode change, release) is handled at the real time.
-            let t = if now >= self.next { self.next } else { now };
+            // A boundary is handled at its nominal time even when the timer fired late (or
+            // early, on purpose); a doorbell (mode change) is handled at the real time.
+            let t = if timed_out || now >= self.next {
+                self.next
+            } else {
+                now
+            };
             if timed_out && now >= self.next {
                 self.log
                     .measurements
@@ -186,7 +194,7 @@ impl Dispatcher<'_> {
         let seen = self.shared.cores[self.core]
             .doorbell
             .load(Ordering::Acquire);
-        self.sleep(seen, self.origin + self.next)
+        self.sleep(seen, self.origin + self.wake_at)
     }
 
     /// One bounded futex sleep on the doorbell; true if `deadline` passed.
@@ -213,7 +221,7 @@ impl Dispatcher<'_> {
             });
             (slot, consistent)
         });
-        let done = self.now();
+        let done = self.now().max(t);
         self.log.restarts += u64::from(pass.restarts);
         if !pass.selected.1 {
             shared.inconsistent.fetch_add(1, Ordering::Relaxed);
@@ -225,6 +233,32 @@ impl Dispatcher<'_> {
         let mode = pass.lcm.mode_at(generation);
         self.apply(pass.selected.0, mode, generation, t, now);
         self.next = generation * h + plan.next_boundary(mode, core, local);
+        self.wake_at = self.next;
+        if self.idle_until_next() && self.slot_starts_at_next(generation, mode) {
+            self.wake_at = self.next.saturating_sub(shared.lead_ns).max(t);
+        }
+    }
+
+    /// Whether nothing runs here until `next`: no slot, a closed job, or one that completed
+    /// and whose slot ends at `next` (its end-of-slot check cannot find an overrun then).
+    fn idle_until_next(&self) -> bool {
+        match self.assigned {
+            None => true,
+            Some(a) => {
+                a.state == Serving::Done
+                    || (a.end == self.next
+                        && self.shared.tasks[a.task].finished.load(Ordering::SeqCst) > a.job)
+            }
+        }
+    }
+
+    /// Whether a slot of this core starts exactly at `next` (in the mode in force then).
+    fn slot_starts_at_next(&self, generation: u64, mode: usize) -> bool {
+        let plan = &self.shared.plan;
+        let (g, local) = (self.next / plan.hyperperiod, self.next % plan.hyperperiod);
+        let mode = if g == generation { mode } else { 0 };
+        plan.slot_at(mode, self.core, local)
+            .is_some_and(|s| s.start == local)
     }
 
     /// Step 1: the served slot ended at or before `t`.

@@ -10,12 +10,13 @@
 //! below the new mode are discarded, and every job continues under the new table from that
 //! instant; a task at or below the mode is stopped and misses.
 //!
-//! Modules: [`plan`] (tables to per-core slots, job demands), [`overrun`] (injection),
+//! Modules: [`bench`] (section 7 measurements), [`plan`] (tables to per-core slots, job demands), [`overrun`] (injection),
 //! [`dispatch`] (per-core dispatcher: boundaries, Algorithms 1-2, hand-off), [`worker`]
 //! (per (task, core) job bodies), [`shared`] (the lock-free shared state), [`futex`],
 //! [`run`] (threads, watchdog, origin), [`result`] (logs to [`RunResult`] and a trace) and
 //! [`scenarios`] (hand-built systems for tests and benchmarks).
 
+pub mod bench;
 pub mod dispatch;
 pub mod futex;
 pub mod overrun;
@@ -53,6 +54,11 @@ pub struct TableRunConfig {
     /// An injected overrun is seen when `fraction * C(higher level)` exceeds what the job gets
     /// in the lower table, so keep `C(high) / C(low)` above `1 / fraction`.
     pub work_fraction: f64,
+    /// How long before an interval start a core that idles until then asks for the task
+    /// (its worker busy-waits for the start, so the task starts without the timer's and the
+    /// wake-up's latency, at the price of up to this much busy waiting per idle gap).
+    /// 0 = ask at the start.
+    pub lead_ns: u64,
     /// CPUs for table cores 0, 1, ... (default: the first online CPUs).
     pub cpus: Option<Vec<usize>>,
     /// A calibration to reuse (default: calibrate the CPUs used before the run).
@@ -75,6 +81,7 @@ impl TableRunConfig {
             overrun_probability: 0.0,
             seed: 0,
             work_fraction: 0.8,
+            lead_ns: 50_000,
             cpus: None,
             calibration: None,
             control: None,

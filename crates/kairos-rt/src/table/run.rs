@@ -43,7 +43,7 @@ pub fn run_tables_detailed(
     memory::lock_all_memory()?;
     let dma = dma::DmaLatencyGuard::acquire();
     let control = config.control.clone().unwrap_or_default();
-    let shared = Arc::new(Shared::new(plan, Arc::clone(&control)));
+    let shared = Arc::new(Shared::new(plan, Arc::clone(&control), config.lead_ns));
     let (workers, dispatchers) = match spawn_all(&shared, &cpus, &calibration) {
         Ok(threads) => threads,
         Err((e, workers, dispatchers)) => {

@@ -45,33 +45,36 @@ fn table_set(
     }
 }
 
-/// Section 7.3: `cores` tasks on `cores` cores; the hyper-period has `windows` windows of
-/// `window_ns`, and at every window boundary each task moves to the next core (task `i` runs
-/// on core `(i + w) mod cores` in window `w`): a cyclic instantaneous migration of every task
-/// at every boundary. One level; each task's single job per hyper-period owns all its windows.
-pub fn cyclic(cores: usize, window_ns: u64, windows: u64) -> (McSystem, TableSet) {
+/// Section 7.3: `tasks` tasks on `cores` cores (`tasks <= cores`); the hyper-period has
+/// `windows` windows of `window_ns`, and at every window boundary each task moves to the next
+/// core (task `i` runs on core `(i + w) mod cores` in window `w`). With `tasks == cores` every
+/// boundary is a cyclic instantaneous migration of every task; with one task on two cores it is
+/// the single slot-boundary migration of `kairos bench migration`. One level; each task's
+/// single job per hyper-period owns all its windows.
+pub fn cyclic(tasks: usize, cores: usize, window_ns: u64, windows: u64) -> (McSystem, TableSet) {
+    let (cores, tasks) = (cores.max(1), tasks.clamp(1, cores.max(1)));
     let period = window_ns * windows;
-    let tasks: Vec<McTask> = (0..cores)
+    let mc_tasks: Vec<McTask> = (0..tasks)
         .map(|i| McTask {
             name: format!("t{i}"),
             wcet: vec![ns(period)],
         })
         .collect();
     let system = McSystem {
-        name: Some(format!("cyclic-{cores}")),
+        name: Some(format!("cyclic-{tasks}-on-{cores}")),
         cores,
         levels: vec!["LO".into()],
         dags: vec![Dag {
             name: "cyc".into(),
             period: ns(period),
             deadline: ns(period),
-            tasks,
+            tasks: mc_tasks,
             edges: vec![],
         }],
     };
     let intervals = (0..windows)
         .flat_map(|w| {
-            (0..cores).map(move |i| {
+            (0..tasks).map(move |i| {
                 let core = (i + w as usize) % cores;
                 interval(
                     format!("cyc/t{i}"),
@@ -209,7 +212,9 @@ mod tests {
 
     #[test]
     fn scenarios_are_valid() {
-        let (s, t) = cyclic(3, 1_000, 4);
+        let (s, t) = cyclic(3, 3, 1_000, 4);
+        check(&s, &t);
+        let (s, t) = cyclic(1, 2, 1_000, 4);
         check(&s, &t);
         for n in [4, 8, 12, 16] {
             let (s, t) = mode_change(n, 2, 1_000);
@@ -221,7 +226,7 @@ mod tests {
 
     #[test]
     fn cyclic_moves_every_task_at_every_window() {
-        let (_, t) = cyclic(2, 10, 4);
+        let (_, t) = cyclic(2, 2, 10, 4);
         let t0: Vec<usize> = t.tables[0]
             .intervals
             .iter()

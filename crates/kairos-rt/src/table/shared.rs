@@ -110,13 +110,16 @@ pub struct Shared {
     pub origin: AtomicU64,
     pub gate: AtomicU32,
     pub control: Arc<RunControl>,
+    /// How long before a boundary an idle core's dispatcher wakes to ask for the slot's task
+    /// (its worker then waits for the boundary itself); 0 = at the boundary.
+    pub lead_ns: u64,
     /// Decisions Algorithm 2 returned although the reservation of the selected task was not
     /// in the pass's mode (a mixed state; must stay 0).
     pub inconsistent: AtomicU64,
 }
 
 impl Shared {
-    pub fn new(plan: Plan, control: Arc<RunControl>) -> Self {
+    pub fn new(plan: Plan, control: Arc<RunControl>, lead_ns: u64) -> Self {
         let tasks = plan.tasks.len();
         let mut workers: Vec<Vec<Option<WorkerShared>>> = (0..tasks)
             .map(|_| (0..plan.cores).map(|_| None).collect())
@@ -133,6 +136,7 @@ impl Shared {
             origin: AtomicU64::new(0),
             gate: AtomicU32::new(0),
             control,
+            lead_ns,
             inconsistent: AtomicU64::new(0),
             plan,
         }

@@ -100,6 +100,14 @@ fn park(shared: &Shared, task: usize, core: usize) -> bool {
 fn take(shared: &Shared, task: usize, core: usize, log: &mut WorkerLog) -> bool {
     let worker = shared.worker(task, core);
     let held = &shared.cores[core].held;
+    // Asked ahead of the interval (an idle core's lead): start at the boundary, not before.
+    let not_before = shared.origin.load(Ordering::Acquire) + worker.nominal.load(Ordering::Relaxed);
+    while clock::now_ns() < not_before {
+        if worker.go.load(Ordering::Acquire) != RUN {
+            return false;
+        }
+        std::hint::spin_loop();
+    }
     loop {
         if worker.go.load(Ordering::Acquire) != RUN || shared.control.should_stop() {
             return false;
