@@ -26,6 +26,13 @@ pub enum RuntimeBench {
     /// Timer wake-up latency (cyclictest's quantity) and kairos run's release latency,
     /// optionally next to cyclictest run back to back.
     Timer(TimerArgs),
+    /// Slot-boundary migration of the table runtime next to the raw floor (futex wake,
+    /// sched_setaffinity to the other CPU).
+    Migration(crate::commands::bench_table::MigrationArgs),
+    /// Mode change time of the table runtime against the number of tasks (seed 000 fig. 8).
+    ModeChange(crate::commands::bench_table::ModeChangeArgs),
+    /// Every task migrating to the next core every window (seed 000 figs. 10-11).
+    Cyclic(crate::commands::bench_table::CyclicArgs),
 }
 
 #[derive(clap::Args)]
@@ -47,6 +54,9 @@ pub struct TimerArgs {
 pub fn run(bench: &RuntimeBench) -> CommandResult {
     match bench {
         RuntimeBench::Timer(args) => timer(args),
+        RuntimeBench::Migration(args) => crate::commands::bench_table::migration(args),
+        RuntimeBench::ModeChange(args) => crate::commands::bench_table::mode_change(args),
+        RuntimeBench::Cyclic(args) => crate::commands::bench_table::cyclic(args),
     }
 }
 

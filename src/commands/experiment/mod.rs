@@ -9,7 +9,7 @@
 
 mod config;
 mod mc;
-mod plot;
+pub(crate) mod plot;
 mod resume;
 
 use crate::args::{write_output, CommandResult, Failure};

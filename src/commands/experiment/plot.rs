@@ -76,7 +76,7 @@ struct Chart {
     value: fn(&PointResult, usize) -> Option<f64>,
 }
 
-fn register_font() -> bool {
+pub(crate) fn register_font() -> bool {
     FONT_FILES.iter().any(|path| {
         std::fs::read(path).is_ok_and(|bytes| {
             // plotters keeps fonts for the life of the process; one leak per run.
