@@ -200,12 +200,9 @@ pub fn mode_change_point(
     let mut config = base.clone();
     config.duration_ns = periods * tables.hyperperiod;
     config.overruns = (0..periods)
-        .map(|j| super::OverrunSpec {
-            task: "mc/t0".into(),
-            job: j,
-            level: None,
-        })
-        .collect();
+        .map(|j| format!("mc/t0@{j}").parse())
+        .collect::<Result<_, _>>()
+        .map_err(RunError::Invalid)?;
     let run = run_tables_detailed(&system, &tables, &config)?;
     let mut rows: Vec<(String, Summary)> = [
         MODE_CHANGE_TOTAL,

@@ -100,7 +100,7 @@ impl Plan {
         let duration = periods
             .checked_mul(hyperperiod)
             .ok_or_else(|| RunError::Invalid("the run length overflows 64-bit ns".into()))?;
-        let demand = demands(&tasks, duration, overruns, &tables.levels)?;
+        let demand = demands(system, tables, &tasks, duration, overruns)?;
         Ok(Plan {
             tasks,
             levels: tables.levels.clone(),
@@ -157,8 +157,8 @@ impl Plan {
 #[derive(Clone, Debug, PartialEq)]
 pub struct OverrunRequest {
     pub jobs: Vec<OverrunSpec>,
-    /// Probability that a job of a task with criticality > 0 overruns (demand = its WCET at
-    /// its own level).
+    /// Probability that a job of a task with criticality > 0 overruns (its demand is then its
+    /// WCET at a level drawn uniformly from 1 to its own, as the simulator draws it).
     pub probability: f64,
     pub seed: u64,
     /// Fraction of a job's demand its body really executes (see `TableRunConfig`).

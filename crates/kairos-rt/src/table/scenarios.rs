@@ -93,8 +93,8 @@ pub fn cyclic(tasks: usize, cores: usize, window_ns: u64, windows: u64) -> (McSy
 /// cores in turn; on each core the first half are HI (C = `unit`, 2 `unit`), the rest LO
 /// (C = `unit`). The HI table runs each core's HI tasks back to back with their HI budgets;
 /// the LO table starts each HI task at the same instant with its LO budget (so every
-/// transition is safe) and runs the LO tasks after the HI part. The first HI task of core 0
-/// (`"mc/t0"`) is the one to overrun.
+/// transition is safe) and runs the LO tasks after the HI part; cores other than 0 start half
+/// a unit late. The first HI task of core 0 (`"mc/t0"`) is the one to overrun.
 pub fn mode_change(tasks: usize, cores: usize, unit: u64) -> (McSystem, TableSet) {
     let cores = cores.max(1);
     let per_core: Vec<Vec<usize>> = (0..cores)
@@ -134,7 +134,9 @@ pub fn mode_change(tasks: usize, cores: usize, unit: u64) -> (McSystem, TableSet
     };
     let (mut lo, mut hi) = (Vec::new(), Vec::new());
     for (core, mine) in per_core.iter().enumerate() {
-        let mut at = 0;
+        // Cores other than 0 start half a unit later, so no boundary of theirs coincides with
+        // the overrun: the mode change reaches them through the rescheduling request alone.
+        let mut at = if core == 0 { 0 } else { unit / 2 };
         for &i in mine.iter().filter(|&&i| is_hi(i)) {
             lo.push(interval(format!("mc/t{i}"), 0, core, at, at + unit));
             hi.push(interval(format!("mc/t{i}"), 0, core, at, at + 2 * unit));

@@ -81,6 +81,45 @@ pub enum TableSimError {
     Config(String),
 }
 
+/// The work in ns of every job of a run of `duration` from time 0, drawn exactly as
+/// [`simulate_tables`] draws them with `config` (one ChaCha8 stream, in release order), as
+/// `(task name, [work of job 0, job 1, ...])` per task. The real table-driven runtime executes
+/// these, so a measured run and a simulated one of the same seed have the same demands.
+pub fn job_demands(
+    system: &McSystem,
+    tables: &TableSet,
+    config: &TableSimConfig,
+    duration: Duration,
+) -> Result<Vec<(String, Vec<u64>)>, TableSimError> {
+    let plan = plan::Plan::new(system, tables)?;
+    let mut demands = demand::Demands::new(&plan, config)?;
+    let mut work: Vec<Vec<u64>> = vec![Vec::new(); plan.tasks.len()];
+    let end = duration.as_nanos();
+    let (mut base, mut generation) = (0u64, 0u64);
+    while base < end {
+        for &rel in plan.instants.iter().filter(|&&rel| rel < plan.hyperperiod) {
+            if base + rel >= end {
+                break;
+            }
+            for dag in plan.dags.iter().filter(|d| rel.is_multiple_of(d.period)) {
+                let k = rel / dag.period;
+                for &task in &dag.tasks {
+                    let job = generation * dag.jobs_per_hyperperiod + k;
+                    work[task].push(demands.draw(&plan, task, job));
+                }
+            }
+        }
+        base += plan.hyperperiod;
+        generation += 1;
+    }
+    Ok(plan
+        .tasks
+        .iter()
+        .map(|t| t.name.clone())
+        .zip(work)
+        .collect())
+}
+
 /// Runs `tables` (times in ns, as [`TableSet::from_json`] gives them) for `system`.
 pub fn simulate_tables(
     system: &McSystem,
