@@ -65,6 +65,21 @@ pub struct Args {
     /// Exit with code 1 if any deadline is missed.
     #[arg(long)]
     pub fail_on_miss: bool,
+    /// --policy table: make job JOB (from 0 since time 0) of TASK (dag/task) need its WCET at
+    /// its own level, at LEVEL, or exactly DURATION. Repeatable.
+    #[arg(long, value_name = "TASK@JOB[:LEVEL|=DURATION]", value_parser = overrun_arg)]
+    pub overrun: Vec<kairos_sim::table::Overrun>,
+    /// --policy table: each job of a task above the lowest level overruns with this
+    /// probability (seeded by --seed, drawn as `kairos simulate` draws it).
+    #[arg(long, value_name = "P", default_value_t = 0.0)]
+    pub overrun_probability: f64,
+    /// --policy table: seed of the random overruns.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+fn overrun_arg(text: &str) -> Result<kairos_sim::table::Overrun, String> {
+    text.parse()
 }
 
 pub fn run(args: &Args) -> CommandResult {
@@ -118,10 +133,8 @@ fn check_duration(duration: Duration) -> Result<(), Failure> {
 }
 
 /// `--policy table`: the table-driven dispatcher's entry point.
-fn run_table(_args: &Args) -> CommandResult {
-    Err(Failure::bad_input(
-        "--policy table: the table-driven runtime (kairos_rt::table::run_tables) is not yet available",
-    ))
+fn run_table(args: &Args) -> CommandResult {
+    crate::commands::run_table::run(args)
 }
 
 /// Each task's job body: busy work, or the `--command TASK=CMD` given for it.

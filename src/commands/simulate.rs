@@ -459,7 +459,10 @@ fn system_name(system: &McSystem, file: &Path) -> String {
 }
 
 /// The tables from `--tables`, or synthesized (G-EDZL) without it; and where they came from.
-fn tables_for(system: &McSystem, path: Option<&Path>) -> Result<(TableSet, String), Failure> {
+pub(crate) fn tables_for(
+    system: &McSystem,
+    path: Option<&Path>,
+) -> Result<(TableSet, String), Failure> {
     if let Some(path) = path {
         let text = read_text(path)?;
         let tables = TableSet::from_json(&text)

@@ -1,0 +1,286 @@
+//! `kairos run SYSTEM --policy table`: the table-driven runtime (G-RES / G-MCRES of seed
+//! `000_5feb7fca5a4f9943.txt`, `kairos_rt::table`) on this machine's cores, with injected
+//! overruns, the measured parts of every migration and mode change, and with `--compare` the
+//! simulator's run of the same tables, overruns and seed next to it.
+
+use super::run::{Args, EXIT_INTERRUPTED};
+use crate::args::{write_output, CommandResult, Failure};
+use crate::report::human_ns;
+use kairos_model::{Duration, McSystem};
+use kairos_rt::measure::RunResult;
+use kairos_rt::periodic::RunError;
+use kairos_rt::platform::{privilege, signals::StopSignals};
+use kairos_rt::table::{run_tables_detailed, TableRun, TableRunConfig};
+use kairos_rt::watchdog::RunControl;
+use kairos_sim::table::{simulate_tables, TableSimConfig, TableSimOutcome};
+use kairos_trace::gantt::{render_levels_svg, render_svg, GanttOptions};
+use kairos_trace::TraceEvent;
+use serde::Serialize;
+
+/// Length of a time unit in MC-DAG XML files (the format has none), as `kairos simulate`.
+const XML_SLOT: Duration = Duration::from_millis(1);
+
+pub fn run(args: &Args) -> CommandResult {
+    if !args.commands.is_empty() {
+        return Err(Failure::bad_input(
+            "--command applies to periodic workloads: table-driven jobs are calibrated busy work",
+        ));
+    }
+    let system = crate::mc_input::load_system(&args.file, XML_SLOT)?;
+    let (tables, source) = crate::commands::simulate::tables_for(&system, args.tables.as_deref())?;
+    let mut config = TableRunConfig::new(args.duration.as_nanos());
+    config.overruns = args.overrun.clone();
+    config.overrun_probability = args.overrun_probability;
+    config.seed = args.seed;
+    let control = RunControl::new();
+    config.control = Some(control);
+    privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
+    let signals = StopSignals::install();
+    let run = run_tables_detailed(&system, &tables, &config);
+    drop(signals);
+    let run = run.map_err(|e| match e {
+        RunError::Invalid(text) => Failure::bad_input(text),
+        RunError::Platform(p) => Failure::environment(p.to_string()),
+    })?;
+    let simulated = if args.compare {
+        let sim_config = TableSimConfig {
+            duration: Some(Duration::from_nanos(run.result.duration_ns)),
+            overruns: config.overruns.clone(),
+            overrun_probability: config.overrun_probability,
+            seed: config.seed,
+            record_trace: true,
+            ..TableSimConfig::default()
+        };
+        Some(
+            simulate_tables(&system, &tables, &sim_config)
+                .map_err(|e| Failure::bad_input(e.to_string()))?,
+        )
+    } else {
+        None
+    };
+    if args.json {
+        let json = JsonRun::of(&system, &run);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json).expect("run result serializes")
+        );
+    } else {
+        print!("{}", summary(&system, &run, &source));
+        if let Some(sim) = &simulated {
+            print!("{}", comparison(&system, &run, sim));
+        }
+    }
+    write_outputs(args, &system, &run.result, simulated.as_ref())?;
+    Ok(exit_code(args, &run.result))
+}
+
+/// The JSON of a table run: the common run result plus its mode changes and misses per level.
+#[derive(Serialize)]
+struct JsonRun<'a> {
+    #[serde(flatten)]
+    result: &'a RunResult,
+    deadline_misses_per_level: Vec<(String, u64)>,
+    mode_change_log: Vec<JsonModeChange>,
+}
+
+#[derive(Serialize)]
+struct JsonModeChange {
+    /// End of the overrunning job's last interval (ns since the start).
+    nominal_ns: u64,
+    detected_ns: u64,
+    switch_done_ns: u64,
+    from: String,
+    to: String,
+    task: String,
+    job: u64,
+}
+
+impl<'a> JsonRun<'a> {
+    fn of(system: &McSystem, run: &'a TableRun) -> Self {
+        let level = |l: usize| system.levels.get(l).cloned().unwrap_or_default();
+        JsonRun {
+            result: &run.result,
+            deadline_misses_per_level: system
+                .levels
+                .iter()
+                .cloned()
+                .zip(run.misses_per_level.iter().copied())
+                .collect(),
+            mode_change_log: run
+                .mode_changes
+                .iter()
+                .map(|m| JsonModeChange {
+                    nominal_ns: m.nominal,
+                    detected_ns: m.detected_at,
+                    switch_done_ns: m.switch_done_at,
+                    from: level(m.from.raw_mode()),
+                    to: level(m.to.raw_mode()),
+                    task: run.result.trace.task_names[m.task].clone(),
+                    job: m.job,
+                })
+                .collect(),
+        }
+    }
+}
+
+fn system_name(system: &McSystem) -> &str {
+    system.name.as_deref().unwrap_or("system")
+}
+
+/// The readable report: counts, distributions, per-level misses and mode changes.
+fn summary(system: &McSystem, run: &TableRun, source: &str) -> String {
+    let r = &run.result;
+    let cpus: Vec<String> = r.cpus.iter().map(|c| c.to_string()).collect();
+    let mut out = format!(
+        "{} under table (tables: {source}) on CPU(s) {} for {} (ran {})\n",
+        system_name(system),
+        cpus.join(","),
+        human_ns(r.duration_ns),
+        human_ns(r.ran_ns)
+    );
+    if let Some(why) = &r.stopped_by {
+        out.push_str(&format!("stopped early: {why}\n"));
+    }
+    out.push_str(&format!("{}\n", r.calibration.summary()));
+    out.push_str(&format!(
+        "jobs: {} released, {} completed, {} discarded, {} deadline miss(es), {} migration(s), \
+         {} mode change(s); /dev/cpu_dma_latency {}\n",
+        r.jobs_released,
+        r.jobs_completed,
+        r.jobs_discarded,
+        r.deadline_misses,
+        r.migrations,
+        r.mode_changes,
+        if r.dma_latency_held {
+            "held at 0"
+        } else {
+            "not held"
+        }
+    ));
+    for (name, h) in &r.histograms {
+        out.push_str(&format!("{name:<38} {}\n", h.summary.display_us()));
+    }
+    for m in &run.mode_changes {
+        out.push_str(&format!(
+            "mode change {} -> {} at {} (detected {} after the end of {}#{}'s budget)\n",
+            system.levels[m.from.raw_mode()],
+            system.levels[m.to.raw_mode()],
+            human_ns(m.detected_at),
+            human_ns(m.detected_at.saturating_sub(m.nominal)),
+            r.trace.task_names[m.task],
+            m.job
+        ));
+    }
+    for note in &r.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
+    out
+}
+
+/// Measured and simulated side by side: the totals and every mode change.
+fn comparison(system: &McSystem, run: &TableRun, sim: &TableSimOutcome) -> String {
+    let r = &run.result;
+    let m = &sim.metrics;
+    let mut out = String::from("\nmeasured vs simulated (same tables, overruns and seed):\n");
+    out.push_str(&format!(
+        "{:<22} {:>10} {:>10}\n",
+        "", "measured", "simulated"
+    ));
+    let rows = [
+        ("jobs released", r.jobs_released, m.jobs_released),
+        ("jobs completed", r.jobs_completed, m.jobs_completed),
+        ("deadline misses", r.deadline_misses, m.deadline_misses),
+        (
+            "mode changes up",
+            r.mode_changes,
+            m.mode_changes.len() as u64,
+        ),
+    ];
+    for (what, measured, simulated) in rows {
+        out.push_str(&format!("{what:<22} {measured:>10} {simulated:>10}\n"));
+    }
+    let raises = |events: &[TraceEvent]| -> Vec<(u64, usize, usize)> {
+        events
+            .iter()
+            .filter_map(|e| match *e {
+                TraceEvent::ModeChange { at, from, to } if to > from => {
+                    Some((at.as_nanos(), from, to))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let measured = raises(&r.trace.events);
+    let simulated = sim
+        .trace
+        .as_ref()
+        .map(|t| raises(&t.events))
+        .unwrap_or_default();
+    for i in 0..measured.len().max(simulated.len()) {
+        let show = |v: Option<&(u64, usize, usize)>| {
+            v.map_or("-".to_string(), |&(at, from, to)| {
+                format!(
+                    "{} {}->{}",
+                    human_ns(at),
+                    system.levels[from],
+                    system.levels[to]
+                )
+            })
+        };
+        out.push_str(&format!(
+            "{:<22} {:>20} {:>20}\n",
+            format!("mode change {}", i + 1),
+            show(measured.get(i)),
+            show(simulated.get(i))
+        ));
+    }
+    out
+}
+
+fn write_outputs(
+    args: &Args,
+    system: &McSystem,
+    result: &RunResult,
+    simulated: Option<&TableSimOutcome>,
+) -> Result<(), Failure> {
+    let options = GanttOptions {
+        window: args.gantt_window,
+        title: Some(format!("{}: measured under table", system_name(system))),
+    };
+    if let Some(path) = &args.gantt {
+        let svg = match simulated.and_then(|s| s.trace.as_ref()) {
+            Some(sim) => render_levels_svg(
+                &[
+                    ("measured".to_string(), &result.trace),
+                    ("simulated".to_string(), sim),
+                ],
+                &options,
+            ),
+            None => render_svg(&result.trace, &options),
+        };
+        write_output(path, svg)?;
+        eprintln!("wrote Gantt chart {}", path.display());
+    }
+    if let Some(path) = &args.trace {
+        let mut buffer = Vec::new();
+        kairos_trace::chrome::write_chrome_trace(&result.trace, &mut buffer)
+            .map_err(|e| Failure::environment(format!("cannot encode the trace: {e}")))?;
+        write_output(path, buffer)?;
+        eprintln!("wrote Perfetto trace {}", path.display());
+    }
+    Ok(())
+}
+
+fn exit_code(args: &Args, result: &RunResult) -> u8 {
+    if result
+        .stopped_by
+        .as_deref()
+        .is_some_and(|why| why.starts_with("SIG"))
+    {
+        EXIT_INTERRUPTED
+    } else if args.fail_on_miss && result.deadline_misses > 0 {
+        crate::exit::NO
+    } else {
+        0
+    }
+}
