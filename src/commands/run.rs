@@ -76,6 +76,10 @@ pub struct Args {
     /// --policy table: seed of the random overruns.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// --policy table: fraction of each job's demand its body executes (a margin for the
+    /// machine's timer and wake-up latencies, which the tables do not budget for).
+    #[arg(long, default_value_t = 0.8)]
+    pub work_fraction: f64,
 }
 
 fn overrun_arg(text: &str) -> Result<kairos_sim::table::Overrun, String> {

@@ -32,6 +32,7 @@ pub fn run(args: &Args) -> CommandResult {
     config.overruns = args.overrun.clone();
     config.overrun_probability = args.overrun_probability;
     config.seed = args.seed;
+    config.work_fraction = args.work_fraction;
     let control = RunControl::new();
     config.control = Some(control);
     privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
@@ -186,19 +187,6 @@ fn comparison(system: &McSystem, run: &TableRun, sim: &TableSimOutcome) -> Strin
         "{:<22} {:>10} {:>10}\n",
         "", "measured", "simulated"
     ));
-    let rows = [
-        ("jobs released", r.jobs_released, m.jobs_released),
-        ("jobs completed", r.jobs_completed, m.jobs_completed),
-        ("deadline misses", r.deadline_misses, m.deadline_misses),
-        (
-            "mode changes up",
-            r.mode_changes,
-            m.mode_changes.len() as u64,
-        ),
-    ];
-    for (what, measured, simulated) in rows {
-        out.push_str(&format!("{what:<22} {measured:>10} {simulated:>10}\n"));
-    }
     let raises = |events: &[TraceEvent]| -> Vec<(u64, usize, usize)> {
         events
             .iter()
@@ -216,6 +204,19 @@ fn comparison(system: &McSystem, run: &TableRun, sim: &TableSimOutcome) -> Strin
         .as_ref()
         .map(|t| raises(&t.events))
         .unwrap_or_default();
+    let rows = [
+        ("jobs released", r.jobs_released, m.jobs_released),
+        ("jobs completed", r.jobs_completed, m.jobs_completed),
+        ("deadline misses", r.deadline_misses, m.deadline_misses),
+        (
+            "mode changes up",
+            measured.len() as u64,
+            simulated.len() as u64,
+        ),
+    ];
+    for (what, measured, simulated) in rows {
+        out.push_str(&format!("{what:<22} {measured:>10} {simulated:>10}\n"));
+    }
     for i in 0..measured.len().max(simulated.len()) {
         let show = |v: Option<&(u64, usize, usize)>| {
             v.map_or("-".to_string(), |&(at, from, to)| {

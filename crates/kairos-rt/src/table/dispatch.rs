@@ -162,6 +162,7 @@ impl Dispatcher<'_> {
     fn run(&mut self) {
         let end = self.shared.plan.duration;
         loop {
+            let early = self.wake_at < self.next;
             let timed_out = self.wait();
             let now = self.now();
             self.shared.cores[self.core].heartbeat.beat();
@@ -175,7 +176,7 @@ impl Dispatcher<'_> {
             } else {
                 now
             };
-            if timed_out && now >= self.next {
+            if timed_out && !early && now >= self.next {
                 self.log
                     .measurements
                     .record(TIMER_TO_HANDLER, now - self.next);
