@@ -257,3 +257,27 @@ fn an_mc_dag_run_with_one_overrun_changes_mode_and_meets_high_deadlines() {
         .iter()
         .any(|e| matches!(e, TraceEvent::Discard { .. })));
 }
+
+#[test]
+fn a_stopped_run_ends_cleanly_and_leaves_no_real_time_thread() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if privilege::require_rt().is_err() || kairos_rt::platform::online_cpus().len() < 2 {
+        eprintln!("skipped: needs real-time privilege and 2 CPUs");
+        return;
+    }
+    let (system, tables) = scenarios::cyclic(2, 2, 200_000, 100);
+    let control = kairos_rt::watchdog::RunControl::new();
+    let mut config = TableRunConfig::new(30_000 * MS);
+    config.control = Some(control.clone());
+    let runner = std::thread::spawn(move || run_tables_detailed(&system, &tables, &config));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    control.request_stop("stopped by the test");
+    let run = runner.join().unwrap().expect("the run starts");
+    assert_eq!(
+        run.result.stopped_by.as_deref(),
+        Some("stopped by the test")
+    );
+    assert!(run.result.ran_ns < 10_000 * MS);
+    assert!(sched::rt_threads_of_self().is_empty());
+    assert_eq!(run.overlaps, 0);
+}
