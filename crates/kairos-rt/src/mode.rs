@@ -150,7 +150,7 @@ impl ModeState {
     /// Algorithm 1, run by core `core` when the job of a task whose criticality is above
     /// `lcm[core]`'s mode is still unfinished at the end of its last interval.
     ///
-    /// Lines 1-2: INC(ac); CAS(scm, lcm[k], lcm[k] + 1). The single winner runs `switch(from,
+    /// Lines 1-2: `INC(ac); CAS(scm, lcm[k], lcm[k] + 1)`. The single winner runs `switch(from,
     /// to)`, which must deactivate the old tables, activate the new ones and request the
     /// rescheduling of every core (lines 3-5), before DEC(ac) (line 6). A loser only does
     /// DEC(ac) (line 8); the local rescheduling of line 9 is the caller's next pass.
@@ -201,7 +201,7 @@ impl ModeState {
         }
     }
 
-    /// Algorithm 2 on core `core` during hyper-period `generation`: lcm[k] <- scm (read in
+    /// Algorithm 2 on core `core` during hyper-period `generation`: `lcm[k] <- scm` (read in
     /// this generation); restart while ac != 0; `select` under mode `lcm`; restart if `scm`
     /// moved or `ac != 0` meanwhile. Returns only a selection made from one consistent state.
     pub fn schedule<T>(
@@ -233,7 +233,7 @@ impl ModeState {
         }
     }
 
-    /// Line 1: lcm[k] <- scm, where a word from an older hyper-period becomes the lowest mode
+    /// Line 1: `lcm[k] <- scm`, where a word from an older hyper-period becomes the lowest mode
     /// of `generation` (no write to `scm`).
     fn refresh(&self, core: usize, generation: u64) -> ModeWord {
         let lcm = ModeWord(self.scm.load(Ordering::SeqCst)).at_generation(generation);

@@ -10,7 +10,8 @@
 //! below the new mode are discarded, and every job continues under the new table from that
 //! instant; a task at or below the mode is stopped and misses.
 //!
-//! Modules: [`bench`] (section 7 measurements), [`plan`] (tables to per-core slots, job demands), [`overrun`] (injection),
+//! Modules: [`bench`](mod@bench) (section 7 measurements), [`plan`] (tables to per-core slots,
+//! job demands), [`overrun`] (injection),
 //! [`dispatch`] (per-core dispatcher: boundaries, Algorithms 1-2, hand-off), [`worker`]
 //! (per (task, core) job bodies), [`shared`] (the lock-free shared state), [`futex`],
 //! [`run`] (threads, watchdog, origin), [`result`] (logs to [`RunResult`] and a trace) and
