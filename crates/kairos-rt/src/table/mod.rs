@@ -12,8 +12,8 @@
 //!
 //! Modules: [`bench`](mod@bench) (section 7 measurements), [`plan`] (tables to per-core slots,
 //! job demands), [`overrun`] (injection),
-//! [`dispatch`] (per-core dispatcher: boundaries, Algorithms 1-2, hand-off), [`worker`]
-//! (per (task, core) job bodies), [`shared`] (the lock-free shared state), [`futex`],
+//! [`dispatch`] (per-core dispatcher: boundaries, Algorithms 1-2), [`worker`]
+//! (per (task, core) job bodies and the hand-off), [`shared`] (the lock-free shared state), [`futex`],
 //! [`run`] (threads, watchdog, origin), [`result`] (logs to [`RunResult`] and a trace) and
 //! [`scenarios`] (hand-built systems for tests and benchmarks).
 
