@@ -31,9 +31,10 @@ pub struct Args {
     /// Workload file (.toml or .json); an MC-DAG system with `--policy table`.
     pub file: PathBuf,
     /// pfp: partitioned SCHED_FIFO; gfp: global SCHED_FIFO; edf: SCHED_DEADLINE; table:
-    /// table-driven G-RES/G-MCRES for MC-DAG systems.
-    #[arg(long, value_parser = ["pfp", "gfp", "edf", "table"], default_value = "pfp")]
-    pub policy: String,
+    /// table-driven G-RES/G-MCRES for MC-DAG systems. Default: table for an MC-DAG system,
+    /// pfp otherwise.
+    #[arg(long, value_parser = ["pfp", "gfp", "edf", "table"])]
+    pub policy: Option<String>,
     /// How long to run (at most 60s).
     #[arg(long, value_parser = duration_arg, default_value = "5s")]
     pub duration: Duration,
@@ -88,11 +89,22 @@ fn overrun_arg(text: &str) -> Result<kairos_sim::table::Overrun, String> {
 
 pub fn run(args: &Args) -> CommandResult {
     check_duration(args.duration)?;
-    if args.policy == "table" {
+    let is_mc = crate::commands::simulate::is_mc_file(&args.file);
+    let policy_name = args
+        .policy
+        .as_deref()
+        .unwrap_or(if is_mc { "table" } else { "pfp" });
+    if policy_name == "table" {
         return run_table(args);
     }
+    if is_mc {
+        return Err(Failure::bad_input(format!(
+            "{} is a mixed-criticality system: it runs under --policy table (its scheduling tables), not {policy_name}",
+            args.file.display()
+        )));
+    }
     let workload = crate::commands::check::load_valid(&args.file)?;
-    let policy = PeriodicPolicy::from_cli_name(&args.policy)
+    let policy = PeriodicPolicy::from_cli_name(policy_name)
         .ok_or_else(|| Failure::bad_input("unknown policy"))?;
     let mut config = PeriodicConfig::new(policy, args.duration.as_nanos());
     config.priorities = crate::commands::simulate::priority_order(&args.priorities);

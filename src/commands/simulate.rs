@@ -325,7 +325,7 @@ fn write_trace_files(
 
 /// Whether `path` holds a mixed-criticality system (MC-DAG XML, or a kairos file with `dags` or
 /// `levels`). An unreadable file goes the periodic way, whose loader reports why.
-fn is_mc_file(path: &Path) -> bool {
+pub(crate) fn is_mc_file(path: &Path) -> bool {
     if is_xml(path) {
         return true;
     }
