@@ -132,7 +132,14 @@ pub fn run(args: &Args) -> CommandResult {
             print!("{}", comparison(&workload, &result.trace, sim));
         }
     }
-    write_outputs(args, &workload, &result, simulated.as_ref())?;
+    let name = workload.name.as_deref().unwrap_or("workload");
+    write_outputs(
+        args,
+        format!("{name}: measured under {}", result.policy),
+        &result.trace,
+        simulated.as_ref(),
+        true,
+    )?;
     Ok(exit_code(args, &result))
 }
 
@@ -194,7 +201,7 @@ fn run_failure(e: RunError) -> Failure {
     }
 }
 
-fn exit_code(args: &Args, result: &RunResult) -> u8 {
+pub(super) fn exit_code(args: &Args, result: &RunResult) -> u8 {
     let interrupted = result
         .stopped_by
         .as_deref()
@@ -394,40 +401,46 @@ fn yes_no(b: bool) -> &'static str {
     }
 }
 
-fn write_outputs(
+/// Writes `--gantt` (the measured schedule, stacked over `simulated` when there is one) and
+/// `--trace` (the measured schedule as a Chrome trace); `perfetto_hint` adds where to open it.
+pub(super) fn write_outputs(
     args: &Args,
-    workload: &Workload,
-    result: &RunResult,
+    title: String,
+    measured: &Trace,
     simulated: Option<&Trace>,
+    perfetto_hint: bool,
 ) -> Result<(), Failure> {
-    let name = workload.name.as_deref().unwrap_or("workload");
     let options = GanttOptions {
         window: args.gantt_window,
-        title: Some(format!("{name}: measured under {}", result.policy)),
+        title: Some(title),
     };
     if let Some(path) = &args.gantt {
         let svg = match simulated {
             Some(sim) => render_levels_svg(
                 &[
-                    ("measured".to_string(), &result.trace),
+                    ("measured".to_string(), measured),
                     ("simulated".to_string(), sim),
                 ],
                 &options,
             ),
-            None => render_svg(&result.trace, &options),
+            None => render_svg(measured, &options),
         };
         write_output(path, svg)?;
         eprintln!("wrote Gantt chart {}", path.display());
     }
     if let Some(path) = &args.trace {
         let mut buffer = Vec::new();
-        kairos_trace::chrome::write_chrome_trace(&result.trace, &mut buffer)
+        kairos_trace::chrome::write_chrome_trace(measured, &mut buffer)
             .map_err(|e| Failure::environment(format!("cannot encode the trace: {e}")))?;
         write_output(path, buffer)?;
-        eprintln!(
-            "wrote Perfetto trace {} (open it in https://ui.perfetto.dev)",
-            path.display()
-        );
+        if perfetto_hint {
+            eprintln!(
+                "wrote Perfetto trace {} (open it in https://ui.perfetto.dev)",
+                path.display()
+            );
+        } else {
+            eprintln!("wrote Perfetto trace {}", path.display());
+        }
     }
     Ok(())
 }

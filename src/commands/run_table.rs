@@ -3,8 +3,8 @@
 //! overruns, the measured parts of every migration and mode change, and with `--compare` the
 //! simulator's run of the same tables, overruns and seed next to it.
 
-use super::run::{Args, EXIT_INTERRUPTED};
-use crate::args::{write_output, CommandResult, Failure};
+use super::run::{exit_code, write_outputs, Args};
+use crate::args::{CommandResult, Failure};
 use crate::report::human_ns;
 use kairos_model::{Duration, McSystem};
 use kairos_rt::measure::RunResult;
@@ -13,7 +13,6 @@ use kairos_rt::platform::{privilege, signals::StopSignals};
 use kairos_rt::table::{run_tables_detailed, TableRun, TableRunConfig};
 use kairos_rt::watchdog::RunControl;
 use kairos_sim::table::{simulate_tables, TableSimConfig, TableSimOutcome};
-use kairos_trace::gantt::{render_levels_svg, render_svg, GanttOptions};
 use kairos_trace::TraceEvent;
 use serde::Serialize;
 
@@ -71,7 +70,13 @@ pub fn run(args: &Args) -> CommandResult {
             print!("{}", comparison(&system, &run, sim));
         }
     }
-    write_outputs(args, &system, &run.result, simulated.as_ref())?;
+    write_outputs(
+        args,
+        format!("{}: measured under table", system_name(&system)),
+        &run.result.trace,
+        simulated.as_ref().and_then(|s| s.trace.as_ref()),
+        false,
+    )?;
     Ok(exit_code(args, &run.result))
 }
 
@@ -236,52 +241,4 @@ fn comparison(system: &McSystem, run: &TableRun, sim: &TableSimOutcome) -> Strin
         ));
     }
     out
-}
-
-fn write_outputs(
-    args: &Args,
-    system: &McSystem,
-    result: &RunResult,
-    simulated: Option<&TableSimOutcome>,
-) -> Result<(), Failure> {
-    let options = GanttOptions {
-        window: args.gantt_window,
-        title: Some(format!("{}: measured under table", system_name(system))),
-    };
-    if let Some(path) = &args.gantt {
-        let svg = match simulated.and_then(|s| s.trace.as_ref()) {
-            Some(sim) => render_levels_svg(
-                &[
-                    ("measured".to_string(), &result.trace),
-                    ("simulated".to_string(), sim),
-                ],
-                &options,
-            ),
-            None => render_svg(&result.trace, &options),
-        };
-        write_output(path, svg)?;
-        eprintln!("wrote Gantt chart {}", path.display());
-    }
-    if let Some(path) = &args.trace {
-        let mut buffer = Vec::new();
-        kairos_trace::chrome::write_chrome_trace(&result.trace, &mut buffer)
-            .map_err(|e| Failure::environment(format!("cannot encode the trace: {e}")))?;
-        write_output(path, buffer)?;
-        eprintln!("wrote Perfetto trace {}", path.display());
-    }
-    Ok(())
-}
-
-fn exit_code(args: &Args, result: &RunResult) -> u8 {
-    if result
-        .stopped_by
-        .as_deref()
-        .is_some_and(|why| why.starts_with("SIG"))
-    {
-        EXIT_INTERRUPTED
-    } else if args.fail_on_miss && result.deadline_misses > 0 {
-        crate::exit::NO
-    } else {
-        0
-    }
 }
