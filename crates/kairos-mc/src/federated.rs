@@ -66,15 +66,7 @@ pub fn federated(system: &McSystem, options: &SynthOptions) -> Result<Synthesis,
 /// The largest utilization of `dag` over the levels.
 fn max_utilization(system: &McSystem, dag: &Dag) -> f64 {
     (0..system.level_count())
-        .map(|level| {
-            let work: u64 = dag
-                .tasks
-                .iter()
-                .filter_map(|t| t.wcet_at(level))
-                .map(Duration::as_nanos)
-                .sum();
-            work as f64 / dag.period.as_nanos() as f64
-        })
+        .map(|level| dag.utilization_at(level))
         .fold(0.0, f64::max)
 }
 

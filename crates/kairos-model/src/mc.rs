@@ -115,6 +115,17 @@ impl Dag {
     pub fn jobs_in(&self, hyperperiod: Duration) -> u64 {
         hyperperiod.as_nanos() / self.period.as_nanos()
     }
+
+    /// Utilization at `level`: the sum of `C(level) / T` over the tasks that run there.
+    pub fn utilization_at(&self, level: usize) -> f64 {
+        let work: u64 = self
+            .tasks
+            .iter()
+            .filter_map(|t| t.wcet_at(level))
+            .map(Duration::as_nanos)
+            .sum();
+        work as f64 / self.period.as_nanos() as f64
+    }
 }
 
 impl McSystem {
@@ -162,18 +173,7 @@ impl McSystem {
 
     /// Utilization at `level`: the sum of `C(level) / T` over the tasks that run there.
     pub fn utilization_at(&self, level: usize) -> f64 {
-        self.dags
-            .iter()
-            .map(|dag| {
-                let work: u64 = dag
-                    .tasks
-                    .iter()
-                    .filter_map(|t| t.wcet_at(level))
-                    .map(Duration::as_nanos)
-                    .sum();
-                work as f64 / dag.period.as_nanos() as f64
-            })
-            .sum()
+        self.dags.iter().map(|dag| dag.utilization_at(level)).sum()
     }
 
     /// The system utilization: the largest utilization over the levels.
