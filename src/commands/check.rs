@@ -4,7 +4,7 @@ use crate::args::{CommandResult, Failure};
 use crate::mc_input;
 use kairos_model::mc_load::{is_mc_source, McChecked};
 use kairos_model::mcdag_xml::ImportOptions;
-use kairos_model::{check_source, Checked, Duration, Format};
+use kairos_model::{check_source, Checked, Diagnostics, Duration, Format};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -45,37 +45,23 @@ pub fn run(args: &CheckArgs) -> CommandResult {
 /// summary line with the DAGs, tasks, levels, the utilization at each level and the
 /// hyper-period.
 pub fn render_mc(checked: &McChecked, file: &str) -> String {
-    let mut out = String::new();
-    for d in checked.diagnostics.iter() {
-        out.push_str(&d.render(file));
-        out.push('\n');
-    }
-    let (errors, warnings) = (
-        checked.diagnostics.error_count(),
-        checked.diagnostics.warning_count(),
-    );
-    match &checked.system {
-        Some(s) => {
-            let tasks: usize = s.dags.iter().map(|d| d.tasks.len()).sum();
-            let utilization: Vec<String> = (0..s.level_count())
-                .map(|l| format!("{} {:.3}", s.levels[l], s.utilization_at(l)))
-                .collect();
-            let hyperperiod = s
-                .hyperperiod()
-                .map_or_else(|| "overflows".to_string(), |h| h.to_string());
-            out.push_str(&format!(
-                "{file}: ok: {} DAG(s), {tasks} task(s), {} level(s) on {} core(s), utilization {}, hyper-period {hyperperiod}, {warnings} warning(s)\n",
-                s.dags.len(),
-                s.level_count(),
-                s.cores,
-                utilization.join(", "),
-            ));
-        }
-        None => out.push_str(&format!(
-            "{file}: {errors} error(s), {warnings} warning(s)\n"
-        )),
-    }
-    out
+    let summary = checked.system.as_ref().map(|s| {
+        let tasks: usize = s.dags.iter().map(|d| d.tasks.len()).sum();
+        let utilization: Vec<String> = (0..s.level_count())
+            .map(|l| format!("{} {:.3}", s.levels[l], s.utilization_at(l)))
+            .collect();
+        let hyperperiod = s
+            .hyperperiod()
+            .map_or_else(|| "overflows".to_string(), |h| h.to_string());
+        format!(
+            "{} DAG(s), {tasks} task(s), {} level(s) on {} core(s), utilization {}, hyper-period {hyperperiod}",
+            s.dags.len(),
+            s.level_count(),
+            s.cores,
+            utilization.join(", "),
+        )
+    });
+    report(&checked.diagnostics, file, summary)
 }
 
 /// Reads and checks a workload file.
@@ -97,24 +83,31 @@ pub fn load(path: &Path) -> Result<Checked, Failure> {
 
 /// The report `kairos check` prints: each diagnostic, then a summary line.
 pub fn render(checked: &Checked, file: &str) -> String {
-    let mut out = String::new();
-    for d in checked.diagnostics.iter() {
-        out.push_str(&d.render(file));
-        out.push('\n');
-    }
-    let (errors, warnings) = (
-        checked.diagnostics.error_count(),
-        checked.diagnostics.warning_count(),
-    );
-    match &checked.workload {
-        Some(w) => out.push_str(&format!(
-            "{file}: ok: {} task(s) on {} core(s), utilization {:.3}, {warnings} warning(s)\n",
+    let summary = checked.workload.as_ref().map(|w| {
+        format!(
+            "{} task(s) on {} core(s), utilization {:.3}",
             w.tasks.len(),
             w.cores,
             w.total_utilization()
-        )),
+        )
+    });
+    report(&checked.diagnostics, file, summary)
+}
+
+/// Each diagnostic, then `FILE: ok: SUMMARY, W warning(s)` when the input was accepted
+/// (`summary` is its description), else `FILE: E error(s), W warning(s)`.
+fn report(diagnostics: &Diagnostics, file: &str, summary: Option<String>) -> String {
+    let mut out = String::new();
+    for d in diagnostics.iter() {
+        out.push_str(&d.render(file));
+        out.push('\n');
+    }
+    let warnings = diagnostics.warning_count();
+    match summary {
+        Some(summary) => out.push_str(&format!("{file}: ok: {summary}, {warnings} warning(s)\n")),
         None => out.push_str(&format!(
-            "{file}: {errors} error(s), {warnings} warning(s)\n"
+            "{file}: {} error(s), {warnings} warning(s)\n",
+            diagnostics.error_count()
         )),
     }
     out
