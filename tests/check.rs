@@ -5,42 +5,16 @@
 //! Each test writes a small workload into its own folder under the system temp dir and runs the
 //! real binary there with a bare file name, so the file name in the report is stable.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
 
-/// A fresh, empty folder for one test; removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "kairos-check-test-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create a temp folder");
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::Scratch;
+use std::process::Output;
 
 /// Writes `contents` to `name` in a fresh folder and runs `kairos check name` there.
 fn run_check_bytes(name: &str, contents: &[u8]) -> Output {
-    let scratch = Scratch::new();
-    std::fs::write(scratch.0.join(name), contents).expect("write the workload");
-    Command::new(env!("CARGO_BIN_EXE_kairos"))
-        .args(["check", name])
-        .current_dir(&scratch.0)
-        .output()
-        .expect("run kairos")
+    let scratch = Scratch::new("check-test");
+    scratch.write(name, contents);
+    scratch.kairos(&["check", name])
 }
 
 /// `kairos check` on a file `name` holding `contents`: its stdout and exit code.
@@ -922,12 +896,8 @@ fn non_utf8_file() {
 
 #[test]
 fn missing_file() {
-    let scratch = Scratch::new();
-    let output = Command::new(env!("CARGO_BIN_EXE_kairos"))
-        .args(["check", "absent.toml"])
-        .current_dir(&scratch.0)
-        .output()
-        .expect("run kairos");
+    let scratch = Scratch::new("check-test");
+    let output = scratch.kairos(&["check", "absent.toml"]);
     assert_eq!(String::from_utf8_lossy(&output.stdout), "");
     let stderr = String::from_utf8_lossy(&output.stderr);
     // The OS error text after the colon is the platform's own.

@@ -3,49 +3,11 @@
 //! mcdag`, and the shipped examples. Expected outputs are inline on purpose: changing a message
 //! must make a test fail, so that the change is deliberate.
 
+mod common;
+
+use common::Scratch;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// A fresh, empty folder for one test; removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "kairos-check-mc-test-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create a temp folder");
-        Scratch(dir)
-    }
-
-    fn write(&self, name: &str, contents: &str) {
-        std::fs::write(self.0.join(name), contents).expect("write a file");
-    }
-
-    fn read(&self, name: &str) -> String {
-        std::fs::read_to_string(self.0.join(name)).expect("read a file")
-    }
-
-    /// Runs `kairos ARGS` in this folder.
-    fn kairos(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_kairos"))
-            .args(args)
-            .current_dir(&self.0)
-            .output()
-            .expect("run kairos")
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use std::process::Command;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
@@ -54,7 +16,7 @@ fn text(bytes: &[u8]) -> String {
 /// Asserts the exact report and exit code of `kairos check name` on `contents`.
 #[track_caller]
 fn expect(name: &str, contents: &str, report: &str, code: i32) {
-    let scratch = Scratch::new();
+    let scratch = Scratch::new("check-mc-test");
     scratch.write(name, contents);
     let output = scratch.kairos(&["check", name]);
     assert_eq!(text(&output.stderr), "", "kairos check wrote to stderr");
@@ -989,7 +951,7 @@ const SMALL_XML: &str = r#"<?xml version="1.0" encoding="UTF-8" standalone="no"?
 
 #[test]
 fn import_writes_kairos_toml_to_standard_output() {
-    let scratch = Scratch::new();
+    let scratch = Scratch::new("check-mc-test");
     scratch.write("small.xml", SMALL_XML);
     let output = scratch.kairos(&["import", "mcdag", "small.xml"]);
     assert_eq!(output.status.code(), Some(0));
@@ -1020,7 +982,7 @@ wcet = ["3ms"]
 
 #[test]
 fn import_slot_cores_and_out_file_then_check() {
-    let scratch = Scratch::new();
+    let scratch = Scratch::new("check-mc-test");
     scratch.write("small.xml", SMALL_XML);
     let output = scratch.kairos(&[
         "import",
@@ -1060,7 +1022,7 @@ fn import_slot_cores_and_out_file_then_check() {
 
 #[test]
 fn import_to_json() {
-    let scratch = Scratch::new();
+    let scratch = Scratch::new("check-mc-test");
     scratch.write("small.xml", SMALL_XML);
     let output = scratch.kairos(&["import", "mcdag", "small.xml", "-o", "small.json"]);
     assert_eq!(output.status.code(), Some(0));
@@ -1075,10 +1037,10 @@ fn import_to_json() {
 
 #[test]
 fn import_refuses_a_file_with_errors_and_writes_nothing() {
-    let scratch = Scratch::new();
+    let scratch = Scratch::new("check-mc-test");
     scratch.write(
         "bad.xml",
-        &SMALL_XML.replace("deadline=\"10\"", "deadline=\"4\""),
+        SMALL_XML.replace("deadline=\"10\"", "deadline=\"4\""),
     );
     let output = scratch.kairos(&["import", "mcdag", "bad.xml", "--out", "bad.toml"]);
     assert_eq!(output.status.code(), Some(2));
@@ -1092,7 +1054,7 @@ fn import_refuses_a_file_with_errors_and_writes_nothing() {
 
 #[test]
 fn import_refuses_a_zero_slot() {
-    let scratch = Scratch::new();
+    let scratch = Scratch::new("check-mc-test");
     scratch.write("small.xml", SMALL_XML);
     let output = scratch.kairos(&["import", "mcdag", "small.xml", "--slot", "0ms"]);
     assert_eq!(output.status.code(), Some(2));
@@ -1131,7 +1093,7 @@ fn reference_files_that_miss_their_deadline_at_lo_are_refused() {
 
 #[test]
 fn periodic_commands_refuse_an_mc_system_with_a_hint() {
-    let scratch = Scratch::new();
+    let scratch = Scratch::new("check-mc-test");
     scratch.write("mc.toml", "cores = 2\nlevels = [\"LO\"]\n[[dags]]\nname = \"g\"\nperiod = \"4ms\"\n[[dags.tasks]]\nname = \"a\"\nwcet = [\"1ms\"]\n");
     let output = scratch.kairos(&["analyze", "mc.toml"]);
     assert_eq!(output.status.code(), Some(2));

@@ -5,9 +5,11 @@
 //! `KAIROS_UPDATE_GOLDEN=1 cargo test --release --test cli`, then review the diff of
 //! `tests/golden/`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
+
+use common::Scratch;
+use std::path::Path;
+use std::process::Output;
 
 /// Three tasks on two cores, U = 0.4 + 0.3 + 0.6 = 1.3, hyper-period 10ms.
 const TINY: &str = r#"name = "tiny"
@@ -29,43 +31,11 @@ wcet = "6ms"
 period = "10ms"
 "#;
 
-/// A fresh folder under the system temp dir, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "kairos-cli-test-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create a temp folder");
-        Scratch(dir)
-    }
-
-    /// A scratch folder holding `tiny.toml`.
-    fn with_tiny() -> Scratch {
-        let scratch = Scratch::new();
-        std::fs::write(scratch.0.join("tiny.toml"), TINY).expect("write the workload");
-        scratch
-    }
-
-    /// Runs `kairos ARGS` in this folder.
-    fn kairos(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_kairos"))
-            .args(args)
-            .current_dir(&self.0)
-            .output()
-            .expect("run kairos")
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A scratch folder holding `tiny.toml`.
+fn with_tiny() -> Scratch {
+    let scratch = Scratch::new("cli-test");
+    scratch.write("tiny.toml", TINY);
+    scratch
 }
 
 fn stdout(output: &Output) -> String {
@@ -105,7 +75,7 @@ fn golden(name: &str, actual: &str) {
 /// `kairos simulate tiny.toml --policy POLICY --duration 20ms [EXTRA]`: stdout, after checking
 /// that it succeeded quietly.
 fn simulate_tiny(policy: &str, extra: &[&str]) -> String {
-    let scratch = Scratch::with_tiny();
+    let scratch = with_tiny();
     let mut args = vec![
         "simulate",
         "tiny.toml",
@@ -250,7 +220,7 @@ fn json_has_the_documented_top_level_fields() {
 
 #[test]
 fn fail_on_miss_exits_1_only_when_a_deadline_is_missed() {
-    let scratch = Scratch::with_tiny();
+    let scratch = with_tiny();
     // On one core U = 1.3: deadlines are missed.
     let one_core = [
         "simulate",
@@ -284,7 +254,7 @@ fn fail_on_miss_exits_1_only_when_a_deadline_is_missed() {
 
 #[test]
 fn bad_duration_exits_2_with_a_message() {
-    let scratch = Scratch::with_tiny();
+    let scratch = with_tiny();
     let run = |duration: &str| {
         scratch.kairos(&[
             "simulate",
@@ -323,7 +293,7 @@ fn bad_duration_exits_2_with_a_message() {
 
 #[test]
 fn invalid_workload_exits_2_and_shows_the_diagnostics() {
-    let scratch = Scratch::new();
+    let scratch = Scratch::new("cli-test");
     std::fs::write(
         scratch.0.join("bad.toml"),
         "cores = 1\n[[tasks]]\nname = \"a\"\nwcet = \"5\"\nperiod = \"4ms\"\n",
@@ -344,7 +314,7 @@ fn invalid_workload_exits_2_and_shows_the_diagnostics() {
 
 #[test]
 fn gantt_and_trace_files_are_written() {
-    let scratch = Scratch::with_tiny();
+    let scratch = with_tiny();
     let output = scratch.kairos(&[
         "simulate",
         "tiny.toml",
@@ -373,7 +343,7 @@ fn gantt_and_trace_files_are_written() {
 
 #[test]
 fn demo_writes_a_chart_and_a_trace_per_policy() {
-    let scratch = Scratch::new();
+    let scratch = Scratch::new("cli-test");
     let out_dir = scratch.0.join("demo-out");
     let output = scratch.kairos(&["demo", "--out-dir", out_dir.to_str().expect("UTF-8 path")]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));

@@ -6,6 +6,8 @@
 //!   whose criticality is at least the mode at its deadline misses it: the safe transitions
 //!   guarantee them, and the tasks below the mode were discarded before their deadlines.
 
+mod common;
+
 use kairos_gen::mcdag::{generate_mcdag, McDagParams};
 use kairos_mc::{synthesize, SynthOptions, Synthesis};
 use kairos_model::{Duration, McSystem};
@@ -160,8 +162,7 @@ fn most_draws_give_accepted_systems() {
 
 /// `kairos simulate` on a mixed-criticality file, end to end.
 mod cli {
-    use std::path::PathBuf;
-    use std::process::{Command, Output};
+    use crate::common::Scratch;
 
     /// flight = sense -> fuse -> act (HI) every 20ms, video = grab -> encode (LO) every 10ms.
     const UAV: &str = r#"name = "uav"
@@ -199,38 +200,13 @@ name = "encode"
 wcet = ["4ms"]
 "#;
 
-    /// A temp folder with `uav.toml` and a periodic `plain.toml`, removed when dropped.
-    struct Scratch(PathBuf);
-
-    impl Scratch {
-        fn new(name: &str) -> Scratch {
-            let dir = std::env::temp_dir()
-                .join(format!("kairos-mc-simulate-{}-{name}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).expect("create a temp folder");
-            std::fs::write(dir.join("uav.toml"), UAV).expect("write the system");
-            let plain = "cores = 1\n[[tasks]]\nname = \"a\"\nwcet = \"1ms\"\nperiod = \"4ms\"\n";
-            std::fs::write(dir.join("plain.toml"), plain).expect("write the workload");
-            Scratch(dir)
-        }
-
-        fn kairos(&self, args: &[&str]) -> Output {
-            Command::new(env!("CARGO_BIN_EXE_kairos"))
-                .args(args)
-                .current_dir(&self.0)
-                .output()
-                .expect("run kairos")
-        }
-
-        fn read(&self, name: &str) -> String {
-            std::fs::read_to_string(self.0.join(name)).expect("a written file")
-        }
-    }
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
+    /// A scratch folder with `uav.toml` and a periodic `plain.toml`.
+    fn scratch() -> Scratch {
+        let scratch = Scratch::new("mc-simulate");
+        scratch.write("uav.toml", UAV);
+        let plain = "cores = 1\n[[tasks]]\nname = \"a\"\nwcet = \"1ms\"\nperiod = \"4ms\"\n";
+        scratch.write("plain.toml", plain);
+        scratch
     }
 
     fn text(bytes: &[u8]) -> String {
@@ -239,7 +215,7 @@ wcet = ["4ms"]
 
     #[test]
     fn an_overrun_shows_in_the_report_the_json_and_the_pictures() {
-        let scratch = Scratch::new("overrun");
+        let scratch = scratch();
         let args = ["simulate", "uav.toml", "--overrun", "flight/sense@0"];
         let output = scratch.kairos(&args);
         assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
@@ -271,7 +247,7 @@ wcet = ["4ms"]
 
     #[test]
     fn tables_from_synth_run_as_given() {
-        let scratch = Scratch::new("tables");
+        let scratch = scratch();
         let output = scratch.kairos(&["synth", "uav.toml", "--out", "tables.json"]);
         assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
         let output = scratch.kairos(&["simulate", "uav.toml", "--tables", "tables.json"]);
@@ -297,7 +273,7 @@ wcet = ["4ms"]
 
     #[test]
     fn a_budget_overrun_at_the_top_level_fails_on_miss() {
-        let scratch = Scratch::new("budget");
+        let scratch = scratch();
         let args = ["simulate", "uav.toml", "--overrun", "flight/fuse@0=15ms"];
         let output = scratch.kairos(&[&args[..], &["--fail-on-miss"]].concat());
         assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
@@ -308,7 +284,7 @@ wcet = ["4ms"]
 
     #[test]
     fn options_of_the_wrong_kind_are_refused() {
-        let scratch = Scratch::new("refused");
+        let scratch = scratch();
         let cases: [(&[&str], &str); 5] = [
             (
                 &["simulate", "uav.toml", "--policy", "gedf"],

@@ -1,0 +1,51 @@
+//! Helpers the end-to-end tests of the `kairos` binary share: a scratch folder and the binary
+//! run in it. Each test file uses a part of them.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A fresh, empty folder under the system temp dir for one test; removed when dropped.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    /// `kairos-TAG-PID-N`: one per test binary (PID) and per test (N).
+    pub fn new(tag: &str) -> Scratch {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "kairos-{tag}-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create a temp folder");
+        Scratch(dir)
+    }
+
+    /// Writes `contents` to the file `name` in this folder.
+    pub fn write(&self, name: &str, contents: impl AsRef<[u8]>) {
+        std::fs::write(self.0.join(name), contents).expect("write a file");
+    }
+
+    /// The text of the file `name` in this folder.
+    pub fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.0.join(name)).expect("read a file")
+    }
+
+    /// Runs `kairos ARGS` in this folder.
+    pub fn kairos(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_kairos"))
+            .args(args)
+            .current_dir(&self.0)
+            .output()
+            .expect("run kairos")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
