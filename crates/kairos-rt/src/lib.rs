@@ -7,7 +7,8 @@
 //!
 //! Layers, bottom up:
 //! - [`platform`]: the only `unsafe` code: pthreads with explicit policy and affinity,
-//!   `sched_setattr`, clocks, `mlockall`, `/dev/cpu_dma_latency`, privilege checks, signals.
+//!   `sched_setattr`, clocks, futexes, `mlockall`, `/dev/cpu_dma_latency`, privilege checks,
+//!   signals.
 //! - [`calibrate`]: per-core calibrated busy work and per-job user commands.
 //! - [`measure`]: HDR histograms, job records, the run result and its trace.
 //! - [`watchdog`]: bounded runs, stop on SIGINT/SIGTERM, demotion of stuck threads.

@@ -6,6 +6,7 @@
 //! - [`thread`]: threads created with an explicit policy, priority and affinity.
 //! - [`sched`]: policies of existing threads (FIFO, OTHER, DEADLINE), affinity, thread scans.
 //! - [`clock`]: the monotonic and thread CPU-time clocks, absolute sleeps.
+//! - [`futex`]: futex waits with an absolute CLOCK_MONOTONIC deadline, and wakes.
 //! - [`memory`]: `mlockall` and stack prefaulting.
 //! - [`dma`]: the `/dev/cpu_dma_latency` PM-QoS guard.
 //! - [`privilege`]: whether real-time scheduling is allowed here, and why not.
@@ -13,6 +14,7 @@
 
 pub mod clock;
 pub mod dma;
+pub mod futex;
 pub mod memory;
 pub mod privilege;
 pub mod sched;

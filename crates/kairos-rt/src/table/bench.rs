@@ -12,7 +12,6 @@
 //! - [`cyclic_point`]: figures 10-11, `n` tasks on `n` cores, every task moving to the next
 //!   core at every window (section 7.3): time per migration and in total per window.
 
-use super::futex;
 use super::result::reschedule_delay_name;
 pub use super::result::MODE_CHANGE_TOTAL;
 use super::worker::extra_names;
@@ -20,7 +19,7 @@ pub use super::worker::extra_names::MIGRATION_HANDLER_TO_START;
 use super::{run_tables_detailed, scenarios, TableRun, TableRunConfig};
 use crate::measure::{names, Distribution, Summary};
 use crate::periodic::RunError;
-use crate::platform::{clock, dma, memory, priority, sched, thread, PlatformError};
+use crate::platform::{clock, dma, futex, memory, priority, sched, thread, PlatformError};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 

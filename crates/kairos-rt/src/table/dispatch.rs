@@ -3,7 +3,7 @@
 //!
 //! One dispatcher per core, pinned, at the top SCHED_FIFO priority below the watchdog. It
 //! sleeps until the next interval boundary of its core in the current mode's table (an absolute
-//! CLOCK_MONOTONIC futex timeout, see [`super::futex`]) or until its doorbell rings, then:
+//! CLOCK_MONOTONIC futex timeout, see [`crate::platform::futex`]) or until its doorbell rings, then:
 //!
 //! 1. **end of interval** (section 6.1): the task of the interval that ended is asked to stop
 //!    (budget enforcement); if that interval was its job's last in this mode and the job is
@@ -25,11 +25,11 @@
 //! once its core holds nothing. A migration is thus a hand-off between two pre-pinned threads,
 //! with no `sched_setaffinity` and no cross-core wake.
 
-use super::futex::{self, Woke};
 use super::plan::Slot;
 use super::shared::{Shared, PARK, RUN, RUNNING};
 use crate::measure::Measurements;
 use crate::mode::{ModeWord, Overrun};
+use crate::platform::futex::{self, Woke};
 use crate::platform::{clock, memory};
 use std::sync::atomic::Ordering;
 

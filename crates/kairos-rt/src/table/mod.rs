@@ -13,13 +13,13 @@
 //! Modules: [`bench`](mod@bench) (section 7 measurements), [`plan`] (tables to per-core slots,
 //! job demands), [`overrun`] (injection),
 //! [`dispatch`] (per-core dispatcher: boundaries, Algorithms 1-2), [`worker`]
-//! (per (task, core) job bodies and the hand-off), [`shared`] (the lock-free shared state), [`futex`],
+//! (per (task, core) job bodies and the hand-off), [`shared`] (the lock-free shared state;
+//! its futex waits and wakes are [`platform::futex`](crate::platform::futex)),
 //! [`run`] (threads, watchdog, origin), [`result`] (logs to [`RunResult`] and a trace) and
 //! [`scenarios`] (hand-built systems for tests and benchmarks).
 
 pub mod bench;
 pub mod dispatch;
-pub mod futex;
 pub mod overrun;
 pub mod plan;
 pub mod result;

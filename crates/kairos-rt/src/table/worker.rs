@@ -23,12 +23,11 @@
 //! [`UNIT_NS`] is small enough that a stop is seen within it, and counting iterations keeps a
 //! preempted worker's waiting out of its progress, which is what a budget is about.
 
-use super::futex;
 use super::shared::{Shared, EXIT, PARK, RUN, RUNNING};
 use crate::calibrate::spin;
 use crate::handoff::Take;
 use crate::measure::{names, Measurements, SegmentRecord};
-use crate::platform::{clock, memory};
+use crate::platform::{clock, futex, memory};
 use std::sync::atomic::Ordering;
 
 /// CPU work between two stop checks, ns.
