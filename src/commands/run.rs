@@ -138,7 +138,6 @@ pub fn run(args: &Args) -> CommandResult {
         format!("{name}: measured under {}", result.policy),
         &result.trace,
         simulated.as_ref(),
-        true,
     )?;
     Ok(exit_code(args, &result))
 }
@@ -402,13 +401,12 @@ fn yes_no(b: bool) -> &'static str {
 }
 
 /// Writes `--gantt` (the measured schedule, stacked over `simulated` when there is one) and
-/// `--trace` (the measured schedule as a Chrome trace); `perfetto_hint` adds where to open it.
+/// `--trace` (the measured schedule as a Chrome trace).
 pub(super) fn write_outputs(
     args: &Args,
     title: String,
     measured: &Trace,
     simulated: Option<&Trace>,
-    perfetto_hint: bool,
 ) -> Result<(), Failure> {
     let options = GanttOptions {
         window: args.gantt_window,
@@ -433,14 +431,10 @@ pub(super) fn write_outputs(
         kairos_trace::chrome::write_chrome_trace(measured, &mut buffer)
             .map_err(|e| Failure::environment(format!("cannot encode the trace: {e}")))?;
         write_output(path, buffer)?;
-        if perfetto_hint {
-            eprintln!(
-                "wrote Perfetto trace {} (open it in https://ui.perfetto.dev)",
-                path.display()
-            );
-        } else {
-            eprintln!("wrote Perfetto trace {}", path.display());
-        }
+        eprintln!(
+            "wrote Perfetto trace {} (open it in https://ui.perfetto.dev)",
+            path.display()
+        );
     }
     Ok(())
 }

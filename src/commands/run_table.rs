@@ -75,7 +75,6 @@ pub fn run(args: &Args) -> CommandResult {
         format!("{}: measured under table", system_name(&system)),
         &run.result.trace,
         simulated.as_ref().and_then(|s| s.trace.as_ref()),
-        false,
     )?;
     Ok(exit_code(args, &run.result))
 }
