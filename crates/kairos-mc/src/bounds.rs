@@ -35,6 +35,48 @@ pub(crate) struct UnitRun {
     suffix: i64,
 }
 
+/// The runs of one job, ascending. Most jobs have a single piece in the adjacent table, hence a
+/// single run: that one is kept inline, sparing an allocation per job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Runs {
+    One(UnitRun),
+    Many(Vec<UnitRun>),
+}
+
+impl Runs {
+    /// Appends `run`; allocates only from the second run on.
+    fn push(&mut self, run: UnitRun) {
+        *self = match std::mem::replace(self, Runs::Many(Vec::new())) {
+            Runs::Many(runs) if runs.is_empty() => Runs::One(run),
+            Runs::One(first) => Runs::Many(vec![first, run]),
+            Runs::Many(mut runs) => {
+                runs.push(run);
+                Runs::Many(runs)
+            }
+        };
+    }
+}
+
+impl std::ops::DerefMut for Runs {
+    fn deref_mut(&mut self) -> &mut [UnitRun] {
+        match self {
+            Runs::One(run) => std::slice::from_mut(run),
+            Runs::Many(runs) => runs,
+        }
+    }
+}
+
+impl std::ops::Deref for Runs {
+    type Target = [UnitRun];
+
+    fn deref(&self) -> &[UnitRun] {
+        match self {
+            Runs::One(run) => std::slice::from_ref(run),
+            Runs::Many(runs) => runs,
+        }
+    }
+}
+
 /// The per-unit bounds of one job in the table being built.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) enum UnitBounds {
@@ -42,9 +84,9 @@ pub(crate) enum UnitBounds {
     #[default]
     Free,
     /// Unit `k` runs at a slot `>= bound_k`.
-    Release(Vec<UnitRun>),
+    Release(Runs),
     /// Unit `k` runs at a slot `<= bound_k`.
-    Deadline(Vec<UnitRun>),
+    Deadline(Runs),
 }
 
 impl UnitBounds {
@@ -60,6 +102,7 @@ impl UnitBounds {
     }
 
     /// The earliest slot unit `unit` may take (0 when unbounded).
+    #[inline]
     pub fn earliest_slot(&self, unit: u64) -> u64 {
         match self {
             UnitBounds::Release(runs) => run_of(runs, unit).map_or(0, |r| r.slot + unit - r.first),
@@ -68,6 +111,7 @@ impl UnitBounds {
     }
 
     /// How many units from `unit` on may run back to back without the bounds changing.
+    #[inline]
     pub fn stable_units(&self, unit: u64) -> u64 {
         match self {
             UnitBounds::Free => u64::MAX,
@@ -79,6 +123,7 @@ impl UnitBounds {
 
     /// Laxity at slot `t` after `done` units with `remaining` left, and whether a per-unit bound
     /// (rather than `deadline`) is the tightest.
+    #[inline]
     pub fn laxity(&self, done: u64, remaining: u64, t: u64, deadline: u64) -> (i64, bool) {
         let plain = deadline as i64 - t as i64 - remaining as i64;
         let UnitBounds::Deadline(runs) = self else {
@@ -113,8 +158,8 @@ fn run_of(runs: &[UnitRun], unit: u64) -> Option<&UnitRun> {
 }
 
 /// Units `1..=wcet` of this job against adjacent units `offset + 1..=offset + wcet`.
-fn runs(pieces: impl Iterator<Item = (u64, u64)>, offset: u64, wcet: u64) -> Vec<UnitRun> {
-    let mut out = Vec::with_capacity(pieces.size_hint().0);
+fn runs(pieces: impl Iterator<Item = (u64, u64)>, offset: u64, wcet: u64) -> Runs {
+    let mut out = Runs::Many(Vec::new());
     let mut before = 0u64; // adjacent units in earlier pieces
     for (start, end) in pieces {
         let len = end - start;

@@ -122,13 +122,21 @@ struct JobState {
 struct Candidate {
     job: u32,
     laxity: u64,
-    /// Effective deadline: the latest completion consistent with the deadline and the per-unit
-    /// deadlines; constant while nothing happens to the job (see [`UnitBounds::laxity`]).
-    deadline: u64,
+    /// [`priority_key`], computed once rather than at every comparison of the sort.
+    key: (u64, u64, u32),
+}
+
+/// The pieces of a filled table in the two orders the callers need, so neither sorts them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Schedule {
+    /// In the order they were opened: by `(start, core)`.
+    pub pieces: Vec<Piece>,
+    /// Indices into `pieces` in the order they were closed: by `(end, core)`.
+    pub closed: Vec<u32>,
 }
 
 /// Fills the table: returns its pieces, or why it could not.
-pub(crate) fn schedule(problem: &Problem) -> Result<Vec<Piece>, Stuck> {
+pub(crate) fn schedule(problem: &Problem) -> Result<Schedule, Stuck> {
     for (index, job) in problem.jobs.iter().enumerate() {
         if let Some((unit, earliest)) = job.bounds.infeasible_release(job.wcet, job.deadline) {
             return Err(Stuck::UnsafeBounds {
@@ -142,7 +150,7 @@ pub(crate) fn schedule(problem: &Problem) -> Result<Vec<Piece>, Stuck> {
 }
 
 /// [`schedule`]; `batch: false` visits every slot (the slow twin the tests compare against).
-fn run_engine(problem: &Problem, batch: bool) -> Result<Vec<Piece>, Stuck> {
+fn run_engine(problem: &Problem, batch: bool) -> Result<Schedule, Stuck> {
     let mut run = Run::new(problem, batch);
     run.fill()?;
     run.finish()
@@ -156,9 +164,10 @@ struct Run<'a> {
     order: Vec<u32>,
     next: usize,
     active: Vec<u32>,
-    /// The piece each core is extending, if any.
-    open: Vec<Option<Piece>>,
+    /// The piece (index into `pieces`) each core is extending, if any.
+    open: Vec<Option<u32>>,
     pieces: Vec<Piece>,
+    closed: Vec<u32>,
     /// Advance by whole stretches (false: one slot at a time).
     batch: bool,
     /// Scratch: the job each core runs in the current stretch.
@@ -184,7 +193,9 @@ impl<'a> Run<'a> {
             }
         }
         let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
-        order.sort_by_key(|&j| (jobs[j as usize].release, j));
+        // By (release, job): stable on ascending job indices. Stable also because jobs come in
+        // monotone runs of release (one per DAG), which it merges cheaply.
+        order.sort_by_key(|&j| jobs[j as usize].release);
         Run {
             problem,
             state,
@@ -192,7 +203,9 @@ impl<'a> Run<'a> {
             next: 0,
             active: Vec::new(),
             open: vec![None; problem.cores],
-            pieces: Vec::new(),
+            // At least one piece per job.
+            pieces: Vec::with_capacity(jobs.len()),
+            closed: Vec::with_capacity(jobs.len()),
             batch,
             assigned: Vec::new(),
         }
@@ -264,10 +277,13 @@ impl<'a> Run<'a> {
                 });
             }
             let laxity = slack as u64;
+            // Effective deadline: the latest completion consistent with the deadline and the
+            // per-unit deadlines; constant while nothing happens to the job.
+            let deadline = t + remaining + laxity;
             out.push(Candidate {
                 job,
                 laxity,
-                deadline: t + remaining + laxity,
+                key: priority_key(self.problem.policy, job, laxity, deadline),
             });
         }
         let urgent = out.iter().filter(|c| c.laxity == 0).count();
@@ -283,13 +299,12 @@ impl<'a> Run<'a> {
         }
         // Only the best `cores` need an order (it fixes the core assignment order); keys are
         // unique (job index last), so the split is deterministic.
-        let policy = self.problem.policy;
         let cores = self.problem.cores;
         if out.len() > cores {
-            out.select_nth_unstable_by_key(cores - 1, |c| priority_key(policy, c));
-            out[..cores].sort_unstable_by_key(|c| priority_key(policy, c));
+            out.select_nth_unstable_by_key(cores - 1, |c| c.key);
+            out[..cores].sort_unstable_by_key(|c| c.key);
         } else {
-            out.sort_unstable_by_key(|c| priority_key(policy, c));
+            out.sort_unstable_by_key(|c| c.key);
         }
         Ok(unblock)
     }
@@ -372,18 +387,17 @@ impl<'a> Run<'a> {
     /// Core `core` runs `job` (or nothing) over `[t, t + step)`.
     fn extend(&mut self, core: usize, job: Option<u32>, t: u64, step: u64) {
         let Some(job) = job else {
-            if let Some(piece) = self.open[core].take() {
-                self.pieces.push(piece);
-            }
+            self.close(core);
             return;
         };
-        match &mut self.open[core] {
-            Some(piece) if piece.job == job && piece.end == t => piece.end = t + step,
-            slot => {
-                if let Some(piece) = slot.take() {
-                    self.pieces.push(piece);
-                }
-                *slot = Some(Piece {
+        match self.open[core] {
+            Some(i) if self.pieces[i as usize].job == job && self.pieces[i as usize].end == t => {
+                self.pieces[i as usize].end = t + step;
+            }
+            _ => {
+                self.close(core);
+                self.open[core] = Some(self.pieces.len() as u32);
+                self.pieces.push(Piece {
                     job,
                     core: core as u32,
                     start: t,
@@ -413,16 +427,21 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Ends the piece `core` is extending, if any.
+    fn close(&mut self, core: usize) {
+        if let Some(i) = self.open[core].take() {
+            self.closed.push(i);
+        }
+    }
+
     fn close_all(&mut self) {
         for core in 0..self.open.len() {
-            if let Some(piece) = self.open[core].take() {
-                self.pieces.push(piece);
-            }
+            self.close(core);
         }
     }
 
     /// The pieces, or the first job left unfinished.
-    fn finish(self) -> Result<Vec<Piece>, Stuck> {
+    fn finish(self) -> Result<Schedule, Stuck> {
         for (job, state) in self.state.iter().enumerate() {
             let wcet = self.problem.jobs[job].wcet;
             if state.done < wcet {
@@ -437,16 +456,19 @@ impl<'a> Run<'a> {
                 });
             }
         }
-        Ok(self.pieces)
+        Ok(Schedule {
+            pieces: self.pieces,
+            closed: self.closed,
+        })
     }
 }
 
 /// Smaller is better. Ties go to the lower job index, so the result is deterministic.
-fn priority_key(policy: Policy, c: &Candidate) -> (u64, u64, u32) {
+fn priority_key(policy: Policy, job: u32, laxity: u64, deadline: u64) -> (u64, u64, u32) {
     match policy {
-        Policy::Gedzl => (u64::from(c.laxity != 0), c.deadline, c.job),
-        Policy::Gedf => (0, c.deadline, c.job),
-        Policy::Gllf => (c.laxity, c.deadline, c.job),
+        Policy::Gedzl => (u64::from(laxity != 0), deadline, job),
+        Policy::Gedf => (0, deadline, job),
+        Policy::Gllf => (laxity, deadline, job),
     }
 }
 
@@ -484,8 +506,18 @@ mod tests {
         }
     }
 
-    fn sorted(result: Result<Vec<Piece>, Stuck>) -> Result<Vec<Piece>, Stuck> {
-        result.map(|mut p| {
+    fn sorted(result: Result<Schedule, Stuck>) -> Result<Vec<Piece>, Stuck> {
+        result.map(|s| {
+            // Both orders are as documented, and list every piece once.
+            assert!(s.pieces.is_sorted_by_key(|p| (p.start, p.core)));
+            assert!(s.closed.iter().is_sorted_by_key(|&i| {
+                let p = s.pieces[i as usize];
+                (p.end, p.core)
+            }));
+            let mut seen = s.closed.clone();
+            seen.sort_unstable();
+            assert!(seen.iter().copied().eq(0..s.pieces.len() as u32));
+            let mut p = s.pieces;
             p.sort_by_key(|p| (p.start, p.core));
             p
         })

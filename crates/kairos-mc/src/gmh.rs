@@ -10,7 +10,7 @@
 
 use crate::bounds::UnitBounds;
 use crate::deadlines::{earliest_start_times, latest_finish_times, level_predecessors};
-use crate::engine::{self, Csr, EngineJob, Piece, Problem, Stuck};
+use crate::engine::{self, Csr, EngineJob, Piece, Problem, Schedule, Stuck};
 use crate::error::SynthFailure;
 use crate::grid::Grid;
 use crate::layout::LevelJobs;
@@ -24,22 +24,36 @@ pub(crate) struct BuiltLevel {
     pub pieces: Vec<Piece>,
     /// The pieces of job `j` are `pieces[index[j]..index[j + 1]]`.
     index: Vec<u32>,
+    /// Indices into `pieces` in table order, by `(start, core)`.
+    pub table: Vec<u32>,
 }
 
 impl BuiltLevel {
-    fn new(jobs: LevelJobs, mut pieces: Vec<Piece>) -> BuiltLevel {
-        pieces.sort_unstable_by_key(|p| (p.job, p.start));
+    /// From the pieces in table order: a stable counting sort by job then keeps each job's
+    /// pieces ascending in time, in linear time.
+    fn new(jobs: LevelJobs, in_table_order: Vec<Piece>) -> BuiltLevel {
         let mut index = vec![0u32; jobs.count() + 1];
-        for piece in &pieces {
+        for piece in &in_table_order {
             index[piece.job as usize + 1] += 1;
         }
         for j in 0..jobs.count() {
             index[j + 1] += index[j];
         }
+        let mut fill = index.clone();
+        // Every element is overwritten below: the clone only gives a buffer of the right size.
+        let mut pieces = in_table_order.clone();
+        let mut table = Vec::with_capacity(in_table_order.len());
+        for piece in in_table_order {
+            let at = &mut fill[piece.job as usize];
+            pieces[*at as usize] = piece;
+            table.push(*at);
+            *at += 1;
+        }
         BuiltLevel {
             jobs,
             pieces,
             index,
+            table,
         }
     }
 
@@ -90,13 +104,34 @@ fn build_level(
         jobs: &jobs,
         engine_jobs: &engine_jobs,
     };
-    let mut pieces = engine::schedule(&problem).map_err(|stuck| view.explain(stuck))?;
-    if level > 0 {
-        for piece in &mut pieces {
-            (piece.start, piece.end) = (horizon - piece.end, horizon - piece.start);
-        }
-    }
+    let schedule = engine::schedule(&problem).map_err(|stuck| view.explain(stuck))?;
+    let pieces = if level > 0 {
+        mirrored_table_order(schedule, horizon)
+    } else {
+        // Forwards, the opening order `(start, core)` is already the table's.
+        schedule.pieces
+    };
     Ok(BuiltLevel::new(jobs, pieces))
+}
+
+/// The pieces of a backwards level in real time and table order `(start, core)`: a real start
+/// is an engine end, so this is the engine's closing order `(end, core)` reversed, with the
+/// pieces of equal end put back in core order.
+fn mirrored_table_order(schedule: Schedule, horizon: u64) -> Vec<Piece> {
+    let mut pieces: Vec<Piece> = (schedule.closed.iter().rev())
+        .map(|&i| {
+            let piece = schedule.pieces[i as usize];
+            Piece {
+                start: horizon - piece.end,
+                end: horizon - piece.start,
+                ..piece
+            }
+        })
+        .collect();
+    for same_start in pieces.chunk_by_mut(|a, b| a.start == b.start) {
+        same_start.reverse();
+    }
+    pieces
 }
 
 /// The engine jobs of `level` (in id order) and their precedence, in engine time.
@@ -123,6 +158,8 @@ fn engine_problem(
         let est = earliest_start_times(dag, &order, &wcet);
         let lft = latest_finish_times(dag, &order, &wcet, deadline);
         let preds = level_predecessors(dag, &present);
+        let edges: usize = preds.iter().map(Vec::len).sum();
+        pairs.reserve(edges * jobs.dag_jobs(g) as usize);
         for k in 0..jobs.dag_jobs(g) {
             let release = k * period;
             for &task in jobs.present(g) {

@@ -82,6 +82,28 @@ impl LevelJobs {
         Some(d.first + (k * d.present.len() as u64) as u32 + local)
     }
 
+    /// The jobs of `task` as `(DAG job, id)`, by DAG job (none when it does not run here).
+    pub fn of_task(&self, task: TaskRef) -> impl Iterator<Item = (u64, u32)> + '_ {
+        let d = &self.dags[task.dag];
+        let (local, count) = match d.local[task.task] {
+            Some(local) => (local, d.jobs),
+            None => (0, 0),
+        };
+        let stride = d.present.len() as u32;
+        (0..count as u32).map(move |k| (u64::from(k), d.first + k * stride + local))
+    }
+
+    /// Every job as `(task, DAG job)`, in id order.
+    pub fn each(&self) -> impl Iterator<Item = (TaskRef, u64)> + '_ {
+        self.dags.iter().enumerate().flat_map(|(dag, d)| {
+            (0..d.jobs).flat_map(move |k| {
+                d.present
+                    .iter()
+                    .map(move |&task| (TaskRef { dag, task }, k))
+            })
+        })
+    }
+
     /// The task and DAG job of `id`.
     pub fn job(&self, id: u32) -> (TaskRef, u64) {
         // `first` never decreases; DAGs with no job here share the next DAG's `first`.

@@ -113,8 +113,13 @@ pub fn synthesize(system: &McSystem, options: &SynthOptions) -> Result<Synthesis
         policy: options.policy,
     };
     let levels = gmh::build_levels(&ctx)?;
-    let tables = output::table_set(&ctx, &levels);
-    let quality = measure(&tables);
+    let labels = output::Labels::new(&ctx);
+    let level_jobs: Vec<_> = (levels.iter())
+        .map(|built| output::level_jobs(&labels, built))
+        .collect();
+    let tables = output::table_set(&ctx, &labels, &levels, &level_jobs);
+    let quality = quality::of_built(&labels, &levels, &level_jobs, &system.levels)
+        .unwrap_or_else(|| measure(&tables));
     Ok(Synthesis {
         tables,
         quality,

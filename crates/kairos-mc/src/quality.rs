@@ -10,9 +10,12 @@
 //! Both are counts of pairs of intervals, so they are never negative (the reference tool's
 //! count can be). Works on any [`TableSet`], including federated ones and files read back.
 
-use kairos_model::TableSet;
+use crate::engine::Piece;
+use crate::gmh::BuiltLevel;
+use crate::output::Labels;
+use kairos_model::{TableSet, TaskRef};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// Counts over a set of jobs.
@@ -131,6 +134,91 @@ pub fn measure(tables: &TableSet) -> Quality {
         total,
         jobs,
     }
+}
+
+/// [`measure`] of the tables [`crate::output::table_set`] makes from `levels`, computed on the
+/// built pieces, which are already grouped by job and in time order, so nothing is hashed or
+/// sorted. `None` when two tasks share a qualified name (the loader refuses that, a hand-built
+/// system may not): only the string-keyed [`measure`] merges their jobs the same way.
+pub(crate) fn of_built(
+    labels: &Labels,
+    built: &[BuiltLevel],
+    level_jobs: &[Vec<(usize, u64)>],
+    level_names: &[String],
+) -> Option<Quality> {
+    let mut distinct = HashSet::with_capacity(labels.names.len());
+    if !labels
+        .names
+        .iter()
+        .all(|name| distinct.insert(name.as_str()))
+    {
+        return None;
+    }
+    // Name numbers in order of first appearance in the tables, as `measure` assigns them.
+    let mut id_of: Vec<Option<u32>> = vec![None; labels.names.len()];
+    let mut task_of: Vec<usize> = Vec::new();
+    let mut levels = Vec::with_capacity(built.len());
+    // Every job has a piece, so this is the exact count.
+    let mut jobs = Vec::with_capacity(built.iter().map(|b| b.jobs.count()).sum());
+    let mut total = Counts::default();
+    for (level, (table, job_tasks)) in built.iter().zip(level_jobs).enumerate() {
+        for &piece in &table.table {
+            let task = job_tasks[table.pieces[piece as usize].job as usize].0;
+            if id_of[task].is_none() {
+                id_of[task] = Some(task_of.len() as u32);
+                task_of.push(task);
+            }
+        }
+        let mut counts = Counts::default();
+        // `measure` lists jobs by (name number, DAG job).
+        for (id, &task) in task_of.iter().enumerate() {
+            for (k, pieces) in job_pieces(table, labels.tasks[task]) {
+                let job = job_quality(level, id as u32, k, pieces);
+                counts.add(&Counts {
+                    jobs: 1,
+                    intervals: job.intervals,
+                    preemptions: job.preemptions,
+                    migrations: job.migrations,
+                });
+                jobs.push(job);
+            }
+        }
+        total.add(&counts);
+        levels.push(LevelQuality {
+            level: level_names[level].clone(),
+            counts,
+        });
+    }
+    Some(Quality {
+        tasks: task_of.iter().map(|&t| labels.names[t].clone()).collect(),
+        levels,
+        total,
+        jobs,
+    })
+}
+
+/// The DAG jobs of `task` that have pieces in `table`, with them, by DAG job.
+fn job_pieces(table: &BuiltLevel, task: TaskRef) -> impl Iterator<Item = (u64, &[Piece])> + '_ {
+    (table.jobs.of_task(task))
+        .map(|(k, id)| (k, table.of_job(id)))
+        .filter(|(_, pieces)| !pieces.is_empty())
+}
+
+/// The counts of one job from its pieces in time order (slots: the same comparisons as in ns).
+fn job_quality(level: usize, task: u32, job: u64, pieces: &[Piece]) -> JobQuality {
+    let mut quality = JobQuality {
+        level,
+        task,
+        job,
+        intervals: pieces.len() as u64,
+        preemptions: 0,
+        migrations: 0,
+    };
+    for pair in pieces.windows(2) {
+        quality.preemptions += u64::from(pair[1].start > pair[0].end);
+        quality.migrations += u64::from(pair[1].core != pair[0].core);
+    }
+    quality
 }
 
 /// FNV-1a: task names are short and not adversarial, and the default SipHash dominated the

@@ -6,7 +6,7 @@ mod common;
 
 use common::{dag, system, task, violations};
 use kairos_gen::mcdag::{generate_mcdag, McDagParams};
-use kairos_mc::{federated, synthesize, Policy, SynthOptions, Synthesis};
+use kairos_mc::{federated, measure, synthesize, Policy, SynthOptions, Synthesis};
 use kairos_model::McSystem;
 use proptest::prelude::*;
 
@@ -35,6 +35,8 @@ fn check_all(system: &McSystem) -> usize {
             assert_valid(system, &out, policy.name());
             // Same input, same tables.
             assert_eq!(synthesize(system, &options).unwrap().tables, out.tables);
+            // Quality is computed from the built pieces: it must be what the tables give.
+            assert_eq!(out.quality, measure(&out.tables), "{}", policy.name());
             accepted += 1;
         }
         if let Ok(out) = federated(system, &options) {

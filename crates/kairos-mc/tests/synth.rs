@@ -152,3 +152,30 @@ fn bad_input_is_an_input_error() {
         .unwrap_err()
         .is_input_error());
 }
+
+/// Quality is computed from the built pieces; with two tasks sharing a `dag/task` name (the
+/// loader refuses it, a hand-built system may not) it must still be what the tables give.
+#[test]
+fn quality_matches_the_tables_even_with_shared_names() {
+    let twin = || {
+        dag(
+            "g",
+            6,
+            6,
+            vec![task("a", &[1, 2]), task("b", &[2])],
+            &[(0, 1)],
+        )
+    };
+    let mut other = twin();
+    other.period = ms(12);
+    other.deadline = ms(12);
+    let s = system(2, 2, vec![twin(), other]);
+    for policy in Policy::ALL {
+        let out = synthesize(&s, &options(policy)).unwrap();
+        assert_eq!(out.quality, kairos_mc::measure(&out.tables), "{policy:?}");
+        assert_eq!(
+            out.quality.tasks,
+            vec!["g/a".to_string(), "g/b".to_string()]
+        );
+    }
+}
