@@ -1,5 +1,6 @@
-//! Synthesis speed on the MC-DAG framework's ten example systems on 8 cores (the reference Java
-//! tool takes 2-420 ms per file; hyper-periods 594-7236 slots). `cargo bench -p kairos-mc`.
+//! Synthesis speed on the MC-DAG framework's ten example systems on 8 cores (hyper-periods
+//! 594-7236 slots). `cargo bench -p kairos-mc`; `scripts/bench-mcdag-reference.sh` runs the
+//! reference Java tool on the same files next to it (docs/synth.md).
 //!
 //! First a plain table: per file, the median of 51 runs of import + G-EDZL synthesis (the six
 //! files the importer refuses, a critical path above the deadline, are timed up to that
