@@ -15,7 +15,7 @@
 use super::result::reschedule_delay_name;
 pub use super::result::MODE_CHANGE_TOTAL;
 use super::worker::extra_names;
-pub use super::worker::extra_names::MIGRATION_HANDLER_TO_START;
+pub use super::worker::extra_names::{MIGRATION_HANDLER_TO_START, MIGRATION_TOTAL};
 use super::{run_tables_detailed, scenarios, TableRun, TableRunConfig};
 use crate::measure::{names, Distribution, Summary};
 use crate::periodic::RunError;

@@ -14,7 +14,12 @@
 //!    this core covering now in the table of `lcm[k]`; a hyper-period boundary reads as level 0
 //!    with no write (section 6.3);
 //! 3. **start**: the selected job's (task, core) worker is asked to run (a store and a
-//!    same-core futex wake, see [`super::worker`]); the task it replaces was asked to stop.
+//!    same-core futex wake, see [`super::worker`]) with its interval's end, where it stops
+//!    itself; the task it replaces was asked to stop (or already stopped itself there).
+//!
+//! A boundary where the served interval ends, is not its job's last and the job is unfinished
+//! is handled [`ENFORCED_END_SLACK_NS`] late on purpose (at the same nominal time), so the
+//! timer's interrupt does not hold up the worker that stops and releases its task there.
 //!
 //! The hand-off of section 5.3 ([`crate::handoff`]) happens in the worker that wants the
 //! task: all workers of a core share one SCHED_FIFO priority below the dispatcher, so when the
@@ -26,7 +31,7 @@
 //! with no `sched_setaffinity` and no cross-core wake.
 
 use super::plan::Slot;
-use super::shared::{Shared, PARK, RUN, RUNNING};
+use super::shared::{Shared, EXPIRED, PARK, RUN, RUNNING};
 use crate::measure::Measurements;
 use crate::mode::{ModeWord, Overrun};
 use crate::platform::futex::{self, Woke};
@@ -36,7 +41,15 @@ use std::sync::atomic::Ordering;
 /// Longest single sleep, so a stop request is seen within this time.
 const SLEEP_STEP_NS: u64 = 20_000_000;
 
-/// Histogram of every boundary's timer latency on this core (programmed boundary to handler).
+/// How long after a boundary the dispatcher's timer fires when the worker of the interval that
+/// ends there stops itself (see [`super::worker`]): a timer interrupt takes this VM's CPU for
+/// 13-17 us, so a timer at the boundary itself would keep the worker from seeing the boundary
+/// and releasing its task until the interrupt is over. The worker needs under a microsecond
+/// (one unit of work, the claim and the release).
+pub const ENFORCED_END_SLACK_NS: u64 = 3_000;
+
+/// Histogram of every boundary's timer latency on this core (programmed expiry to handler:
+/// the boundary, or [`ENFORCED_END_SLACK_NS`] after it).
 pub const TIMER_TO_HANDLER: &str = "dispatch.timer_to_handler";
 
 /// A mode change this core's dispatcher won (times in ns since the origin).
@@ -176,10 +189,11 @@ impl Dispatcher<'_> {
             } else {
                 now
             };
-            if timed_out && !early && now >= self.next {
+            if timed_out && !early && now >= self.wake_at {
+                // Against the programmed expiry (the boundary, or just after it).
                 self.log
                     .measurements
-                    .record(TIMER_TO_HANDLER, now - self.next);
+                    .record(TIMER_TO_HANDLER, now - self.wake_at);
             }
             if t >= end {
                 self.end_slot_if_over(end, now);
@@ -237,7 +251,23 @@ impl Dispatcher<'_> {
         self.wake_at = self.next;
         if self.idle_until_next() && self.slot_starts_at_next(generation, mode) {
             self.wake_at = self.next.saturating_sub(shared.lead_ns).max(t);
+        } else if self.worker_stops_itself_at_next() {
+            self.wake_at = self.next + ENFORCED_END_SLACK_NS;
         }
+    }
+
+    /// Whether the worker of the served slot stops itself at `next` and nothing needs this
+    /// dispatcher there first: the slot ends at `next`, is not its job's last (no overrun can
+    /// be seen there) and the job is unfinished. The boundary's pass then waits
+    /// [`ENFORCED_END_SLACK_NS`], so its timer interrupt does not take the CPU from the worker
+    /// at the very instant the worker stops and releases the task.
+    fn worker_stops_itself_at_next(&self) -> bool {
+        self.assigned.is_some_and(|a| {
+            a.state == Serving::Requested
+                && a.end == self.next
+                && !a.last
+                && self.shared.tasks[a.task].finished.load(Ordering::SeqCst) <= a.job
+        })
     }
 
     /// Whether nothing runs here until `next`: no slot, a closed job, or one that completed
@@ -338,8 +368,12 @@ impl Dispatcher<'_> {
         match self.assigned {
             Some(mut a) if a.task == slot.task && a.job == job => {
                 // Same job, possibly from another mode's table: follow the new bounds.
+                let moved = a.end != end;
                 (a.start, a.end, a.last, a.mode) = (start, end, slot.last, mode);
                 self.assigned = Some(a);
+                if moved && a.state == Serving::Requested {
+                    self.move_end(&a);
+                }
             }
             other => {
                 if let Some(a) = other {
@@ -376,8 +410,21 @@ impl Dispatcher<'_> {
         worker.job.store(a.job, Ordering::Relaxed);
         worker.nominal.store(a.nominal, Ordering::Relaxed);
         worker.handler_at.store(a.handler_at, Ordering::Relaxed);
+        worker.stop_at.store(self.origin + a.end, Ordering::Release);
         worker.go.store(RUN, Ordering::Release);
         futex::wake(&worker.go);
+    }
+
+    /// A mode change moved the end of the running job's interval: the worker follows the new
+    /// end. If it reached the old one first (between this pass's start and now, so it stopped
+    /// and released the task or is about to), it is asked to run again, as the old code's
+    /// worker would have kept running.
+    fn move_end(&self, a: &Assigned) {
+        let worker = self.shared.worker(a.task, self.core);
+        let before = worker.stop_at.swap(self.origin + a.end, Ordering::AcqRel);
+        if before == EXPIRED && a.end > self.now() && worker.go.load(Ordering::Acquire) == RUNNING {
+            self.start(a);
+        }
     }
 
     /// Asks this core's worker of `task` to stop at boundary `nominal` (handled at `now`). A

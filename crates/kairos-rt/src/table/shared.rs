@@ -19,12 +19,21 @@ use std::sync::Arc;
 /// Worker parking word values: the dispatcher sets [`RUN`] to start an activation and
 /// [`PARK`] to stop it; the worker acknowledges a start by swapping [`RUN`] for [`RUNNING`].
 /// A stop that finds [`RUN`] (the worker never got the CPU in between) cancels the activation
-/// and the dispatcher releases the task itself; one that finds [`RUNNING`] leaves the release
-/// to the worker, which sees the stop within one unit of work.
+/// (the worker, if it took the task meanwhile, releases it again without running); one that
+/// finds [`RUNNING`] leaves the release to the worker, which sees the stop within one unit of
+/// work. A worker that stopped itself at its interval's end ([`WorkerShared::stop_at`]) leaves
+/// `go` at [`RUNNING`] until its dispatcher's stop turns it into [`PARK`]; only the worker
+/// ever releases a task.
 pub const PARK: u32 = 0;
 pub const RUN: u32 = 1;
 pub const EXIT: u32 = 2;
 pub const RUNNING: u32 = 3;
+
+/// [`WorkerShared::stop_at`] when the interval's end is unknown: only the dispatcher stops.
+pub const NO_STOP: u64 = u64::MAX;
+/// [`WorkerShared::stop_at`] once the worker stopped itself at it (claimed with a
+/// compare-exchange, so a dispatcher that moves the end with a swap learns it came too late).
+pub const EXPIRED: u64 = 0;
 
 /// Per task.
 #[derive(Debug, Default)]
@@ -69,6 +78,12 @@ pub struct WorkerShared {
     pub stop_nominal: AtomicU64,
     pub stop_handler_at: AtomicU64,
     pub stop_requested_at: AtomicU64,
+    /// Absolute CLOCK_MONOTONIC end of the interval the worker runs ([`NO_STOP`] when
+    /// unknown): the worker stops itself there (budget enforcement without the dispatcher's
+    /// timer on the path). Written by the dispatcher before `go` = [`RUN`], swapped when a mode
+    /// change moves the end of the running job's interval; the worker claims it by replacing
+    /// it with [`EXPIRED`].
+    pub stop_at: AtomicU64,
     pub heartbeat: Arc<Heartbeat>,
 }
 
@@ -82,6 +97,7 @@ impl WorkerShared {
             stop_nominal: AtomicU64::new(0),
             stop_handler_at: AtomicU64::new(0),
             stop_requested_at: AtomicU64::new(0),
+            stop_at: AtomicU64::new(NO_STOP),
             heartbeat: Arc::new(Heartbeat::default()),
         }
     }
