@@ -214,13 +214,12 @@ pub(super) fn exit_code(args: &Args, result: &RunResult) -> u8 {
     }
 }
 
-/// The readable report of a run.
-fn summary(workload: &Workload, r: &RunResult) -> String {
+/// The first lines of every run report: what ran where and for how long, an early stop, and
+/// the calibration. `under` names the policy (and, for tables, where they came from).
+pub(super) fn report_header(name: &str, under: &str, r: &RunResult) -> String {
     let cpus: Vec<String> = r.cpus.iter().map(|c| c.to_string()).collect();
     let mut out = format!(
-        "{} under {} on CPU(s) {} for {} (ran {})\n",
-        workload.name.as_deref().unwrap_or("workload"),
-        r.policy,
+        "{name} under {under} on CPU(s) {} for {} (ran {})\n",
         cpus.join(","),
         human_ns(r.duration_ns),
         human_ns(r.ran_ns)
@@ -229,6 +228,13 @@ fn summary(workload: &Workload, r: &RunResult) -> String {
         out.push_str(&format!("stopped early: {why}\n"));
     }
     out.push_str(&format!("{}\n", r.calibration.summary()));
+    out
+}
+
+/// The readable report of a run.
+fn summary(workload: &Workload, r: &RunResult) -> String {
+    let name = workload.name.as_deref().unwrap_or("workload");
+    let mut out = report_header(name, &r.policy, r);
     out.push_str(&format!(
         "jobs: {} released, {} completed, {} deadline miss(es), {} migration(s), {} mode change(s); /dev/cpu_dma_latency {}\n",
         r.jobs_released,

@@ -3,7 +3,7 @@
 //! overruns, the measured parts of every migration and mode change, and with `--compare` the
 //! simulator's run of the same tables, overruns and seed next to it.
 
-use super::run::{exit_code, write_outputs, Args};
+use super::run::{exit_code, report_header, write_outputs, Args};
 use crate::args::{CommandResult, Failure};
 use crate::report::human_ns;
 use kairos_model::{Duration, McSystem};
@@ -135,18 +135,8 @@ fn system_name(system: &McSystem) -> &str {
 /// The readable report: counts, distributions, per-level misses and mode changes.
 fn summary(system: &McSystem, run: &TableRun, source: &str) -> String {
     let r = &run.result;
-    let cpus: Vec<String> = r.cpus.iter().map(|c| c.to_string()).collect();
-    let mut out = format!(
-        "{} under table (tables: {source}) on CPU(s) {} for {} (ran {})\n",
-        system_name(system),
-        cpus.join(","),
-        human_ns(r.duration_ns),
-        human_ns(r.ran_ns)
-    );
-    if let Some(why) = &r.stopped_by {
-        out.push_str(&format!("stopped early: {why}\n"));
-    }
-    out.push_str(&format!("{}\n", r.calibration.summary()));
+    let under = format!("table (tables: {source})");
+    let mut out = report_header(system_name(system), &under, r);
     out.push_str(&format!(
         "jobs: {} released, {} completed, {} discarded, {} deadline miss(es), {} migration(s), \
          {} mode change(s); /dev/cpu_dma_latency {}\n",
