@@ -35,6 +35,16 @@ impl Counts {
         self.migrations += other.migrations;
     }
 
+    /// Counts one more job.
+    fn add_job(&mut self, job: &JobQuality) {
+        self.add(&Counts {
+            jobs: 1,
+            intervals: job.intervals,
+            preemptions: job.preemptions,
+            migrations: job.migrations,
+        });
+    }
+
     /// Preemptions per job (0 without jobs).
     pub fn preemptions_per_job(&self) -> f64 {
         if self.jobs == 0 {
@@ -110,12 +120,7 @@ pub fn measure(tables: &TableSet) -> Quality {
                 job.preemptions += u64::from(next.start > prev.end);
                 job.migrations += u64::from(next.core != prev.core);
             }
-            counts.add(&Counts {
-                jobs: 1,
-                intervals: job.intervals,
-                preemptions: job.preemptions,
-                migrations: job.migrations,
-            });
+            counts.add_job(&job);
             jobs.push(job);
         }
         total.add(&counts);
@@ -174,12 +179,7 @@ pub(crate) fn of_built(
         for (id, &task) in task_of.iter().enumerate() {
             for (k, pieces) in job_pieces(table, labels.tasks[task]) {
                 let job = job_quality(level, id as u32, k, pieces);
-                counts.add(&Counts {
-                    jobs: 1,
-                    intervals: job.intervals,
-                    preemptions: job.preemptions,
-                    migrations: job.migrations,
-                });
+                counts.add_job(&job);
                 jobs.push(job);
             }
         }
