@@ -402,6 +402,76 @@ proptest! {
     }
 }
 
+/// Sets on which the fixed-point searches once walked ~10^7 to 10^16 teeth of a short-period
+/// workload (a hang in CI): a capped term growing exactly as fast as `m x` next to light tasks,
+/// up to deadlines near `u64::MAX`. Each must now be answered, and any response time kept within
+/// `[C, D]`.
+#[test]
+fn creeping_recurrences_found_by_fuzzing_are_answered() {
+    const MAX: u64 = u64::MAX;
+    let t = SporadicTask::new;
+    let cases: [(usize, Vec<SporadicTask>); 5] = [
+        (
+            1,
+            vec![
+                t(236, 709, 763),
+                t(8014378577447747813, 15284113907182861079, MAX - 1),
+                t(2, 2995920668557, 6494968073861812009),
+            ],
+        ),
+        (
+            1,
+            vec![t(1754846262209, 15824878573954745676, MAX - 3), t(1, 2, 10)],
+        ),
+        (
+            1,
+            vec![
+                t(2, 3, 1225759432035),
+                t(556, MAX - 2, MAX),
+                t(3, 474, 2063956826667),
+                t(15855249785243453335, MAX - 2, MAX - 1),
+            ],
+        ),
+        (
+            1,
+            vec![
+                t(10434322835283066074, 15860516798699833253, MAX - 2),
+                t(5208936045705120756, 14284049520333292238, MAX),
+                t(3, 498, 805),
+                t(1, MAX - 3, MAX - 3),
+            ],
+        ),
+        (
+            2,
+            vec![
+                t(3769075040241, 3432448998258517173, 8737500186254100184),
+                t(1, 1, 1),
+                t(204, 284, 18360051482724933113),
+                t(1, 2404793424470, 15675473775621229358),
+            ],
+        ),
+    ];
+    for (m, tasks) in cases {
+        let rta = GlobalEdfTest::Rta.run(&tasks, m);
+        let order = rate_monotonic_order(&tasks);
+        let bc = bertogna_cirinei::is_schedulable_with_order(
+            &tasks,
+            m,
+            &order,
+            bertogna_cirinei::Variant::Paper,
+        );
+        let guan = guan::is_schedulable_with_order(&tasks, m, &order);
+        for v in [rta, bc, guan] {
+            if let Some(r) = v.response_times {
+                assert!(r
+                    .iter()
+                    .zip(&tasks)
+                    .all(|(r, t)| t.wcet <= *r && *r <= t.deadline));
+            }
+        }
+    }
+}
+
 /// SchedCAT's `RTAGedf` written out with the plain fixed-point iteration: the slow obvious twin
 /// of `global_edf::rta`. Response times if schedulable within 25 rounds.
 fn plain_gedf_rta(tasks: &[SporadicTask], m: usize) -> Option<Vec<u64>> {

@@ -27,7 +27,7 @@
 //! machine speed.
 
 use super::common::{check_preconditions, edf_interference};
-use super::fixpoint::{least_fixed_point, sawtooth, Piece};
+use super::fixpoint::{least_fixed_point, sawtooth, workload_lower_bound, Piece};
 use crate::{SporadicTask, Verdict};
 
 /// SchedCAT's default round limit for `RTAGedf`.
@@ -97,19 +97,32 @@ fn fixed_point(
     for (i, ti) in tasks.iter().enumerate() {
         edf_bound[i] = edf_interference(ti, tk.deadline, slack[i]);
     }
-    least_fixed_point(tk.wcet, tk.wcet, tk.deadline, m, |r| {
+    let span = |r: u64, i: usize| {
+        let ti = &tasks[i];
+        u128::from(r) + u128::from(ti.deadline - ti.wcet - slack[i])
+    };
+    let edf_bound = &*edf_bound;
+    let others = || (0..tasks.len()).filter(move |&i| i != k);
+    let piece = |r: u64| {
         let cap = Piece::ramp(i128::from(r - tk.wcet) + 1);
-        let mut other_work = Piece::constant(0);
-        for (i, ti) in tasks.iter().enumerate() {
-            if i != k {
-                let span = u128::from(r) + u128::from(ti.deadline - ti.wcet - slack[i]);
-                let workload = sawtooth(span, ti.wcet, ti.period);
-                let edf = Piece::constant(edf_bound[i] as i128);
-                other_work = other_work.add(workload.min(edf).min(cap));
-            }
-        }
-        other_work
-    })
+        others().fold(Piece::constant(0), |sum, i| {
+            let workload = sawtooth(span(r, i), tasks[i].wcet, tasks[i].period);
+            let edf = Piece::constant(edf_bound[i] as i128);
+            sum.add(workload.min_rising(edf).min_rising(cap))
+        })
+    };
+    let bound = |from: u64, to: u64, at: u64| {
+        let cap = i128::from(at - tk.wcet) + 1;
+        others()
+            .map(|i| {
+                let (ti, window) = (&tasks[i], (span(from, i), span(to, i)));
+                let workload =
+                    workload_lower_bound(window.0, window.1, span(at, i), ti.wcet, ti.period);
+                workload.min(edf_bound[i] as i128).min(cap)
+            })
+            .sum()
+    };
+    least_fixed_point(tk.wcet, tk.wcet, tk.deadline, m, piece, bound)
 }
 
 #[cfg(test)]

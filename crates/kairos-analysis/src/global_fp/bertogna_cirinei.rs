@@ -27,7 +27,7 @@
 //! 4. Discrete time: all releases happen at integer nanoseconds (the `+ 1` relies on it).
 
 use crate::global_edf::common::check_preconditions;
-use crate::global_edf::fixpoint::{least_fixed_point, sawtooth, Piece};
+use crate::global_edf::fixpoint::{least_fixed_point, sawtooth, workload_lower_bound, Piece};
 use crate::{SporadicTask, Verdict};
 
 /// Whether each interference term is capped at `R_k - C_k + 1`.
@@ -100,19 +100,37 @@ fn fixed_point(
     variant: Variant,
 ) -> Option<u64> {
     let tk = &tasks[k];
-    least_fixed_point(tk.wcet, tk.wcet, tk.deadline, m, |x| {
+    let span = |x: u64, i: usize| {
+        let ti = &tasks[i];
+        let slack = ti.deadline - response[i];
+        u128::from(x) + u128::from(ti.deadline - ti.wcet - slack)
+    };
+    let piece = |x: u64| {
         let cap = Piece::ramp(i128::from(x - tk.wcet) + 1);
         higher.iter().fold(Piece::constant(0), |sum, &i| {
-            let ti = &tasks[i];
-            let slack = ti.deadline - response[i];
-            let span = u128::from(x) + u128::from(ti.deadline - ti.wcet - slack);
-            let workload = sawtooth(span, ti.wcet, ti.period);
+            let workload = sawtooth(span(x, i), tasks[i].wcet, tasks[i].period);
             sum.add(match variant {
-                Variant::Paper => workload.min(cap),
+                Variant::Paper => workload.min_rising(cap),
                 Variant::SchedCat => workload,
             })
         })
-    })
+    };
+    let bound = |from: u64, to: u64, at: u64| {
+        let cap = i128::from(at - tk.wcet) + 1;
+        higher
+            .iter()
+            .map(|&i| {
+                let (ti, window) = (&tasks[i], (span(from, i), span(to, i)));
+                let workload =
+                    workload_lower_bound(window.0, window.1, span(at, i), ti.wcet, ti.period);
+                match variant {
+                    Variant::Paper => workload.min(cap),
+                    Variant::SchedCat => workload,
+                }
+            })
+            .sum()
+    };
+    least_fixed_point(tk.wcet, tk.wcet, tk.deadline, m, piece, bound)
 }
 
 #[cfg(test)]

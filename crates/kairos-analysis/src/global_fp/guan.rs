@@ -26,7 +26,7 @@
 
 use super::bertogna_cirinei::rate_monotonic_order;
 use crate::global_edf::common::check_preconditions;
-use crate::global_edf::fixpoint::{least_fixed_point, sawtooth, Piece};
+use crate::global_edf::fixpoint::{least_fixed_point, sawtooth, workload_lower_bound, Piece};
 use crate::{SporadicTask, Verdict};
 use std::cmp::Reverse;
 
@@ -152,18 +152,31 @@ fn fixed_point(
     diffs: &mut Vec<Piece>,
 ) -> Option<u64> {
     let tk = &tasks[k];
-    least_fixed_point(tk.wcet, tk.wcet, tk.deadline, m, |x| {
+    let piece = |x: u64| {
         let cap = Piece::ramp(i128::from(x - tk.wcet) + 1);
         let mut omega = Piece::constant(0);
         diffs.clear();
         for &i in higher {
-            let nc = non_carry_in(&tasks[i], x).min(cap);
-            let ci = carry_in(&tasks[i], response[i], x).min(cap);
+            let nc = non_carry_in(&tasks[i], x).min_rising(cap);
+            let ci = carry_in(&tasks[i], response[i], x).min_rising(cap);
             omega = omega.add(nc);
             diffs.push(ci.sub(nc).max(Piece::constant(0)));
         }
         omega.add(largest_sum(diffs, m - 1))
-    })
+    };
+    // Omega is at least its non-carry-in part (the differences are never negative).
+    let bound = |from: u64, to: u64, at: u64| {
+        let cap = i128::from(at - tk.wcet) + 1;
+        let window = (u128::from(from), u128::from(to), u128::from(at));
+        higher
+            .iter()
+            .map(|&i| {
+                let ti = &tasks[i];
+                workload_lower_bound(window.0, window.1, window.2, ti.wcet, ti.period).min(cap)
+            })
+            .sum()
+    };
+    least_fixed_point(tk.wcet, tk.wcet, tk.deadline, m, piece, bound)
 }
 
 #[cfg(test)]
