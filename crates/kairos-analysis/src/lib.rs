@@ -12,6 +12,18 @@ pub mod partition;
 pub mod registry;
 pub mod uniprocessor;
 
+/// The unit tests' seeded source of random cases (xorshift64): `next(n)` is in `[0, n)`.
+/// `seed` must not be 0.
+#[cfg(test)]
+pub(crate) fn test_rng(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |n| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    }
+}
+
 use serde::Serialize;
 
 /// A sporadic task as the analysis sees it, in integer nanoseconds.

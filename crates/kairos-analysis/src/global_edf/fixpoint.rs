@@ -330,13 +330,7 @@ mod tests {
     /// Random recurrences with `cases` draws, periods up to `max_period` and horizons up to
     /// `max_horizon`, solved both ways.
     fn compare_with_plain(seed: u64, cases: usize, max_period: u64, max_horizon: u64) {
-        let mut seed = seed;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = crate::test_rng(seed);
         for _ in 0..cases {
             let m = 1 + next(4) as usize;
             let base = 1 + next(30 + max_period);
@@ -401,7 +395,6 @@ mod tests {
         // One core, C_k near 8e18, an interferer with T = 763 whose workload is far above the
         // cap: S(x) = cap(x) + 2 grows exactly as fast as x until the cap meets the workload.
         let (base, limit) = (8_014_378_577_447_747_813u64, 15_284_113_907_182_861_079u64);
-        let mut calls = 0;
         let sum = |x: u64| {
             let cap = Piece::ramp(i128::from(x - base) + 1);
             let w = sawtooth(u128::from(x) + 473, 236, 763);
@@ -412,32 +405,35 @@ mod tests {
             let span = |x: u64| u128::from(x) + 473;
             workload_lower_bound(span(from), span(to), span(at), 236, 763).min(cap) + 2
         };
-        let r = least_fixed_point(
-            base,
-            base,
-            limit,
-            1,
-            |x| {
-                calls += 1;
-                sum(x)
-            },
-            bound,
-        );
-        assert!(calls < 1000, "{calls} steps");
-        let r = r.expect("the cap meets the workload before the deadline");
-        assert_eq!(i128::from(base) + sum(r).value, i128::from(r));
-        assert!(i128::from(base) + sum(r - 1).value > i128::from(r - 1));
+        // The cap meets the workload before the deadline.
+        solve_on_one_core(base, limit, 1000, sum, bound);
+    }
+
+    /// Solves `x = base + S(x)` on one core, checks that it took fewer than `max_steps`
+    /// evaluations of `S` and found the least fixed point below `limit`.
+    fn solve_on_one_core(
+        base: u64,
+        limit: u64,
+        max_steps: usize,
+        piece: impl Fn(u64) -> Piece,
+        bound: impl Fn(u64, u64, u64) -> i128,
+    ) {
+        let mut steps = 0;
+        let counted = |x: u64| {
+            steps += 1;
+            piece(x)
+        };
+        let r = least_fixed_point(base, base, limit, 1, counted, bound);
+        assert!(steps < max_steps, "{steps} steps");
+        let r = r.expect("a fixed point below the limit");
+        let f = |x: u64| i128::from(base) + piece(x).value;
+        assert_eq!(f(r), i128::from(r));
+        assert!(f(r - 1) > i128::from(r - 1));
     }
 
     #[test]
     fn min_rising_equals_the_pointwise_minimum_of_rising_functions() {
-        let mut seed = 0x9e3779b97f4a7c15u64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = crate::test_rng(0x9e3779b97f4a7c15);
         for _ in 0..5000 {
             let (c1, t1) = (1 + next(20), 21 + next(20));
             let (off1, cap_at) = (next(100), next(60) as i128);
@@ -464,7 +460,6 @@ mod tests {
         let (base, limit) = (556u64, u64::MAX - 2);
         let light = [(2u64, 1_225_759_432_035u64), (3, 2_063_956_826_667)];
         let (big_c, big_t, big_off) = (15_855_249_785_243_453_335u64, u64::MAX - 1, 1_000u64);
-        let mut calls = 0;
         let piece = |x: u64| {
             let cap = Piece::ramp(i128::from(x - base) + 1);
             let big = sawtooth(u128::from(x) + u128::from(big_off), big_c, big_t);
@@ -482,34 +477,13 @@ mod tests {
                 .sum();
             big.min(cap) + light_sum
         };
-        let r = least_fixed_point(
-            base,
-            base,
-            limit,
-            1,
-            |x| {
-                calls += 1;
-                piece(x)
-            },
-            bound,
-        );
-        assert!(calls < 10_000, "{calls} steps");
-        // The cap meets the long task's first job before the limit: the least fixed point.
-        let r = r.expect("a fixed point below the limit");
-        let f = |x: u64| i128::from(base) + piece(x).value;
-        assert_eq!(f(r), i128::from(r));
-        assert!(f(r - 1) > i128::from(r - 1));
+        // The cap meets the long task's first job before the limit.
+        solve_on_one_core(base, limit, 10_000, piece, bound);
     }
 
     #[test]
     fn workload_lower_bound_is_concave_and_below_the_workload() {
-        let mut seed = 0x853c49e6748fea9bu64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = crate::test_rng(0x853c49e6748fea9b);
         for _ in 0..2000 {
             let t = 1 + next(50);
             let c = 1 + next(t);

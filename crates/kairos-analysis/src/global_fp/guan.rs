@@ -266,13 +266,7 @@ mod tests {
 
     #[test]
     fn accelerated_search_matches_plain_iteration() {
-        let mut seed = 0x853c49e6748fea9bu64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = crate::test_rng(0x853c49e6748fea9b);
         for _ in 0..2000 {
             let m = 1 + next(4) as usize;
             let tasks: Vec<SporadicTask> = (0..2 + next(7))
