@@ -111,7 +111,7 @@ fn batch_keeps_input_order_reports_bad_lines_and_goes_on() {
 }
 
 #[test]
-fn analyze_file_exit_code_says_whether_every_test_accepted() {
+fn analyze_file_exit_code_says_whether_some_test_showed_the_set_schedulable() {
     let dir = scratch();
     std::fs::write(
         dir.join("light.toml"),
@@ -135,9 +135,77 @@ fn analyze_file_exit_code_says_whether_every_test_accepted() {
     );
     assert_eq!(no.status.code(), Some(1));
     let json: serde_json::Value = serde_json::from_str(&stdout(&no)).unwrap();
-    assert_eq!(json["uni-edf-qpa"]["schedulable"], false);
+    assert_eq!(json["tests"]["uni-edf-qpa"]["schedulable"], false);
+    assert_eq!(json["schedulable"], false);
+    assert_eq!(json["file"], "heavy.toml");
     let unknown = kairos(&["analyze", "light.toml", "--tests", "nope"], &dir);
     assert_eq!(unknown.status.code(), Some(2));
+}
+
+/// The textbook one-core set: the default runs the exact uniprocessor tests only, says which
+/// tests it left out and why, and exits 0 (the pessimistic global tests used to make it 1).
+#[test]
+fn one_core_defaults_to_the_uniprocessor_tests_and_exits_0() {
+    let dir = scratch();
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/uniprocessor-rm.toml");
+    let out = kairos(&["analyze", file], &dir);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let tests: Vec<&str> = text
+        .lines()
+        .skip(2)
+        .take_while(|l| !l.starts_with("skipped") && !l.starts_with("verdict"))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(tests, ["uni-fp-rta", "uni-edf-qpa"], "{text}");
+    assert!(
+        text.contains("skipped gfb, bak, bcl,") && text.contains("on one core the exact"),
+        "{text}"
+    );
+    assert!(text.contains("verdict: schedulable (shown by uni-fp-rta, uni-edf-qpa)"));
+}
+
+/// On several cores the uniprocessor tests are left out; one schedulable partitioning is
+/// enough for exit 0 even though every global test says no; JSON names failing tasks.
+#[test]
+fn many_cores_skip_uniprocessor_tests_and_json_names_failing_tasks() {
+    let dir = scratch();
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/demo.toml");
+    let out = kairos(&["analyze", file, "--json"], &dir);
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["schedulable"], true);
+    assert_eq!(json["cores"], 4);
+    let shown: Vec<&str> = json["shown_by"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(shown, ["partitioned-ffd-edf", "partitioned-ffd-fp"]);
+    assert_eq!(json["tests"]["gfb"]["schedulable"], false);
+    let bak = &json["tests"]["bak"];
+    let index = bak["failing_task"].as_u64().unwrap() as usize;
+    assert_eq!(bak["failing_task_name"], json["tasks"][index]);
+    let skipped: Vec<&str> = json["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["test"].as_str().unwrap())
+        .collect();
+    assert_eq!(skipped, ["uni-fp-rta", "uni-edf-qpa"]);
+}
+
+#[test]
+fn an_empty_test_list_is_refused() {
+    let dir = scratch();
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/demo.toml");
+    for list in ["", " , "] {
+        let out = kairos(&["analyze", file, "--tests", list], &dir);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("names no test"));
+        assert!(out.stdout.is_empty());
+    }
 }
 
 const EXPERIMENT: &str = r#"seed = 3
@@ -181,11 +249,29 @@ fn experiment_writes_results_resumes_and_refuses_a_different_config() {
     assert_eq!(csv.lines().count(), 1 + 4 * 2, "header + points x methods");
     assert!(
         csv.starts_with(
-            "utilization,method,accepted,samples,ratio\n0.5,partitioned-ffd-edf,12,12,1.0000\n"
+            "utilization,method,accepted,samples,ratio,inconclusive\n0.5,partitioned-ffd-edf,12,12,1.0000,0\n"
         ),
         "{csv}"
     );
     assert!(dir.join("out/acceptance.svg").exists() && dir.join("out/acceptance.png").exists());
+    // A simulation accepts only what it saw whole: never more than the exact partitioned test
+    // (the simulator partitions first-fit decreasing too; implicit deadlines, so U <= 1 per core
+    // is exact). What the cap cut short is counted apart.
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    for pair in rows.chunks(2) {
+        let (exact, simulated) = (&pair[0], &pair[1]);
+        assert_eq!(
+            (exact[1], simulated[1]),
+            ("partitioned-ffd-edf", "sim-pedf")
+        );
+        let count = |row: &Vec<&str>, i: usize| row[i].parse::<u64>().unwrap();
+        assert!(count(simulated, 2) <= count(exact, 2), "{pair:?}");
+        assert!(count(simulated, 2) + count(simulated, 5) <= count(simulated, 3));
+    }
 
     // Drop the last point as if interrupted: the rerun computes only that point, identically.
     let points = std::fs::read_to_string(dir.join("out/points.jsonl")).unwrap();
@@ -272,17 +358,18 @@ fn mc_experiment_writes_acceptance_and_table_quality() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("utilization,method,accepted,samples,ratio,preemptions_per_job,migrations_per_job")
+        Some("utilization,method,accepted,samples,ratio,inconclusive,preemptions_per_job,migrations_per_job")
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 3 * 2, "points x methods");
     for row in &rows {
         let accepted: u64 = row[2].parse().unwrap();
         // Quality is reported exactly when some system was accepted.
-        assert_eq!(row[5].is_empty(), accepted == 0, "{row:?}");
+        assert_eq!(row[5], "0", "synthesis is never inconclusive: {row:?}");
+        assert_eq!(row[6].is_empty(), accepted == 0, "{row:?}");
         if accepted > 0 {
-            assert!(row[5].parse::<f64>().unwrap() >= 0.0);
             assert!(row[6].parse::<f64>().unwrap() >= 0.0);
+            assert!(row[7].parse::<f64>().unwrap() >= 0.0);
         }
     }
     assert_eq!(rows[0][2], "3", "U/m = 0.3 is accepted by G-EDZL: {csv}");
@@ -303,4 +390,112 @@ fn mc_experiment_rejects_mixed_methods() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The command in a generated file's first line, as arguments (without `kairos`).
+fn provenance(file: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let first = text.lines().next().unwrap();
+    let command = first
+        .strip_prefix("# kairos ")
+        .and_then(|c| c.split(" (").next())
+        .unwrap_or_else(|| panic!("no provenance line: {first}"));
+    command.split_whitespace().map(String::from).collect()
+}
+
+#[test]
+fn gen_provenance_reruns_to_the_same_file() {
+    let dir = scratch();
+    let first = kairos(
+        &[
+            "gen",
+            "--tasks",
+            "6",
+            "--utilization",
+            "1.5",
+            "--cores",
+            "2",
+            "--periods",
+            "log-uni-short",
+            "--deadlines",
+            "uni-constrained",
+            "--seed",
+            "4",
+            "--out",
+            "a.toml",
+        ],
+        &dir,
+    );
+    assert!(first.status.success());
+    let mut again = provenance(&dir.join("a.toml"));
+    again.extend(["--out".into(), "b.toml".into()]);
+    let args: Vec<&str> = again.iter().map(String::as_str).collect();
+    assert!(kairos(&args, &dir).status.success(), "{args:?}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("a.toml")).unwrap(),
+        std::fs::read_to_string(dir.join("b.toml")).unwrap()
+    );
+}
+
+#[test]
+fn gen_mcdag_provenance_reruns_to_the_same_file() {
+    let dir = scratch();
+    let first = kairos(
+        &[
+            "gen",
+            "--mcdag",
+            "--tasks",
+            "8",
+            "--utilization",
+            "1.2",
+            "--cores",
+            "3",
+            "--levels",
+            "3",
+            "--edge-probability",
+            "0.3",
+            "--seed",
+            "11",
+            "--out",
+            "a.toml",
+        ],
+        &dir,
+    );
+    assert!(first.status.success());
+    let mut again = provenance(&dir.join("a.toml"));
+    again.extend(["--out".into(), "b.toml".into()]);
+    let args: Vec<&str> = again.iter().map(String::as_str).collect();
+    assert!(kairos(&args, &dir).status.success(), "{args:?}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("a.toml")).unwrap(),
+        std::fs::read_to_string(dir.join("b.toml")).unwrap()
+    );
+}
+
+#[test]
+fn gen_refuses_a_batch_in_a_single_set_format_and_reports_json() {
+    let dir = scratch();
+    let base = [
+        "gen",
+        "--tasks",
+        "4",
+        "--utilization",
+        "1",
+        "--count",
+        "3",
+        "--out",
+    ];
+    for file in ["three.toml", "three.json", "three.txt"] {
+        let out = kairos(&[&base[..], &[file]].concat(), &dir);
+        assert_eq!(out.status.code(), Some(2), "{file}");
+        assert!(!dir.join(file).exists(), "{file} written");
+    }
+    let out = kairos(&[&base[..], &["three.jsonl", "--json"]].concat(), &dir);
+    assert_eq!(out.status.code(), Some(0));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(summary["format"], "jsonl");
+    assert_eq!(summary["sets"], 3);
+    assert_eq!(summary["utilizations"].as_array().unwrap().len(), 3);
+    let lines = std::fs::read_to_string(dir.join("three.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 3);
 }

@@ -122,7 +122,7 @@ fn json_syntax_error_has_line_and_column() {
  ]}
 "#,
         r#"w.json:3:17: error: JSON syntax: expected `,` or `}`
-  hint: durations are strings with a unit: "wcet": "2ms"
+  hint: items of a JSON object or array are separated by commas
 w.json: 1 error(s), 0 warning(s)
 "#,
         2,
@@ -131,8 +131,50 @@ w.json: 1 error(s), 0 warning(s)
         "w.json",
         r#"{"cores": 2, "tasks": [ {"name": "a",} ]}"#,
         r#"w.json:1:38: error: JSON syntax: trailing comma
-  hint: durations are strings with a unit: "wcet": "2ms"
+  hint: JSON allows no comma after the last item of an object or array
 w.json: 1 error(s), 0 warning(s)
+"#,
+        2,
+    );
+}
+
+#[test]
+fn a_utf8_byte_order_mark_is_accepted_in_json_as_in_toml() {
+    let json = "\u{feff}{\"cores\": 1, \"tasks\": [{\"name\": \"a\", \"wcet\": \"1ms\", \"period\": \"4ms\"}]}";
+    let toml = "\u{feff}cores = 1\n[[tasks]]\nname = \"a\"\nwcet = \"1ms\"\nperiod = \"4ms\"\n";
+    for (name, text) in [("w.json", json), ("w.toml", toml)] {
+        let (out, code) = check_output(name, text);
+        assert_eq!(code, 0, "{name}: {out}");
+        assert!(out.starts_with(&format!("{name}: ok: 1 task(s)")), "{out}");
+    }
+}
+
+/// A field that cannot be read does not hide the rules that relate the task's other fields.
+#[test]
+fn a_bad_offset_does_not_hide_the_rest_of_the_task() {
+    expect(
+        "w.toml",
+        "cores = 1\n[[tasks]]\nname = \"a\"\nwcet = \"3ms\"\nbcet = \"5ms\"\nperiod = \"4ms\"\noffset = \"-1ms\"\n[[tasks]]\nname = \"b\"\nwcet = \"1ms\"\nperiod = \"2ms\"\n",
+        r#"w.toml:2:1: warning: tasks: total utilization 1.250 exceeds the 1 core(s): deadlines will be missed under any policy
+  hint: add cores or lower wcets
+w.toml:5:8: error: tasks[0].bcet: bcet 5ms exceeds the wcet 3ms
+  hint: the best case must not be longer than the worst case
+w.toml:7:10: error: tasks[0].offset: duration "-1ms" is negative
+  hint: durations cannot be negative
+w.toml: 2 error(s), 1 warning(s)
+"#,
+        2,
+    );
+}
+
+#[test]
+fn a_negative_bare_number_gets_a_non_negative_example() {
+    expect(
+        "w.toml",
+        "cores = 1\n[[tasks]]\nname = \"a\"\nwcet = \"1ms\"\nperiod = -10\n",
+        r#"w.toml:5:10: error: tasks[0].period: duration -10 is negative and has no unit
+  hint: durations are non-negative strings with a unit: ns, us, ms or s (e.g. "10ms")
+w.toml: 1 error(s), 0 warning(s)
 "#,
         2,
     );
@@ -144,7 +186,7 @@ fn empty_json_file_points_at_column_1() {
         "w.json",
         "",
         r#"w.json:1:1: error: JSON syntax: EOF while parsing a value
-  hint: durations are strings with a unit: "wcet": "2ms"
+  hint: the file ends before the JSON does: it is empty, or a } or ] is missing
 w.json: 1 error(s), 0 warning(s)
 "#,
         2,

@@ -33,9 +33,9 @@ fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-/// The reference MC-DAG framework files, next to the repository.
+/// The reference MC-DAG framework files, vendored under `examples/mcdag/xml/`.
 fn reference_xml(n: usize) -> PathBuf {
-    repo(&format!("../shared/examples/mcdag/test-6-{n}.xml"))
+    repo(&format!("examples/mcdag/xml/test-6-{n}.xml"))
 }
 
 // ---- every rule, exactly ------------------------------------------------------------------
@@ -752,7 +752,7 @@ fn json_has_paths_without_positions() {
         r#"mc.json: error: dags[0].tasks[0].wcet[1]: wcet at HI (1ms) is below wcet at LO (2ms)
   hint: a task's wcet must not decrease with the level
 mc.json: error: dags[0].edges[0][1]: unknown task `x`
-  hint: did you mean `a`?
+  hint: the DAG's tasks: `a`
 mc.json: 2 error(s), 0 warning(s)
 "#,
         2,
@@ -847,6 +847,33 @@ bad.xml:6:50: warning: mcdag[0].actor[3]: unknown element <colour> (ignored)
 bad.xml:7:54: error: mcdag[0].port[0].dstActor: unknown task `bb`
   hint: did you mean `b`?
 bad.xml: 4 error(s), 1 warning(s)
+"#,
+        2,
+    );
+}
+
+/// An actor without a name does not hide an edge to a task that does not exist; a missing
+/// `<cores>` is explained without pointing `check` users at an option it does not take.
+#[test]
+fn xml_unnamed_actor_does_not_hide_an_unknown_edge_end() {
+    expect(
+        "bad.xml",
+        r#"<mcsystem>
+  <mcdag name="g" deadline="10">
+    <actor><wcet number="0">1</wcet></actor>
+    <actor name="b"><wcet number="0">1</wcet></actor>
+    <ports><port name="p" srcActor="b" dstActor="zz"/></ports>
+  </mcdag>
+  <levels number="2"/>
+</mcsystem>
+"#,
+        r#"bad.xml:1:1: error: mcsystem: missing <cores number="M"/> in <mcsystem>
+  hint: say how many identical cores: <cores number="4"/> in <mcsystem> (import, synth, simulate, validate-tables and run also take --cores)
+bad.xml:3:5: error: mcdag[0].actor[0]: missing attribute `name` on <actor>
+  hint: write <actor name="...">
+bad.xml:5:50: error: mcdag[0].port[0].dstActor: unknown task `zz`
+  hint: the DAG's tasks: `b` (a task without a readable name, reported above, may be the one meant)
+bad.xml: 3 error(s), 0 warning(s)
 "#,
         2,
     );

@@ -19,8 +19,8 @@ pub struct AnalyzeArgs {
     /// Workload file (.toml or .json).
     #[arg(required_unless_present = "batch", conflicts_with = "batch")]
     pub file: Option<PathBuf>,
-    /// Comma-separated test names, `default` (global tests, exact uniprocessor tests on one core,
-    /// first-fit decreasing partitioning) or `all` (see `kairos analyze --list`).
+    /// Comma-separated test names, `default` (on one core the exact uniprocessor tests, on more
+    /// every global test and first-fit decreasing partitioning) or `all` (see `--list`).
     #[arg(long, default_value = "default")]
     pub tests: String,
     /// Print JSON instead of a table.
@@ -44,28 +44,21 @@ pub fn run(args: &AnalyzeArgs) -> CommandResult {
         }
         return Ok(0);
     }
-    let tests = registry::select(&args.tests).map_err(Failure::bad_input)?;
-    // Tests named explicitly run even where they do not apply (a uniprocessor test on m > 1
-    // analyses the set on one core); `all` keeps the ones that apply.
-    let explicit = !matches!(args.tests.trim(), "all" | "default");
+    // An empty or unknown list is refused before any file is read.
+    registry::select(&args.tests, 1).map_err(Failure::bad_input)?;
     match &args.batch {
-        Some(path) => run_batch(path, &tests, explicit, args.jobs),
+        Some(path) => run_batch(path, &args.tests, args.jobs),
         None => run_file(
             args.file.as_ref().expect("clap requires FILE or --batch"),
-            &tests,
-            explicit,
+            &args.tests,
             args.json,
         ),
     }
 }
 
-fn run_file(
-    path: &Path,
-    tests: &[&'static registry::Test],
-    explicit: bool,
-    json: bool,
-) -> CommandResult {
+fn run_file(path: &Path, list: &str, json: bool) -> CommandResult {
     let workload = crate::commands::check::load_valid(path)?;
+    let selection = registry::select(list, workload.cores).map_err(Failure::bad_input)?;
     let tasks = tasks_of(&workload);
     // Fixed-priority tests follow the file's priorities when every task has one (as `simulate
     // --priorities auto` does), rate-monotonic order otherwise.
@@ -77,9 +70,9 @@ fn run_file(
             let priorities: Vec<_> = workload.tasks.iter().map(|t| t.priority).collect();
             kairos_analysis::uniprocessor::explicit_order(&priorities)
         });
-    let verdicts: Vec<(&str, Verdict)> = tests
+    let verdicts: Vec<(&str, Verdict)> = selection
+        .run
         .iter()
-        .filter(|t| t.applies_to(workload.cores) || explicit)
         .map(|t| {
             (
                 t.name.as_str(),
@@ -87,22 +80,79 @@ fn run_file(
             )
         })
         .collect();
+    // The answer is "yes" when at least one test shows the workload schedulable (each test under
+    // its own policy); sufficient tests saying "no" only fail to show it.
+    let shown = verdicts.iter().any(|(_, v)| v.schedulable);
     if json {
-        let object: serde_json::Map<String, serde_json::Value> = verdicts
-            .iter()
-            .map(|(name, v)| {
-                (
-                    name.to_string(),
-                    serde_json::to_value(v).expect("verdict serializes"),
-                )
-            })
-            .collect();
-        println!("{}", serde_json::to_string_pretty(&object).expect("json"));
+        let report = json_report(path, &workload, &verdicts, &selection.skipped, shown);
+        println!("{}", serde_json::to_string_pretty(&report).expect("json"));
     } else {
         print!("{}", verdict_table(&workload, &verdicts));
+        print!("{}", skipped_lines(&selection.skipped));
+        println!("{}", overall_line(&verdicts, shown));
     }
-    let all_yes = verdicts.iter().all(|(_, v)| v.schedulable);
-    Ok(if all_yes { 0 } else { crate::exit::NO })
+    Ok(if shown { 0 } else { crate::exit::NO })
+}
+
+fn overall_line(verdicts: &[(&str, Verdict)], shown: bool) -> String {
+    let yes: Vec<&str> = verdicts
+        .iter()
+        .filter(|(_, v)| v.schedulable)
+        .map(|(name, _)| *name)
+        .collect();
+    match shown {
+        true => format!("verdict: schedulable (shown by {})", yes.join(", ")),
+        false => "verdict: not shown schedulable by any test run".to_string(),
+    }
+}
+
+fn skipped_lines(skipped: &[(&registry::Test, &str)]) -> String {
+    let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (test, reason) in skipped {
+        match reasons.iter_mut().find(|(r, _)| r == reason) {
+            Some((_, names)) => names.push(&test.name),
+            None => reasons.push((reason, vec![&test.name])),
+        }
+    }
+    reasons
+        .iter()
+        .map(|(reason, names)| format!("skipped {}: {reason}\n", names.join(", ")))
+        .collect()
+}
+
+/// The `--json` report: the input, the overall verdict, each test's verdict (failing task by
+/// index and by name) and the tests left out.
+fn json_report(
+    path: &Path,
+    workload: &kairos_model::Workload,
+    verdicts: &[(&str, Verdict)],
+    skipped: &[(&registry::Test, &str)],
+    shown: bool,
+) -> serde_json::Value {
+    let tests: serde_json::Map<String, serde_json::Value> = verdicts
+        .iter()
+        .map(|(name, v)| {
+            let mut value = serde_json::to_value(v).expect("verdict serializes");
+            if let Some(i) = v.failing_task {
+                value["failing_task_name"] = workload.tasks[i].name.clone().into();
+            }
+            (name.to_string(), value)
+        })
+        .collect();
+    let skipped: Vec<_> = skipped
+        .iter()
+        .map(|(t, reason)| serde_json::json!({"test": t.name, "reason": reason}))
+        .collect();
+    serde_json::json!({
+        "file": path.display().to_string(),
+        "workload": workload.name,
+        "cores": workload.cores,
+        "tasks": workload.tasks.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        "schedulable": shown,
+        "shown_by": verdicts.iter().filter(|(_, v)| v.schedulable).map(|(n, _)| *n).collect::<Vec<_>>(),
+        "tests": tests,
+        "skipped": skipped,
+    })
 }
 
 /// One row per test: the verdict and its evidence (response times, the failing task, or the
@@ -202,17 +252,13 @@ fn parse_set(line: &str) -> Result<(Vec<SporadicTask>, usize), String> {
     Ok((tasks, set.cores))
 }
 
-fn analyse_line(
-    index: usize,
-    line: &str,
-    tests: &[&'static registry::Test],
-    explicit: bool,
-) -> String {
+fn analyse_line(index: usize, line: &str, list: &str) -> String {
     match parse_set(line) {
         Ok((tasks, cores)) => {
-            let verdicts: serde_json::Map<String, serde_json::Value> = tests
+            let selection = registry::select(list, cores).expect("the list was checked");
+            let verdicts: serde_json::Map<String, serde_json::Value> = selection
+                .run
                 .iter()
-                .filter(|t| t.applies_to(cores) || explicit)
                 .map(|t| {
                     (
                         t.name.clone(),
@@ -226,12 +272,7 @@ fn analyse_line(
     }
 }
 
-fn run_batch(
-    path: &Path,
-    tests: &[&'static registry::Test],
-    explicit: bool,
-    jobs: Option<usize>,
-) -> CommandResult {
+fn run_batch(path: &Path, list: &str, jobs: Option<usize>) -> CommandResult {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
         .build()
@@ -259,7 +300,7 @@ fn run_batch(
             chunk
                 .par_iter()
                 .map(|(index, line)| match line {
-                    Ok(line) => analyse_line(*index, line, tests, explicit),
+                    Ok(line) => analyse_line(*index, line, list),
                     Err(e) => {
                         serde_json::json!({"index": index, "error": e.to_string()}).to_string()
                     }

@@ -7,13 +7,20 @@
 
 use crate::args::{duration_arg, CommandResult, Failure};
 use crate::commands::check::load_valid;
-use kairos_model::{check_source, Duration, Format, Workload};
+use kairos_model::{check_source, Arrival, Duration, Format, Workload};
 use kairos_sim::policy::fixed_priority::PriorityOrder;
 use kairos_sim::policy::PolicyKind;
 use kairos_sim::{simulate, SimConfig};
+use serde::Serialize;
+use std::io::Write;
+use std::path::Path;
 use std::path::PathBuf;
 use std::process::Command;
+use std::process::Stdio;
 use std::time::Instant as WallClock;
+
+/// kairos' SimSo runner: reads a workload as JSON on stdin, prints SimSo's counts and speed.
+const SIMSO_RUNNER: &str = include_str!("../../scripts/simso_run.py");
 
 /// The SimSo side-by-side workload (20 tasks, 4 cores, U = 3), embedded.
 pub const SIMSO_WORKLOAD: &str = include_str!("../../examples/simso-n20-m4-u3.toml");
@@ -33,12 +40,15 @@ pub struct BenchArgs {
     /// Python with SimSo 0.8.5 installed (default: ~/.cache/simso-venv/bin/python if present).
     #[arg(long)]
     pub simso_python: Option<PathBuf>,
-    /// SimSo benchmark script (default: the project's ../shared/bench/simso/simso_bench.py).
-    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/bench/simso/simso_bench.py"))]
-    pub simso_script: PathBuf,
+    /// SimSo runner script (default: kairos' own, scripts/simso_run.py, embedded).
+    #[arg(long)]
+    pub simso_script: Option<PathBuf>,
     /// Time the analysis tests on the SchedCAT oracle sets in this folder instead.
     #[arg(long, value_name = "DIR")]
     pub oracles: Option<PathBuf>,
+    /// Print the figures as JSON.
+    #[arg(long)]
+    pub json: bool,
     /// Internal: simulate once and print this process's peak RSS in kB.
     #[arg(long, hide = true)]
     pub probe_rss: bool,
@@ -52,7 +62,7 @@ pub fn run(args: &BenchArgs) -> CommandResult {
         return crate::commands::bench_runtime::run(bench);
     }
     if let Some(dir) = &args.oracles {
-        return crate::commands::bench_analysis::run(dir);
+        return crate::commands::bench_analysis::run(dir, args.json);
     }
     let workload = match &args.file {
         Some(path) => load_valid(path)?,
@@ -67,34 +77,110 @@ pub fn run(args: &BenchArgs) -> CommandResult {
         println!("{} {}", peak_rss_kb().unwrap_or(0), jobs);
         return Ok(0);
     }
-    let medians = throughput(&workload, kind, args.duration, args.repeat.max(1))?;
+    let repeat = args.repeat.max(1);
+    let medians = throughput(&workload, kind, args.duration, repeat)?;
+    let kairos_jobs_per_s = medians.jobs as f64 / medians.wall_s;
+    let report = BenchReport {
+        policy: args.policy.clone(),
+        duration_ns: args.duration.as_nanos(),
+        jobs: medians.jobs,
+        median_wall_s: medians.wall_s,
+        repeat,
+        jobs_per_s: kairos_jobs_per_s,
+        peak_rss: [1u64, 10]
+            .iter()
+            .map(|&factor| {
+                let d = Duration::from_nanos(args.duration.as_nanos() * factor);
+                let measured = rss_of_child(args, d);
+                PeakRss {
+                    duration_ns: d.as_nanos(),
+                    kb: measured.map(|(kb, _)| kb),
+                    jobs: measured.map(|(_, jobs)| jobs),
+                }
+            })
+            .collect(),
+        simso: simso_side(args, &workload, kairos_jobs_per_s),
+    };
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("bench report serializes")
+        );
+    } else {
+        print_report(&report);
+    }
+    Ok(0)
+}
+
+/// What `kairos bench` measured (the `--json` form; the text form says the same).
+#[derive(Serialize)]
+struct BenchReport {
+    policy: String,
+    duration_ns: u64,
+    jobs: u64,
+    median_wall_s: f64,
+    repeat: usize,
+    jobs_per_s: f64,
+    peak_rss: Vec<PeakRss>,
+    simso: SimsoSide,
+}
+
+#[derive(Serialize)]
+struct PeakRss {
+    duration_ns: u64,
+    kb: Option<u64>,
+    jobs: Option<u64>,
+}
+
+/// SimSo's side of the comparison: its figures, or why it was not run.
+#[derive(Serialize)]
+struct SimsoSide {
+    ran: bool,
+    jobs: Option<u64>,
+    jobs_per_s: Option<f64>,
+    kairos_speedup: Option<f64>,
+    note: String,
+}
+
+impl SimsoSide {
+    fn not_run(note: impl Into<String>) -> Self {
+        SimsoSide {
+            ran: false,
+            jobs: None,
+            jobs_per_s: None,
+            kairos_speedup: None,
+            note: note.into(),
+        }
+    }
+}
+
+fn print_report(report: &BenchReport) {
     println!(
         "kairos {}: {} jobs in {} simulated; median wall {:.3} ms over {} runs -> {:.0} jobs/s",
-        args.policy,
-        medians.jobs,
-        args.duration,
-        medians.wall_s * 1e3,
-        args.repeat.max(1),
-        medians.jobs as f64 / medians.wall_s
+        report.policy,
+        report.jobs,
+        Duration::from_nanos(report.duration_ns),
+        report.median_wall_s * 1e3,
+        report.repeat,
+        report.jobs_per_s
     );
-    for factor in [1u64, 10] {
-        let d = Duration::from_nanos(args.duration.as_nanos() * factor);
-        match rss_of_child(args, d) {
-            Some((kb, jobs)) => println!(
+    for rss in &report.peak_rss {
+        let d = Duration::from_nanos(rss.duration_ns);
+        match (rss.kb, rss.jobs) {
+            (Some(kb), Some(jobs)) => println!(
                 "peak RSS simulating {d}: {:.1} MB ({jobs} jobs)",
                 kb as f64 / 1024.0
             ),
-            None => println!("peak RSS simulating {d}: unavailable (no /proc/self/status)"),
+            _ => println!("peak RSS simulating {d}: unavailable (no /proc/self/status)"),
         }
     }
-    // SimSo's side of the comparison is its global EDF on the embedded workload only.
-    match (&args.file, args.policy.as_str()) {
-        (None, "gedf") => compare_with_simso(args, medians.jobs as f64 / medians.wall_s),
-        _ => println!(
-            "SimSo: not run (the comparison is defined for the embedded workload under gedf)"
+    let simso = &report.simso;
+    match (simso.jobs, simso.jobs_per_s, simso.kairos_speedup) {
+        (Some(jobs), Some(rate), Some(speedup)) => println!(
+            "SimSo 0.8.5 EDF: {jobs} jobs; {rate:.0} jobs/s -> kairos is {speedup:.0}x faster (same run, same machine)"
         ),
+        _ => println!("SimSo: {}", simso.note),
     }
-    Ok(0)
 }
 
 struct Medians {
@@ -175,52 +261,92 @@ fn simso_python(args: &BenchArgs) -> Option<PathBuf> {
     })
 }
 
-/// Runs SimSo on the same workload and prints the throughput ratio.
-fn compare_with_simso(args: &BenchArgs, kairos_jobs_per_s: f64) {
+/// SimSo's global EDF on the same workload, when it can run it: periodic tasks, no overheads.
+fn simso_side(args: &BenchArgs, workload: &Workload, kairos_jobs_per_s: f64) -> SimsoSide {
+    if args.policy != "gedf" {
+        return SimsoSide::not_run("not run (the comparison is defined for gedf, SimSo's EDF)");
+    }
+    if workload
+        .tasks
+        .iter()
+        .any(|t| t.arrival != Arrival::Periodic)
+    {
+        return SimsoSide::not_run("not run (SimSo's comparison needs periodic tasks)");
+    }
     let Some(python) = simso_python(args) else {
-        println!("SimSo: not run (no --simso-python and no ~/.cache/simso-venv; see ../shared/bench/simso/README.md)");
-        return;
+        return SimsoSide::not_run(
+            "not run (no --simso-python and no ~/.cache/simso-venv; set-up in docs/bench.md)",
+        );
     };
-    let duration_ms = args.duration.as_nanos() as f64 / 1e6;
-    let output = Command::new(&python)
-        .arg(&args.simso_script)
-        .args([
-            "--seed",
-            "1",
-            "--n",
-            "20",
-            "--m",
-            "4",
-            "--u",
-            "3.0",
-            "--duration-ms",
-            &duration_ms.to_string(),
-        ])
-        .output();
-    let text = match output {
-        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
-        Ok(o) => {
-            return println!(
-                "SimSo: failed: {}",
-                String::from_utf8_lossy(&o.stderr)
-                    .lines()
-                    .last()
-                    .unwrap_or("")
-            )
+    match run_simso(args, &python, workload) {
+        Ok((jobs, rate)) => SimsoSide {
+            ran: true,
+            jobs: Some(jobs),
+            jobs_per_s: Some(rate),
+            kairos_speedup: Some(kairos_jobs_per_s / rate),
+            note: format!("SimSo run by {}", python.display()),
+        },
+        Err(reason) => SimsoSide::not_run(reason),
+    }
+}
+
+/// The workload as SimSo's runner reads it (times in ms, SimSo's unit).
+fn simso_input(workload: &Workload, duration: Duration) -> serde_json::Value {
+    let ms = |d: Duration| d.as_nanos() as f64 / 1e6;
+    let tasks: Vec<_> = workload
+        .tasks
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "name": t.name, "period_ms": ms(t.period), "deadline_ms": ms(t.deadline),
+                "wcet_ms": ms(t.wcet), "offset_ms": ms(t.offset),
+            })
+        })
+        .collect();
+    serde_json::json!({"cores": workload.cores, "duration_ms": ms(duration), "tasks": tasks})
+}
+
+/// Runs SimSo on the workload; returns (jobs released, jobs per second) or why it failed.
+fn run_simso(args: &BenchArgs, python: &Path, workload: &Workload) -> Result<(u64, f64), String> {
+    let script = match &args.simso_script {
+        Some(path) => path.clone(),
+        None => {
+            let path = std::env::temp_dir().join(format!("kairos-simso-{}.py", std::process::id()));
+            std::fs::write(&path, SIMSO_RUNNER).map_err(|e| format!("failed: {e}"))?;
+            path
         }
-        Err(e) => return println!("SimSo: cannot start {}: {e}", python.display()),
     };
+    let output = Command::new(python)
+        .arg(&script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            let input = simso_input(workload, args.duration).to_string();
+            child
+                .stdin
+                .take()
+                .expect("piped")
+                .write_all(input.as_bytes())?;
+            child.wait_with_output()
+        });
+    if args.simso_script.is_none() {
+        let _ = std::fs::remove_file(&script);
+    }
+    let output = output.map_err(|e| format!("cannot start {}: {e}", python.display()))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(format!("failed: {}", stderr.lines().last().unwrap_or("")));
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
     let field = |name: &str| {
         text.lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().last())
-            .and_then(|v| v.parse::<f64>().ok())
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().parse::<f64>().ok())
     };
-    match (field("jobs_released"), field("jobs_per_s_simulate")) {
-        (Some(jobs), Some(simso_jobs_per_s)) => println!(
-            "SimSo 0.8.5 EDF: {jobs} jobs; {simso_jobs_per_s:.0} jobs/s -> kairos is {:.0}x faster (same run, same machine)",
-            kairos_jobs_per_s / simso_jobs_per_s
-        ),
-        _ => println!("SimSo: could not read its output"),
+    match (field("jobs_released "), field("jobs_per_s_simulate ")) {
+        (Some(jobs), Some(rate)) if rate > 0.0 => Ok((jobs as u64, rate)),
+        _ => Err("could not read its output".into()),
     }
 }

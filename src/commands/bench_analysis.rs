@@ -1,11 +1,13 @@
 //! `kairos bench --oracles DIR`: the time each analysis test takes on the SchedCAT oracle sets
-//! (single thread, per file, as in `../shared/oracles/README.md`), and the speed-up of the
+//! (single thread, per file, as SchedCAT's own timings are given; the files are in
+//! `crates/kairos-analysis/tests/data/schedcat/`), and the speed-up of the
 //! parallel batch path with more worker threads.
 
 use crate::args::{CommandResult, Failure};
 use kairos_analysis::{registry, SporadicTask};
 use rayon::prelude::*;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant as WallClock;
 
@@ -33,6 +35,12 @@ fn load(dir: &Path) -> Result<Vec<OracleFile>, Failure> {
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
         .collect();
     paths.sort();
+    if paths.is_empty() {
+        return Err(Failure::bad_input(format!(
+            "{} holds no oracle file (*.jsonl); kairos ships SchedCAT's in crates/kairos-analysis/tests/data/schedcat",
+            dir.display()
+        )));
+    }
     paths
         .iter()
         .map(|path| {
@@ -77,7 +85,30 @@ fn median_seconds(mut run: impl FnMut()) -> f64 {
     times[REPEATS / 2]
 }
 
-pub fn run(dir: &Path) -> CommandResult {
+/// The `--json` form of the report.
+#[derive(Serialize)]
+struct Report {
+    repeats: usize,
+    files: Vec<FileTimes>,
+    batch: Vec<BatchTime>,
+}
+
+#[derive(Serialize)]
+struct FileTimes {
+    file: String,
+    sets: usize,
+    /// Median seconds per test over the whole file, by test name.
+    seconds: BTreeMap<String, f64>,
+}
+
+#[derive(Serialize)]
+struct BatchTime {
+    threads: usize,
+    seconds: f64,
+    speedup: f64,
+}
+
+pub fn run(dir: &Path, json: bool) -> CommandResult {
     let files = load(dir)?;
     let tests: Vec<&registry::Test> = TIMED_TESTS
         .iter()
@@ -88,29 +119,68 @@ pub fn run(dir: &Path) -> CommandResult {
             "none of the timed tests is available in this build",
         ));
     }
-    println!("single thread, median of {REPEATS} runs, whole file (seconds):");
-    print!("{:<48}", "file (sets)");
-    for t in &tests {
-        print!(" {:>13}", t.name);
+    let report = Report {
+        repeats: REPEATS,
+        files: files.iter().map(|f| time_file(f, &tests)).collect(),
+        batch: speed_up(&files, &tests)?,
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("report serializes")
+        );
+    } else {
+        print_report(&report, &tests, files.iter().map(|f| f.sets.len()).sum());
     }
-    println!();
-    for file in &files {
-        print!("{:<48}", format!("{} ({})", file.name, file.sets.len()));
-        for test in &tests {
+    Ok(0)
+}
+
+fn time_file(file: &OracleFile, tests: &[&registry::Test]) -> FileTimes {
+    let seconds = tests
+        .iter()
+        .map(|test| {
             let seconds = median_seconds(|| {
                 for (tasks, m) in &file.sets {
                     std::hint::black_box(test.run(tasks, *m));
                 }
             });
-            print!(" {seconds:>13.4}");
+            (test.name.clone(), seconds)
+        })
+        .collect();
+    FileTimes {
+        file: file.name.clone(),
+        sets: file.sets.len(),
+        seconds,
+    }
+}
+
+fn print_report(report: &Report, tests: &[&registry::Test], sets: usize) {
+    println!("single thread, median of {REPEATS} runs, whole file (seconds):");
+    print!("{:<48}", "file (sets)");
+    for t in tests {
+        print!(" {:>13}", t.name);
+    }
+    println!();
+    for file in &report.files {
+        print!("{:<48}", format!("{} ({})", file.file, file.sets));
+        for test in tests {
+            print!(" {:>13.4}", file.seconds[&test.name]);
         }
         println!();
     }
-    speed_up(&files, &tests)
+    for batch in &report.batch {
+        println!(
+            "{sets} sets x {} tests with {} thread(s): {:.4} s (speed-up {:.2}x)",
+            tests.len(),
+            batch.threads,
+            batch.seconds,
+            batch.speedup
+        );
+    }
 }
 
 /// Every test on every set, with 1 thread and with all threads.
-fn speed_up(files: &[OracleFile], tests: &[&registry::Test]) -> CommandResult {
+fn speed_up(files: &[OracleFile], tests: &[&registry::Test]) -> Result<Vec<BatchTime>, Failure> {
     let all: Vec<&(Vec<SporadicTask>, usize)> = files.iter().flat_map(|f| &f.sets).collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut timings = Vec::new();
@@ -131,13 +201,12 @@ fn speed_up(files: &[OracleFile], tests: &[&registry::Test]) -> CommandResult {
         timings.push((jobs, seconds));
     }
     let (_, one) = timings[0];
-    for (jobs, seconds) in &timings {
-        println!(
-            "{} sets x {} tests with {jobs} thread(s): {seconds:.4} s (speed-up {:.2}x)",
-            all.len(),
-            tests.len(),
-            one / seconds
-        );
-    }
-    Ok(0)
+    Ok(timings
+        .into_iter()
+        .map(|(threads, seconds)| BatchTime {
+            threads,
+            seconds,
+            speedup: one / seconds,
+        })
+        .collect())
 }

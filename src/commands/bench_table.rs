@@ -1,5 +1,5 @@
 //! `kairos bench migration | mode-change | cyclic`: the experiments of seed
-//! `000_5feb7fca5a4f9943.txt` section 7 on this machine with the table-driven runtime
+//! Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 7 on this machine with the table-driven runtime
 //! (`kairos_rt::table::bench`), printed as distributions (min / p50 / p99 / max) and written as
 //! CSV and SVG into `--out-dir`.
 

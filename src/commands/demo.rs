@@ -29,16 +29,16 @@ pub fn run(args: &DemoArgs) -> CommandResult {
 
     println!("\n== 2. analyze: the default schedulability tests");
     let tasks = kairos_analysis::tasks_of(&workload);
-    for test in kairos_analysis::registry::select("default").expect("the default list exists") {
-        if test.applies_to(workload.cores) {
-            let verdict = test.run(&tasks, workload.cores);
-            let answer = if verdict.schedulable {
-                "schedulable"
-            } else {
-                "not shown schedulable"
-            };
-            println!("  {:<22} {answer}", test.name);
-        }
+    let selection = kairos_analysis::registry::select("default", workload.cores)
+        .expect("the default list exists");
+    for test in selection.run {
+        let verdict = test.run(&tasks, workload.cores);
+        let answer = if verdict.schedulable {
+            "schedulable"
+        } else {
+            "not shown schedulable"
+        };
+        println!("  {:<22} {answer}", test.name);
     }
 
     let duration = resolve_duration(&workload, None)?;

@@ -43,6 +43,9 @@ pub struct GenArgs {
     /// if absent.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// With --out: print what was written (file, format, utilizations, the command) as JSON.
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub mcdag: McDagArgs,
 }
@@ -108,29 +111,114 @@ pub fn run(args: &GenArgs) -> CommandResult {
                 .map_err(Failure::bad_input)?,
         );
     }
-    let extension = args
-        .out
-        .as_ref()
-        .and_then(|p| p.extension())
-        .map(|e| e.to_string_lossy().to_lowercase());
-    let text = match (args.count, extension.as_deref()) {
-        (1, Some("toml")) | (1, None) => workload_toml(args, &sets[0]),
-        (1, Some("json")) => {
+    let format = output_format(args)?;
+    let text = match format {
+        SetFormat::Toml => workload_toml(args, &sets[0]),
+        SetFormat::Json => {
             serde_json::to_string_pretty(&workload_value(args, &sets[0])).expect("json") + "\n"
         }
-        _ => sets
+        SetFormat::Jsonl => sets
             .iter()
             .map(|s| batch_line(args.cores, s) + "\n")
             .collect(),
     };
-    match &args.out {
-        Some(path) => {
-            write_output(path, text)?;
-            eprintln!("wrote {} set(s) to {}", args.count, path.display());
-        }
-        None => print!("{text}"),
+    let Some(path) = &args.out else {
+        print!("{text}");
+        return Ok(0);
+    };
+    write_output(path, text)?;
+    if args.json {
+        let utilizations: Vec<f64> = sets
+            .iter()
+            .map(|s| s.iter().map(Task::utilization).sum())
+            .collect();
+        let summary = json!({
+            "file": path.display().to_string(), "format": format.name(), "sets": sets.len(),
+            "cores": args.cores, "seed": args.seed, "utilizations": utilizations,
+            "command": command_line(args),
+        });
+        println!("{}", serde_json::to_string_pretty(&summary).expect("json"));
+    } else {
+        eprintln!("wrote {} set(s) to {}", args.count, path.display());
     }
     Ok(0)
+}
+
+/// How generated task sets are written.
+#[derive(Clone, Copy)]
+enum SetFormat {
+    Toml,
+    Json,
+    Jsonl,
+}
+
+impl SetFormat {
+    fn name(self) -> &'static str {
+        match self {
+            SetFormat::Toml => "toml",
+            SetFormat::Json => "json",
+            SetFormat::Jsonl => "jsonl",
+        }
+    }
+}
+
+/// The format from `--out`'s extension (standard output: TOML for one set, JSON with `--json`,
+/// JSONL for several); several sets only go to a `.jsonl` file.
+fn output_format(args: &GenArgs) -> Result<SetFormat, Failure> {
+    let extension = args
+        .out
+        .as_ref()
+        .map(|p| p.extension().map(|e| e.to_string_lossy().to_lowercase()));
+    let format = match extension {
+        None if args.count > 1 => SetFormat::Jsonl,
+        None if args.json => SetFormat::Json,
+        None => SetFormat::Toml,
+        Some(e) => match e.as_deref() {
+            Some("toml") => SetFormat::Toml,
+            Some("json") => SetFormat::Json,
+            Some("jsonl") => SetFormat::Jsonl,
+            _ => {
+                return Err(Failure::bad_input(format!(
+                    "--out {}: write .toml or .json (one set) or .jsonl (a batch)",
+                    args.out.as_ref().expect("some").display()
+                )))
+            }
+        },
+    };
+    if args.count > 1 && !matches!(format, SetFormat::Jsonl) {
+        return Err(Failure::bad_input(format!(
+            "--count {} writes a JSONL batch (one set per line): name the file .jsonl, not .{}",
+            args.count,
+            format.name()
+        )));
+    }
+    Ok(format)
+}
+
+/// The command that regenerates this output: every generator flag, defaults included.
+fn command_line(args: &GenArgs) -> String {
+    let mut line = format!(
+        "kairos gen --method {} --utilization {} --cores {}",
+        method_name(args.method),
+        args.utilization,
+        args.cores
+    );
+    if let Some(tasks) = args.tasks {
+        line.push_str(&format!(" --tasks {tasks}"));
+    }
+    line.push_str(&format!(
+        " --utilizations {} --periods {} --deadlines {} --grid {} --max-task-utilization {} --seed {}",
+        args.utilizations,
+        args.periods,
+        args.deadlines,
+        args.grid,
+        args.max_task_utilization,
+        args.seed
+    ));
+    if args.count > 1 {
+        line.push_str(&format!(" --count {}", args.count));
+    }
+    line
 }
 
 fn task_value(task: &Task, with_name: bool) -> Value {
@@ -161,10 +249,8 @@ fn workload_value(args: &GenArgs, tasks: &[Task]) -> Value {
 
 fn workload_toml(args: &GenArgs, tasks: &[Task]) -> String {
     let header = format!(
-        "# kairos gen --method {} --utilization {} --seed {} (total utilization {:.4})\n",
-        method_name(args.method),
-        args.utilization,
-        args.seed,
+        "# {} (total utilization {:.4})\n",
+        command_line(args),
         tasks.iter().map(Task::utilization).sum::<f64>()
     );
     header + &toml::to_string(&workload_value(args, tasks)).expect("toml")
@@ -178,6 +264,11 @@ fn batch_line(cores: usize, tasks: &[Task]) -> String {
 /// `--mcdag`: one system, written as kairos TOML or JSON, or as the MC-DAG framework's XML.
 fn run_mcdag(args: &GenArgs) -> CommandResult {
     use kairos_gen::mcdag::{generate_mcdag, McDagParams};
+    if args.count > 1 {
+        return Err(Failure::bad_input(
+            "--count is for task sets: --mcdag writes one system (vary --seed for more)",
+        ));
+    }
     let m = &args.mcdag;
     let params = McDagParams {
         dags: m.dags,
@@ -205,18 +296,18 @@ fn run_mcdag(args: &GenArgs) -> CommandResult {
         Some("xml") => {
             kairos_model::mcdag_xml::to_xml(&system, m.slot).map_err(Failure::bad_input)?
         }
+        Some(other) if other != "toml" => {
+            return Err(Failure::bad_input(format!(
+                "--mcdag writes one system to .toml, .json or .xml, not .{other}"
+            )))
+        }
         _ => {
             let utilization: Vec<String> = (0..system.level_count())
                 .map(|l| format!("{:.4}", system.utilization_at(l)))
                 .collect();
             format!(
-                "# kairos gen --mcdag --dags {} --tasks {} --levels {} --utilization {} --seed {} \
-                 (utilization per level {})\n",
-                m.dags,
-                params.tasks,
-                m.levels,
-                args.utilization,
-                args.seed,
+                "# {} (utilization per level {})\n",
+                mcdag_command_line(args, params.tasks),
                 utilization.join(", ")
             ) + &kairos_model::mc_load::to_toml(&system)
         }
@@ -235,4 +326,29 @@ fn run_mcdag(args: &GenArgs) -> CommandResult {
         None => print!("{text}"),
     }
     Ok(0)
+}
+
+/// The `--mcdag` command that regenerates this system: every generator flag.
+fn mcdag_command_line(args: &GenArgs, tasks: usize) -> String {
+    let m = &args.mcdag;
+    let mut line = format!(
+        "kairos gen --mcdag --dags {} --tasks {tasks} --levels {} --utilization {} --cores {} \
+         --edge-probability {} --max-per-rank {} --reduction {} --slot {} --hyperperiod-base {} \
+         --seed {}",
+        m.dags,
+        m.levels,
+        args.utilization,
+        args.cores,
+        m.edge_probability,
+        m.max_per_rank,
+        m.reduction,
+        m.slot,
+        m.hyperperiod_base,
+        args.seed
+    );
+    if !m.level_fractions.is_empty() {
+        let fractions: Vec<String> = m.level_fractions.iter().map(f64::to_string).collect();
+        line.push_str(&format!(" --level-fractions {}", fractions.join(",")));
+    }
+    line
 }

@@ -1,5 +1,5 @@
 //! `kairos run FILE`: runs a workload for real on this machine's cores with real-time threads
-//! (issue 5; the runtime is `kairos_rt`, its safety rules are in `docs/run.md`), prints what
+//! (the runtime is `kairos_rt`, its safety rules are in `docs/run.md`), prints what
 //! was measured, and with `--compare` the simulator's schedule of the same workload job by job.
 
 use crate::args::{duration_arg, window_arg, write_output, CommandResult, Failure};

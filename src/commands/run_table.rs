@@ -1,5 +1,5 @@
 //! `kairos run SYSTEM --policy table`: the table-driven runtime (G-RES / G-MCRES of seed
-//! `000_5feb7fca5a4f9943.txt`, `kairos_rt::table`) on this machine's cores, with injected
+//! Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", `kairos_rt::table`) on this machine's cores, with injected
 //! overruns, the measured parts of every migration and mode change, and with `--compare` the
 //! simulator's run of the same tables, overruns and seed next to it.
 

@@ -3,7 +3,7 @@
 //!
 //! A mixed-criticality system (a kairos file with `dags`, or MC-DAG XML) runs under the `table`
 //! policy instead: its scheduling tables executed as G-RES / G-MCRES do (seed
-//! `000_5feb7fca5a4f9943.txt` sections 5-6), with injected overruns and mode changes.
+//! Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", sections 5-6), with injected overruns and mode changes.
 
 use crate::args::{duration_arg, window_arg, write_output, CommandResult, Failure};
 use crate::mc_input::{is_xml, load_system, read_text};

@@ -1,5 +1,5 @@
 //! `kairos synth FILE`: one scheduling table per criticality level for an MC-DAG system
-//! (GMH-MC-DAG, seed `000_5feb7fca5a4f9943.txt` section 4.2; docs/synth.md), or the federated
+//! (GMH-MC-DAG, Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 4.2; docs/synth.md), or the federated
 //! baseline; a summary with table quality, the table file, a Gantt chart of every level.
 
 use crate::args::{duration_arg, write_output, CommandResult, Failure};

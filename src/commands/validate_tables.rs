@@ -1,5 +1,5 @@
 //! `kairos validate-tables WORKLOAD TABLES.json`: checks scheduling tables against their MC-DAG
-//! system with the independent validator (`kairos-validate`, seed `000_5feb7fca5a4f9943.txt`
+//! system with the independent validator (`kairos-validate`, Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems",
 //! section 4.2; docs/validate-tables.md). Exit 0 when valid, 1 when violations are found, 2 on
 //! bad input.
 

@@ -197,23 +197,68 @@ pub fn find(name: &str) -> Option<&'static Test> {
 /// first-fit decreasing partitioning with exact admission.
 pub const DEFAULT_PARTITIONING: [&str; 2] = ["partitioned-ffd-edf", "partitioned-ffd-fp"];
 
-/// `all`, `default`, or a comma-separated list of names; the error names the unknown test.
-pub fn select(list: &str) -> Result<Vec<&'static Test>, String> {
-    match list.trim() {
-        "all" => return Ok(all().iter().collect()),
-        "default" => {
-            return Ok(all()
-                .iter()
-                .filter(|t| match t.runner {
-                    Runner::Global(_) | Runner::GlobalFixedPriority(_) => true,
-                    Runner::Uniprocessor(_) => t.name == "uni-fp-rta" || t.name == "uni-edf-qpa",
-                    Runner::Partitioned(..) => DEFAULT_PARTITIONING.contains(&t.name.as_str()),
-                })
-                .collect())
+/// The tests a selection runs on a workload of `cores` cores, and the ones it leaves out with
+/// the reason.
+pub struct Selection {
+    pub run: Vec<&'static Test>,
+    pub skipped: Vec<(&'static Test, &'static str)>,
+}
+
+/// Why a selection leaves a test out on a number of cores (`None`: it runs).
+type SkipRule = fn(&Test, usize) -> Option<&'static str>;
+
+const ONE_CORE: &str =
+    "on one core the exact uniprocessor tests decide (name a test in --tests to run it anyway)";
+const MANY_CORES: &str =
+    "uniprocessor tests (name one in --tests to analyse the set as if on one core)";
+
+/// Resolves `list` for a workload of `cores` cores: `default` (on one core the exact
+/// uniprocessor tests; on more, every global test and first-fit-decreasing partitioning),
+/// `all` (every test that applies: uniprocessor tests on one core only), or comma-separated
+/// names, which run as named. A list that names no test is an error.
+pub fn select(list: &str, cores: usize) -> Result<Selection, String> {
+    let (candidates, keep): (Vec<&'static Test>, SkipRule) = match list.trim() {
+        "default" => (
+            all().iter().filter(|t| in_default(t)).collect(),
+            default_skip,
+        ),
+        "all" => (all().iter().collect(), all_skip),
+        _ => (named(list)?, |_, _| None),
+    };
+    let (mut run, mut skipped) = (Vec::new(), Vec::new());
+    for test in candidates {
+        match keep(test, cores) {
+            None => run.push(test),
+            Some(reason) => skipped.push((test, reason)),
         }
-        _ => {}
     }
-    list.split(',')
+    Ok(Selection { run, skipped })
+}
+
+fn in_default(test: &Test) -> bool {
+    match test.runner {
+        Runner::Global(_) | Runner::GlobalFixedPriority(_) => true,
+        Runner::Uniprocessor(_) => test.name == "uni-fp-rta" || test.name == "uni-edf-qpa",
+        Runner::Partitioned(..) => DEFAULT_PARTITIONING.contains(&test.name.as_str()),
+    }
+}
+
+fn default_skip(test: &Test, cores: usize) -> Option<&'static str> {
+    match (test.runner, cores) {
+        (Runner::Uniprocessor(_), 1) => None,
+        (Runner::Uniprocessor(_), _) => Some(MANY_CORES),
+        (_, 1) => Some(ONE_CORE),
+        _ => None,
+    }
+}
+
+fn all_skip(test: &Test, cores: usize) -> Option<&'static str> {
+    (!test.applies_to(cores)).then_some(MANY_CORES)
+}
+
+fn named(list: &str) -> Result<Vec<&'static Test>, String> {
+    let tests = list
+        .split(',')
         .map(str::trim)
         .filter(|name| !name.is_empty())
         .map(|name| {
@@ -221,5 +266,11 @@ pub fn select(list: &str) -> Result<Vec<&'static Test>, String> {
                 format!("unknown test `{name}`; `kairos analyze --list` shows them all")
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, String>>()?;
+    if tests.is_empty() {
+        return Err(format!(
+            "--tests {list:?} names no test: give `default`, `all` or test names (`kairos analyze --list`)"
+        ));
+    }
+    Ok(tests)
 }

@@ -1,4 +1,5 @@
-//! Differential test against SchedCAT: every task set of `../shared/oracles/schedcat/*.jsonl`
+//! Differential test against SchedCAT: every task set of `tests/data/schedcat/*.jsonl` (SchedCAT's
+//! recorded verdicts, vendored)
 //! (tasks `[C, T, D]` in microseconds, converted to nanoseconds) must get SchedCAT's verdict
 //! from our GFB, BAK, BCL, BCL iterative, G-EDF RTA and Bertogna-Cirinei G-FP (RM) tests,
 //! except the disagreements pinned in [`EXPECTED_DISAGREEMENTS`], each explained in
@@ -71,14 +72,18 @@ struct OracleSet {
 }
 
 fn oracle_dir() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/oracles/schedcat"
-    ))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/schedcat"))
 }
 
-fn load(file: &str) -> Option<Vec<OracleSet>> {
-    let text = std::fs::read_to_string(oracle_dir().join(file)).ok()?;
+/// The sets of one vendored oracle file; a missing file is a broken checkout and fails the test.
+fn load(file: &str) -> Vec<OracleSet> {
+    let path = oracle_dir().join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (the oracle files are part of the repository)",
+            path.display()
+        )
+    });
     let sets = text
         .lines()
         .enumerate()
@@ -100,23 +105,15 @@ fn load(file: &str) -> Option<Vec<OracleSet>> {
             OracleSet { m, tasks, verdicts }
         })
         .collect();
-    Some(sets)
+    sets
 }
 
 #[test]
 fn verdicts_agree_with_schedcat() {
     let mut found = BTreeSet::new();
     let mut paper_diffs = BTreeSet::new();
-    let mut loaded = 0;
     for file in FILES {
-        let Some(sets) = load(file) else {
-            eprintln!(
-                "SKIPPED {file}: oracle file not found under {}",
-                oracle_dir().display()
-            );
-            continue;
-        };
-        loaded += 1;
+        let sets = load(file);
         eprintln!("{file}: {} sets", sets.len());
         for (key, test) in TESTS {
             let mut agree = 0;
@@ -157,13 +154,8 @@ fn verdicts_agree_with_schedcat() {
             start.elapsed().as_secs_f64() * 1e3
         );
     }
-    if loaded == 0 {
-        eprintln!("SKIPPED: no oracle files; nothing compared");
-        return;
-    }
     let expected: BTreeSet<_> = EXPECTED_DISAGREEMENTS
         .iter()
-        .filter(|(f, _, _)| oracle_dir().join(f).exists())
         .map(|&(f, l, k)| (f.to_string(), l, k.to_string()))
         .collect();
     assert_eq!(
@@ -172,7 +164,6 @@ fn verdicts_agree_with_schedcat() {
     );
     let expected_paper: BTreeSet<_> = PAPER_CAP_ACCEPTS_MORE
         .iter()
-        .filter(|(f, _)| oracle_dir().join(f).exists())
         .flat_map(|&(f, lines)| lines.iter().map(move |&l| (f.to_string(), l)))
         .collect();
     assert_eq!(
@@ -188,13 +179,7 @@ fn verdicts_agree_with_schedcat() {
 fn sets_only_the_published_cap_accepts_survive_simulation() {
     let mut simulated = 0;
     for &(file, lines) in PAPER_CAP_ACCEPTS_MORE {
-        let Some(sets) = load(file) else {
-            eprintln!(
-                "SKIPPED {file}: oracle file not found under {}",
-                oracle_dir().display()
-            );
-            continue;
-        };
+        let sets = load(file);
         for &line in lines {
             let set = &sets[line];
             let verdict = bertogna_cirinei::is_schedulable(&set.tasks, set.m);

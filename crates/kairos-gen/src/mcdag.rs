@@ -1,5 +1,5 @@
 //! Random MC-DAG systems, after the generator of the MC-DAG framework used by seed
-//! `000_5feb7fca5a4f9943.txt` (section 4.1 for the model, section 7 for the experiments) and
+//! Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems" (section 4.1 for the model, section 7 for the experiments) and
 //! described in notes/generators.md ("MC-DAG"), with a seed.
 //!
 //! Procedure, for one attempt (all in integer slots of [`McDagParams::slot`]):

@@ -16,7 +16,10 @@ const FILES: usize = 10;
 const RUNS: usize = 51;
 
 fn source(i: usize) -> String {
-    let path = format!("{}/tests/data/test-6-{i}.xml", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../../examples/mcdag/xml/test-6-{i}.xml",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 

@@ -1,4 +1,4 @@
-//! Per-unit bounds that make every mode change safe (seed `000_5feb7fca5a4f9943.txt`, section
+//! Per-unit bounds that make every mode change safe (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section
 //! 4.2, first constraint and figures 1-2; notes `mixed-criticality.md`, "Offline", step 4).
 //!
 //! Requirement, for a job `j` present at levels `l` and `l+1`: `A_l(j,t) >= A_{l+1}(j,t)` for every

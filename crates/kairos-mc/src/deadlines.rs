@@ -1,4 +1,4 @@
-//! Per-level deadlines and per-level precedence of an MC-DAG (seed `000_5feb7fca5a4f9943.txt`,
+//! Per-level deadlines and per-level precedence of an MC-DAG (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems",
 //! section 4.2, "a second constraint ... the task deadlines are refined"; notes
 //! `mixed-criticality.md`, "Offline", step 1).
 //!

@@ -1,4 +1,4 @@
-//! The list scheduler that fills one table (seed `000_5feb7fca5a4f9943.txt`, section 4.2: "builds
+//! The list scheduler that fills one table (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 4.2: "builds
 //! these tables by statically applying the G-EDZL online global scheduling algorithm"; notes
 //! `mixed-criticality.md`, "Offline", steps 2-4).
 //!

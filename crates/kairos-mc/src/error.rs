@@ -1,5 +1,5 @@
 //! Why synthesis produced no tables: either the input cannot be put on a slot grid (bad input),
-//! or the heuristic of seed `000_5feb7fca5a4f9943.txt` section 4.2 found no schedule (the
+//! or the heuristic of Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 4.2 found no schedule (the
 //! "no" answer), with the job, level, instant and reason.
 
 use kairos_model::Duration;

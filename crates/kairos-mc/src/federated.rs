@@ -1,5 +1,5 @@
 //! Federated baseline, as the MC-DAG framework compares GMH-MC-DAG against it (seed
-//! `000_5feb7fca5a4f9943.txt`, section 4.2 cites the framework; notes `mixed-criticality.md`,
+//! Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 4.2 cites the framework; notes `mixed-criticality.md`,
 //! "The reference benchmark protocol": "against a federated baseline (heavy DAGs get dedicated
 //! cores)").
 //!

@@ -1,4 +1,4 @@
-//! GMH-MC-DAG table synthesis (seed `000_5feb7fca5a4f9943.txt`, section 4.2; notes
+//! GMH-MC-DAG table synthesis (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 4.2; notes
 //! `mixed-criticality.md`, "Offline"): one table per criticality level, from the highest level
 //! down. Levels `l >= 1` are built backwards in time ("as late as possible") with table `l+1`
 //! fixed, level 0 forwards with table 1 fixed; each pair of consecutive tables satisfies the

@@ -1,4 +1,4 @@
-//! The slot grid GMH-MC-DAG builds its tables on (seed `000_5feb7fca5a4f9943.txt`, section 4.2:
+//! The slot grid GMH-MC-DAG builds its tables on (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 4.2:
 //! tables assign unit time slots to cores).
 //!
 //! One slot is the greatest common divisor of every period, deadline and WCET in nanoseconds, so

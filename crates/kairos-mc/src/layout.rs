@@ -1,4 +1,4 @@
-//! Numbering of the jobs of one level (seed `000_5feb7fca5a4f9943.txt`, section 4.1: job `k` of
+//! Numbering of the jobs of one level (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 4.1: job `k` of
 //! DAG `g` is released at `k T_g`; a task runs at the levels up to its own).
 //!
 //! Jobs of a level are numbered DAG by DAG, then DAG job by DAG job, then task by task among the

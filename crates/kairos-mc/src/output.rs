@@ -1,5 +1,5 @@
 //! Tables in the kairos table file format ([`kairos_model::TableSet`], nanoseconds): the output
-//! of GMH-MC-DAG synthesis (seed `000_5feb7fca5a4f9943.txt`, section 4.2), one table per level.
+//! of GMH-MC-DAG synthesis (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 4.2), one table per level.
 //!
 //! Names are formatted once per task ([`Labels`]) and the table order comes from the engine
 //! ([`BuiltLevel::table`]); [`crate::quality`] reuses both instead of re-deriving them from the

@@ -1,4 +1,4 @@
-//! Table quality: preemptions and migrations, counted exactly (seed `000_5feb7fca5a4f9943.txt`,
+//! Table quality: preemptions and migrations, counted exactly (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems",
 //! section 4.2: "reasonable number of preemptions ... major performance impact on the memory size
 //! required to store the tables"; notes `mixed-criticality.md`, "Offline", step 5).
 //!

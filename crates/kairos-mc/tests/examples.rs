@@ -1,4 +1,4 @@
-//! The MC-DAG framework's ten example systems (`tests/data/test-6-*.xml`) on 8 cores: the
+//! The MC-DAG framework's ten example systems (`examples/mcdag/xml/test-6-*.xml`) on 8 cores: the
 //! reference tool accepted G-LLF 2/10, G-EDF 1/10, G-EDZL 2/10; every table kairos accepts must
 //! be valid.
 
@@ -10,7 +10,7 @@ use kairos_model::{mcdag_xml, Duration, McSystem};
 /// The examples; `None` for the ones the importer rejects (a critical path above the deadline:
 /// no table exists on any number of cores).
 fn examples() -> Vec<(String, Option<McSystem>)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/mcdag/xml");
     (0..10)
         .map(|i| {
             let name = format!("test-6-{i}.xml");

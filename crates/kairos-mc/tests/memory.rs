@@ -87,7 +87,7 @@ fn refined(system: &McSystem, factor: u64) -> McSystem {
 
 #[test]
 fn peak_heap_does_not_follow_the_hyperperiod() {
-    let text = include_str!("data/test-6-8.xml");
+    let text = include_str!("../../../examples/mcdag/xml/test-6-8.xml");
     let system = mcdag_xml::import(text, Duration::from_millis(1))
         .system
         .unwrap();

@@ -179,15 +179,7 @@ impl Decoder {
         let text = match &node.value {
             Value::String(s) => s,
             Value::Integer(_) | Value::Float(_) => {
-                self.report(
-                    Diagnostic::error(format!("duration {} has no unit", number_text(&node.value)))
-                        .at_path(path)
-                        .at_position(node.position)
-                        .with_hint(format!(
-                            "durations are strings with a unit: ns, us, ms or s (e.g. \"{}ms\")",
-                            number_text(&node.value)
-                        )),
-                );
+                self.report(unitless_duration(node, path));
                 return None;
             }
             other => {
@@ -249,6 +241,28 @@ fn duration_hint(e: &DurationTextError) -> String {
         DurationTextError::TooFine(_) => "kairos counts time in whole nanoseconds".to_string(),
         DurationTextError::TooLarge(_) => "check the unit".to_string(),
     }
+}
+
+/// A bare number where a duration belongs; a negative one is told that durations are never
+/// negative rather than shown a negative example.
+fn unitless_duration(node: &Node, path: &str) -> Diagnostic {
+    let text = number_text(&node.value);
+    let negative = text.starts_with('-');
+    let message = match negative {
+        true => format!("duration {text} is negative and has no unit"),
+        false => format!("duration {text} has no unit"),
+    };
+    let hint = match negative {
+        true => format!(
+            "durations are non-negative strings with a unit: ns, us, ms or s (e.g. \"{}ms\")",
+            text.trim_start_matches('-')
+        ),
+        false => format!("durations are strings with a unit: ns, us, ms or s (e.g. \"{text}ms\")"),
+    };
+    Diagnostic::error(message)
+        .at_path(path)
+        .at_position(node.position)
+        .with_hint(hint)
 }
 
 fn number_text(value: &Value) -> String {

@@ -168,6 +168,9 @@ fn toml_node(lines: &LineIndex<'_>, value: &toml::Spanned<toml::de::DeValue<'_>>
 }
 
 fn parse_json(source: &str) -> Result<Node, Diagnostics> {
+    // Editors on some systems start UTF-8 files with a byte-order mark; TOML accepts it, and so
+    // does kairos for JSON (serde_json does not).
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
     match serde_json::from_str::<serde_json::Value>(source) {
         Ok(value) => Ok(json_node(value)),
         Err(e) => {
@@ -176,14 +179,34 @@ fn parse_json(source: &str) -> Result<Node, Diagnostics> {
                 line: e.line(),
                 column: e.column().max(1),
             });
+            let message = json_message(&e);
+            let mut diagnostic =
+                Diagnostic::error(format!("JSON syntax: {message}")).at_position(position);
+            if let Some(hint) = json_hint(&message) {
+                diagnostic = diagnostic.with_hint(hint);
+            }
             let mut diagnostics = Diagnostics::default();
-            diagnostics.push(
-                Diagnostic::error(format!("JSON syntax: {}", json_message(&e)))
-                    .at_position(position)
-                    .with_hint("durations are strings with a unit: \"wcet\": \"2ms\""),
-            );
+            diagnostics.push(diagnostic);
             Err(diagnostics)
         }
+    }
+}
+
+/// A hint for the JSON mistakes people make most, by serde_json's message; none otherwise.
+fn json_hint(message: &str) -> Option<&'static str> {
+    match message {
+        "trailing comma" => Some("JSON allows no comma after the last item of an object or array"),
+        "key must be a string" => Some("JSON keys are in double quotes: \"wcet\": \"2ms\""),
+        m if m.starts_with("expected `,`") => {
+            Some("items of a JSON object or array are separated by commas")
+        }
+        m if m.starts_with("EOF while parsing") => {
+            Some("the file ends before the JSON does: it is empty, or a } or ] is missing")
+        }
+        m if m.starts_with("expected value") => {
+            Some("a JSON value is a string in double quotes (durations: \"2ms\"), a number, an object or an array")
+        }
+        _ => None,
     }
 }
 

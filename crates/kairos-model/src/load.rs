@@ -208,23 +208,27 @@ fn decode_task(decoder: &mut Decoder, node: &Node, path: &str) -> Option<Task> {
     let priority = decode_optional_count(decoder, entries, "priority", path, u64::from(u32::MAX));
     let core = decode_optional_count(decoder, entries, "core", path, MAX_CORES as u64);
 
+    // An optional field that did not decode (reported already) takes its default, so that the
+    // rules relating fields still run on the rest of the task: a bad `offset` must not hide a
+    // `bcet` above the `wcet`. Defaults never cause a report of their own (bcet = wcet,
+    // deadline = period, ...), and the workload is refused anyway for the reported error.
     let (wcet, period) = (wcet??, period??);
-    let arrival = match sporadic? {
+    let arrival = match sporadic.unwrap_or(false) {
         false => Arrival::Periodic,
         true => Arrival::Sporadic {
-            max_interarrival: max_interarrival?.unwrap_or(period),
+            max_interarrival: max_interarrival.flatten().unwrap_or(period),
         },
     };
     let task = Task {
         name: name?,
         wcet,
-        bcet: bcet?.unwrap_or(wcet),
+        bcet: bcet.flatten().unwrap_or(wcet),
         period,
-        deadline: deadline?.unwrap_or(period),
-        offset: offset?.unwrap_or_default(),
+        deadline: deadline.flatten().unwrap_or(period),
+        offset: offset.flatten().unwrap_or_default(),
         arrival,
-        priority: priority?.map(|p| Priority::from_level(p as u32)),
-        core: core?.map(|c| CoreId(c as usize)),
+        priority: priority.flatten().map(|p| Priority::from_level(p as u32)),
+        core: core.flatten().map(|c| CoreId(c as usize)),
     };
     Some(task)
 }

@@ -1,4 +1,4 @@
-//! Mixed-criticality DAG systems (seed `000_5feb7fca5a4f9943.txt`, section 4.1).
+//! Mixed-criticality DAG systems (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 4.1).
 //!
 //! A system runs on `cores` identical cores with criticality levels `levels[0] < levels[1] <
 //! ...`; it starts in the lowest level. Each [`Dag`] is released every `period` and all its tasks

@@ -839,8 +839,9 @@ fn wcet_rules(
 /// Unknown tasks, self-loops, duplicates; the edges that resolved (without duplicates and
 /// self-loops), and whether every edge did.
 fn edge_rules(dag: &DagParts, out: &mut Diagnostics) -> (Vec<(usize, usize)>, bool) {
-    // Names only resolve against a complete task list; else an edge may name a task whose
-    // table is broken, which is already reported.
+    // An edge naming no task is reported even when some task's name is unreadable (every
+    // problem at once); the hint then says the unnamed task may be the one meant. The edges
+    // only count as all resolved against a complete task list.
     let all_named = dag.all_named;
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, task) in dag.tasks.iter().enumerate() {
@@ -859,11 +860,16 @@ fn edge_rules(dag: &DagParts, out: &mut Diagnostics) -> (Vec<(usize, usize)>, bo
     for edge in &dag.edges {
         let mut resolve = |(name, at): &Located<String>| -> Option<usize> {
             let found = index.get(name.as_str()).copied();
-            if found.is_none() && all_named {
-                let hint = match closest_name(name, &known) {
+            if found.is_none() {
+                let mut hint = match closest_name(name, &known) {
                     Some(best) => format!("did you mean `{best}`?"),
                     None => format!("the DAG's tasks: {}", list_names(&known)),
                 };
+                if !all_named {
+                    hint.push_str(
+                        " (a task without a readable name, reported above, may be the one meant)",
+                    );
+                }
                 out.push(
                     at.put(Diagnostic::error(format!("unknown task `{name}`")).with_hint(hint)),
                 );
@@ -906,7 +912,12 @@ fn closest_name<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
     known
         .iter()
         .map(|k| (strsim::damerau_levenshtein(name, k), *k))
-        .filter(|(distance, k)| *distance <= (k.chars().count() / 3).max(2))
+        // Close means a third of the name at most (one edit for short names), and never every
+        // letter of it: `zz` is not a misspelling of `b`.
+        .filter(|(distance, k)| {
+            let len = k.chars().count();
+            *distance <= (len / 3).max(1) && *distance < len.max(name.chars().count())
+        })
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, k)| k)
 }

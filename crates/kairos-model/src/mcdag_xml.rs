@@ -295,7 +295,7 @@ impl Reader<'_> {
                 self.missing(
                     root,
                     "<cores number=\"M\"/>",
-                    "say how many identical cores: <cores number=\"4\"/> (or pass --cores)",
+                    "say how many identical cores: <cores number=\"4\"/> in <mcsystem> (import, synth, simulate, validate-tables and run also take --cores)",
                 );
                 None
             }

@@ -13,7 +13,7 @@ fn ms(v: u64) -> Duration {
 
 fn reference(n: usize) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/examples/mcdag")
+        .join("../../examples/mcdag/xml")
         .join(format!("test-6-{n}.xml"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

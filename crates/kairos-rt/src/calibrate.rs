@@ -1,7 +1,6 @@
 //! Job bodies: calibrated busy work of a requested execution time, or a user command per job.
 //!
-//! Calibration (issue 5, "Job bodies are calibrated busy work ... calibrated at start-up on each
-//! core, with the calibration reported"): on every CPU used, a thread pinned there runs a loop
+//! Calibration, reported with every run: on every CPU used, a thread pinned there runs a loop
 //! the optimiser cannot remove and measures iterations per microsecond of thread CPU time;
 //! the median of several trials is kept, and the spread across CPUs is reported.
 //!

@@ -1,4 +1,4 @@
-//! The migration hand-off of G-RES (seed `000_5feb7fca5a4f9943.txt`, section 5.1 definitions
+//! The migration hand-off of G-RES (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 5.1 definitions
 //! 5.2-5.3 "instantaneous" and "cyclic instantaneous task migrations", section 5.3 "Support
 //! for cyclic instantaneous migrations"; `notes/mixed-criticality.md`, "Online: G-RES").
 //!

@@ -1,8 +1,8 @@
 //! # kairos-rt
 //!
-//! Runs workloads for real on this machine's cores (issue 5): real threads with explicit
+//! Runs workloads for real on this machine's cores: real threads with explicit
 //! policy and affinity, calibrated busy work, table-driven global dispatch (G-RES) and lock-free
-//! mode changes (G-MCRES, seed `000_5feb7fca5a4f9943.txt`, Algorithms 1 and 2), measured as in
+//! mode changes (G-MCRES, Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", Algorithms 1 and 2), measured as in
 //! the seed's section 7 (release latency, response time, migration and mode-change parts).
 //!
 //! Layers, bottom up:

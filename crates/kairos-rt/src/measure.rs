@@ -1,4 +1,4 @@
-//! Measurements of a real run, in the vocabulary of seed 000 section 7: release latency
+//! Measurements of a real run, in the vocabulary of the G-RES/G-MCRES paper (Pautet, Robert, Tardieu), section 7: release latency
 //! (actual start minus intended start, the quantity cyclictest reports for its timer), response
 //! time, deadline misses, the parts of a migration (figure 5: timer to handler, request to stop
 //! on the old core, stop to start on the new core) and of a mode change (overrun detection,

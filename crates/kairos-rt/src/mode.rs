@@ -1,4 +1,4 @@
-//! Lock-free system criticality mode changes of G-MCRES (seed `000_5feb7fca5a4f9943.txt`,
+//! Lock-free system criticality mode changes of G-MCRES (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems",
 //! section 6.2 "System criticality modes and mode changes", Algorithms 1 and 2, and section 6.3
 //! "Criticality mode reset").
 //!

@@ -1,4 +1,4 @@
-//! Real execution of periodic and sporadic task sets (issue 5, "What to build" 1): one thread
+//! Real execution of periodic and sporadic task sets: one thread
 //! per task, released by `clock_nanosleep(TIMER_ABSTIME)` on CLOCK_MONOTONIC, whose jobs are
 //! calibrated busy work of the task's WCET ([`crate::calibrate`]) or a user command. The
 //! kernel schedules them:

@@ -1,4 +1,4 @@
-//! Safety of real runs (issue 5, "Safety"; `linux-platform.md`, "Safety"): every run is
+//! Safety of real runs (docs/run.md, "Safety"): every run is
 //! bounded in time, SIGINT/SIGTERM stop it cleanly, and a watchdog demotes every runtime
 //! thread to SCHED_OTHER if one of them stops making progress.
 //!

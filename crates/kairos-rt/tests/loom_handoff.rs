@@ -1,4 +1,4 @@
-//! Model checking of the G-RES migration hand-off (seed `000_5feb7fca5a4f9943.txt`, section
+//! Model checking of the G-RES migration hand-off (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section
 //! 5.3) with loom: a cyclic instantaneous migration of 2 and 3 tasks over 2 and 3 cores cannot
 //! deadlock (every interleaving terminates) and a task is never running on two cores.
 //!

@@ -1,4 +1,4 @@
-//! Model checking of the G-MCRES mode-change protocol (seed `000_5feb7fca5a4f9943.txt`,
+//! Model checking of the G-MCRES mode-change protocol (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems",
 //! section 6.2, Algorithms 1 and 2; section 6.3, the generation in `scm`) with loom: every
 //! interleaving of the atomics of [`kairos_rt::mode`] is explored.
 //!

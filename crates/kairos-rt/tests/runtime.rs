@@ -1,6 +1,6 @@
-//! Real runs on this machine's cores (issue 5, "What it must show"): bounded, behaviour only,
-//! never a latency bound. Each test skips with a printed reason where real-time scheduling is
-//! not allowed; CI runs as root, where they all run. One lock serialises them: they share the
+//! Real runs on this machine's cores: bounded, behaviour only, never a latency bound. Each test
+//! needs real-time privilege: it is ignored by a plain `cargo test` and fails, saying what is
+//! missing, when run with `--include-ignored` without it (`tests/common`); CI runs them as root. One lock serialises them: they share the
 //! CPUs and the process-wide signal disposition, and they scan the process's threads.
 
 use kairos_model::{check_source, Format, Workload};
@@ -20,16 +20,8 @@ fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// True if SCHED_FIFO works here; otherwise prints why the test is skipped.
-fn rt_allowed(test: &str) -> bool {
-    match privilege::require_rt() {
-        Ok(()) => true,
-        Err(e) => {
-            eprintln!("skipping {test}: {e}");
-            false
-        }
-    }
-}
+mod common;
+use common::{require_cpus, require_rt};
 
 const TWO_TASKS: &str = r#"
 name = "two"
@@ -52,6 +44,7 @@ fn workload(source: &str) -> Workload {
 }
 
 fn calibrated(w: &Workload, config: &PeriodicConfig) -> Calibration {
+    require_cpus(w.cores);
     let plan = plan(w, config, &platform::online_cpus()).expect("plan");
     calibrate(&plan.cpus).expect("calibration")
 }
@@ -80,11 +73,10 @@ fn assert_expected_jobs(result: &RunResult) {
 }
 
 #[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn partitioned_fp_releases_and_completes_every_job() {
     let _lock = serial();
-    if !rt_allowed("partitioned_fp_releases_and_completes_every_job") {
-        return;
-    }
+    require_rt();
     let w = workload(TWO_TASKS);
     let result = run(&w, &PeriodicConfig::new(PeriodicPolicy::Pfp, 300_000_000)).expect("run");
     assert_expected_jobs(&result);
@@ -109,11 +101,10 @@ fn partitioned_fp_releases_and_completes_every_job() {
 }
 
 #[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn global_fp_releases_and_completes_every_job() {
     let _lock = serial();
-    if !rt_allowed("global_fp_releases_and_completes_every_job") {
-        return;
-    }
+    require_rt();
     let w = workload(TWO_TASKS);
     let result = run(&w, &PeriodicConfig::new(PeriodicPolicy::Gfp, 300_000_000)).expect("run");
     assert_expected_jobs(&result);
@@ -121,28 +112,37 @@ fn global_fp_releases_and_completes_every_job() {
 }
 
 #[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn edf_through_sched_deadline_releases_and_completes_every_job() {
     let _lock = serial();
-    if !rt_allowed("edf_through_sched_deadline_releases_and_completes_every_job") {
-        return;
-    }
+    require_rt();
     let w = workload(TWO_TASKS);
     match run(&w, &PeriodicConfig::new(PeriodicPolicy::Edf, 300_000_000)) {
         Ok(result) => assert_expected_jobs(&result),
-        Err(RunError::Platform(PlatformError::DeadlineRefused(why))) => {
-            eprintln!("skipping the SCHED_DEADLINE run: the kernel refused it: {why}");
+        Err(e) => {
+            panic!("the SCHED_DEADLINE run failed (this test needs a kernel that admits it): {e}")
         }
-        Err(e) => panic!("edf run failed: {e}"),
     }
     assert_no_rt_thread_left();
 }
 
+/// SCHED_DEADLINE admission is on unless `sched_rt_runtime_us` is -1; the test needs it on.
+fn require_admission_control() {
+    let limit = std::fs::read_to_string("/proc/sys/kernel/sched_rt_runtime_us")
+        .expect("/proc/sys/kernel/sched_rt_runtime_us is readable");
+    assert_ne!(
+        limit.trim(),
+        "-1",
+        "this test needs deadline admission control, which sched_rt_runtime_us = -1 turns off"
+    );
+}
+
 #[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn sched_deadline_over_the_admission_limit_is_explained() {
     let _lock = serial();
-    if !rt_allowed("sched_deadline_over_the_admission_limit_is_explained") {
-        return;
-    }
+    require_rt();
+    require_admission_control();
     // Three tasks of bandwidth 0.9 ask for 2.7 CPUs: more than any 2-CPU machine admits.
     let cpus = platform::online_cpus().len();
     let mut source = format!("cores = {cpus}\n");
@@ -159,8 +159,8 @@ fn sched_deadline_over_the_admission_limit_is_explained() {
         Err(RunError::Platform(PlatformError::DeadlineRefused(why))) => {
             assert!(why.contains("EBUSY") || why.contains("EPERM"), "{why}");
         }
-        Ok(_) => eprintln!(
-            "this kernel admitted {:.1} CPUs of SCHED_DEADLINE bandwidth",
+        Ok(_) => panic!(
+            "the kernel admitted {:.1} CPUs of SCHED_DEADLINE bandwidth on {cpus} CPUs",
             0.9 * (cpus + 1) as f64
         ),
         Err(e) => panic!("unexpected failure: {e}"),
@@ -169,11 +169,10 @@ fn sched_deadline_over_the_admission_limit_is_explained() {
 }
 
 #[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn sigint_stops_a_run_cleanly_and_leaves_no_rt_thread() {
     let _lock = serial();
-    if !rt_allowed("sigint_stops_a_run_cleanly_and_leaves_no_rt_thread") {
-        return;
-    }
+    require_rt();
     let w = workload(TWO_TASKS);
     let config = PeriodicConfig::new(PeriodicPolicy::Pfp, 10_000_000_000);
     let calibration = calibrated(&w, &config);
@@ -200,11 +199,10 @@ fn sigint_stops_a_run_cleanly_and_leaves_no_rt_thread() {
 }
 
 #[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn a_stop_request_ends_the_run_early() {
     let _lock = serial();
-    if !rt_allowed("a_stop_request_ends_the_run_early") {
-        return;
-    }
+    require_rt();
     let w = workload(TWO_TASKS);
     let config = PeriodicConfig::new(PeriodicPolicy::Gfp, 10_000_000_000);
     let calibration = calibrated(&w, &config);
@@ -224,11 +222,10 @@ fn a_stop_request_ends_the_run_early() {
 }
 
 #[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn per_job_commands_run_once_per_job() {
     let _lock = serial();
-    if !rt_allowed("per_job_commands_run_once_per_job") {
-        return;
-    }
+    require_rt();
     let dir = std::env::temp_dir().join(format!("kairos-rt-cmd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let log = dir.join("jobs");
@@ -290,11 +287,10 @@ fn spin_under_watchdog(
 }
 
 #[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn the_watchdog_demotes_a_thread_that_spins_without_progress() {
     let _lock = serial();
-    if !rt_allowed("the_watchdog_demotes_a_thread_that_spins_without_progress") {
-        return;
-    }
+    require_rt();
     let (demoted, intervention, reason) = spin_under_watchdog(
         |now| WatchdogConfig {
             period_ns: 10_000_000,
@@ -311,11 +307,10 @@ fn the_watchdog_demotes_a_thread_that_spins_without_progress() {
 }
 
 #[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn the_hard_stop_demotes_even_a_thread_that_makes_progress() {
     let _lock = serial();
-    if !rt_allowed("the_hard_stop_demotes_even_a_thread_that_makes_progress") {
-        return;
-    }
+    require_rt();
     let (demoted, intervention, _) = spin_under_watchdog(
         |now| WatchdogConfig {
             period_ns: 10_000_000,
@@ -330,11 +325,10 @@ fn the_hard_stop_demotes_even_a_thread_that_makes_progress() {
 }
 
 #[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn threads_are_born_with_their_policy_and_affinity() {
     let _lock = serial();
-    if !rt_allowed("threads_are_born_with_their_policy_and_affinity") {
-        return;
-    }
+    require_rt();
     let cpu = *platform::online_cpus().last().expect("a CPU");
     let spec = thread::ThreadSpec::fifo("kairos-born", 7, vec![cpu]);
     let seen = thread::spawn(spec, move || {
@@ -349,24 +343,25 @@ fn threads_are_born_with_their_policy_and_affinity() {
 
 /// The lack-of-privilege path for real: a cgroup v1 cpu group with `cpu.rt_runtime_us = 0`
 /// (CONFIG_RT_GROUP_SCHED) refuses SCHED_FIFO even to root, and the message names the group.
-/// Runs where that hierarchy exists and is writable (CI here); skips elsewhere.
+/// Needs that hierarchy, writable (root on a cgroup v1 machine, as CI here).
 #[test]
+#[ignore = "needs root and a cgroup v1 cpu hierarchy: cargo test -- --include-ignored"]
 fn a_zero_rt_runtime_cgroup_is_named_in_the_refusal() {
     let _lock = serial();
     let root = std::path::Path::new("/sys/fs/cgroup/cpu");
     let group = root.join(format!("kairos-rt-test-{}", std::process::id()));
-    if !root.join("tasks").exists() || std::fs::create_dir(&group).is_err() {
-        eprintln!(
-            "skipping: no writable cgroup v1 cpu hierarchy at {}",
-            root.display()
-        );
-        return;
+    assert!(
+        root.join("tasks").exists(),
+        "this test needs a cgroup v1 cpu hierarchy at {}",
+        root.display()
+    );
+    if let Err(e) = std::fs::create_dir(&group) {
+        panic!("this test needs to create {}: {e}", group.display());
     }
     let runtime = std::fs::read_to_string(group.join("cpu.rt_runtime_us")).unwrap_or_default();
     if runtime.trim() != "0" {
-        eprintln!("skipping: new cpu groups get rt_runtime_us {runtime:?} here, not 0");
         let _ = std::fs::remove_dir(&group);
-        return;
+        panic!("this test needs new cpu groups to get rt_runtime_us 0, not {runtime:?}");
     }
     let inside = group.clone();
     // In v1 a thread can join a group alone: this helper thread does, then tries SCHED_FIFO.

@@ -5,7 +5,7 @@
 //! pid 1) holding one thread track per core (tid = core + 1, named "core N") and an "events"
 //! track (tid 0). Every execution segment is a complete event (`"ph": "X"`) named after its task;
 //! releases, deadline misses and aborts are instant events (`"ph": "i"`). Mixed-criticality runs
-//! (seed `000_5feb7fca5a4f9943.txt` section 6) add discards (process-wide instants) and mode
+//! (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 6) add discards (process-wide instants) and mode
 //! changes named "mode LO -> HI" (global instants, a line across every track). Times are
 //! microseconds as floats (`ns / 1000.0`), so nanoseconds survive.
 

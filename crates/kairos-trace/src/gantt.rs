@@ -4,7 +4,7 @@
 //! red markers across all rows at deadline misses and aborts, a time axis with round tick labels
 //! and a legend of task colours. [`GanttOptions::window`] restricts the chart to a time window.
 //!
-//! Mixed-criticality runs (seed `000_5feb7fca5a4f9943.txt` section 6, G-MCRES mode changes) add
+//! Mixed-criticality runs (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 6, G-MCRES mode changes) add
 //! a labelled vertical line across all cores at every mode change ("LO -> HI", level names from
 //! [`Trace::level_name`]) and a grey cross at every discarded job. [`render_levels_svg`] stacks
 //! one chart per criticality level, e.g. the scheduling tables of one system (section 5).

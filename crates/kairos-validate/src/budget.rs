@@ -1,5 +1,5 @@
 //! Each job's window and budget at one level: every job `k` in `0..H/T` of every task running at
-//! level `l` receives exactly `C(l)` inside `[kT, kT + D]` (seed `000_5feb7fca5a4f9943.txt`,
+//! level `l` receives exactly `C(l)` inside `[kT, kT + D]` (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems",
 //! section 4.2: "each task ... must be capable of executing within their C(l) without missing
 //! its deadlines").
 

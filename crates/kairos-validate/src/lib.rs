@@ -4,7 +4,7 @@
 //! synthesizer (`kairos-mc`) beyond the model types, so a table both accept is right twice.
 //!
 //! It checks one table per criticality level against an MC-DAG system (seed
-//! `000_5feb7fca5a4f9943.txt`, sections 4.1-4.2; notes/mixed-criticality.md, "What an independent
+//! Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", sections 4.1-4.2; notes/mixed-criticality.md, "What an independent
 //! table validator checks"), in continuous nanosecond time on intervals, with no slot grid:
 //!
 //! | module | condition |

@@ -1,4 +1,4 @@
-//! Precedence at one level (seed `000_5feb7fca5a4f9943.txt`, section 4.1: "a task is ready to be
+//! Precedence at one level (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 4.1: "a task is ready to be
 //! executed as soon as all of its predecessors have completed"; section 4.2: precedence holds in
 //! every mode). For tasks `a`, `b` both running at level `l` with a path `a -> ... -> b` in the
 //! FULL DAG (through tasks absent at `l` too), job `k` of `b` starts no earlier than job `k` of

@@ -1,7 +1,7 @@
 //! What the validator returns: every violation found, each with its kind, where and when.
 //!
 //! The kinds follow the validity conditions of the shared table semantics (docs/validate-tables.md,
-//! after seed `000_5feb7fca5a4f9943.txt` section 4.2): the file's shape, each interval on its own,
+//! after Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 4.2): the file's shape, each interval on its own,
 //! each job's budget and window, exclusivity of tasks and cores, precedence, and the
 //! safe-transition property between consecutive levels.
 

@@ -1,5 +1,5 @@
 //! The system seen as the validator needs it: tasks flattened to indices, with their windows
-//! and WCETs in nanoseconds, and the hyper-period (seed `000_5feb7fca5a4f9943.txt`, section 4.1:
+//! and WCETs in nanoseconds, and the hyper-period (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 4.1:
 //! job `k` of a DAG is released at `k T` and due at `k T + D`).
 
 use kairos_model::McSystem;

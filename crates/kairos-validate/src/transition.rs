@@ -1,4 +1,4 @@
-//! The safe-transition property between levels `l` and `l + 1` (seed `000_5feb7fca5a4f9943.txt`,
+//! The safe-transition property between levels `l` and `l + 1` (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems",
 //! section 4.2, first constraint and figures 1-2): for every job `j` of a task running at `l + 1`,
 //! `A_l(j, t) >= A_{l+1}(j, t)` for every `t <= f_l(j)`, where `A_x(j, t)` is the execution `j`
 //! receives in table `x` over `[0, t)` and `f_l(j)` is the end of its last interval in table `l`.

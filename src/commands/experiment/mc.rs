@@ -46,10 +46,7 @@ fn verdict(system: &McSystem, method: McMethod, cores: usize) -> Result<Verdict,
         McMethod::Federated => federated(system, &options(kairos_mc::Policy::Gedzl)),
     };
     let Ok(synthesis) = outcome else {
-        return Ok(Verdict {
-            accepted: false,
-            quality: None,
-        });
+        return Ok(Verdict::plain(false));
     };
     let report = kairos_validate::validate(system, &synthesis.tables);
     if !report.is_valid() {
@@ -62,6 +59,7 @@ fn verdict(system: &McSystem, method: McMethod, cores: usize) -> Result<Verdict,
     let total = &synthesis.quality.total;
     Ok(Verdict {
         accepted: true,
+        inconclusive: false,
         quality: Some(QualitySum {
             jobs: total.jobs,
             preemptions: total.preemptions,

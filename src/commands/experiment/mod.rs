@@ -1,6 +1,11 @@
 //! `kairos experiment CONFIG.toml`: an acceptance-ratio sweep. For each utilization point it
-//! generates `samples` task sets, applies every method (an analysis test, or "no deadline miss
-//! when simulated for the hyper-period, capped") and records the fraction accepted.
+//! generates `samples` task sets, applies every method (an analysis test, or a simulation) and
+//! records the fraction accepted.
+//!
+//! A simulation accepts a set only when it covered the whole feasibility interval (the
+//! hyper-period for synchronous sets) without a miss: a miss rejects it at any length, and a
+//! run the `simulation_cap` cut short without a miss is *inconclusive*, counted apart, because
+//! a set can miss first after the cap (a core at U = 1.01 can run for seconds before it does).
 //!
 //! Reproducible from the config alone: the set of sample `k` at point `p` comes from its own
 //! ChaCha8 stream seeded by (seed, p, k), whatever ran before. Resumable: every finished point
@@ -42,6 +47,9 @@ pub struct ExperimentArgs {
     /// Check the config and print the plan without running it.
     #[arg(long)]
     pub dry_run: bool,
+    /// Print the summary (ratios per point and method, files written) as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run(args: &ExperimentArgs) -> CommandResult {
@@ -82,9 +90,35 @@ pub fn run(args: &ExperimentArgs) -> CommandResult {
     let labels: Vec<String> = config.methods.iter().map(Method::label).collect();
     write_output(&out.join("results.csv"), resume::csv(&results, &labels))?;
     let written = plot::write_plots(&out, &config, &results, &labels)?;
-    print!("{}", resume::summary_table(&results, &labels));
-    println!("wrote {}/results.csv{}", out.display(), written);
+    let summary = resume::Summary::new(&config.name, &results, &labels, &out, &written);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&summary).expect("summary serializes")
+        );
+    } else {
+        print!("{}", resume::summary_table(&results, &labels));
+        println!(
+            "wrote {}/results.csv{}",
+            out.display(),
+            plot::listed(&written)
+        );
+    }
+    warn_about_cut_intervals(&config, &summary);
     Ok(0)
+}
+
+/// Says on standard error how many simulated sets the cap left inconclusive.
+fn warn_about_cut_intervals(config: &Config, summary: &resume::Summary) {
+    let cut = summary.inconclusive_total();
+    if cut > 0 {
+        eprintln!(
+            "warning: simulation_cap {} ended {cut} simulation(s) before the feasibility interval \
+             with no miss: counted as inconclusive, not accepted (column `inconclusive` of \
+             results.csv, dashed in the plot); raise simulation_cap to decide them",
+            config.simulation_cap
+        );
+    }
 }
 
 fn progress_bar(config: &Config, progress: &Progress, quiet: bool) -> ProgressBar {
@@ -124,12 +158,14 @@ fn run_point(
         })
         .collect();
     let mut accepted = vec![0u64; config.methods.len()];
+    let mut inconclusive = vec![0u64; config.methods.len()];
     let mut quality = vec![QualitySum::default(); config.methods.len()];
     for verdicts in outcomes {
         let verdicts =
             verdicts.map_err(|e| Failure::bad_input(format!("U = {utilization}: {e}")))?;
         for (m, verdict) in verdicts.into_iter().enumerate() {
             accepted[m] += u64::from(verdict.accepted);
+            inconclusive[m] += u64::from(verdict.inconclusive);
             if let Some(q) = verdict.quality {
                 quality[m].add(q);
             }
@@ -140,6 +176,7 @@ fn run_point(
         utilization,
         samples: config.samples as u64,
         accepted,
+        inconclusive,
         quality: if is_mc { quality } else { Vec::new() },
     })
 }
@@ -147,6 +184,8 @@ fn run_point(
 /// One method's answer on one sample.
 struct Verdict {
     accepted: bool,
+    /// A simulation cut short by the cap with no miss: neither accepted nor rejected.
+    inconclusive: bool,
     /// Table quality of an accepted MC-DAG system.
     quality: Option<QualitySum>,
 }
@@ -155,6 +194,7 @@ impl Verdict {
     fn plain(accepted: bool) -> Verdict {
         Verdict {
             accepted,
+            inconclusive: false,
             quality: None,
         }
     }
@@ -183,28 +223,34 @@ fn run_sample(
             Method::Test(test) => Ok(Verdict::plain(
                 test.run(&analysis_tasks, config.cores).schedulable,
             )),
-            Method::Simulate(kind) => Ok(Verdict::plain(no_miss_in_simulation(
-                &workload, *kind, config,
-            ))),
+            Method::Simulate(kind) => Ok(simulated(&workload, *kind, config.simulation_cap)),
             Method::Synth(_) => Err("synthesis methods need an [mcdag] generator".to_string()),
         })
         .collect()
 }
 
-fn no_miss_in_simulation(
+/// The simulation verdict: accepted only if the run covered the feasibility interval with no
+/// miss, rejected on any miss, inconclusive when the cap (or an interval too long to name)
+/// ended a run with no miss.
+fn simulated(
     workload: &kairos_model::Workload,
     kind: kairos_sim::policy::PolicyKind,
-    config: &Config,
-) -> bool {
-    let duration = workload
-        .feasibility_interval()
-        .map_or(config.simulation_cap, |d| d.min(config.simulation_cap));
+    cap: kairos_model::Duration,
+) -> Verdict {
+    let interval = workload.feasibility_interval();
+    let complete = interval.is_some_and(|d| d <= cap);
     let mut policy = kind.build(PriorityOrder::RateMonotonic);
     let sim = SimConfig {
-        duration,
+        duration: interval.map_or(cap, |d| d.min(cap)),
         ..SimConfig::default()
     };
-    simulate(workload, policy.as_mut(), &sim).is_ok_and(|o| o.metrics.deadline_misses == 0)
+    let no_miss =
+        simulate(workload, policy.as_mut(), &sim).is_ok_and(|o| o.metrics.deadline_misses == 0);
+    Verdict {
+        accepted: no_miss && complete,
+        inconclusive: no_miss && !complete,
+        quality: None,
+    }
 }
 
 /// SplitMix64 of (seed, point, sample): independent streams per sample, so results do not
@@ -232,4 +278,60 @@ fn plan(config: &Config, out: &Path) -> String {
         labels.join(", "),
         out.display()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kairos_model::{Duration, Workload};
+    use kairos_sim::policy::PolicyKind;
+
+    /// Two tasks on one core at U = 1.01 (3.5/7 + 5.61/11): synchronous EDF first misses at
+    /// 56 ms, where demand 4 x 3.5 + 5 x 5.61 = 56.05 ms exceeds the time; the hyper-period is
+    /// 77 ms.
+    fn overloaded_core() -> Workload {
+        let source = "cores = 1\n[[tasks]]\nname = \"a\"\nwcet = \"3.5ms\"\nperiod = \"7ms\"\n\
+                      [[tasks]]\nname = \"b\"\nwcet = \"5.61ms\"\nperiod = \"11ms\"\n";
+        kairos_model::check_source(source, kairos_model::Format::Toml)
+            .workload
+            .expect("valid")
+    }
+
+    #[test]
+    fn a_cap_before_the_first_miss_is_inconclusive_not_accepted() {
+        let cut = simulated(
+            &overloaded_core(),
+            PolicyKind::PartitionedEdf,
+            Duration::from_millis(50),
+        );
+        assert!(!cut.accepted && cut.inconclusive);
+    }
+
+    #[test]
+    fn the_whole_feasibility_interval_finds_the_miss() {
+        let whole = simulated(
+            &overloaded_core(),
+            PolicyKind::PartitionedEdf,
+            Duration::from_secs(1),
+        );
+        assert!(!whole.accepted && !whole.inconclusive);
+    }
+
+    #[test]
+    fn a_whole_interval_without_miss_accepts() {
+        let mut light = overloaded_core();
+        light.tasks[1].wcet = Duration::from_millis(5);
+        light.tasks[1].bcet = Duration::from_millis(5);
+        let verdict = simulated(&light, PolicyKind::PartitionedEdf, Duration::from_secs(1));
+        assert!(verdict.accepted && !verdict.inconclusive);
+        let cut = simulated(
+            &light,
+            PolicyKind::PartitionedEdf,
+            Duration::from_millis(76),
+        );
+        assert!(
+            !cut.accepted && cut.inconclusive,
+            "77 ms were not all simulated"
+        );
+    }
 }

@@ -1,9 +1,17 @@
 //! Acceptance ratio against utilization, one line per method, as SVG and PNG (plotters); for
 //! MC-DAG experiments also preemptions and migrations per job of the accepted tables.
+//!
+//! Readability rules: every method has its own colour (a colour-blind-safe palette without
+//! yellow), marker shape and dash pattern, so equal curves stay visible on top of each other;
+//! the first method is drawn last (on top); the legend sits outside the plot area; the y axis
+//! ends a little above the largest value so no point is clipped; simulations' inconclusive sets
+//! are a dashed line of the same colour, "accepted or inconclusive".
 
 use super::config::{Config, Workloads};
 use super::resume::{PointResult, QualitySum};
 use crate::args::Failure;
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -13,67 +21,92 @@ const FONT_FILES: [&str; 2] = [
     "/usr/share/fonts/TTF/DejaVuSans.ttf",
 ];
 
-/// Writes `acceptance.svg` and `acceptance.png`; returns what to tell the user.
+/// Okabe and Ito's colour-blind-safe palette, without its yellow (unreadable on white).
+const PALETTE: [RGBColor; 7] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(0, 0, 0),
+];
+
+const SIZE: (u32, u32) = (1000, 560);
+/// Width of the legend panel right of the plot.
+const LEGEND_WIDTH: u32 = 250;
+
+/// Writes `acceptance.svg` and `.png` (and the MC-DAG quality plots); returns the files
+/// written. Without a font nothing is drawn and standard error says why.
 pub fn write_plots(
     out: &Path,
     config: &Config,
     results: &[PointResult],
     labels: &[String],
-) -> Result<String, Failure> {
+) -> Result<Vec<String>, Failure> {
     if results.is_empty() {
-        return Ok(String::new());
+        return Ok(Vec::new());
     }
     if !register_font() {
-        return Ok(" (no plot: no DejaVuSans.ttf found; install fonts-dejavu-core)".into());
+        eprintln!("warning: no plot drawn: no DejaVuSans.ttf found (install fonts-dejavu-core)");
+        return Ok(Vec::new());
     }
+    let mut written = Vec::new();
+    for chart in charts(config) {
+        let svg = out.join(format!("{}.svg", chart.file));
+        let png = out.join(format!("{}.png", chart.file));
+        let plot = Plot {
+            config,
+            results,
+            labels,
+            chart: &chart,
+        };
+        plot.draw(SVGBackend::new(&svg, SIZE).into_drawing_area())
+            .map_err(|e| Failure::environment(format!("cannot draw {}: {e}", svg.display())))?;
+        plot.draw(BitMapBackend::new(&png, SIZE).into_drawing_area())
+            .map_err(|e| Failure::environment(format!("cannot draw {}: {e}", png.display())))?;
+        written.push(svg.display().to_string());
+        written.push(png.display().to_string());
+    }
+    Ok(written)
+}
+
+/// `", a, b"` for the "wrote ..." line.
+pub fn listed(files: &[String]) -> String {
+    files.iter().map(|f| format!(", {f}")).collect()
+}
+
+fn charts(config: &Config) -> Vec<Chart> {
     let mut charts = vec![Chart {
         file: "acceptance",
         y_desc: "acceptance ratio",
         value: |p, m| Some(p.accepted[m] as f64 / p.samples as f64),
+        upper: Some(|p, m| (p.accepted[m] + p.inconclusive(m)) as f64 / p.samples as f64),
     }];
     if matches!(config.workloads, Workloads::McDag(_)) {
         charts.push(Chart {
             file: "preemptions",
             y_desc: "preemptions per job (accepted tables)",
             value: |p, m| p.quality.get(m).and_then(QualitySum::preemptions_per_job),
+            upper: None,
         });
         charts.push(Chart {
             file: "migrations",
             y_desc: "migrations per job (accepted tables)",
             value: |p, m| p.quality.get(m).and_then(QualitySum::migrations_per_job),
+            upper: None,
         });
     }
-    let mut written = Vec::new();
-    for chart in &charts {
-        let svg = out.join(format!("{}.svg", chart.file));
-        let png = out.join(format!("{}.png", chart.file));
-        draw(
-            SVGBackend::new(&svg, (900, 560)).into_drawing_area(),
-            config,
-            results,
-            labels,
-            chart,
-        )
-        .map_err(|e| Failure::environment(format!("cannot draw {}: {e}", svg.display())))?;
-        draw(
-            BitMapBackend::new(&png, (900, 560)).into_drawing_area(),
-            config,
-            results,
-            labels,
-            chart,
-        )
-        .map_err(|e| Failure::environment(format!("cannot draw {}: {e}", png.display())))?;
-        written.push(svg.display().to_string());
-        written.push(png.display().to_string());
-    }
-    Ok(format!(", {}", written.join(", ")))
+    charts
 }
 
-/// One plot: a value per point and method (`None`: no point drawn there).
+/// One plot: a value per point and method (`None`: no point drawn there), and optionally an
+/// upper value drawn dashed where it differs (accepted or inconclusive).
 struct Chart {
     file: &'static str,
     y_desc: &'static str,
     value: fn(&PointResult, usize) -> Option<f64>,
+    upper: Option<fn(&PointResult, usize) -> f64>,
 }
 
 pub(crate) fn register_font() -> bool {
@@ -86,76 +119,208 @@ pub(crate) fn register_font() -> bool {
     })
 }
 
-fn draw<B: DrawingBackend>(
-    area: DrawingArea<B, plotters::coord::Shift>,
-    config: &Config,
-    results: &[PointResult],
-    labels: &[String],
-    chart_spec: &Chart,
-) -> Result<(), Box<dyn std::error::Error>>
-where
-    B::ErrorType: 'static,
-{
-    area.fill(&WHITE)?;
-    let (from, to) = (
-        results[0].utilization,
-        results[results.len() - 1].utilization,
-    );
-    let x_range = if to > from {
-        from..to
-    } else {
-        from - 0.5..to + 0.5
-    };
-    let title = format!(
-        "{} — {} cores, {} sets per point",
-        config.name, config.cores, config.samples
-    );
-    let mut chart = ChartBuilder::on(&area)
-        .caption(title, ("sans-serif", 22))
-        .margin(16)
-        .x_label_area_size(44)
-        .y_label_area_size(56)
-        .build_cartesian_2d(x_range, 0.0..y_max(results, labels.len(), chart_spec))?;
-    let x_desc = match config.workloads {
-        Workloads::McDag(_) => "normalized utilization U / m",
-        Workloads::Periodic(_) => "total utilization",
-    };
-    chart
-        .configure_mesh()
-        .x_desc(x_desc)
-        .y_desc(chart_spec.y_desc)
-        .label_style(("sans-serif", 14))
-        .draw()?;
-    for (m, label) in labels.iter().enumerate() {
-        let color = Palette99::pick(m).to_rgba();
-        let points: Vec<(f64, f64)> = results
-            .iter()
-            .filter_map(|p| (chart_spec.value)(p, m).map(|v| (p.utilization, v)))
-            .collect();
+type DrawResult = Result<(), Box<dyn std::error::Error>>;
+
+struct Plot<'a> {
+    config: &'a Config,
+    results: &'a [PointResult],
+    labels: &'a [String],
+    chart: &'a Chart,
+}
+
+impl Plot<'_> {
+    fn draw<B: DrawingBackend>(&self, area: DrawingArea<B, Shift>) -> DrawResult
+    where
+        B::ErrorType: 'static,
+    {
+        area.fill(&WHITE)?;
+        let (plot_area, legend_area) = area.split_horizontally(SIZE.0 - LEGEND_WIDTH);
+        let title = format!(
+            "{} — {} cores, {} sets per point",
+            self.config.name, self.config.cores, self.config.samples
+        );
+        let (from, to) = (
+            self.results[0].utilization,
+            self.results[self.results.len() - 1].utilization,
+        );
+        let pad = if to > from { (to - from) * 0.02 } else { 0.5 };
+        let mut chart = ChartBuilder::on(&plot_area)
+            .caption(title, ("sans-serif", 20))
+            .margin(16)
+            .x_label_area_size(44)
+            .y_label_area_size(64)
+            .build_cartesian_2d(from - pad..to + pad, 0.0..self.y_max())?;
+        let x_desc = match self.config.workloads {
+            Workloads::McDag(_) => "normalized utilization U / m",
+            Workloads::Periodic(_) => "total utilization",
+        };
         chart
-            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
-            .label(label.as_str())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-            });
-        chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+            .configure_mesh()
+            .x_desc(x_desc)
+            .y_desc(self.chart.y_desc)
+            .x_labels(self.results.len().clamp(2, 12))
+            .x_label_formatter(&|x| trimmed(*x))
+            .y_label_formatter(&|y| trimmed(*y))
+            .label_style(("sans-serif", 14))
+            .draw()?;
+        // Reverse order: the first method, usually the one of interest, ends on top.
+        for m in (0..self.labels.len()).rev() {
+            self.draw_method(&mut chart, m)?;
+        }
+        self.draw_legend(&legend_area)?;
+        area.present()?;
+        Ok(())
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()?;
-    area.present()?;
+
+    fn draw_method<DB: DrawingBackend>(
+        &self,
+        chart: &mut ChartContext<DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+        m: usize,
+    ) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        let style = PALETTE[m % PALETTE.len()].stroke_width(2);
+        let points: Vec<(f64, f64)> = self
+            .results
+            .iter()
+            .filter_map(|p| (self.chart.value)(p, m).map(|v| (p.utilization, v)))
+            .collect();
+        match dash(m) {
+            None => chart.draw_series(LineSeries::new(points.clone(), style))?,
+            Some((on, off)) => {
+                chart.draw_series(DashedLineSeries::new(points.clone(), on, off, style))?
+            }
+        };
+        draw_markers(chart, &points, m)?;
+        if let Some(upper) = self.upper_points(m) {
+            let thin = PALETTE[m % PALETTE.len()].stroke_width(1);
+            chart.draw_series(DashedLineSeries::new(upper, 3, 4, thin))?;
+        }
+        Ok(())
+    }
+
+    /// The "accepted or inconclusive" line of method `m`, when it has inconclusive sets.
+    fn upper_points(&self, m: usize) -> Option<Vec<(f64, f64)>> {
+        let upper = self.chart.upper?;
+        self.results.iter().any(|p| p.inconclusive(m) > 0).then(|| {
+            self.results
+                .iter()
+                .map(|p| (p.utilization, upper(p, m)))
+                .collect()
+        })
+    }
+
+    fn has_upper(&self, m: usize) -> bool {
+        self.upper_points(m).is_some()
+    }
+
+    fn draw_legend<B: DrawingBackend>(&self, area: &DrawingArea<B, Shift>) -> DrawResult
+    where
+        B::ErrorType: 'static,
+    {
+        let font = ("sans-serif", 14).into_font().color(&BLACK);
+        let mut y = 60;
+        for (m, label) in self.labels.iter().enumerate() {
+            let style = PALETTE[m % PALETTE.len()].stroke_width(2);
+            let line = vec![(8, y), (44, y)];
+            match dash(m) {
+                None => area.draw(&PathElement::new(line, style))?,
+                Some((on, off)) => {
+                    for segment in dashed_segment(8, 44, y, on, off) {
+                        area.draw(&PathElement::new(segment, style))?;
+                    }
+                }
+            }
+            legend_marker(area, (26, y), m)?;
+            area.draw(&Text::new(label.clone(), (52, y - 8), font.clone()))?;
+            y += 24;
+            if self.has_upper(m) {
+                let thin = PALETTE[m % PALETTE.len()].stroke_width(1);
+                for segment in dashed_segment(8, 44, y, 3, 4) {
+                    area.draw(&PathElement::new(segment, thin))?;
+                }
+                let text = format!("{label}: or inconclusive");
+                area.draw(&Text::new(text, (52, y - 8), font.clone()))?;
+                y += 24;
+            }
+        }
+        Ok(())
+    }
+
+    /// The top of the y axis: a little above 1 for ratios, above the largest value otherwise.
+    fn y_max(&self) -> f64 {
+        let largest = self
+            .results
+            .iter()
+            .flat_map(|p| (0..self.labels.len()).filter_map(move |m| (self.chart.value)(p, m)))
+            .fold(1.0, f64::max);
+        largest * 1.06
+    }
+}
+
+/// Dash pattern of method `m`: every other method dashed (on, off pixels).
+fn dash(m: usize) -> Option<(u32, u32)> {
+    [None, Some((10, 5)), None, Some((4, 4))][m % 4]
+}
+
+/// Pieces of a horizontal dashed line from `x0` to `x1` at `y`, in pixels.
+fn dashed_segment(x0: i32, x1: i32, y: i32, on: u32, off: u32) -> Vec<Vec<(i32, i32)>> {
+    (x0..x1)
+        .step_by((on + off) as usize)
+        .map(|x| vec![(x, y), ((x + on as i32).min(x1), y)])
+        .collect()
+}
+
+/// Method `m`'s marker style: filled for even methods, hollow for odd ones so a marker under
+/// another stays visible. With three shapes that makes six distinct markers.
+fn marker_style(m: usize) -> ShapeStyle {
+    let color = PALETTE[m % PALETTE.len()];
+    if m.is_multiple_of(2) {
+        color.filled()
+    } else {
+        color.stroke_width(2)
+    }
+}
+
+/// Method `m`'s markers (circle, triangle, cross in turn) at `points` of the chart.
+fn draw_markers<DB: DrawingBackend>(
+    chart: &mut ChartContext<DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    points: &[(f64, f64)],
+    m: usize,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    let style = marker_style(m);
+    match m % 3 {
+        0 => chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, style)))?,
+        1 => chart.draw_series(points.iter().map(|&p| TriangleMarker::new(p, 6, style)))?,
+        _ => chart.draw_series(points.iter().map(|&p| Cross::new(p, 5, style)))?,
+    };
     Ok(())
 }
 
-/// The top of the y axis: 1.02 for ratios, a little above the largest value otherwise.
-fn y_max(results: &[PointResult], methods: usize, chart: &Chart) -> f64 {
-    let largest = results
-        .iter()
-        .flat_map(|p| (0..methods).filter_map(move |m| (chart.value)(p, m)))
-        .fold(1.0, f64::max);
-    largest * 1.02
+/// The same marker in the legend, at pixel `at`.
+fn legend_marker<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    at: (i32, i32),
+    m: usize,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    let style = marker_style(m);
+    match m % 3 {
+        0 => area.draw(&Circle::new(at, 4, style))?,
+        1 => area.draw(&TriangleMarker::new(at, 6, style))?,
+        _ => area.draw(&Cross::new(at, 5, style))?,
+    }
+    Ok(())
+}
+
+/// A tick label without trailing zeros: 2, 2.5, 0.25.
+fn trimmed(v: f64) -> String {
+    let text = format!("{v:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }

@@ -14,6 +14,10 @@ pub struct PointResult {
     pub samples: u64,
     /// In the order of the config's methods.
     pub accepted: Vec<u64>,
+    /// Simulations the cap ended with no miss before the feasibility interval, per method
+    /// (absent in results written before kairos counted them: read as none).
+    #[serde(default)]
+    pub inconclusive: Vec<u64>,
     /// MC-DAG experiments: table quality summed over the accepted systems, per method.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub quality: Vec<QualitySum>,
@@ -126,11 +130,19 @@ fn read_points(path: &Path) -> Result<Vec<PointResult>, Failure> {
     Ok(points)
 }
 
-/// `utilization,method,accepted,samples,ratio`, one row per point and method; MC-DAG
-/// experiments add `preemptions_per_job,migrations_per_job` (empty where nothing was accepted).
+impl PointResult {
+    /// Inconclusive simulations of method `m` (0 for analysis and synthesis methods).
+    pub fn inconclusive(&self, m: usize) -> u64 {
+        self.inconclusive.get(m).copied().unwrap_or(0)
+    }
+}
+
+/// `utilization,method,accepted,samples,ratio,inconclusive`, one row per point and method;
+/// MC-DAG experiments add `preemptions_per_job,migrations_per_job` (empty where nothing was
+/// accepted).
 pub fn csv(results: &[PointResult], labels: &[String]) -> String {
     let with_quality = results.iter().any(|p| !p.quality.is_empty());
-    let mut out = String::from("utilization,method,accepted,samples,ratio");
+    let mut out = String::from("utilization,method,accepted,samples,ratio,inconclusive");
     out.push_str(if with_quality {
         ",preemptions_per_job,migrations_per_job\n"
     } else {
@@ -140,8 +152,10 @@ pub fn csv(results: &[PointResult], labels: &[String]) -> String {
         for (m, (label, accepted)) in labels.iter().zip(&p.accepted).enumerate() {
             let ratio = *accepted as f64 / p.samples as f64;
             out.push_str(&format!(
-                "{},{label},{accepted},{},{ratio:.4}",
-                p.utilization, p.samples
+                "{},{label},{accepted},{},{ratio:.4},{}",
+                p.utilization,
+                p.samples,
+                p.inconclusive(m)
             ));
             if with_quality {
                 let q = p.quality.get(m).copied().unwrap_or_default();
@@ -176,5 +190,81 @@ pub fn summary_table(results: &[PointResult], labels: &[String]) -> String {
         }
         out.push('\n');
     }
+    out.push_str(&inconclusive_lines(results, labels));
     out
+}
+
+/// One line per simulated method that had inconclusive sets, with the points and counts.
+fn inconclusive_lines(results: &[PointResult], labels: &[String]) -> String {
+    let mut out = String::new();
+    for (m, label) in labels.iter().enumerate() {
+        let points: Vec<String> = results
+            .iter()
+            .filter(|p| p.inconclusive(m) > 0)
+            .map(|p| format!("{} at U = {}", p.inconclusive(m), p.utilization))
+            .collect();
+        if !points.is_empty() {
+            out.push_str(&format!(
+                "{label}: inconclusive (no miss before the cap): {}\n",
+                points.join(", ")
+            ));
+        }
+    }
+    out
+}
+
+/// The `--json` summary of an experiment.
+#[derive(Serialize)]
+pub struct Summary {
+    pub name: String,
+    pub methods: Vec<String>,
+    pub points: Vec<SummaryPoint>,
+    pub files: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub struct SummaryPoint {
+    pub utilization: f64,
+    pub samples: u64,
+    pub accepted: Vec<u64>,
+    pub ratio: Vec<f64>,
+    pub inconclusive: Vec<u64>,
+}
+
+impl Summary {
+    /// The summary, with the files written into `out` (results.csv, then the plots).
+    pub fn new(
+        name: &str,
+        results: &[PointResult],
+        labels: &[String],
+        out: &Path,
+        plots: &[String],
+    ) -> Summary {
+        let points = results
+            .iter()
+            .map(|p| SummaryPoint {
+                utilization: p.utilization,
+                samples: p.samples,
+                accepted: p.accepted.clone(),
+                ratio: p
+                    .accepted
+                    .iter()
+                    .map(|&a| a as f64 / p.samples as f64)
+                    .collect(),
+                inconclusive: (0..labels.len()).map(|m| p.inconclusive(m)).collect(),
+            })
+            .collect();
+        Summary {
+            name: name.to_string(),
+            methods: labels.to_vec(),
+            points,
+            files: std::iter::once(out.join("results.csv").display().to_string())
+                .chain(plots.iter().cloned())
+                .collect(),
+        }
+    }
+
+    pub fn inconclusive_total(&self) -> u64 {
+        self.points.iter().flat_map(|p| &p.inconclusive).sum()
+    }
 }

@@ -1,5 +1,5 @@
-//! The measurements of seed `000_5feb7fca5a4f9943.txt` section 7 on this machine, as library
-//! functions `kairos bench migration | mode-change | cyclic` print and plot (issue 5, item 5):
+//! The measurements of Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 7 on this machine, as library
+//! functions `kairos bench migration | mode-change | cyclic` print and plot:
 //!
 //! - [`raw_floor`]: what moving a thread to the other CPU costs with the two mechanisms a
 //!   user-space runtime could use, a futex wake of a thread pinned there and a

@@ -1,4 +1,4 @@
-//! The per-core dispatcher of G-RES / G-MCRES in user space (seed `000_5feb7fca5a4f9943.txt`,
+//! The per-core dispatcher of G-RES / G-MCRES in user space (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems",
 //! section 5 "G-RES Plugin", section 6 "G-MCRES Plugin", Algorithms 1 and 2).
 //!
 //! One dispatcher per core, pinned, at the top SCHED_FIFO priority below the watchdog. It

@@ -1,6 +1,5 @@
 //! Table-driven global execution of mixed-criticality scheduling tables on real cores: G-RES
-//! and G-MCRES in user space (seed `000_5feb7fca5a4f9943.txt`, sections 5 and 6; issue 5,
-//! items 1 and 2; `notes/mixed-criticality.md`, "Online" sections).
+//! and G-MCRES in user space (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", sections 5 and 6).
 //!
 //! Semantics (the ones the simulator and the validator share): the system runs the table of
 //! the current mode, which starts at level 0 and returns to it at every hyper-period boundary.

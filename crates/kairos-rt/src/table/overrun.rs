@@ -1,6 +1,5 @@
-//! Overrun injection for table-driven runs (issue 5, item 2: "Overruns are injected on request
-//! (`--overrun TASK@JOB`, or seeded probability) by making a job run longer"; seed
-//! `000_5feb7fca5a4f9943.txt`, section 6.1: a job that has not completed at the end of its
+//! Overrun injection for table-driven runs: on request (`--overrun TASK@JOB`, or a seeded
+//! probability) a job runs longer than its budget (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 6.1: a job that has not completed at the end of its
 //! last interval in the current mode is a budget overrun).
 //!
 //! Every job's demand is fixed before the run by the simulator's own draw

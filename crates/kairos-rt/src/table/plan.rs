@@ -1,5 +1,5 @@
 //! The dispatch plan: an MC-DAG system and its per-level tables turned into what the per-core
-//! dispatchers read without any lock (seed `000_5feb7fca5a4f9943.txt`, section 5.1 definition
+//! dispatchers read without any lock (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 5.1 definition
 //! 5.4, G-RES reservations as `(interval, core)` pairs per task; section 6.1, per-mode tables
 //! and the tagging of each job's last interval, where a budget overrun can only be observed).
 //!

@@ -1,5 +1,5 @@
-//! From the threads' logs to the run result, in the simulator's vocabulary (issue 5, item 4;
-//! seed `000_5feb7fca5a4f9943.txt`, section 7.1 "Decomposition of a criticality mode change"):
+//! From the threads' logs to the run result, in the simulator's vocabulary
+//! (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 7.1 "Decomposition of a criticality mode change"):
 //! one job record per released job, mode changes up and the return to level 0 at every
 //! hyper-period boundary (section 6.3), discards of the jobs of tasks below the new mode, and
 //! the parts of each mode change: overrun detection (end of the last interval to the handler),

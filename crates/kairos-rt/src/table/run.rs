@@ -1,4 +1,4 @@
-//! A whole table-driven run (issue 5, items 1-2): checks, calibration, memory locking and the
+//! A whole table-driven run: checks, calibration, memory locking and the
 //! `/dev/cpu_dma_latency` guard, one worker per (task, core) pair and one dispatcher per core
 //! created with explicit SCHED_FIFO policy and affinity ([`crate::platform::thread`]), the
 //! watchdog, a common origin, and the collection of every thread's log into a

@@ -1,5 +1,5 @@
 //! Systems and tables built by hand for the runtime tests and the section 7 experiments of
-//! seed `000_5feb7fca5a4f9943.txt` (7.1 mode change vs number of tasks, 7.3 the worst case
+//! Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems" (7.1 mode change vs number of tasks, 7.3 the worst case
 //! where every task migrates to the next core at every window). Each table set satisfies the
 //! shared validity rules: exact budgets inside release and deadline and no overlap per core
 //! (checked by this module's tests), no task on two cores at once, and safe transitions

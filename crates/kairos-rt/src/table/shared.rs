@@ -1,5 +1,5 @@
 //! The state the dispatchers and workers of a table-driven run share, all lock-free
-//! (seed `000_5feb7fca5a4f9943.txt`, sections 5-6): the mode words of G-MCRES
+//! (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", sections 5-6): the mode words of G-MCRES
 //! ([`crate::mode::ModeState`]), the holder word of every task ([`crate::handoff::Holders`]),
 //! per task its job progress and the time stamps a migration leaves behind (figure 5), per
 //! (task, core) worker a parking word, and per core a doorbell.

@@ -1,10 +1,9 @@
 //! The (task, core) worker threads of a table-driven run: job bodies as calibrated busy work
 //! ([`crate::calibrate::spin`]) that checks its stop word and its interval's end between
 //! sub-microsecond units, so an interval end takes effect within one unit (budget enforcement,
-//! seed `000_5feb7fca5a4f9943.txt` section 6.1).
+//! Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 6.1).
 //!
-//! **Why one thread per (task, core) pair** (issue 5, item 4, "choose and justify the
-//! mechanism"): moving one thread per task at every migration costs a `sched_setaffinity` to
+//! **Why one thread per (task, core) pair**: moving one thread per task at every migration costs a `sched_setaffinity` to
 //! the other CPU (6.9 us median on the idle machine) or a cross-core futex wake (2.5-3 us), both
 //! on the critical path of every instantaneous migration. With a thread pre-pinned on every
 //! core a task visits, a migration is the seed's section 5.3 hand-off alone: the new core's

@@ -1,6 +1,6 @@
 //! Does a recorded run follow one table exactly? Without overruns and with every job running its
 //! level-0 WCET, a G-RES run must execute table 0 interval by interval (seed
-//! `000_5feb7fca5a4f9943.txt` section 5: a table-driven schedule is replayed as is).
+//! Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 5: a table-driven schedule is replayed as is).
 
 use std::collections::HashMap;
 

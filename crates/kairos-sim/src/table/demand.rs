@@ -1,5 +1,5 @@
 //! How much work each job of a table run really has: the execution-time model for the nominal
-//! case and the injected budget overruns (seed `000_5feb7fca5a4f9943.txt` section 6.1: a job
+//! case and the injected budget overruns (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 6.1: a job
 //! overruns when it needs more than its WCET at the current mode).
 //!
 //! Random draws come from one ChaCha8 stream seeded by the run's seed, taken in release order

@@ -1,4 +1,4 @@
-//! What a table run measured (G-RES / G-MCRES execution, seed `000_5feb7fca5a4f9943.txt`
+//! What a table run measured (G-RES / G-MCRES execution, Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems",
 //! sections 5-6). The JSON field names are stable snake_case: scripts read them.
 //!
 //! Definitions (also in `docs/simulate.md`):

@@ -1,5 +1,5 @@
 //! The `table` policy: runs the scheduling tables of a mixed-criticality DAG system the way the
-//! G-RES and G-MCRES LITMUS-RT plugins do (seed `000_5feb7fca5a4f9943.txt` sections 5 and 6;
+//! G-RES and G-MCRES LITMUS-RT plugins do (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", sections 5 and 6;
 //! `notes/mixed-criticality.md`, "Online").
 //!
 //! Semantics, shared with the table synthesizer and validator:

@@ -1,6 +1,6 @@
 //! The tables of one system resolved for execution: task names to indices, one job key per
 //! (task, job of the hyper-period), intervals sorted per core, and each job's last interval end
-//! per level (where G-MCRES detects budget overruns, seed `000_5feb7fca5a4f9943.txt` section 6.1).
+//! per level (where G-MCRES detects budget overruns, Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 6.1).
 //!
 //! Only what the simulator cannot execute is refused here (unknown tasks, intervals outside the
 //! hyper-period or on missing cores, overlaps on a core or of one task): budgets, windows,
