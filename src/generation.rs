@@ -6,11 +6,8 @@ use kairos_gen::{
     ChaCha8Rng, DeadlineDist, PeriodDist, RtXenConfig, UtilDist,
 };
 use kairos_model::{parse_duration, Duration, Task};
-use serde::Deserialize;
-
 /// How the utilizations of a set are drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Method {
     /// SchedCAT style: draw tasks from `utilizations` until the total reaches the target.
     UntilCap,
@@ -24,43 +21,34 @@ pub enum Method {
 }
 
 /// A generator as written in a config (every field but `method` has a default).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug)]
 pub struct GeneratorSpec {
     pub method: Method,
     /// Number of tasks (uunifast-discard, randfixedsum).
     pub tasks: Option<usize>,
-    #[serde(default = "defaults::utilizations")]
     pub utilizations: String,
-    #[serde(default = "defaults::periods")]
     pub periods: String,
-    #[serde(default = "defaults::deadlines")]
     pub deadlines: String,
     /// Time grid of periods and WCETs.
-    #[serde(default = "defaults::grid")]
     pub grid: String,
-    #[serde(default = "defaults::max_task_utilization")]
     pub max_task_utilization: f64,
-    /// until-cap: scale the task that overshoots to fit instead of dropping it.
-    #[serde(default)]
+    /// until-cap: shrink the task that overshoots to fit instead of dropping it.
     pub squeeze: bool,
 }
 
-mod defaults {
-    pub fn utilizations() -> String {
-        "uni-medium".into()
-    }
-    pub fn periods() -> String {
-        "uni-moderate".into()
-    }
-    pub fn deadlines() -> String {
-        "implicit".into()
-    }
-    pub fn grid() -> String {
-        "1us".into()
-    }
-    pub fn max_task_utilization() -> f64 {
-        1.0
+impl GeneratorSpec {
+    /// A spec of `method` with every other field at its default (as documented).
+    pub fn with_method(method: Method) -> GeneratorSpec {
+        GeneratorSpec {
+            method,
+            tasks: None,
+            utilizations: "uni-medium".into(),
+            periods: "uni-moderate".into(),
+            deadlines: "implicit".into(),
+            grid: "1us".into(),
+            max_task_utilization: 1.0,
+            squeeze: false,
+        }
     }
 }
 
@@ -77,50 +65,76 @@ pub struct Generator {
     squeeze: bool,
 }
 
+/// One problem of a generator spec: the field (e.g. `periods`) and what is wrong.
+pub type SpecProblem = (&'static str, String);
+
 impl GeneratorSpec {
-    /// Checks every name and number; the error says which one is wrong.
-    pub fn resolve(&self) -> Result<Generator, String> {
+    /// Checks every name and number; each problem names its field, and all are reported.
+    pub fn resolve(&self) -> Result<Generator, Vec<SpecProblem>> {
+        let mut problems = Vec::new();
         let needs_count = matches!(self.method, Method::UunifastDiscard | Method::Randfixedsum);
-        let tasks = match (needs_count, self.tasks) {
-            (true, None) => {
-                return Err(
-                    "generator: `tasks` (the number of tasks) is required for this method".into(),
-                )
-            }
-            (true, Some(0)) => return Err("generator: `tasks` must be at least 1".into()),
-            (_, n) => n.unwrap_or(0),
-        };
-        if !(self.max_task_utilization > 0.0 && self.max_task_utilization <= 1.0) {
-            return Err("generator: `max_task_utilization` must be in (0, 1]".into());
+        match (needs_count, self.tasks) {
+            (true, None) => problems.push((
+                "tasks",
+                "`tasks` (the number of tasks) is required for this method".to_string(),
+            )),
+            (true, Some(0)) => problems.push(("tasks", "must be at least 1".to_string())),
+            _ => {}
         }
-        Ok(Generator {
-            method: self.method,
-            tasks,
-            utilizations: self
-                .utilizations
-                .parse()
-                .map_err(|e| format!("generator.utilizations: {e}"))?,
-            periods: self
-                .periods
-                .parse()
-                .map_err(|e| format!("generator.periods: {e}"))?,
-            deadlines: self
-                .deadlines
-                .parse()
-                .map_err(|e| format!("generator.deadlines: {e}"))?,
-            grid: parse_duration(&self.grid)
-                .map_err(|e| format!("generator.grid: {e}"))
-                .and_then(|g| {
-                    if g.is_zero() {
-                        Err("generator.grid: must be greater than zero".to_string())
-                    } else {
-                        Ok(g)
-                    }
-                })?,
-            max_task_utilization: self.max_task_utilization,
-            squeeze: self.squeeze,
-        })
+        if !(self.max_task_utilization > 0.0 && self.max_task_utilization <= 1.0) {
+            problems.push(("max_task_utilization", "must be in (0, 1]".to_string()));
+        }
+        let p = &mut problems;
+        let utilizations = noted(p, "utilizations", self.utilizations.parse::<UtilDist>());
+        let periods = noted(p, "periods", self.periods.parse::<PeriodDist>());
+        let deadlines = noted(p, "deadlines", self.deadlines.parse::<DeadlineDist>());
+        let grid = noted(p, "grid", positive_duration(&self.grid));
+        match (utilizations, periods, deadlines, grid) {
+            (Some(utilizations), Some(periods), Some(deadlines), Some(grid))
+                if problems.is_empty() =>
+            {
+                Ok(Generator {
+                    method: self.method,
+                    tasks: self.tasks.unwrap_or(0),
+                    utilizations,
+                    periods,
+                    deadlines,
+                    grid,
+                    max_task_utilization: self.max_task_utilization,
+                    squeeze: self.squeeze,
+                })
+            }
+            _ => Err(problems),
+        }
     }
+}
+
+/// The value, or `None` with the problem noted under `field`.
+fn noted<T, E: ToString>(
+    problems: &mut Vec<SpecProblem>,
+    field: &'static str,
+    result: Result<T, E>,
+) -> Option<T> {
+    result
+        .map_err(|e| problems.push((field, e.to_string())))
+        .ok()
+}
+
+fn positive_duration(text: &str) -> Result<Duration, String> {
+    match parse_duration(text) {
+        Ok(d) if d.is_zero() => Err("must be greater than zero".to_string()),
+        Ok(d) => Ok(d),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The problems as one line, for the command line (`kairos gen`): `--periods: ...; --grid: ...`.
+pub fn as_flags(problems: &[SpecProblem]) -> String {
+    problems
+        .iter()
+        .map(|(field, message)| format!("--{}: {message}", field.replace('_', "-")))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 impl Generator {

@@ -499,3 +499,58 @@ fn gen_refuses_a_batch_in_a_single_set_format_and_reports_json() {
     let lines = std::fs::read_to_string(dir.join("three.jsonl")).unwrap();
     assert_eq!(lines.lines().count(), 3);
 }
+
+/// Every problem of an experiment config in one run, located like `kairos check` reports.
+#[test]
+fn experiment_config_problems_are_all_reported_with_locations() {
+    let dir = scratch();
+    let config = r#"seed = 1
+cores = 4
+samples = 10
+stp = 3
+simulation_cap = "2 parsecs"
+[utilization]
+from = 1.0
+to = 2.0
+step = 0.5
+[generator]
+method = "uunifast-discard"
+task = 10
+periods = "uni-forever"
+squeeze = "yes"
+[[methods]]
+test = "gfbb"
+[[methods]]
+simulate = "gedff"
+"#;
+    std::fs::write(dir.join("bad.toml"), config).unwrap();
+    let out = kairos(&["experiment", "bad.toml", "--dry-run"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let located: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("bad.toml:"))
+        .map(|l| l.split(": error: ").nth(1).unwrap_or(l))
+        .map(|l| l.split(':').next().unwrap())
+        .collect();
+    assert_eq!(
+        located,
+        [
+            "stp",
+            "simulation_cap",
+            "generator.tasks",
+            "generator.task",
+            "generator.periods",
+            "generator.squeeze",
+            "methods[0].test",
+            "methods[1].simulate"
+        ],
+        "{err}"
+    );
+    assert!(err.contains("bad.toml:12:1: error: generator.task: unknown key `task`\n  hint: did you mean `tasks`?"), "{err}");
+    assert!(
+        err.ends_with("error: bad.toml: 8 error(s): nothing run\n"),
+        "{err}"
+    );
+}

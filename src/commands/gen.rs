@@ -34,6 +34,9 @@ pub struct GenArgs {
     pub grid: String,
     #[arg(long, default_value_t = 1.0)]
     pub max_task_utilization: f64,
+    /// until-cap: shrink the task that overshoots the target to fit instead of dropping it.
+    #[arg(long)]
+    pub squeeze: bool,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Number of sets; more than one are written as JSONL.
@@ -99,9 +102,11 @@ pub fn run(args: &GenArgs) -> CommandResult {
         deadlines: args.deadlines.clone(),
         grid: args.grid.clone(),
         max_task_utilization: args.max_task_utilization,
-        squeeze: false,
+        squeeze: args.squeeze,
     };
-    let generator = spec.resolve().map_err(Failure::bad_input)?;
+    let generator = spec
+        .resolve()
+        .map_err(|problems| Failure::bad_input(crate::generation::as_flags(&problems)))?;
     let mut rng = seeded(args.seed);
     let mut sets = Vec::with_capacity(args.count);
     for _ in 0..args.count {
@@ -215,6 +220,9 @@ fn command_line(args: &GenArgs) -> String {
         args.max_task_utilization,
         args.seed
     ));
+    if args.squeeze {
+        line.push_str(" --squeeze");
+    }
     if args.count > 1 {
         line.push_str(&format!(" --count {}", args.count));
     }

@@ -5,11 +5,10 @@ use kairos_analysis::registry;
 use kairos_gen::mcdag::McDagParams;
 use kairos_model::{parse_duration, Duration};
 use kairos_sim::policy::PolicyKind;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// The file as written (TOML).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The file as written (TOML), read by [`super::decode`].
+#[derive(Clone, Debug)]
 pub struct ConfigFile {
     pub name: Option<String>,
     pub seed: u64,
@@ -26,8 +25,7 @@ pub struct ConfigFile {
     pub simulation_cap: Option<String>,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
 pub struct UtilizationRange {
     pub from: f64,
     pub to: f64,
@@ -36,8 +34,7 @@ pub struct UtilizationRange {
 
 /// One line of the plot: an analysis test, "no deadline miss in simulation", or (MC-DAG
 /// experiments) "tables synthesized".
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug)]
 pub struct MethodSpec {
     pub test: Option<String>,
     pub simulate: Option<String>,
@@ -46,8 +43,7 @@ pub struct MethodSpec {
 
 /// The MC-DAG generator's parameters in an experiment config (docs/mcdag-gen.md); the
 /// utilization of each point and the seed of each sample are filled in per system.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug)]
 pub struct McDagSpec {
     pub dags: Option<usize>,
     pub tasks: Option<usize>,
@@ -109,51 +105,107 @@ pub struct Config {
 /// Most utilization points one experiment may have.
 const MAX_POINTS: usize = 10_000;
 
+/// A problem found while resolving the config's names and numbers: the field path and what is
+/// wrong (located through the reader's source map).
+pub struct Problem {
+    pub path: String,
+    pub message: String,
+}
+
+fn problem(path: impl Into<String>, message: impl Into<String>) -> Problem {
+    Problem {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
 impl ConfigFile {
-    pub fn resolve(&self, default_name: &str) -> Result<Config, String> {
-        if self.cores == 0 {
-            return Err("cores must be at least 1".into());
-        }
-        if self.samples == 0 {
-            return Err("samples must be at least 1".into());
-        }
+    /// Every name and number understood, or every problem found.
+    pub fn resolve(&self, default_name: &str) -> Result<Config, Vec<Problem>> {
+        let mut problems = Vec::new();
         if self.methods.is_empty() {
-            return Err(
-                "add at least one [[methods]] (test = \"gfb\" or simulate = \"gedf\")".into(),
-            );
+            problems.push(problem(
+                "methods",
+                "add at least one [[methods]] (test = \"gfb\" or simulate = \"gedf\")",
+            ));
         }
-        let workloads = match (&self.generator, &self.mcdag) {
-            (Some(generator), None) => Workloads::Periodic(generator.resolve()?),
-            (None, Some(mcdag)) => Workloads::McDag(mcdag.resolve(self.cores)?),
-            _ => return Err(
-                "give exactly one of [generator] (periodic task sets) or [mcdag] (MC-DAG systems)"
-                    .into(),
-            ),
-        };
-        let methods = self
+        let workloads = self.workloads(&mut problems);
+        let methods: Vec<Option<Method>> = self
             .methods
             .iter()
             .enumerate()
-            .map(resolve_method)
-            .collect::<Result<Vec<_>, _>>()?;
-        check_methods_fit(&workloads, &methods)?;
+            .map(|m| resolve_method(m).map_err(|p| problems.push(p)).ok())
+            .collect();
         let simulation_cap = match &self.simulation_cap {
-            Some(text) => parse_duration(text).map_err(|e| format!("simulation_cap: {e}"))?,
-            None => Duration::from_secs(10),
+            Some(text) => parse_duration(text)
+                .map_err(|e| problems.push(problem("simulation_cap", e.to_string())))
+                .ok(),
+            None => Some(Duration::from_secs(10)),
         };
-        Ok(Config {
-            name: self
-                .name
-                .clone()
-                .unwrap_or_else(|| default_name.to_string()),
-            seed: self.seed,
-            cores: self.cores,
-            samples: self.samples,
-            points: self.utilization.points()?,
-            workloads,
-            methods,
-            simulation_cap,
-        })
+        let points = self
+            .utilization
+            .points()
+            .map_err(|e| problems.push(problem("utilization", e)))
+            .ok();
+        let methods: Option<Vec<Method>> = methods.into_iter().collect();
+        if let (Some(workloads), Some(methods)) = (&workloads, &methods) {
+            if let Err(p) = check_methods_fit(workloads, methods) {
+                problems.push(p);
+            }
+        }
+        match (workloads, methods, simulation_cap, points) {
+            (Some(workloads), Some(methods), Some(simulation_cap), Some(points))
+                if problems.is_empty() =>
+            {
+                Ok(Config {
+                    name: self
+                        .name
+                        .clone()
+                        .unwrap_or_else(|| default_name.to_string()),
+                    seed: self.seed,
+                    cores: self.cores,
+                    samples: self.samples,
+                    points,
+                    workloads,
+                    methods,
+                    simulation_cap,
+                })
+            }
+            _ => Err(problems),
+        }
+    }
+
+    fn workloads(&self, problems: &mut Vec<Problem>) -> Option<Workloads> {
+        match (&self.generator, &self.mcdag) {
+            (Some(generator), None) => {
+                match generator.resolve() {
+                    Ok(generator) => Some(Workloads::Periodic(generator)),
+                    Err(found) => {
+                        problems.extend(found.into_iter().map(|(field, message)| {
+                            problem(format!("generator.{field}"), message)
+                        }));
+                        None
+                    }
+                }
+            }
+            (None, Some(mcdag)) => mcdag
+                .resolve(self.cores)
+                .map_err(|e| problems.push(problem("mcdag.slot", e)))
+                .ok()
+                .map(Workloads::McDag),
+            (generator, _) => {
+                let at = if generator.is_some() {
+                    "mcdag"
+                } else {
+                    "generator"
+                };
+                problems.push(problem(
+                    at,
+                    "give exactly one of [generator] (periodic task sets) or [mcdag] (MC-DAG systems)",
+                ));
+                None
+            }
+        }
     }
 }
 
@@ -161,7 +213,7 @@ impl McDagSpec {
     fn resolve(&self, cores: usize) -> Result<McDagParams, String> {
         let defaults = McDagParams::default();
         let slot = match &self.slot {
-            Some(text) => parse_duration(text).map_err(|e| format!("mcdag.slot: {e}"))?,
+            Some(text) => parse_duration(text).map_err(|e| e.to_string())?,
             None => defaults.slot,
         };
         Ok(McDagParams {
@@ -186,52 +238,62 @@ impl McDagSpec {
 }
 
 /// Periodic sets take tests and simulations; MC-DAG systems take synthesis methods.
-fn check_methods_fit(workloads: &Workloads, methods: &[Method]) -> Result<(), String> {
+fn check_methods_fit(workloads: &Workloads, methods: &[Method]) -> Result<(), Problem> {
     let mc = matches!(workloads, Workloads::McDag(_));
     match methods
         .iter()
         .position(|m| matches!(m, Method::Synth(_)) != mc)
     {
         None => Ok(()),
-        Some(i) if mc => Err(format!(
-            "methods[{i}]: MC-DAG experiments take `synth = \"gedzl\" | \"gedf\" | \"gllf\" | \"federated\"`"
+        Some(i) if mc => Err(problem(
+            format!("methods[{i}]"),
+            "MC-DAG experiments take `synth = \"gedzl\" | \"gedf\" | \"gllf\" | \"federated\"`",
         )),
-        Some(i) => Err(format!(
-            "methods[{i}]: `synth` needs an [mcdag] generator instead of [generator]"
+        Some(i) => Err(problem(
+            format!("methods[{i}]"),
+            "`synth` needs an [mcdag] generator instead of [generator]",
         )),
     }
 }
 
-fn resolve_synth(i: usize, name: &str) -> Result<Method, String> {
+fn resolve_synth(i: usize, name: &str) -> Result<Method, Problem> {
     if name == "federated" {
         return Ok(Method::Synth(McMethod::Federated));
     }
     kairos_mc::Policy::from_name(name)
         .map(|p| Method::Synth(McMethod::Gmh(p)))
         .ok_or_else(|| {
-            format!("methods[{i}]: unknown synthesis `{name}` (gedzl, gedf, gllf, federated)")
+            problem(
+                format!("methods[{i}].synth"),
+                format!("unknown synthesis `{name}` (gedzl, gedf, gllf, federated)"),
+            )
         })
 }
 
-fn resolve_method((i, spec): (usize, &MethodSpec)) -> Result<Method, String> {
-    match (&spec.test, &spec.simulate) {
-        _ if spec.synth.is_some() && (spec.test.is_some() || spec.simulate.is_some()) => Err(
-            format!("methods[{i}]: give exactly one of `test`, `simulate` or `synth`"),
-        ),
-        (None, None) if spec.synth.is_some() => {
-            resolve_synth(i, spec.synth.as_deref().unwrap_or_default())
-        }
-        (Some(test), None) => registry::find(test).map(Method::Test).ok_or_else(|| {
-            format!("methods[{i}]: unknown test `{test}` (see `kairos analyze --list`)")
+fn resolve_method((i, spec): (usize, &MethodSpec)) -> Result<Method, Problem> {
+    let one_of = || {
+        problem(
+            format!("methods[{i}]"),
+            "give exactly one of `test`, `simulate` or `synth`",
+        )
+    };
+    match (&spec.test, &spec.simulate, &spec.synth) {
+        (None, None, Some(synth)) => resolve_synth(i, synth),
+        (Some(test), None, None) => registry::find(test).map(Method::Test).ok_or_else(|| {
+            problem(
+                format!("methods[{i}].test"),
+                format!("unknown test `{test}` (see `kairos analyze --list`)"),
+            )
         }),
-        (None, Some(policy)) => PolicyKind::from_cli_name(policy)
+        (None, Some(policy), None) => PolicyKind::from_cli_name(policy)
             .map(Method::Simulate)
             .ok_or_else(|| {
-                format!("methods[{i}]: unknown policy `{policy}` (gedf, pedf, gfp, pfp, edzl)")
+                problem(
+                    format!("methods[{i}].simulate"),
+                    format!("unknown policy `{policy}` (gedf, pedf, gfp, pfp, edzl)"),
+                )
             }),
-        _ => Err(format!(
-            "methods[{i}]: give exactly one of `test`, `simulate` or `synth`"
-        )),
+        _ => Err(one_of()),
     }
 }
 
@@ -240,13 +302,11 @@ impl UtilizationRange {
     pub fn points(&self) -> Result<Vec<f64>, String> {
         let valid = self.from.is_finite() && self.to.is_finite() && self.step.is_finite();
         if !valid || self.step <= 0.0 || self.from <= 0.0 || self.to < self.from {
-            return Err("utilization: need 0 < from <= to and step > 0".into());
+            return Err("need 0 < from <= to and step > 0".into());
         }
         let count = ((self.to - self.from) / self.step + 1e-9).floor() as usize + 1;
         if count > MAX_POINTS {
-            return Err(format!(
-                "utilization: {count} points is more than {MAX_POINTS}"
-            ));
+            return Err(format!("{count} points is more than {MAX_POINTS}"));
         }
         Ok((0..count)
             .map(|k| round6(self.from + k as f64 * self.step))

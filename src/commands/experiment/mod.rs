@@ -13,12 +13,13 @@
 //! config.
 
 mod config;
+mod decode;
 mod mc;
 pub(crate) mod plot;
 mod resume;
 
 use crate::args::{write_output, CommandResult, Failure};
-use config::{Config, ConfigFile, Method, Workloads};
+use config::{Config, Method, Workloads};
 use indicatif::{ProgressBar, ProgressStyle};
 use kairos_analysis::tasks_of;
 use kairos_gen::{make_workload, seeded};
@@ -55,15 +56,7 @@ pub struct ExperimentArgs {
 pub fn run(args: &ExperimentArgs) -> CommandResult {
     let text = std::fs::read_to_string(&args.config)
         .map_err(|e| Failure::bad_input(format!("cannot read {}: {e}", args.config.display())))?;
-    let file: ConfigFile = toml::from_str(&text)
-        .map_err(|e| Failure::bad_input(format!("{}: {e}", args.config.display())))?;
-    let stem = args
-        .config
-        .file_stem()
-        .map_or("experiment".into(), |s| s.to_string_lossy().into_owned());
-    let config = file
-        .resolve(&stem)
-        .map_err(|e| Failure::bad_input(format!("{}: {e}", args.config.display())))?;
+    let config = decode::load(&args.config, &text)?;
     let out = args
         .out
         .clone()
