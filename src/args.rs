@@ -54,3 +54,16 @@ pub fn write_output(path: &std::path::Path, contents: impl AsRef<[u8]>) -> Resul
     std::fs::write(path, contents)
         .map_err(|e| Failure::environment(format!("cannot write {}: {e}", path.display())))
 }
+
+/// clap parser for `--gantt FILE.svg`: the chart is SVG, so another extension is refused
+/// rather than written with the wrong content.
+pub fn svg_path_arg(text: &str) -> Result<std::path::PathBuf, String> {
+    let path = std::path::PathBuf::from(text);
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("svg") => Ok(path),
+        _ => Err(format!(
+            "{text:?}: the Gantt chart is written as SVG: name the file .svg \
+             (for PNG convert it, e.g. `rsvg-convert chart.svg -o chart.png`)"
+        )),
+    }
+}

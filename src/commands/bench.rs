@@ -32,7 +32,7 @@ pub struct BenchArgs {
     pub file: Option<PathBuf>,
     #[arg(long, value_parser = ["gedf", "pedf", "gfp", "pfp", "edzl"], default_value = "gedf")]
     pub policy: String,
-    #[arg(long, value_parser = duration_arg, default_value = "10s")]
+    #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "10s")]
     pub duration: Duration,
     /// Timed runs; the median is reported.
     #[arg(long, default_value_t = 21)]

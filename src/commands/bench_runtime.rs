@@ -38,10 +38,10 @@ pub enum RuntimeBench {
 #[derive(clap::Args)]
 pub struct TimerArgs {
     /// Length of each measurement (at most 60s).
-    #[arg(long, value_parser = duration_arg, default_value = "10s")]
+    #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "10s")]
     pub duration: Duration,
     /// Timer period (at least 100us).
-    #[arg(long, value_parser = duration_arg, default_value = "1ms")]
+    #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "1ms")]
     pub interval: Duration,
     /// Also run cyclictest (Debian package rt-tests) with the same interval and duration.
     #[arg(long)]

@@ -19,10 +19,10 @@ use std::path::{Path, PathBuf};
 #[derive(clap::Args)]
 pub struct MigrationArgs {
     /// Length of the migrating run (at most 60s).
-    #[arg(long, value_parser = duration_arg, default_value = "5s")]
+    #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "5s")]
     pub duration: Duration,
     /// The task moves to the other core at every window boundary.
-    #[arg(long, value_parser = duration_arg, default_value = "1ms")]
+    #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "1ms")]
     pub window: Duration,
     /// Samples of each raw mechanism (futex wake, sched_setaffinity).
     #[arg(long, default_value_t = 2000)]
@@ -42,7 +42,7 @@ pub struct ModeChangeArgs {
     #[arg(long, default_value_t = 200)]
     pub periods: u64,
     /// LO budget of every task (HI tasks get twice as much at HI).
-    #[arg(long, value_parser = duration_arg, default_value = "500us")]
+    #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "500us")]
     pub unit: Duration,
     #[arg(long, default_value = "kairos-bench")]
     pub out_dir: PathBuf,
@@ -54,10 +54,10 @@ pub struct CyclicArgs {
     #[arg(long, default_value = "2..")]
     pub cores: String,
     /// Every task moves to the next core at every window boundary.
-    #[arg(long, value_parser = duration_arg, default_value = "10ms")]
+    #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "10ms")]
     pub window: Duration,
     /// Length of the run per number of cores (at most 60s).
-    #[arg(long, value_parser = duration_arg, default_value = "5s")]
+    #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "5s")]
     pub duration: Duration,
     #[arg(long, default_value = "kairos-bench")]
     pub out_dir: PathBuf,

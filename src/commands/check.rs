@@ -13,8 +13,11 @@ pub struct CheckArgs {
     /// or MC-DAG framework XML (.xml).
     pub file: PathBuf,
     /// For .xml files: how long one time unit of the file lasts.
-    #[arg(long, default_value = "1ms", value_parser = crate::mc_input::slot_arg)]
+    #[arg(long, allow_hyphen_values = true, default_value = "1ms", value_parser = crate::mc_input::slot_arg)]
     pub slot: Duration,
+    /// Print the report as JSON: `ok`, counts, every diagnostic with line, column and path.
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run(args: &CheckArgs) -> CommandResult {
@@ -27,11 +30,38 @@ pub fn run(args: &CheckArgs) -> CommandResult {
             cores: None,
         };
         let checked = mc_input::check_source(&args.file, &source, &options)?;
-        print!("{}", render_mc(&checked, &name));
+        match args.json {
+            true => {
+                let summary = checked.system.as_ref().map(|s| {
+                    serde_json::json!({
+                        "dags": s.dags.len(),
+                        "tasks": s.task_refs().count(),
+                        "levels": s.levels,
+                        "cores": s.cores,
+                        "utilization": (0..s.level_count()).map(|l| s.utilization_at(l)).collect::<Vec<_>>(),
+                        "hyperperiod_ns": s.hyperperiod().map(|h| h.as_nanos()),
+                    })
+                });
+                print_json(&name, summary, &checked.diagnostics)
+            }
+            false => print!("{}", render_mc(&checked, &name)),
+        }
         checked.diagnostics.has_errors()
     } else {
         let checked = check_source(&source, format);
-        print!("{}", render(&checked, &name));
+        match args.json {
+            true => {
+                let summary = checked.workload.as_ref().map(|w| {
+                    serde_json::json!({
+                        "tasks": w.tasks.len(),
+                        "cores": w.cores,
+                        "utilization": w.total_utilization(),
+                    })
+                });
+                print_json(&name, summary, &checked.diagnostics)
+            }
+            false => print!("{}", render(&checked, &name)),
+        }
         checked.diagnostics.has_errors()
     };
     Ok(if has_errors {
@@ -39,6 +69,36 @@ pub fn run(args: &CheckArgs) -> CommandResult {
     } else {
         0
     })
+}
+
+/// `check --json`: the verdict, what was read (`summary`, null on errors), the counts and every
+/// diagnostic, as fields.
+fn print_json(file: &str, summary: Option<serde_json::Value>, diagnostics: &Diagnostics) {
+    let items: Vec<_> = diagnostics
+        .iter()
+        .map(|d| {
+            serde_json::json!({
+                "severity": if d.is_error() { "error" } else { "warning" },
+                "line": d.position.map(|p| p.line),
+                "column": d.position.map(|p| p.column),
+                "path": d.path,
+                "message": d.message,
+                "hint": d.hint,
+            })
+        })
+        .collect();
+    let report = serde_json::json!({
+        "file": file,
+        "ok": !diagnostics.has_errors(),
+        "summary": summary,
+        "errors": diagnostics.error_count(),
+        "warnings": diagnostics.warning_count(),
+        "diagnostics": items,
+    });
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&report).expect("report serializes")
+    );
 }
 
 /// The report `kairos check` prints for a mixed-criticality system: each diagnostic, then a

@@ -80,7 +80,7 @@ pub struct McDagArgs {
     #[arg(long, value_delimiter = ',')]
     pub level_fractions: Vec<f64>,
     /// Length of one slot (periods and WCETs are whole slots).
-    #[arg(long, default_value = "1ms", value_parser = crate::args::duration_arg)]
+    #[arg(long, allow_hyphen_values = true, default_value = "1ms", value_parser = crate::args::duration_arg)]
     pub slot: kairos_model::Duration,
     /// Periods divide this many slots, bounding the hyper-period; 0: any integer period.
     #[arg(long, default_value_t = kairos_gen::mcdag::McDagParams::DEFAULT_HYPERPERIOD_BASE)]

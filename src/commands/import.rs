@@ -25,7 +25,7 @@ pub struct McdagArgs {
     /// The XML file.
     pub file: PathBuf,
     /// How long one time unit of the file lasts.
-    #[arg(long, default_value = "1ms", value_parser = crate::mc_input::slot_arg)]
+    #[arg(long, allow_hyphen_values = true, default_value = "1ms", value_parser = crate::mc_input::slot_arg)]
     pub slot: Duration,
     /// Number of cores, replacing the file's <cores number="M"/>.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]

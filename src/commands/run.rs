@@ -35,8 +35,11 @@ pub struct Args {
     /// pfp otherwise.
     #[arg(long, value_parser = ["pfp", "gfp", "edf", "table"])]
     pub policy: Option<String>,
+    /// Override the number of cores of the file (as `kairos simulate --cores`).
+    #[arg(long)]
+    pub cores: Option<usize>,
     /// How long to run (at most 60s).
-    #[arg(long, value_parser = duration_arg, default_value = "5s")]
+    #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "5s")]
     pub duration: Duration,
     /// Fixed-priority order for pfp/gfp: explicit if every task has a priority, else RM.
     #[arg(long, value_parser = ["auto", "rm", "dm", "explicit"], default_value = "auto")]
@@ -52,10 +55,10 @@ pub struct Args {
     pub trace: Option<PathBuf>,
     /// Write a Gantt chart (SVG) of the measured schedule (with --compare: measured above
     /// simulated).
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(long, value_name = "FILE.svg", value_parser = crate::args::svg_path_arg)]
     pub gantt: Option<PathBuf>,
     /// Only draw this part of the schedule in the Gantt chart, e.g. 0ms..50ms.
-    #[arg(long, value_parser = window_arg, value_name = "START..END", requires = "gantt")]
+    #[arg(long, allow_hyphen_values = true, value_parser = window_arg, value_name = "START..END", requires = "gantt")]
     pub gantt_window: Option<(Instant, Instant)>,
     /// Also simulate the workload and compare the two job by job.
     #[arg(long)]
@@ -103,7 +106,10 @@ pub fn run(args: &Args) -> CommandResult {
             args.file.display()
         )));
     }
-    let workload = crate::commands::check::load_valid(&args.file)?;
+    let mut workload = crate::commands::check::load_valid(&args.file)?;
+    if let Some(cores) = args.cores {
+        crate::commands::simulate::override_cores(&mut workload, cores)?;
+    }
     let policy = PeriodicPolicy::from_cli_name(policy_name)
         .ok_or_else(|| Failure::bad_input("unknown policy"))?;
     let mut config = PeriodicConfig::new(policy, args.duration.as_nanos());

@@ -25,7 +25,10 @@ pub fn run(args: &Args) -> CommandResult {
             "--command applies to periodic workloads: table-driven jobs are calibrated busy work",
         ));
     }
-    let system = crate::mc_input::load_system(&args.file, XML_SLOT)?;
+    let mut system = crate::mc_input::load_system(&args.file, XML_SLOT)?;
+    if let Some(cores) = args.cores {
+        crate::commands::simulate::override_mc_cores(&mut system, cores)?;
+    }
     let (tables, source) = crate::commands::simulate::tables_for(&system, args.tables.as_deref())?;
     let mut config = TableRunConfig::new(args.duration.as_nanos());
     config.overruns = args.overrun.clone();

@@ -37,7 +37,7 @@ pub struct SimulateArgs {
     pub cores: Option<usize>,
     /// Simulated time (default: the hyper-period, or max offset + 2 hyper-periods with offsets;
     /// capped at 10s).
-    #[arg(long, value_parser = duration_arg)]
+    #[arg(long, allow_hyphen_values = true, value_parser = duration_arg)]
     pub duration: Option<Duration>,
     /// Seed of every random choice (execution times, sporadic arrivals).
     #[arg(long, default_value_t = 0)]
@@ -55,22 +55,22 @@ pub struct SimulateArgs {
     #[arg(long)]
     pub fail_on_miss: bool,
     /// Scheduling-decision cost per job switch-in (overrides the file).
-    #[arg(long, value_parser = duration_arg)]
+    #[arg(long, allow_hyphen_values = true, value_parser = duration_arg)]
     pub overhead_scheduling: Option<Duration>,
     /// Context-switch cost per job switch-in (overrides the file).
-    #[arg(long, value_parser = duration_arg)]
+    #[arg(long, allow_hyphen_values = true, value_parser = duration_arg)]
     pub overhead_context_switch: Option<Duration>,
     /// Extra cost when a job resumes on another core (overrides the file).
-    #[arg(long, value_parser = duration_arg)]
+    #[arg(long, allow_hyphen_values = true, value_parser = duration_arg)]
     pub overhead_migration: Option<Duration>,
     /// Print the metrics as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
     /// Write a Gantt chart (SVG) of the schedule.
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(long, value_name = "FILE.svg", value_parser = crate::args::svg_path_arg)]
     pub gantt: Option<PathBuf>,
     /// Only draw this part of the schedule in the Gantt chart, e.g. 0ms..200ms.
-    #[arg(long, value_parser = window_arg, value_name = "START..END", requires = "gantt")]
+    #[arg(long, allow_hyphen_values = true, value_parser = window_arg, value_name = "START..END", requires = "gantt")]
     pub gantt_window: Option<(Instant, Instant)>,
     /// Write a Chrome trace-event JSON file (open it in ui.perfetto.dev).
     #[arg(long, value_name = "FILE.json")]
@@ -88,7 +88,7 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = probability_arg)]
     pub overrun_probability: f64,
     /// MC systems in MC-DAG XML: the length of one time unit (the format has none).
-    #[arg(long, default_value = "1ms", value_parser = duration_arg)]
+    #[arg(long, allow_hyphen_values = true, default_value = "1ms", value_parser = duration_arg)]
     pub slot: Duration,
 }
 
@@ -150,8 +150,20 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
     })
 }
 
+/// `--cores` on an MC-DAG system (its tables, given or synthesized, must use that many).
+pub(crate) fn override_mc_cores(system: &mut McSystem, cores: usize) -> Result<(), Failure> {
+    let max = kairos_model::decode::MAX_CORES;
+    if cores == 0 || cores > max {
+        return Err(Failure::bad_input(format!(
+            "--cores must be between 1 and {max}"
+        )));
+    }
+    system.cores = cores;
+    Ok(())
+}
+
 /// `--cores`: the same rules as `kairos check` applies to the file's `cores`.
-fn override_cores(workload: &mut Workload, cores: usize) -> Result<(), Failure> {
+pub(crate) fn override_cores(workload: &mut Workload, cores: usize) -> Result<(), Failure> {
     let max = kairos_model::decode::MAX_CORES;
     if cores == 0 || cores > max {
         return Err(Failure::bad_input(format!(
@@ -400,13 +412,7 @@ fn run_tables(args: &SimulateArgs) -> CommandResult {
     }
     let mut system = load_system(&args.file, args.slot)?;
     if let Some(cores) = args.cores {
-        let max = kairos_model::decode::MAX_CORES;
-        if cores == 0 || cores > max {
-            return Err(Failure::bad_input(format!(
-                "--cores must be between 1 and {max}"
-            )));
-        }
-        system.cores = cores;
+        override_mc_cores(&mut system, cores)?;
     }
     let (tables, source) = tables_for(&system, args.tables.as_deref())?;
     let config = TableSimConfig {

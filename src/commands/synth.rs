@@ -24,13 +24,13 @@ pub struct Args {
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub cores: Option<u64>,
     /// Length of one time unit of an XML file (the format has no unit).
-    #[arg(long, default_value = "1ms", value_parser = duration_arg)]
+    #[arg(long, allow_hyphen_values = true, default_value = "1ms", value_parser = duration_arg)]
     pub slot: Duration,
     /// Write the tables (JSON table file, times in ns) here.
     #[arg(long, value_name = "TABLES.json")]
     pub out: Option<PathBuf>,
     /// Write every level's table as one Gantt chart (SVG).
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(long, value_name = "FILE.svg", value_parser = crate::args::svg_path_arg)]
     pub gantt: Option<PathBuf>,
     /// Print the summary as JSON.
     #[arg(long)]

@@ -16,7 +16,7 @@ pub struct Args {
     /// Table file (JSON, as written by `kairos synth --out`).
     pub tables: PathBuf,
     /// Length of one time unit of an XML workload (the format has no unit).
-    #[arg(long, default_value = "1ms", value_parser = duration_arg)]
+    #[arg(long, allow_hyphen_values = true, default_value = "1ms", value_parser = duration_arg)]
     pub slot: Duration,
     /// Number of cores, replacing the workload's (as `kairos synth --cores`).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]

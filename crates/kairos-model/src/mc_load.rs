@@ -908,7 +908,7 @@ fn edge_rules(dag: &DagParts, out: &mut Diagnostics) -> (Vec<(usize, usize)>, bo
 }
 
 /// The candidate closest to `name` by edit distance, if close enough to be a typo.
-fn closest_name<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
+pub fn closest_name<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
     known
         .iter()
         .map(|k| (strsim::damerau_levenshtein(name, k), *k))

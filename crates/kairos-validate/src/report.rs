@@ -64,7 +64,7 @@ pub struct Violation {
     /// When it happens, in nanoseconds from the start of the hyper-period.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<u64>,
-    /// What is wrong, for a person.
+    /// What is wrong, for a person: a whole sentence, ending with the time when there is one.
     pub message: String,
 }
 
@@ -97,8 +97,12 @@ impl Violation {
         self
     }
 
+    /// Sets when it happens; the message ends with that time, so it reads whole on its own
+    /// (in JSON too): "... but it starts at 1ms".
     pub(crate) fn at(mut self, at: u64) -> Self {
         self.at = Some(at);
+        self.message
+            .push_str(&format!(" at {}", Instant::from_nanos(at)));
         self
     }
 }
@@ -114,11 +118,7 @@ impl fmt::Display for Violation {
             (Some(task), None) => write!(f, "{task}: ")?,
             _ => {}
         }
-        write!(f, "{}", self.message)?;
-        if let Some(at) = self.at {
-            write!(f, " at {}", Instant::from_nanos(at))?;
-        }
-        Ok(())
+        write!(f, "{}", self.message)
     }
 }
 

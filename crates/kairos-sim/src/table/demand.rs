@@ -146,6 +146,15 @@ impl Demands {
     }
 }
 
+/// "no task ...", with the closest task name when the name looks like a typo.
+fn unknown_task(plan: &Plan, name: &str) -> String {
+    let names: Vec<&str> = plan.tasks.iter().map(|t| t.name.as_str()).collect();
+    match kairos_model::mc_load::closest_name(name, &names) {
+        Some(best) => format!("no task {name:?}: did you mean {best:?}?"),
+        None => format!("no task {name:?} (name it dag/task)"),
+    }
+}
+
 /// `(task index, job)` and the work in ns of one injected overrun.
 fn resolve(plan: &Plan, overrun: &Overrun) -> Result<((usize, u64), u64), TableSimError> {
     let bad = |what: String| TableSimError::Overrun(format!("{overrun}: {what}"));
@@ -153,7 +162,7 @@ fn resolve(plan: &Plan, overrun: &Overrun) -> Result<((usize, u64), u64), TableS
         .tasks
         .iter()
         .position(|t| t.name == overrun.task)
-        .ok_or_else(|| bad(format!("no task {:?} (name it dag/task)", overrun.task)))?;
+        .ok_or_else(|| bad(unknown_task(plan, &overrun.task)))?;
     let wcet = &plan.tasks[task].wcet;
     let work = match &overrun.demand {
         OverrunDemand::OwnLevel => wcet[wcet.len() - 1],

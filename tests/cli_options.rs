@@ -1,0 +1,216 @@
+//! Command-line behaviour a script relies on: JSON output where it wants it, refusals of input
+//! that would otherwise give empty or wrong-format output, and the suggestions in messages.
+
+mod common;
+
+use common::Scratch;
+use std::process::{Command, Output};
+
+fn repo(path: &str) -> String {
+    format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn out(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn err(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_str(&out(output)).unwrap_or_else(|e| panic!("{e}: {}", out(output)))
+}
+
+#[test]
+fn bench_oracles_refuses_a_folder_without_oracle_files() {
+    let scratch = Scratch::new("cli-options");
+    std::fs::create_dir_all(scratch.0.join("empty")).unwrap();
+    let output = scratch.kairos(&["bench", "--oracles", "empty"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        err(&output).contains("holds no oracle file"),
+        "{}",
+        err(&output)
+    );
+    assert!(out(&output).is_empty());
+}
+
+#[test]
+fn bench_json_has_the_throughput_memory_and_simso_fields() {
+    let scratch = Scratch::new("cli-options");
+    let output = scratch.kairos(&["bench", "--json", "--repeat", "3", "--duration", "200ms"]);
+    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    let report = json(&output);
+    assert_eq!(report["policy"], "gedf");
+    assert_eq!(report["duration_ns"], 200_000_000);
+    assert!(report["jobs"].as_u64().unwrap() > 0);
+    assert!(report["jobs_per_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(report["peak_rss"].as_array().unwrap().len(), 2);
+    assert!(report["simso"]["ran"].is_boolean());
+    assert!(report["simso"]["note"].is_string());
+}
+
+#[test]
+fn check_json_reports_the_verdict_and_located_diagnostics() {
+    let scratch = Scratch::new("cli-options");
+    scratch.write(
+        "w.toml",
+        "cores = 1\n[[tasks]]\nname = \"a\"\nwcet = \"3ms\"\nperiod = \"2ms\"\n",
+    );
+    let output = scratch.kairos(&["check", "w.toml", "--json"]);
+    assert_eq!(output.status.code(), Some(2));
+    let report = json(&output);
+    assert_eq!(report["ok"], false);
+    assert_eq!(report["errors"], 1);
+    assert!(report["summary"].is_null());
+    let first = &report["diagnostics"][0];
+    assert_eq!(first["severity"], "warning");
+    let error = &report["diagnostics"][1];
+    assert_eq!((&error["line"], &error["column"]), (&4.into(), &8.into()));
+    assert_eq!(error["path"], "tasks[0].wcet");
+
+    let good = scratch.kairos(&["check", &repo("examples/demo.toml"), "--json"]);
+    assert_eq!(good.status.code(), Some(0));
+    let report = json(&good);
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["summary"]["tasks"], 9);
+    assert_eq!(report["summary"]["cores"], 4);
+}
+
+/// A violation's message is a whole sentence in JSON too: it ends with the instant.
+#[test]
+fn validate_tables_json_messages_are_whole_sentences() {
+    let scratch = Scratch::new("cli-options");
+    let system = repo("examples/mcdag/two-levels.toml");
+    let synth = scratch.kairos(&["synth", &system, "--out", "t.json"]);
+    assert_eq!(synth.status.code(), Some(0), "{}", err(&synth));
+    let mut tables: serde_json::Value = serde_json::from_str(&scratch.read("t.json")).unwrap();
+    // Start every LO interval 1 ms later than synthesized (keeping its end): jobs lose budget
+    // and successors may start before their ancestors end.
+    for interval in tables["tables"][0]["intervals"].as_array_mut().unwrap() {
+        let start = interval["start"].as_u64().unwrap();
+        let end = interval["end"].as_u64().unwrap();
+        interval["start"] = (start + 1_000_000).min(end - 1).into();
+    }
+    scratch.write("bad.json", tables.to_string());
+    let output = scratch.kairos(&["validate-tables", &system, "bad.json", "--json"]);
+    assert_eq!(output.status.code(), Some(1), "{}", err(&output));
+    let report = json(&output);
+    let violations = report["violations"].as_array().unwrap();
+    assert!(!violations.is_empty());
+    let timed: Vec<_> = violations.iter().filter(|v| v["at"].is_u64()).collect();
+    assert!(!timed.is_empty(), "{violations:?}");
+    for v in timed {
+        let message = v["message"].as_str().unwrap();
+        let at = v["at"].as_u64().unwrap();
+        assert!(
+            message.ends_with(&format!(" at {}", human(at))),
+            "{message} (at {at} ns)"
+        );
+    }
+}
+
+/// Instants as kairos prints them (`2ms`, `1.5ms`, `0ns`).
+fn human(ns: u64) -> String {
+    kairos_model::Instant::from_nanos(ns).to_string()
+}
+
+#[test]
+fn gantt_refuses_a_file_that_is_not_svg() {
+    let scratch = Scratch::new("cli-options");
+    for command in [
+        vec!["simulate", "DEMO", "--policy", "gedf", "--gantt", "x.png"],
+        vec!["synth", "MC", "--gantt", "x.png"],
+        vec!["run", "DEMO", "--gantt", "x.png"],
+    ] {
+        let args: Vec<String> = command
+            .iter()
+            .map(|a| match *a {
+                "DEMO" => repo("examples/demo.toml"),
+                "MC" => repo("examples/mcdag/two-levels.toml"),
+                a => a.to_string(),
+            })
+            .collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = scratch.kairos(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            err(&output).contains("name the file .svg"),
+            "{}",
+            err(&output)
+        );
+        assert!(!scratch.0.join("x.png").exists());
+    }
+}
+
+#[test]
+fn a_negative_duration_is_a_duration_error() {
+    let scratch = Scratch::new("cli-options");
+    let output = scratch.kairos(&[
+        "simulate",
+        &repo("examples/demo.toml"),
+        "--policy",
+        "gedf",
+        "--duration",
+        "-5ms",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        err(&output).contains("duration \"-5ms\" is negative"),
+        "{}",
+        err(&output)
+    );
+}
+
+#[test]
+fn a_misspelt_overrun_task_gets_a_suggestion() {
+    let scratch = Scratch::new("cli-options");
+    let output = scratch.kairos(&[
+        "simulate",
+        &repo("examples/mcdag/two-levels.toml"),
+        "--overrun",
+        "flight/sens@1",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        err(&output).contains("no task \"flight/sens\": did you mean \"flight/sense\"?"),
+        "{}",
+        err(&output)
+    );
+}
+
+/// `run --cores` follows `simulate --cores`: checked before anything runs.
+#[test]
+fn run_takes_cores_like_simulate() {
+    let scratch = Scratch::new("cli-options");
+    let file = repo("examples/runtime-2cores.toml");
+    for command in ["simulate", "run"] {
+        let output = scratch.kairos(&[command, &file, "--policy", "pfp", "--cores", "1"]);
+        assert_eq!(output.status.code(), Some(2), "{command}");
+        assert!(
+            err(&output).contains("is bound to core 1 but --cores 1"),
+            "{}",
+            err(&output)
+        );
+    }
+}
+
+/// Without cyclictest on PATH the timer bench says so at once and measures nothing.
+#[test]
+fn bench_timer_checks_for_cyclictest_before_measuring() {
+    let scratch = Scratch::new("cli-options");
+    let output = Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args(["bench", "timer", "--cyclictest", "--duration", "1s"])
+        .current_dir(&scratch.0)
+        .env("PATH", &scratch.0)
+        .output()
+        .expect("run kairos");
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        err(&output).contains("cyclictest is not installed"),
+        "{}",
+        err(&output)
+    );
+    assert!(out(&output).is_empty());
+}
