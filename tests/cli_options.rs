@@ -214,3 +214,28 @@ fn bench_timer_checks_for_cyclictest_before_measuring() {
     );
     assert!(out(&output).is_empty());
 }
+
+/// The hyper-period overflow is mentioned only where it changes something: a simulation
+/// without `--duration` (and `kairos check`, which lists every warning).
+#[test]
+fn the_hyper_period_warning_appears_only_where_it_matters() {
+    let scratch = Scratch::new("cli-options");
+    let file = repo("examples/simso-n20-m4-u3.toml");
+    let quiet: [&[&str]; 2] = [
+        &["analyze", &file],
+        &["simulate", &file, "--policy", "gedf", "--duration", "100ms"],
+    ];
+    for args in quiet {
+        let output = scratch.kairos(args);
+        assert!(
+            !err(&output).contains("hyper-period"),
+            "{args:?}: {}",
+            err(&output)
+        );
+    }
+    let unbounded = scratch.kairos(&["simulate", &file, "--policy", "gedf"]);
+    assert!(err(&unbounded)
+        .contains("the hyper-period overflows 64-bit nanoseconds; simulating the first 10s"));
+    let check = scratch.kairos(&["check", &file]);
+    assert!(out(&check).contains("warning: tasks: the hyper-period"));
+}

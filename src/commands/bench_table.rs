@@ -199,7 +199,7 @@ pub fn migration(args: &MigrationArgs) -> CommandResult {
             us(floor.setaffinity.summary().p50)
         );
         println!(
-            "slot-boundary migration median / best raw floor median = {:.2} (target <= 1.5)",
+            "slot-boundary migration median / best raw floor median = {:.2}",
             m.p50 as f64 / best_floor as f64
         );
     }

@@ -1,8 +1,7 @@
 //! The RT-Xen 2.0 task-set generator: bimodal utilizations, then a pad task to hit the target.
 //!
 //! S. Xi, M. Xu, C. Lu, L. T. X. Phan, C. Gill, O. Sokolsky and I. Lee, "Real-Time Multi-Core
-//! Virtual Machine Scheduling in Xen", EMSOFT 2014, evaluation setup (as summarized in the
-//! project's generator notes, "seed 002"): periods uniform in
+//! Virtual Machine Scheduling in Xen", EMSOFT 2014, evaluation setup: periods uniform in
 //! [350, 850] ms, implicit deadlines, utilizations from the bimodal distributions (light,
 //! medium, heavy), tasks generated until the total utilization exceeds the target, the last one
 //! dropped and a pad task added so that the total equals the target; targets 1.1 to 4.9 in

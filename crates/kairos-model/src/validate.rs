@@ -154,10 +154,15 @@ fn utilization(workload: &Workload, map: &SourceMap, out: &mut Diagnostics) {
     }
 }
 
+/// The warning for a hyper-period beyond 64-bit nanoseconds. It matters only to a simulation
+/// without an explicit length, which says so itself; commands other than `check` leave it out.
+pub const HYPERPERIOD_OVERFLOW: &str =
+    "the hyper-period (lcm of the periods) overflows 64-bit nanoseconds";
+
 fn hyperperiod(workload: &Workload, out: &mut Diagnostics) {
     if !workload.tasks.is_empty() && workload.hyperperiod().is_none() {
         out.push(
-            Diagnostic::warning("the hyper-period (lcm of the periods) overflows 64-bit nanoseconds")
+            Diagnostic::warning(HYPERPERIOD_OVERFLOW)
                 .at_path("tasks")
                 .with_hint("simulations then need an explicit --duration; periods on a common grid (e.g. whole milliseconds from a small set) keep it short"),
         );

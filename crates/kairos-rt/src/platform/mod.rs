@@ -1,5 +1,5 @@
 //! The platform layer: thin, safe wrappers over the Linux mechanisms a user-space real-time
-//! runtime needs (`../shared/notes/linux-platform.md`, "Mechanisms a user-space runtime can
+//! runtime needs (docs/run.md; the project notes' "Mechanisms a user-space runtime can
 //! use"). Every `unsafe` block of the crate lives here, each with its SAFETY comment; the rest
 //! of the runtime (and the table dispatcher) only calls these functions.
 //!
