@@ -67,3 +67,12 @@ pub fn svg_path_arg(text: &str) -> Result<std::path::PathBuf, String> {
         )),
     }
 }
+
+/// clap parser for `--gantt-by core|task`: the rows of the Gantt chart.
+pub fn rows_arg(text: &str) -> Result<kairos_trace::gantt::RowsBy, String> {
+    match text {
+        "core" => Ok(kairos_trace::gantt::RowsBy::Cores),
+        "task" => Ok(kairos_trace::gantt::RowsBy::Tasks),
+        _ => Err(format!("{text:?}: write core (a row per core) or task (a row per task, with releases and deadlines)")),
+    }
+}

@@ -239,3 +239,46 @@ fn the_hyper_period_warning_appears_only_where_it_matters() {
     let check = scratch.kairos(&["check", &file]);
     assert!(out(&check).contains("warning: tasks: the hyper-period"));
 }
+
+/// `--gantt-by task` draws a row per task with release and deadline arrows; `synth` takes
+/// `--gantt-window` and `--gantt-by` like `simulate`.
+#[test]
+fn gantt_rows_by_task_and_synth_windows() {
+    let scratch = Scratch::new("cli-options");
+    let demo = repo("examples/demo.toml");
+    let args = [
+        "simulate",
+        &demo,
+        "--policy",
+        "gfp",
+        "--gantt",
+        "t.svg",
+        "--gantt-by",
+        "task",
+    ];
+    assert_eq!(scratch.kairos(&args).status.code(), Some(0));
+    let svg = scratch.read("t.svg");
+    assert!(svg.contains("class=\"release\"") && svg.contains("class=\"deadline\""));
+    assert_eq!(svg.matches("class=\"row\"").count(), 9, "one row per task");
+    let mc = repo("examples/mcdag/two-levels.toml");
+    let whole = scratch.kairos(&["synth", &mc, "--gantt", "all.svg"]);
+    let part = scratch.kairos(&[
+        "synth",
+        &mc,
+        "--gantt",
+        "part.svg",
+        "--gantt-window",
+        "0ms..10ms",
+    ]);
+    assert_eq!(
+        (whole.status.code(), part.status.code()),
+        (Some(0), Some(0))
+    );
+    let bars = |name: &str| scratch.read(name).matches("class=\"job\"").count();
+    assert!(
+        bars("part.svg") < bars("all.svg"),
+        "the window drops later intervals"
+    );
+    let bad = scratch.kairos(&["synth", &mc, "--gantt-window", "0ms..10ms"]);
+    assert_eq!(bad.status.code(), Some(2), "--gantt-window needs --gantt");
+}

@@ -61,7 +61,7 @@ pub fn run(args: &DemoArgs) -> CommandResult {
         files.extend(write_pictures(
             &outcome,
             Some(&args.out_dir.join(format!("gantt-{name}.svg"))),
-            None,
+            kairos_trace::gantt::GanttOptions::default(),
             Some(&args.out_dir.join(format!("trace-{name}.json"))),
             &workload,
         )?);

@@ -72,7 +72,12 @@ pub fn run(out_dir: &Path, files: &mut Vec<String>) -> Result<McDemo, Failure> {
     let tables_gantt = out_dir.join("mc-tables.svg");
     write_output(
         &tables_gantt,
-        crate::commands::synth::gantt(&system, &synthesis.tables, Path::new("two-levels.toml")),
+        crate::commands::synth::gantt(
+            &system,
+            &synthesis.tables,
+            Path::new("two-levels.toml"),
+            &GanttOptions::default(),
+        ),
     )?;
     files.push(format!("{} (one panel per level)", tables_gantt.display()));
     files.push(tables_path.display().to_string());

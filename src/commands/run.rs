@@ -60,6 +60,10 @@ pub struct Args {
     /// Only draw this part of the schedule in the Gantt chart, e.g. 0ms..50ms.
     #[arg(long, allow_hyphen_values = true, value_parser = window_arg, value_name = "START..END", requires = "gantt")]
     pub gantt_window: Option<(Instant, Instant)>,
+    /// Rows of the Gantt chart: core (who runs where) or task (when each task runs, with
+    /// release and deadline arrows).
+    #[arg(long, value_name = "core|task", value_parser = crate::args::rows_arg, default_value = "core", requires = "gantt")]
+    pub gantt_by: kairos_trace::gantt::RowsBy,
     /// Also simulate the workload and compare the two job by job.
     #[arg(long)]
     pub compare: bool,
@@ -421,8 +425,8 @@ pub(super) fn write_outputs(
     simulated: Option<&Trace>,
 ) -> Result<(), Failure> {
     let options = GanttOptions {
-        window: args.gantt_window,
         title: Some(title),
+        ..crate::commands::simulate::gantt_view(args.gantt_window, args.gantt_by)
     };
     if let Some(path) = &args.gantt {
         let svg = match simulated {

@@ -72,6 +72,10 @@ pub struct SimulateArgs {
     /// Only draw this part of the schedule in the Gantt chart, e.g. 0ms..200ms.
     #[arg(long, allow_hyphen_values = true, value_parser = window_arg, value_name = "START..END", requires = "gantt")]
     pub gantt_window: Option<(Instant, Instant)>,
+    /// Rows of the Gantt chart: core (who runs where) or task (when each task runs, with
+    /// release and deadline arrows).
+    #[arg(long, value_name = "core|task", value_parser = crate::args::rows_arg, default_value = "core", requires = "gantt")]
+    pub gantt_by: kairos_trace::gantt::RowsBy,
     /// Write a Chrome trace-event JSON file (open it in ui.perfetto.dev).
     #[arg(long, value_name = "FILE.json")]
     pub trace: Option<PathBuf>,
@@ -136,7 +140,7 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
     for written in write_pictures(
         &outcome,
         args.gantt.as_ref(),
-        args.gantt_window,
+        gantt_view(args.gantt_window, args.gantt_by),
         args.trace.as_ref(),
         &workload,
     )? {
@@ -277,7 +281,7 @@ fn overheads(workload: &Workload, args: &SimulateArgs) -> Overheads {
 pub fn write_pictures(
     outcome: &SimOutcome,
     gantt: Option<&PathBuf>,
-    window: Option<(Instant, Instant)>,
+    view: GanttOptions,
     trace_path: Option<&PathBuf>,
     workload: &Workload,
 ) -> Result<Vec<String>, Failure> {
@@ -288,16 +292,29 @@ pub fn write_pictures(
     );
     let outputs = TraceOutputs {
         gantt,
-        window,
+        view,
         trace: trace_path,
     };
     write_trace_files(outcome.trace.as_ref(), title, &outputs)
 }
 
+/// `--gantt-window` and `--gantt-by` as chart options (the title is set per chart).
+pub(crate) fn gantt_view(
+    window: Option<(Instant, Instant)>,
+    rows: kairos_trace::gantt::RowsBy,
+) -> GanttOptions {
+    GanttOptions {
+        window,
+        rows,
+        title: None,
+    }
+}
+
 /// Where a recorded trace goes.
 struct TraceOutputs<'a> {
     gantt: Option<&'a PathBuf>,
-    window: Option<(Instant, Instant)>,
+    /// Window and rows of the chart (the title is the run's).
+    view: GanttOptions,
     trace: Option<&'a PathBuf>,
 }
 
@@ -310,15 +327,13 @@ fn write_trace_files(
     let Some(trace) = trace else {
         return Ok(written);
     };
-    let (gantt, window, trace_path) = (outputs.gantt, outputs.window, outputs.trace);
+    let (gantt, trace_path) = (outputs.gantt, outputs.trace);
     if let Some(path) = gantt {
-        let svg = render_svg(
-            trace,
-            &GanttOptions {
-                window,
-                title: Some(title),
-            },
-        );
+        let options = GanttOptions {
+            title: Some(title),
+            ..outputs.view.clone()
+        };
+        let svg = render_svg(trace, &options);
         write_output(path, svg)?;
         written.push(format!("Gantt chart {}", path.display()));
     }
@@ -444,7 +459,7 @@ fn run_tables(args: &SimulateArgs) -> CommandResult {
     );
     let outputs = TraceOutputs {
         gantt: args.gantt.as_ref(),
-        window: args.gantt_window,
+        view: gantt_view(args.gantt_window, args.gantt_by),
         trace: args.trace.as_ref(),
     };
     for written in write_trace_files(outcome.trace.as_ref(), title, &outputs)? {

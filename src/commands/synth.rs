@@ -32,6 +32,13 @@ pub struct Args {
     /// Write every level's table as one Gantt chart (SVG).
     #[arg(long, value_name = "FILE.svg", value_parser = crate::args::svg_path_arg)]
     pub gantt: Option<PathBuf>,
+    /// Only draw this part of the tables in the Gantt chart, e.g. 0ms..50ms.
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::args::window_arg, value_name = "START..END", requires = "gantt")]
+    pub gantt_window: Option<(kairos_model::Instant, kairos_model::Instant)>,
+    /// Rows of the Gantt chart: core (who runs where) or task (when each task runs, with
+    /// release and deadline arrows).
+    #[arg(long, value_name = "core|task", value_parser = crate::args::rows_arg, default_value = "core", requires = "gantt")]
+    pub gantt_by: kairos_trace::gantt::RowsBy,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -56,7 +63,12 @@ pub fn run(args: &Args) -> CommandResult {
                 write_output(path, out.tables.to_json() + "\n")?;
             }
             if let Some(path) = &args.gantt {
-                write_output(path, gantt(&system, &out.tables, &args.file))?;
+                let view = GanttOptions {
+                    window: args.gantt_window,
+                    rows: args.gantt_by,
+                    title: None,
+                };
+                write_output(path, gantt(&system, &out.tables, &args.file, &view))?;
             }
             if args.json {
                 println!("{}", summary_json(args, &out, elapsed));
@@ -152,7 +164,13 @@ fn report_failure(args: &Args, failure: &SynthFailure, elapsed: std::time::Durat
 }
 
 /// Every level's table as one stacked Gantt chart (`dag/task` names, one panel per level).
-pub(crate) fn gantt(system: &McSystem, tables: &TableSet, file: &std::path::Path) -> String {
+/// One panel per level; `view` gives the window and the rows (its title is replaced).
+pub(crate) fn gantt(
+    system: &McSystem,
+    tables: &TableSet,
+    file: &std::path::Path,
+    view: &GanttOptions,
+) -> String {
     let names: Vec<String> = system
         .task_refs()
         .map(|t| system.qualified_name(t))
@@ -197,7 +215,7 @@ pub(crate) fn gantt(system: &McSystem, tables: &TableSet, file: &std::path::Path
             file.display(),
             tables.policy.as_deref().unwrap_or("")
         )),
-        ..GanttOptions::default()
+        ..view.clone()
     };
     render_levels_svg(&panels, &options)
 }
