@@ -349,6 +349,8 @@ fn plot(
         .map_err(|e| Failure::environment(format!("cannot draw {}: {e}", path.display())))
 }
 
+/// The legend sits right of the plot (no data under it); x is a count (tasks or cores), so
+/// only whole numbers are labelled; colours avoid yellow on white.
 fn draw(
     path: &Path,
     title: &str,
@@ -356,8 +358,10 @@ fn draw(
     points: &[(f64, Figures)],
     series: &[&str],
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let area = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    use crate::commands::experiment::plot::{draw_legend, trimmed, LegendEntry, PALETTE};
+    let area = SVGBackend::new(path, (1100, 560)).into_drawing_area();
     area.fill(&WHITE)?;
+    let (plot_area, legend_area) = area.split_horizontally(720);
     let value = |f: &Figures, name: &str, p99: bool| {
         row(f, name).map(|s| us(if p99 { s.p99 } else { s.p50 }))
     };
@@ -371,20 +375,29 @@ fn draw(
         .fold((f64::MAX, f64::MIN), |(lo, hi), (x, _)| {
             (lo.min(*x), hi.max(*x))
         });
-    let mut chart = ChartBuilder::on(&area)
-        .caption(title, ("sans-serif", 22))
+    let mut chart = ChartBuilder::on(&plot_area)
+        .caption(title, ("sans-serif", 20))
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size(56)
         .build_cartesian_2d(x_min - 0.5..x_max + 0.5, 0.0..y_max)?;
+    let whole = |x: &f64| match x.fract() == 0.0 {
+        true => trimmed(*x),
+        false => String::new(),
+    };
     chart
         .configure_mesh()
         .x_desc(x_desc)
         .y_desc("microseconds (line: median, dashed: p99)")
+        .x_labels(((x_max - x_min) as usize + 2).clamp(2, 40) * 2)
+        .x_label_formatter(&whole)
+        .y_label_formatter(&|y| trimmed(*y))
+        .light_line_style(RGBColor(238, 238, 238))
         .label_style(("sans-serif", 14))
         .draw()?;
+    let mut legend = Vec::new();
     for (i, name) in series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+        let color = PALETTE[i % PALETTE.len()];
         for p99 in [false, true] {
             let line: Vec<(f64, f64)> = points
                 .iter()
@@ -394,23 +407,14 @@ fn draw(
             if p99 {
                 chart.draw_series(DashedLineSeries::new(line.clone(), 6, 4, style))?;
             } else {
-                chart
-                    .draw_series(LineSeries::new(line.clone(), style))?
-                    .label(*name)
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-                    });
+                chart.draw_series(LineSeries::new(line.clone(), style))?;
             }
             chart.draw_series(line.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+            let label = format!("{name} {}", if p99 { "p99" } else { "median" });
+            legend.push(LegendEntry { label, color, dashed: p99 });
         }
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()?;
+    draw_legend(&legend_area, &legend)?;
     area.present()?;
     Ok(())
 }

@@ -22,7 +22,7 @@ const FONT_FILES: [&str; 2] = [
 ];
 
 /// Okabe and Ito's colour-blind-safe palette, without its yellow (unreadable on white).
-const PALETTE: [RGBColor; 7] = [
+pub(crate) const PALETTE: [RGBColor; 7] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
@@ -119,7 +119,7 @@ pub(crate) fn register_font() -> bool {
     })
 }
 
-type DrawResult = Result<(), Box<dyn std::error::Error>>;
+pub(crate) type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
 struct Plot<'a> {
     config: &'a Config,
@@ -161,6 +161,7 @@ impl Plot<'_> {
             .x_labels(self.results.len().clamp(2, 12))
             .x_label_formatter(&|x| trimmed(*x))
             .y_label_formatter(&|y| trimmed(*y))
+            .light_line_style(RGBColor(238, 238, 238))
             .label_style(("sans-serif", 14))
             .draw()?;
         // Reverse order: the first method, usually the one of interest, ends on top.
@@ -319,8 +320,39 @@ where
     Ok(())
 }
 
+/// One entry of a legend drawn beside a plot: a line sample (dashed or not) and its label.
+pub(crate) struct LegendEntry {
+    pub label: String,
+    pub color: RGBColor,
+    pub dashed: bool,
+}
+
+/// Legend entries stacked in `area` (the panel right of the plot, so no data is hidden).
+pub(crate) fn draw_legend<B: DrawingBackend>(
+    area: &DrawingArea<B, Shift>,
+    entries: &[LegendEntry],
+) -> DrawResult
+where
+    B::ErrorType: 'static,
+{
+    let font = ("sans-serif", 14).into_font().color(&BLACK);
+    for (i, entry) in entries.iter().enumerate() {
+        let y = 60 + 24 * i as i32;
+        let style = entry.color.stroke_width(if entry.dashed { 1 } else { 2 });
+        let pieces = match entry.dashed {
+            true => dashed_segment(8, 44, y, 6, 4),
+            false => vec![vec![(8, y), (44, y)]],
+        };
+        for piece in pieces {
+            area.draw(&PathElement::new(piece, style))?;
+        }
+        area.draw(&Text::new(entry.label.clone(), (52, y - 8), font.clone()))?;
+    }
+    Ok(())
+}
+
 /// A tick label without trailing zeros: 2, 2.5, 0.25.
-fn trimmed(v: f64) -> String {
+pub(crate) fn trimmed(v: f64) -> String {
     let text = format!("{v:.3}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
