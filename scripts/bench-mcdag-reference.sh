@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Side-by-side table-synthesis times: the MC-DAG framework's Java schedulers (robertoxmed/MC-DAG,
 # global ALAP / GMH-MC-DAG: G-EDZL, G-EDF, G-LLF) against kairos's synthesizer, on the
-# framework's ten example systems (crates/kairos-mc/tests/data/test-6-{0..9}.xml), 8 cores.
+# framework's ten example systems (examples/mcdag/xml/test-6-{0..9}.xml), 8 cores.
 #
 #   scripts/bench-mcdag-reference.sh [options] MCDAG_CHECKOUT [HARNESS.java]
 #
@@ -14,7 +14,7 @@
 #                 RESULT <file> <edzl|edf|llf> <H-slots> <accepted>/<runs> <median-ms> <min> <max> <verdict>
 #
 # Options
-#   --files DIR        systems to time: DIR/test-6-*.xml (default crates/kairos-mc/tests/data)
+#   --files DIR        systems to time: DIR/test-6-*.xml (default examples/mcdag/xml)
 #   --cores N          cores for both tools (default 8; the files say 6)
 #   --policies LIST    kairos names, comma-separated (default gedzl,gedf,gllf)
 #   --warmup N         Java warm-up runs per file and policy (default 20)
@@ -43,7 +43,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-FILES_DIR="$ROOT/crates/kairos-mc/tests/data"
+FILES_DIR="$ROOT/examples/mcdag/xml"
 CORES=8
 POLICIES=gedzl,gedf,gllf
 WARMUP=20
@@ -313,7 +313,7 @@ except Exception: print("-")')
     "$JAVA" $JAVA_OPTS -cp "$WORK/classes" "$MAIN" --cores "$CORES" --warmup "$WARMUP" --runs "$RUNS" \
         --policies "$JPOL" "${FILES[@]}" > "$D/reference.txt"
 
-    python3 - "$D" "$FILES_DIR" "$ROOT/crates/kairos-mc/tests/data" "$POLICIES" <<'PY'
+    python3 - "$D" "$FILES_DIR" "$ROOT/examples/mcdag/xml" "$POLICIES" <<'PY'
 import json, os, re, statistics, sys, filecmp
 d, files_dir, bench_dir, policies = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(",")
 jname = {"gedzl": "edzl", "gedf": "edf", "gllf": "llf"}

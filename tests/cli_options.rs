@@ -282,3 +282,32 @@ fn gantt_rows_by_task_and_synth_windows() {
     let bad = scratch.kairos(&["synth", &mc, "--gantt-window", "0ms..10ms"]);
     assert_eq!(bad.status.code(), Some(2), "--gantt-window needs --gantt");
 }
+
+/// The table runtime's benches speak JSON too: one object per point with its measures in ns.
+#[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
+fn runtime_benches_print_json() {
+    let scratch = Scratch::new("cli-options");
+    let args = [
+        "bench",
+        "mode-change",
+        "--tasks",
+        "4",
+        "--periods",
+        "5",
+        "--unit",
+        "1ms",
+    ];
+    let output = scratch.kairos(&[&args[..], &["--out-dir", "kb", "--json"]].concat());
+    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    let report = json(&output);
+    assert_eq!(report["bench"], "mode-change");
+    let point = &report["points"][0];
+    assert_eq!(point["point"], "4");
+    assert_eq!(point["mode_changes"], 5);
+    let total = &point["measures"]["mode_change.total"];
+    assert_eq!(total["count"], 5);
+    assert!(total["min"].as_u64().unwrap() <= total["max"].as_u64().unwrap());
+    assert_eq!(report["files"].as_array().unwrap().len(), 2);
+    assert!(scratch.0.join("kb/mode-change.csv").exists());
+}

@@ -29,6 +29,10 @@ pub struct MigrationArgs {
     pub samples: usize,
     #[arg(long, default_value = "kairos-bench")]
     pub out_dir: PathBuf,
+    /// Print the measurements as JSON (`bench`, `points`: per point its measures in ns,
+    /// `files`) instead of the tables.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args)]
@@ -46,6 +50,10 @@ pub struct ModeChangeArgs {
     pub unit: Duration,
     #[arg(long, default_value = "kairos-bench")]
     pub out_dir: PathBuf,
+    /// Print the measurements as JSON (`bench`, `points`: per point its measures in ns,
+    /// `files`) instead of the tables.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args)]
@@ -61,6 +69,10 @@ pub struct CyclicArgs {
     pub duration: Duration,
     #[arg(long, default_value = "kairos-bench")]
     pub out_dir: PathBuf,
+    /// Print the measurements as JSON (`bench`, `points`: per point its measures in ns,
+    /// `files`) instead of the tables.
+    #[arg(long)]
+    pub json: bool,
 }
 
 fn failure(e: RunError) -> Failure {
@@ -110,34 +122,88 @@ fn us(ns: u64) -> f64 {
     ns as f64 / 1000.0
 }
 
-fn print_row(label: &str, s: &Summary) {
-    println!(
-        "  {label:<44} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>7}",
-        us(s.min),
-        us(s.p50),
-        us(s.p99),
-        us(s.max),
-        s.count
-    );
-}
-
-fn print_header(title: &str) {
-    println!("{title}");
-    println!(
-        "  {:<44} {:>8} {:>8} {:>8} {:>9} {:>7}",
-        "us", "min", "p50", "p99", "max", "n"
-    );
-}
-
-fn csv_row(out: &mut String, key: &str, name: &str, s: &Summary) {
-    let _ = writeln!(
-        out,
-        "{key},{name},{},{},{},{},{},{}",
-        s.count, s.min, s.p50, s.p99, s.max, s.mean
-    );
+/// What a runtime bench prints and writes: a table per point on standard output (or, with
+/// `--json`, one JSON document at the end) and the same rows as CSV.
+struct Output {
+    json: bool,
+    csv: String,
+    points: Vec<serde_json::Value>,
 }
 
 const CSV_HEADER: &str = "point,measure,count,min_ns,p50_ns,p99_ns,max_ns,mean_ns\n";
+
+impl Output {
+    fn new(json: bool) -> Output {
+        Output {
+            json,
+            csv: CSV_HEADER.to_string(),
+            points: Vec::new(),
+        }
+    }
+
+    /// Starts a point: its table header, and its JSON object (`extra` fields added).
+    fn point(&mut self, title: &str, key: &str, extra: serde_json::Value) {
+        self.say(title);
+        self.say(&format!(
+            "  {:<44} {:>8} {:>8} {:>8} {:>9} {:>7}",
+            "us", "min", "p50", "p99", "max", "n"
+        ));
+        let mut point = serde_json::json!({"point": key, "measures": {}});
+        if let (Some(point), Some(extra)) = (point.as_object_mut(), extra.as_object()) {
+            point.extend(extra.clone());
+        }
+        self.points.push(point);
+    }
+
+    fn row(&mut self, name: &str, s: &Summary) {
+        self.say(&format!(
+            "  {name:<44} {:>8.1} {:>8.1} {:>8.1} {:>9.1} {:>7}",
+            us(s.min),
+            us(s.p50),
+            us(s.p99),
+            us(s.max),
+            s.count
+        ));
+        let key = self.points.last().map_or(String::new(), |p| {
+            p["point"].as_str().unwrap_or_default().to_string()
+        });
+        let _ = writeln!(
+            self.csv,
+            "{key},{name},{},{},{},{},{},{}",
+            s.count, s.min, s.p50, s.p99, s.max, s.mean
+        );
+        if let Some(point) = self.points.last_mut() {
+            point["measures"][name] = serde_json::to_value(s).expect("summary serializes");
+        }
+    }
+
+    /// A line of the text report (nothing with `--json`).
+    fn say(&self, line: &str) {
+        if !self.json {
+            println!("{line}");
+        }
+    }
+
+    /// Writes the CSV; with `--json` prints the document, else says what was written.
+    fn finish(self, bench: &str, csv: &Path, files: &[&Path]) -> Result<(), Failure> {
+        write_file(csv, &self.csv)?;
+        let written: Vec<String> = std::iter::once(csv)
+            .chain(files.iter().copied())
+            .map(|p| p.display().to_string())
+            .collect();
+        match self.json {
+            true => println!(
+                "{}",
+                serde_json::to_string_pretty(&serde_json::json!({
+                    "bench": bench, "points": self.points, "files": written,
+                }))
+                .expect("report serializes")
+            ),
+            false => println!("wrote {}", written.join(", ")),
+        }
+        Ok(())
+    }
+}
 
 fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
     crate::args::write_output(path, text)
@@ -162,12 +228,16 @@ pub fn migration(args: &MigrationArgs) -> CommandResult {
     interrupted(&signals)?;
     let figures = bench::migration(window, duration, &base).map_err(failure)?;
     interrupted(&signals)?;
-    print_header(&format!(
-        "slot-boundary migration: one task alternating between CPUs {} and {} every {} \
-         ({} migrations; cpu_dma_latency held: {})",
-        cpus[0], cpus[1], args.window, figures.run.migrations, figures.run.dma_latency_held
-    ));
-    let mut csv = CSV_HEADER.to_string();
+    let mut out = Output::new(args.json);
+    out.point(
+        &format!(
+            "slot-boundary migration: one task alternating between CPUs {} and {} every {} \
+             ({} migrations; cpu_dma_latency held: {})",
+            cpus[0], cpus[1], args.window, figures.run.migrations, figures.run.dma_latency_held
+        ),
+        "migration",
+        serde_json::json!({"migrations": figures.run.migrations}),
+    );
     let floors = [
         ("floor: futex wake to the other CPU", &floor.futex_wake),
         (
@@ -176,12 +246,10 @@ pub fn migration(args: &MigrationArgs) -> CommandResult {
         ),
     ];
     for (label, d) in floors {
-        print_row(label, &d.summary());
-        csv_row(&mut csv, "floor", label, &d.summary());
+        out.row(label, &d.summary());
     }
     for (name, s) in &figures.rows {
-        print_row(name, s);
-        csv_row(&mut csv, "table", name, s);
+        out.row(name, s);
     }
     let best_floor = floor
         .futex_wake
@@ -190,21 +258,20 @@ pub fn migration(args: &MigrationArgs) -> CommandResult {
         .min(floor.setaffinity.summary().p50)
         .max(1);
     if let Some(m) = row(&figures, bench::MIGRATION_TOTAL) {
-        println!(
+        out.say(&format!(
             "slot-boundary migration (nominal boundary to running on the new core, \
              migration.total) median {:.1} us; floor medians: futex wake {:.1} us, \
              sched_setaffinity {:.1} us",
             us(m.p50),
             us(floor.futex_wake.summary().p50),
             us(floor.setaffinity.summary().p50)
-        );
-        println!(
+        ));
+        out.say(&format!(
             "slot-boundary migration median / best raw floor median = {:.2}",
             m.p50 as f64 / best_floor as f64
-        );
+        ));
     }
-    write_file(&args.out_dir.join("migration.csv"), &csv)?;
-    println!("wrote {}", args.out_dir.join("migration.csv").display());
+    out.finish("migration", &args.out_dir.join("migration.csv"), &[])?;
     Ok(0)
 }
 
@@ -222,24 +289,27 @@ pub fn mode_change(args: &ModeChangeArgs) -> CommandResult {
         return Err(Failure::bad_input("--unit must be between 50us and 100ms"));
     }
     let (base, signals) = prepare(args.cores)?;
-    let mut csv = CSV_HEADER.to_string();
+    let mut out = Output::new(args.json);
     let mut points = Vec::new();
     for &tasks in &args.tasks {
         let figures =
             bench::mode_change_point(tasks, args.cores, args.unit.as_nanos(), args.periods, &base)
                 .map_err(failure)?;
         interrupted(&signals)?;
-        print_header(&format!(
-            "mode change, {tasks} tasks on {} cores: {} mode changes, {} deadline misses",
-            args.cores, figures.run.mode_changes, figures.run.deadline_misses
-        ));
+        let run = &figures.run;
+        out.point(
+            &format!(
+                "mode change, {tasks} tasks on {} cores: {} mode changes, {} deadline misses",
+                args.cores, run.mode_changes, run.deadline_misses
+            ),
+            &tasks.to_string(),
+            serde_json::json!({"mode_changes": run.mode_changes, "deadline_misses": run.deadline_misses}),
+        );
         for (name, s) in &figures.rows {
-            print_row(name, s);
-            csv_row(&mut csv, &tasks.to_string(), name, s);
+            out.row(name, s);
         }
         points.push((tasks as f64, figures));
     }
-    write_file(&args.out_dir.join("mode-change.csv"), &csv)?;
     let svg = args.out_dir.join("mode-change.svg");
     plot(
         &svg,
@@ -251,11 +321,11 @@ pub fn mode_change(args: &ModeChangeArgs) -> CommandResult {
             kairos_rt::measure::names::MODE_CHANGE_ALL_RESCHEDULED,
         ],
     )?;
-    println!(
-        "wrote {}, {}",
-        args.out_dir.join("mode-change.csv").display(),
-        svg.display()
-    );
+    out.finish(
+        "mode-change",
+        &args.out_dir.join("mode-change.csv"),
+        &[&svg],
+    )?;
     Ok(0)
 }
 
@@ -293,23 +363,26 @@ pub fn cyclic(args: &CyclicArgs) -> CommandResult {
     let counts = core_range(&args.cores, platform::online_cpus().len())?;
     let (mut base, signals) = prepare(*counts.last().unwrap_or(&2))?;
     base.work_fraction = 0.9;
-    let mut csv = CSV_HEADER.to_string();
+    let mut out = Output::new(args.json);
     let mut points = Vec::new();
     for &cores in &counts {
         let figures = bench::cyclic_point(cores, window, duration, &base).map_err(failure)?;
         interrupted(&signals)?;
-        print_header(&format!(
-            "cyclic migrations, {cores} tasks on {cores} cores every {}: {} migrations, \
-             {} double executions",
-            args.window, figures.run.migrations, figures.run.overlaps
-        ));
+        let run = &figures.run;
+        out.point(
+            &format!(
+                "cyclic migrations, {cores} tasks on {cores} cores every {}: {} migrations, \
+                 {} double executions",
+                args.window, run.migrations, run.overlaps
+            ),
+            &cores.to_string(),
+            serde_json::json!({"migrations": run.migrations, "double_executions": run.overlaps}),
+        );
         for (name, s) in &figures.rows {
-            print_row(name, s);
-            csv_row(&mut csv, &cores.to_string(), name, s);
+            out.row(name, s);
         }
         points.push((cores as f64, figures));
     }
-    write_file(&args.out_dir.join("cyclic.csv"), &csv)?;
     let svg = args.out_dir.join("cyclic.svg");
     plot(
         &svg,
@@ -321,11 +394,7 @@ pub fn cyclic(args: &CyclicArgs) -> CommandResult {
             bench::WINDOW_TOTAL,
         ],
     )?;
-    println!(
-        "wrote {}, {}",
-        args.out_dir.join("cyclic.csv").display(),
-        svg.display()
-    );
+    out.finish("cyclic", &args.out_dir.join("cyclic.csv"), &[&svg])?;
     Ok(0)
 }
 
@@ -338,7 +407,7 @@ fn plot(
     series: &[&str],
 ) -> Result<(), Failure> {
     if !crate::commands::experiment::plot::register_font() {
-        println!("(no plot: no DejaVuSans.ttf found; install fonts-dejavu-core)");
+        eprintln!("warning: no plot drawn: no DejaVuSans.ttf found (install fonts-dejavu-core)");
         return Ok(());
     }
     if let Some(parent) = path.parent() {
@@ -411,7 +480,11 @@ fn draw(
             }
             chart.draw_series(line.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
             let label = format!("{name} {}", if p99 { "p99" } else { "median" });
-            legend.push(LegendEntry { label, color, dashed: p99 });
+            legend.push(LegendEntry {
+                label,
+                color,
+                dashed: p99,
+            });
         }
     }
     draw_legend(&legend_area, &legend)?;
