@@ -3,6 +3,7 @@ pub mod bench;
 pub mod bench_analysis;
 pub mod bench_runtime;
 pub mod bench_table;
+mod bench_table_report;
 pub mod check;
 pub mod demo;
 pub mod demo_mc;
