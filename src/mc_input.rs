@@ -72,7 +72,6 @@ pub fn load_system(path: &Path, slot: Duration) -> Result<McSystem, Failure> {
 }
 
 /// [`load_system`] with every XML import option (`--cores` replaces the file's core count).
-#[allow(dead_code)] // for synth, validate-tables and run, which are being written
 pub fn load_system_with(path: &Path, options: &ImportOptions) -> Result<McSystem, Failure> {
     let source = read_text(path)?;
     let checked = check_source(path, &source, options)?;
