@@ -13,8 +13,11 @@
 //! - `<!-- doc-test: skip: REASON -->` does not run the block; the reason must say why (a
 //!   precondition the test cannot provide, such as SimSo's Python 3.11). Skips are listed.
 //!
+//! Blocks that run real-time threads (`kairos run`, the runtime benches, `setpriv`) run in a
+//! test of their own, ignored by a plain `cargo test` like every real-time test (CI runs it).
+//!
 //! Blocks run in file order (README.md, then docs/*.md by name), each in a scratch folder that
-//! holds `examples` and `docs` links to the repository's, with the `kairos` under test first on
+//! holds `examples`, `docs`, `crates` and `scripts` links to the repository's, with the `kairos` under test first on
 //! `PATH` and the scratch folder as `HOME` (so `kairos bench` prints the same with or without a
 //! SimSo set up); `/tmp` files written by one block are read by later blocks as in the docs.
 //!
@@ -128,12 +131,13 @@ fn examples(page: &Path) -> Vec<Example> {
     found
 }
 
-/// A scratch folder with the repository's examples and docs, where blocks run.
-fn workdir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kairos-docs-{}", std::process::id()));
+/// A scratch folder with links to the repository's examples, docs, crates (for their test data)
+/// and scripts, where blocks run.
+fn workdir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kairos-docs-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch folder");
-    for name in ["examples", "docs"] {
+    for name in ["examples", "docs", "crates", "scripts"] {
         std::os::unix::fs::symlink(repo().join(name), dir.join(name)).expect("link");
     }
     dir
@@ -280,14 +284,31 @@ fn bless(example: &Example, output: &str) {
     std::fs::write(&path, lines.join("\n") + "\n").expect("write the page");
 }
 
-#[test]
-fn documented_examples_print_what_the_docs_show() {
-    let dir = workdir();
+/// Whether the block runs real-time threads (a real run, a runtime benchmark, or a run as
+/// another user): those need real-time privilege and run in a test of their own.
+fn needs_real_time(script: &str) -> bool {
+    const MARKS: [&str; 6] = [
+        "kairos run ",
+        "kairos bench timer",
+        "kairos bench migration",
+        "kairos bench mode-change",
+        "kairos bench cyclic",
+        "setpriv ",
+    ];
+    MARKS.iter().any(|m| script.contains(m))
+}
+
+/// Runs the examples `select` picks, in order; panics listing every one that differs.
+fn run_examples(tag: &str, select: fn(&Example) -> bool, at_least: usize) {
+    let dir = workdir(tag);
     let (mut failures, mut skipped, mut ran) = (Vec::new(), Vec::new(), 0);
     for example in pages().iter().flat_map(|p| examples(p)) {
         let place = format!("{}:{}", example.file, example.line);
         if let Mode::Skip(reason) = &example.mode {
             skipped.push(format!("{place}: {reason}"));
+            continue;
+        }
+        if !select(&example) {
             continue;
         }
         ran += 1;
@@ -300,13 +321,24 @@ fn documented_examples_print_what_the_docs_show() {
         "{ran} documented examples run; skipped:\n  {}",
         skipped.join("\n  ")
     );
-    assert!(ran >= 60, "only {ran} examples ran");
+    assert!(ran >= at_least, "only {ran} examples ran");
     assert!(
         failures.is_empty(),
         "{} of {ran} documented examples differ from the docs:\n\n{}",
         failures.len(),
         failures.join("\n\n")
     );
+}
+
+#[test]
+fn documented_examples_print_what_the_docs_show() {
+    run_examples("plain", |e| !needs_real_time(&e.script), 60);
+}
+
+#[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
+fn documented_real_time_examples_print_what_the_docs_show() {
+    run_examples("real-time", |e| needs_real_time(&e.script), 12);
 }
 
 #[test]
