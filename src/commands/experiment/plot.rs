@@ -168,6 +168,14 @@ impl Plot<'_> {
         for m in (0..self.labels.len()).rev() {
             self.draw_method(&mut chart, m)?;
         }
+        // The thin "or inconclusive" lines go over everything: they may coincide with a method's
+        // line, which would hide them.
+        for m in 0..self.labels.len() {
+            if let Some(upper) = self.upper_points(m) {
+                let thin = PALETTE[m % PALETTE.len()].stroke_width(2);
+                chart.draw_series(DashedLineSeries::new(upper, 3, 4, thin))?;
+            }
+        }
         self.draw_legend(&legend_area)?;
         area.present()?;
         Ok(())
@@ -194,10 +202,6 @@ impl Plot<'_> {
             }
         };
         draw_markers(chart, &points, m)?;
-        if let Some(upper) = self.upper_points(m) {
-            let thin = PALETTE[m % PALETTE.len()].stroke_width(1);
-            chart.draw_series(DashedLineSeries::new(upper, 3, 4, thin))?;
-        }
         Ok(())
     }
 
@@ -237,7 +241,7 @@ impl Plot<'_> {
             area.draw(&Text::new(label.clone(), (52, y - 8), font.clone()))?;
             y += 24;
             if self.has_upper(m) {
-                let thin = PALETTE[m % PALETTE.len()].stroke_width(1);
+                let thin = PALETTE[m % PALETTE.len()].stroke_width(2);
                 for segment in dashed_segment(8, 44, y, 3, 4) {
                     area.draw(&PathElement::new(segment, thin))?;
                 }
