@@ -82,7 +82,7 @@ fn demo_workload_separates_the_policies_as_documented() {
 #[test]
 fn simso_workload_matches_simso_job_counts() {
     // SimSo 0.8.5, global EDF, 10 s: 6608 released, 6600 completed, 0 misses
-    // (../shared/bench/simso/README.md).
+    // (measured by kairos bench through its SimSo runner, which CI runs: docs/simulate.md).
     let workload =
         load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/simso-n20-m4-u3.toml"));
     let m = run(&workload, PolicyKind::GlobalEdf, Duration::from_secs(10));
