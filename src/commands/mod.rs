@@ -13,5 +13,6 @@ pub mod import;
 pub mod run;
 pub mod run_table;
 pub mod simulate;
+mod simulate_tables;
 pub mod synth;
 pub mod validate_tables;
