@@ -7,9 +7,8 @@
 
 mod common;
 
-use common::Scratch;
+use common::{stderr, stdout, Scratch};
 use std::path::Path;
-use std::process::Output;
 
 /// Three tasks on two cores, U = 0.4 + 0.3 + 0.6 = 1.3, hyper-period 10ms.
 const TINY: &str = r#"name = "tiny"
@@ -36,14 +35,6 @@ fn with_tiny() -> Scratch {
     let scratch = Scratch::new("cli-test");
     scratch.write("tiny.toml", TINY);
     scratch
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("UTF-8 stdout")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// Compares `actual` with `tests/golden/NAME`, or writes it there when

@@ -3,23 +3,15 @@
 
 mod common;
 
-use common::Scratch;
+use common::{stderr, stdout, Scratch};
 use std::process::{Command, Output};
 
 fn repo(path: &str) -> String {
     format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
 }
 
-fn out(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn err(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
 fn json(output: &Output) -> serde_json::Value {
-    serde_json::from_str(&out(output)).unwrap_or_else(|e| panic!("{e}: {}", out(output)))
+    serde_json::from_str(&stdout(output)).unwrap_or_else(|e| panic!("{e}: {}", stdout(output)))
 }
 
 #[test]
@@ -29,18 +21,18 @@ fn bench_oracles_refuses_a_folder_without_oracle_files() {
     let output = scratch.kairos(&["bench", "--oracles", "empty"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        err(&output).contains("holds no oracle file"),
+        stderr(&output).contains("holds no oracle file"),
         "{}",
-        err(&output)
+        stderr(&output)
     );
-    assert!(out(&output).is_empty());
+    assert!(stdout(&output).is_empty());
 }
 
 #[test]
 fn bench_json_has_the_throughput_memory_and_simso_fields() {
     let scratch = Scratch::new("cli-options");
     let output = scratch.kairos(&["bench", "--json", "--repeat", "3", "--duration", "200ms"]);
-    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let report = json(&output);
     assert_eq!(report["policy"], "gedf");
     assert_eq!(report["duration_ns"], 200_000_000);
@@ -84,7 +76,7 @@ fn validate_tables_json_messages_are_whole_sentences() {
     let scratch = Scratch::new("cli-options");
     let system = repo("examples/mcdag/two-levels.toml");
     let synth = scratch.kairos(&["synth", &system, "--out", "t.json"]);
-    assert_eq!(synth.status.code(), Some(0), "{}", err(&synth));
+    assert_eq!(synth.status.code(), Some(0), "{}", stderr(&synth));
     let mut tables: serde_json::Value = serde_json::from_str(&scratch.read("t.json")).unwrap();
     // Start every LO interval 1 ms later than synthesized (keeping its end): jobs lose budget
     // and successors may start before their ancestors end.
@@ -95,7 +87,7 @@ fn validate_tables_json_messages_are_whole_sentences() {
     }
     scratch.write("bad.json", tables.to_string());
     let output = scratch.kairos(&["validate-tables", &system, "bad.json", "--json"]);
-    assert_eq!(output.status.code(), Some(1), "{}", err(&output));
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let report = json(&output);
     let violations = report["violations"].as_array().unwrap();
     assert!(!violations.is_empty());
@@ -136,9 +128,9 @@ fn gantt_refuses_a_file_that_is_not_svg() {
         let output = scratch.kairos(&args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert!(
-            err(&output).contains("name the file .svg"),
+            stderr(&output).contains("name the file .svg"),
             "{}",
-            err(&output)
+            stderr(&output)
         );
         assert!(!scratch.0.join("x.png").exists());
     }
@@ -157,9 +149,9 @@ fn a_negative_duration_is_a_duration_error() {
     ]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        err(&output).contains("duration \"-5ms\" is negative"),
+        stderr(&output).contains("duration \"-5ms\" is negative"),
         "{}",
-        err(&output)
+        stderr(&output)
     );
 }
 
@@ -174,9 +166,9 @@ fn a_misspelt_overrun_task_gets_a_suggestion() {
     ]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        err(&output).contains("no task \"flight/sens\": did you mean \"flight/sense\"?"),
+        stderr(&output).contains("no task \"flight/sens\": did you mean \"flight/sense\"?"),
         "{}",
-        err(&output)
+        stderr(&output)
     );
 }
 
@@ -189,9 +181,9 @@ fn run_takes_cores_like_simulate() {
         let output = scratch.kairos(&[command, &file, "--policy", "pfp", "--cores", "1"]);
         assert_eq!(output.status.code(), Some(2), "{command}");
         assert!(
-            err(&output).contains("is bound to core 1 but --cores 1"),
+            stderr(&output).contains("is bound to core 1 but --cores 1"),
             "{}",
-            err(&output)
+            stderr(&output)
         );
     }
 }
@@ -208,11 +200,11 @@ fn bench_timer_checks_for_cyclictest_before_measuring() {
         .expect("run kairos");
     assert_eq!(output.status.code(), Some(3));
     assert!(
-        err(&output).contains("cyclictest is not installed"),
+        stderr(&output).contains("cyclictest is not installed"),
         "{}",
-        err(&output)
+        stderr(&output)
     );
-    assert!(out(&output).is_empty());
+    assert!(stdout(&output).is_empty());
 }
 
 /// The hyper-period overflow is mentioned only where it changes something: a simulation
@@ -228,16 +220,16 @@ fn the_hyper_period_warning_appears_only_where_it_matters() {
     for args in quiet {
         let output = scratch.kairos(args);
         assert!(
-            !err(&output).contains("hyper-period"),
+            !stderr(&output).contains("hyper-period"),
             "{args:?}: {}",
-            err(&output)
+            stderr(&output)
         );
     }
     let unbounded = scratch.kairos(&["simulate", &file, "--policy", "gedf"]);
-    assert!(err(&unbounded)
+    assert!(stderr(&unbounded)
         .contains("the hyper-period overflows 64-bit nanoseconds; simulating the first 10s"));
     let check = scratch.kairos(&["check", &file]);
-    assert!(out(&check).contains("warning: tasks: the hyper-period"));
+    assert!(stdout(&check).contains("warning: tasks: the hyper-period"));
 }
 
 /// `--gantt-by task` draws a row per task with release and deadline arrows; `synth` takes
@@ -299,7 +291,7 @@ fn runtime_benches_print_json() {
         "1ms",
     ];
     let output = scratch.kairos(&[&args[..], &["--out-dir", "kb", "--json"]].concat());
-    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let report = json(&output);
     assert_eq!(report["bench"], "mode-change");
     let point = &report["points"][0];

@@ -3,13 +3,8 @@
 
 mod common;
 
-use common::Scratch;
+use common::{stdout, Scratch};
 use std::path::Path;
-use std::process::Output;
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 #[test]
 fn gen_writes_a_valid_workload_and_the_same_seed_gives_the_same_file() {

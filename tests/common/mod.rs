@@ -5,6 +5,16 @@
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
+
+/// A command's standard output, as text.
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A command's standard error, as text.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A fresh, empty folder under the system temp dir for one test; removed when dropped.
