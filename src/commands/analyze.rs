@@ -44,21 +44,21 @@ pub fn run(args: &AnalyzeArgs) -> CommandResult {
         }
         return Ok(0);
     }
-    // An empty or unknown list is refused before any file is read.
-    registry::select(&args.tests, 1).map_err(Failure::bad_input)?;
+    // Parsed once, before any file is read: an empty or unknown list is refused at once.
+    let list = registry::TestList::parse(&args.tests).map_err(Failure::bad_input)?;
     match &args.batch {
-        Some(path) => run_batch(path, &args.tests, args.jobs),
+        Some(path) => run_batch(path, &list, args.jobs),
         None => run_file(
             args.file.as_ref().expect("clap requires FILE or --batch"),
-            &args.tests,
+            &list,
             args.json,
         ),
     }
 }
 
-fn run_file(path: &Path, list: &str, json: bool) -> CommandResult {
+fn run_file(path: &Path, list: &registry::TestList, json: bool) -> CommandResult {
     let workload = crate::commands::check::load_valid(path)?;
-    let selection = registry::select(list, workload.cores).map_err(Failure::bad_input)?;
+    let selection = list.for_cores(workload.cores);
     let tasks = tasks_of(&workload);
     // Fixed-priority tests follow the file's priorities when every task has one (as `simulate
     // --priorities auto` does), rate-monotonic order otherwise.
@@ -252,10 +252,10 @@ fn parse_set(line: &str) -> Result<(Vec<SporadicTask>, usize), String> {
     Ok((tasks, set.cores))
 }
 
-fn analyse_line(index: usize, line: &str, list: &str) -> String {
+fn analyse_line(index: usize, line: &str, list: &registry::TestList) -> String {
     match parse_set(line) {
         Ok((tasks, cores)) => {
-            let selection = registry::select(list, cores).expect("the list was checked");
+            let selection = list.for_cores(cores);
             let verdicts: serde_json::Map<String, serde_json::Value> = selection
                 .run
                 .iter()
@@ -272,7 +272,7 @@ fn analyse_line(index: usize, line: &str, list: &str) -> String {
     }
 }
 
-fn run_batch(path: &Path, list: &str, jobs: Option<usize>) -> CommandResult {
+fn run_batch(path: &Path, list: &registry::TestList, jobs: Option<usize>) -> CommandResult {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
         .build()

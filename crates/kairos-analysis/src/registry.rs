@@ -212,27 +212,46 @@ const ONE_CORE: &str =
 const MANY_CORES: &str =
     "uniprocessor tests (name one in --tests to analyse the set as if on one core)";
 
-/// Resolves `list` for a workload of `cores` cores: `default` (on one core the exact
-/// uniprocessor tests; on more, every global test and first-fit-decreasing partitioning),
-/// `all` (every test that applies: uniprocessor tests on one core only), or comma-separated
-/// names, which run as named. A list that names no test is an error.
-pub fn select(list: &str, cores: usize) -> Result<Selection, String> {
-    let (candidates, keep): (Vec<&'static Test>, SkipRule) = match list.trim() {
-        "default" => (
-            all().iter().filter(|t| in_default(t)).collect(),
-            default_skip,
-        ),
-        "all" => (all().iter().collect(), all_skip),
-        _ => (named(list)?, |_, _| None),
-    };
-    let (mut run, mut skipped) = (Vec::new(), Vec::new());
-    for test in candidates {
-        match keep(test, cores) {
-            None => run.push(test),
-            Some(reason) => skipped.push((test, reason)),
-        }
+/// A test list as written (`default`, `all`, or names), parsed once and applied to each
+/// workload's core count with [`TestList::for_cores`].
+pub struct TestList {
+    candidates: Vec<&'static Test>,
+    skip: SkipRule,
+}
+
+impl TestList {
+    /// Parses `default` (on one core the exact uniprocessor tests; on more, every global test
+    /// and first-fit-decreasing partitioning), `all` (every test that applies: uniprocessor
+    /// tests on one core only), or comma-separated names, which run as named. A list that names
+    /// no test is an error.
+    pub fn parse(list: &str) -> Result<TestList, String> {
+        let (candidates, skip): (Vec<&'static Test>, SkipRule) = match list.trim() {
+            "default" => (
+                all().iter().filter(|t| in_default(t)).collect(),
+                default_skip,
+            ),
+            "all" => (all().iter().collect(), all_skip),
+            _ => (named(list)?, |_, _| None),
+        };
+        Ok(TestList { candidates, skip })
     }
-    Ok(Selection { run, skipped })
+
+    /// The tests that run on `cores` cores, and the ones left out with the reason.
+    pub fn for_cores(&self, cores: usize) -> Selection {
+        let (mut run, mut skipped) = (Vec::new(), Vec::new());
+        for &test in &self.candidates {
+            match (self.skip)(test, cores) {
+                None => run.push(test),
+                Some(reason) => skipped.push((test, reason)),
+            }
+        }
+        Selection { run, skipped }
+    }
+}
+
+/// [`TestList::parse`] then [`TestList::for_cores`].
+pub fn select(list: &str, cores: usize) -> Result<Selection, String> {
+    Ok(TestList::parse(list)?.for_cores(cores))
 }
 
 fn in_default(test: &Test) -> bool {
