@@ -229,7 +229,25 @@ fn an_mc_dag_run_with_one_overrun_changes_mode_and_meets_high_deadlines() {
     // the overrun (3x the LO budget, halved) still exceeds the LO budget.
     config.work_fraction = 0.5;
     config.overruns = vec!["g/a@1".parse().unwrap()];
-    let run = run(&system, &tables, config);
+    // The scenario needs c@1 (1.5 ms of work from 20 ms) done before the raise at 22 ms; a host
+    // stall of the VM can delay it past that, which is another scenario: run again (at most
+    // [`ATTEMPTS`] times), as `run` does for late timers.
+    let c_done_before_raise = |run: &TableRun| {
+        run.result
+            .jobs
+            .iter()
+            .find(|j| (j.task, j.job) == (2, 1))
+            .and_then(|j| j.completion)
+            .is_some_and(|done| done < 22 * MS)
+    };
+    let mut run = self::run(&system, &tables, config.clone());
+    for attempt in 1..ATTEMPTS {
+        if c_done_before_raise(&run) {
+            break;
+        }
+        eprintln!("attempt {attempt}: c@1 did not finish before 22 ms (host stall); again");
+        run = self::run(&system, &tables, config.clone());
+    }
     let changes = raises(&run);
     assert_eq!(changes.len(), 2, "{changes:?}");
     assert_eq!((changes[0].1, changes[0].2), (0, 1));
