@@ -20,6 +20,7 @@
 #   --warmup N         Java warm-up runs per file and policy (default 20)
 #   --runs N           Java timed runs per file and policy, median reported (default 50)
 #   --kairos-runs N    `kairos synth --json` invocations per file and policy (default 11)
+#   --warm-runs N      warm syntheses per file and policy in `kairos bench synth` (default 31)
 #   --repeat N         repeat the whole kairos-then-Java measurement N times (default 1)
 #   --no-criterion     skip `cargo bench -p kairos-mc --bench synth` (warm in-process medians)
 #   --criterion-time S criterion measurement time per benchmark, seconds (default 3)
@@ -36,9 +37,10 @@
 #     warm    criterion median of synthesize() alone (cargo bench, in-process, warm); for a
 #             file kairos refuses at its input check, the bench's median of import+check up to
 #             the refusal (that includes XML parsing, which the Java time does not).
+#             For other files (--files), `kairos bench synth`'s warm median (in-process).
 #     cli     median over --kairos-runs processes of `kairos synth FILE --cores N --json`
 #             "time_ms" (synthesis only, one cold run per process); "-" for refused files.
-#   ratio = Java median / kairos warm median.
+#   ratio = Java median / kairos warm median; cli x = Java median / kairos cli median.
 # Requires: java + javac (17 tested), python3, cargo (unless --no-criterion).
 set -euo pipefail
 
@@ -49,6 +51,7 @@ POLICIES=gedzl,gedf,gllf
 WARMUP=20
 RUNS=50
 KRUNS=11
+WARM_RUNS=31
 REPEAT=1
 CRITERION=1
 CRIT_TIME=3
@@ -71,6 +74,7 @@ while [ $# -gt 0 ]; do
         --kairos-runs) KRUNS=$2; shift 2 ;;
         --repeat) REPEAT=$2; shift 2 ;;
         --no-criterion) CRITERION=0; shift ;;
+        --warm-runs) WARM_RUNS=$2; shift 2 ;;
         --criterion-time) CRIT_TIME=$2; shift 2 ;;
         --build) BUILD=1; shift ;;
         --keep) KEEP=1; shift ;;
@@ -300,6 +304,20 @@ except Exception: print("-")')
         done
     done
 
+    # kairos warm, in-process, on any file: `kairos bench synth` (first + warm median)
+    : > "$D/kairos-warm.jsonl"
+    for f in "${FILES[@]}"; do
+        for p in ${POLICIES//,/ }; do
+            set +e
+            out=$("$KAIROS" bench synth "$f" --cores "$CORES" --policy "$p" --repeat "$WARM_RUNS" --json 2>/dev/null)
+            set -e
+            printf '%s' "$out" | python3 -c 'import json,sys
+try:
+    for r in json.load(sys.stdin): print(json.dumps(dict(r, policy=sys.argv[1])))
+except Exception: pass' "$p" >> "$D/kairos-warm.jsonl"
+        done
+    done
+
     # kairos criterion bench (its own copy of the files; used only where they are identical)
     if [ "$CRITERION" = 1 ]; then
         echo "   cargo bench -p kairos-mc --bench synth (warm medians) ..."
@@ -325,6 +343,11 @@ for line in open(os.path.join(d, "reference.txt")):
         load[p[1]] = float(p[2])
     if p and p[0] == "RESULT":
         ref[(p[1], p[2])] = dict(hp=int(p[3]), acc=p[4], med=float(p[5]), verdict=p[8] if len(p) > 8 else "")
+
+bench_synth = {}
+for line in open(os.path.join(d, "kairos-warm.jsonl")):
+    r = json.loads(line)
+    bench_synth[(os.path.basename(r["file"]), r["policy"])] = r["warm_median_ms"]
 
 cli = {}
 for line in open(os.path.join(d, "kairos-cli.tsv")):
@@ -356,7 +379,7 @@ def same_as_bench(f):
 
 files = sorted({f for f, _ in ref}, key=lambda s: int(re.findall(r"\d+", s)[-1]))
 hdr = (f"{'file':<13} {'policy':<6} {'H slots':>7}  {'reference':<26} {'ref ms':>9} {'load ms':>7}  "
-       f"{'kairos':<8} {'warm ms':>8} {'cli ms':>7} {'ratio':>6} {'+load':>6}")
+       f"{'kairos':<8} {'warm ms':>8} {'cli ms':>7} {'ratio':>6} {'cli x':>6} {'+load':>6}")
 print(hdr); print("-" * len(hdr))
 ratios = {}
 for f in files:
@@ -379,25 +402,49 @@ for f in files:
                 warm, src = summary[f]["import_us"] / 1e3, "c"      # import + check, to the refusal
             elif (f, pol) in crit:
                 warm = crit[(f, pol)]
+        if warm is None and (f, pol) in bench_synth:
+            warm, src = bench_synth[(f, pol)], "b"
         cli_ms = statistics.median(c["times"]) if c["times"] else None
         acc = r["acc"] + (" " + r["verdict"].replace("rejected:", "rej ") if r["verdict"] != "accepted" else " accepted")
         ratio = r["med"] / warm if warm else None
         if ratio:
             ratios.setdefault(pol, []).append(ratio)
+        cli_x = r["med"] / cli_ms if cli_ms else None
+        with open(os.path.join(os.path.dirname(d), "ratios.tsv"), "a") as out:
+            out.write(f"{f}\t{pol}\t{ratio or ''}\t{cli_x or ''}\n")
         ld = load.get(f)
         # verdict vs verdict with the XML load on both sides (only where kairos's time includes it)
         e2e = (r["med"] + ld) / warm if (src == "c" and ld is not None) else None
         fmt = lambda x: "-" if x is None else (f"{x:.1f}x" if x < 10 else f"{x:.0f}x")
         print(f"{f:<13} {pol:<6} {r['hp']:>7}  {acc:<26} {r['med']:>9.3f} {(f'{ld:.3f}' if ld is not None else '-'):>7}  "
               f"{kv:<8} {(f'{warm:.3f}{src}' if warm else '-'):>8} {(f'{cli_ms:.3f}' if cli_ms else '-'):>7} "
-              f"{fmt(ratio):>6} {fmt(e2e):>6}")
+              f"{fmt(ratio):>6} {fmt(cli_x):>6} {fmt(e2e):>6}")
 print()
-print("warm: criterion median of synthesize() (in-process); 'c' = kairos refused the file at its input")
+print("warm: criterion median of synthesize() (in-process); 'b' = `kairos bench synth` warm median")
+print("      (files other than the bench's own); 'c' = kairos refused the file at its input")
 print("      check, time = bench median of import+check up to the refusal (includes XML parsing).")
-print("cli:  median of `kairos synth --json` time_ms, one cold synthesis per process.")
+print("cli:  median of `kairos synth --json` time_ms, one cold synthesis per process; cli x = ref / cli.")
 print("load: reference XML parse + model build (untimed in 'ref ms'); +load: (ref ms + load) / warm,")
 print("      for the refused files only, where kairos's time includes its XML import.")
 for pol, rs in ratios.items():
     print(f"{pol}: ratio reference/kairos-warm min {min(rs):.1f}x, median {statistics.median(rs):.1f}x, max {max(rs):.0f}x over {len(rs)} files")
 PY
 done
+
+if [ "$REPEAT" -gt 1 ]; then
+    echo
+    echo "== per file and policy, the median over the $REPEAT repetitions (the machine is noisy)"
+    python3 - "$WORK/ratios.tsv" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    f, pol, warm, cli = line.rstrip("\n").split("\t")
+    e = rows.setdefault((f, pol), ([], []))
+    if warm: e[0].append(float(warm))
+    if cli: e[1].append(float(cli))
+med = lambda xs: f"{statistics.median(xs):.1f}x" if xs else "-"
+print(f"{'file':<13} {'policy':<6} {'ratio':>7} {'cli x':>7}")
+for (f, pol), (warm, cli) in rows.items():
+    print(f"{f:<13} {pol:<6} {med(warm):>7} {med(cli):>7}")
+PY
+fi

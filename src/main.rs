@@ -36,7 +36,8 @@ enum Command {
     /// Run every stage on an embedded workload (no files needed).
     Demo(commands::demo::DemoArgs),
     /// Benchmarks: simulator throughput and memory (side by side with SimSo), analysis speed,
-    /// and on real cores timer latency, migrations, mode changes (`kairos bench timer ...`).
+    /// table synthesis (`kairos bench synth`), and on real cores timer latency, migrations, mode
+    /// changes (`kairos bench timer ...`).
     Bench(commands::bench::BenchArgs),
     /// Schedulability tests on a workload file, or on a JSONL batch of task sets.
     Analyze(commands::analyze::AnalyzeArgs),

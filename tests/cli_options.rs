@@ -303,3 +303,41 @@ fn runtime_benches_print_json() {
     assert_eq!(report["files"].as_array().unwrap().len(), 2);
     assert!(scratch.0.join("kb/mode-change.csv").exists());
 }
+
+/// `bench synth` times the same synthesis `synth` runs: same grid, same intervals; a system
+/// without tables is timed up to its verdict, and a file the checker refuses is bad input.
+#[test]
+fn bench_synth_times_the_synthesis_synth_reports() {
+    let scratch = Scratch::new("cli-options");
+    let tables = repo("examples/mcdag/xml/test-6-8.xml");
+    let no_tables = repo("examples/mcdag/xml/test-6-0.xml");
+    let args = ["--cores", "8", "--json"];
+    let synth = scratch.kairos(&[&["synth", tables.as_str()][..], &args].concat());
+    assert_eq!(synth.status.code(), Some(0), "{}", stderr(&synth));
+    let synth = json(&synth);
+    let bench = ["bench", "synth", &tables, &no_tables, "--repeat", "3"];
+    let output = scratch.kairos(&[&bench[..], &args].concat());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let rows = json(&output);
+    let (with, without) = (&rows[0], &rows[1]);
+    assert_eq!(with["schedulable"], true);
+    assert_eq!(
+        with["slots"],
+        synth["hyperperiod_ns"].as_u64().unwrap() / 1_000_000
+    );
+    assert_eq!(with["intervals"], synth["quality"]["total"]["intervals"]);
+    assert_eq!(with["jobs"], synth["quality"]["total"]["jobs"]);
+    assert_eq!(with["repeat"], 3);
+    for row in [with, without] {
+        assert!(row["first_ms"].as_f64().unwrap() > 0.0);
+        let (min, median) = (row["warm_min_ms"].as_f64(), row["warm_median_ms"].as_f64());
+        assert!(min.unwrap() > 0.0 && min <= median, "{row}");
+    }
+    assert_eq!(without["schedulable"], false);
+    assert_eq!(without["intervals"], 0);
+    assert_eq!(without["slots"], 2431);
+    let refused = repo("examples/mcdag/xml/test-6-6.xml");
+    let output = scratch.kairos(&["bench", "synth", &refused]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stdout(&output).is_empty());
+}

@@ -20,7 +20,7 @@ use kairos_rt::probe::timer_latency;
 use kairos_rt::watchdog::RunControl;
 use serde::Serialize;
 
-/// Runtime benchmarks, one subcommand each.
+/// The benchmarks with a subcommand of their own: the Linux runtime's, and table synthesis.
 #[derive(clap::Subcommand)]
 pub enum RuntimeBench {
     /// Timer wake-up latency (cyclictest's quantity) and kairos run's release latency,
@@ -33,6 +33,9 @@ pub enum RuntimeBench {
     ModeChange(crate::commands::bench_table::ModeChangeArgs),
     /// Every task migrating to the next core every window (docs/bench.md).
     Cyclic(crate::commands::bench_table::CyclicArgs),
+    /// Table synthesis time per MC-DAG file: the first synthesis in the process and the warm
+    /// median (docs/synth.md).
+    Synth(crate::commands::bench_synth::SynthBenchArgs),
 }
 
 #[derive(clap::Args)]
@@ -57,6 +60,7 @@ pub fn run(bench: &RuntimeBench) -> CommandResult {
         RuntimeBench::Migration(args) => crate::commands::bench_table::migration(args),
         RuntimeBench::ModeChange(args) => crate::commands::bench_table::mode_change(args),
         RuntimeBench::Cyclic(args) => crate::commands::bench_table::cyclic(args),
+        RuntimeBench::Synth(args) => crate::commands::bench_synth::run(args),
     }
 }
 
