@@ -4,8 +4,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use kairos_model::{check_source, Duration, Format};
-use kairos_sim::policy::fixed_priority::PriorityOrder;
-use kairos_sim::policy::PolicyKind;
+use kairos_policy::PolicyKind;
+use kairos_policy::PriorityOrder;
 use kairos_sim::{simulate, SimConfig};
 
 const WORKLOAD: &str = include_str!("../examples/simso-n20-m4-u3.toml");

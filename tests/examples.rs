@@ -2,8 +2,8 @@
 //! examples/README.md and docs/demo.md make about the demo workload hold.
 
 use kairos_model::{check_file, Duration, Workload};
-use kairos_sim::policy::fixed_priority::PriorityOrder;
-use kairos_sim::policy::PolicyKind;
+use kairos_policy::PolicyKind;
+use kairos_policy::PriorityOrder;
 use kairos_sim::{simulate, Metrics, SimConfig};
 use std::path::Path;
 

@@ -8,8 +8,8 @@
 use crate::args::{duration_arg, CommandResult, Failure};
 use crate::commands::check::load_valid;
 use kairos_model::{check_source, Arrival, Duration, Format, Workload};
-use kairos_sim::policy::fixed_priority::PriorityOrder;
-use kairos_sim::policy::PolicyKind;
+use kairos_policy::PolicyKind;
+use kairos_policy::PriorityOrder;
 use kairos_sim::{simulate, SimConfig};
 use serde::Serialize;
 use std::io::Write;

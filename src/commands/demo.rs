@@ -4,8 +4,8 @@ use crate::args::{write_output, CommandResult, Failure};
 use crate::commands::simulate::{resolve_duration, run_policy, write_pictures};
 use crate::report;
 use kairos_model::{check_source, Format};
-use kairos_sim::policy::fixed_priority::PriorityOrder;
-use kairos_sim::policy::PolicyKind;
+use kairos_policy::PolicyKind;
+use kairos_policy::PriorityOrder;
 use kairos_sim::SimConfig;
 use std::path::PathBuf;
 

@@ -5,12 +5,12 @@
 use crate::args::{duration_arg, window_arg, write_output, CommandResult, Failure};
 use crate::report::human_ns;
 use kairos_model::{Duration, Instant, Workload};
+use kairos_policy::PolicyKind;
 use kairos_rt::calibrate::{calibrate, JobBody};
 use kairos_rt::measure::{RunResult, Summary};
 use kairos_rt::periodic::{plan, run_periodic, PeriodicConfig, PeriodicPolicy, RunError};
 use kairos_rt::platform::{self, privilege, signals::StopSignals, PlatformError};
 use kairos_rt::watchdog::RunControl;
-use kairos_sim::policy::PolicyKind;
 use kairos_sim::{ExecutionTimeModel, SimConfig};
 use kairos_trace::gantt::{render_levels_svg, render_svg, GanttOptions};
 use kairos_trace::{Trace, TraceEvent};

@@ -20,8 +20,8 @@ use kairos_analysis::global_edf::{bcl, bcl_iterative, GlobalEdfTest};
 use kairos_analysis::global_fp::{bertogna_cirinei, guan, rate_monotonic_order};
 use kairos_analysis::{SporadicTask, Verdict};
 use kairos_model::{Arrival, Duration, Overheads, Task, Workload};
-use kairos_sim::policy::fixed_priority::PriorityOrder;
-use kairos_sim::policy::PolicyKind;
+use kairos_policy::PolicyKind;
+use kairos_policy::PriorityOrder;
 use kairos_sim::{simulate, Metrics, SimConfig};
 use proptest::prelude::*;
 

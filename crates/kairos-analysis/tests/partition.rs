@@ -10,7 +10,7 @@ mod common;
 
 use common::simulate_synchronous;
 use kairos_analysis::{SporadicTask, Verdict};
-use kairos_sim::policy::PolicyKind;
+use kairos_policy::PolicyKind;
 use proptest::prelude::*;
 use std::collections::HashSet;
 

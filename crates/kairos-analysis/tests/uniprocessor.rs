@@ -15,7 +15,7 @@ mod common;
 
 use common::{simulate_synchronous, Observed};
 use kairos_analysis::{SporadicTask, Verdict};
-use kairos_sim::policy::PolicyKind;
+use kairos_policy::PolicyKind;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};

@@ -1,42 +1,53 @@
-//! The discrete-event engine: exact integer time, `m` identical cores.
+//! The discrete-event engine: exact integer time, `m` identical cores, any policy written
+//! against the execution contract (`kairos-policy`).
 //!
-//! The engine jumps from one event instant to the next: the earliest of the next release, the
-//! completion of a running job, a wake-up the policy asked for, a deadline (only with
-//! `--abort-on-miss`) and the end of the run. At an instant it applies, in this order:
-//! completions, aborts, releases (by task index), then calls the policy once and applies its
-//! decision. A job that completes exactly at its deadline meets it. The run covers the closed
-//! interval `[0, duration]`: releases and completions at the end instant count (as in SimSo).
+//! The engine jumps from one event instant to the next: the earliest of the pending releases and
+//! policy timers (one queue, [`crate::queue`]), the completion of a running job, a deadline (only
+//! with `--abort-on-miss`) and the end of the run. At an instant it applies, in this order:
+//! completions, aborts, releases (by task index), timers (by arming order), reporting each to the
+//! policy; then, if anything happened, it asks the policy for one decision, carries out its
+//! actions and places the jobs. A job that completes exactly at its deadline meets it. The run
+//! covers the closed interval `[0, duration]`: releases and completions at the end instant count
+//! (as in SimSo).
 //!
 //! Cost per event is O(n) in released jobs plus the policy's own cost; memory is O(n + m) unless
 //! a trace is recorded.
 
+use crate::decide::check_decision;
 use crate::exec::RandomSource;
-use crate::job::JobState;
+use crate::job::{released, JobWork};
 use crate::metrics::Metrics;
-use crate::policy::{Dispatch, Policy, View};
+use crate::queue::{Due, EventQueue};
 use crate::{SimConfig, SimError, SimOutcome};
 use kairos_model::{Duration, Instant, Workload};
+use kairos_policy::{Action, JobId, JobView, Policy, View};
 use kairos_trace::{Trace, TraceEvent};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 pub(crate) struct Engine<'w> {
     workload: &'w Workload,
     config: &'w SimConfig,
+    policy_name: &'static str,
     now: Instant,
     end: Instant,
-    jobs: Vec<JobState>,
-    /// Next release instant of each task, smallest first; ties by task index.
-    releases: BinaryHeap<Reverse<(Instant, usize)>>,
-    next_job_index: Vec<u64>,
+    /// What the policy sees of each released, unfinished job; `work[i]` is the same job's hidden
+    /// side. Both shrink by `swap_remove`, together.
+    views: Vec<JobView>,
+    work: Vec<JobWork>,
+    /// Per core, the index (into `views`) of the job running there.
+    running: Vec<Option<usize>>,
+    queue: EventQueue,
+    next_job_number: Vec<u64>,
     random: RandomSource,
     metrics: Metrics,
     trace: Option<Trace>,
-    wake_at: Option<Instant>,
 }
 
 impl<'w> Engine<'w> {
-    pub(crate) fn new(workload: &'w Workload, config: &'w SimConfig, policy_name: &str) -> Self {
+    pub(crate) fn new(
+        workload: &'w Workload,
+        config: &'w SimConfig,
+        policy_name: &'static str,
+    ) -> Self {
         let end = Instant::ZERO + config.duration;
         let trace = config.record_trace.then(|| Trace {
             levels: Vec::new(),
@@ -45,21 +56,24 @@ impl<'w> Engine<'w> {
             end,
             events: Vec::new(),
         });
-        let releases = workload
-            .tasks
-            .iter()
-            .enumerate()
-            .map(|(i, t)| Reverse((Instant::ZERO + t.offset, i)))
-            .filter(|Reverse((at, _))| *at <= end)
-            .collect();
+        let mut queue = EventQueue::default();
+        for (task, t) in workload.tasks.iter().enumerate() {
+            let first = Instant::ZERO + t.offset;
+            if first <= end {
+                queue.release(first, task);
+            }
+        }
         Engine {
             workload,
             config,
+            policy_name,
             now: Instant::ZERO,
             end,
-            jobs: Vec::new(),
-            releases,
-            next_job_index: vec![0; workload.tasks.len()],
+            views: Vec::new(),
+            work: Vec::new(),
+            running: vec![None; workload.cores],
+            queue,
+            next_job_number: vec![0; workload.tasks.len()],
             random: RandomSource::new(config.seed, config.execution_times),
             metrics: Metrics::new(
                 policy_name,
@@ -67,18 +81,17 @@ impl<'w> Engine<'w> {
                 workload.cores,
             ),
             trace,
-            wake_at: None,
         }
     }
 
     pub(crate) fn run(mut self, policy: &mut dyn Policy) -> Result<SimOutcome, SimError> {
         loop {
-            let mut changed = self.complete_finished_jobs();
+            let mut changed = self.complete_finished_jobs(policy);
             if self.config.abort_on_miss {
                 changed |= self.abort_late_jobs();
             }
-            changed |= self.release_due_jobs();
-            if changed || self.wake_at == Some(self.now) {
+            changed |= self.apply_due_events(policy);
+            if changed {
                 self.dispatch(policy)?;
             }
             if self.now >= self.end {
@@ -96,26 +109,39 @@ impl<'w> Engine<'w> {
         }
     }
 
+    /// Removes job `i` from both lists, closing its running segment first.
+    fn remove(&mut self, i: usize) -> JobView {
+        self.close_segment(i);
+        self.work.swap_remove(i);
+        let job = self.views.swap_remove(i);
+        // The last job moved into slot `i`: its core must point at its new index.
+        if let Some(core) = self.views.get(i).and_then(|moved| moved.running_on) {
+            self.running[core] = Some(i);
+        }
+        job
+    }
+
     /// Removes every job with no work left; returns whether any did.
-    fn complete_finished_jobs(&mut self) -> bool {
+    fn complete_finished_jobs(&mut self, policy: &mut dyn Policy) -> bool {
         let mut any = false;
-        for i in (0..self.jobs.len()).rev() {
-            if !self.jobs[i].remaining.is_zero() {
+        for i in (0..self.views.len()).rev() {
+            if !self.work[i].remaining.is_zero() {
                 continue;
             }
             any = true;
-            self.close_segment(i);
-            let job = self.jobs.swap_remove(i);
+            let job = self.remove(i);
             let now = self.now;
-            self.metrics.record_completion(job.task, job.release, now);
+            self.metrics
+                .record_completion(job.id.task, job.release, now);
             self.record(|| TraceEvent::Completion {
-                task: job.task,
-                job: job.index,
+                task: job.id.task,
+                job: job.id.number,
                 at: now,
             });
             if now > job.absolute_deadline {
                 self.report_miss(&job);
             }
+            policy.job_completed(now, &job);
         }
         any
     }
@@ -123,203 +149,237 @@ impl<'w> Engine<'w> {
     /// Removes unfinished jobs whose deadline has come (`--abort-on-miss`).
     fn abort_late_jobs(&mut self) -> bool {
         let mut any = false;
-        for i in (0..self.jobs.len()).rev() {
-            if self.jobs[i].absolute_deadline > self.now {
+        for i in (0..self.views.len()).rev() {
+            if self.views[i].absolute_deadline > self.now {
                 continue;
             }
             any = true;
-            self.close_segment(i);
-            let job = self.jobs.swap_remove(i);
-            self.report_miss(&job);
-            self.metrics.jobs_aborted += 1;
-            self.metrics.tasks[job.task].jobs_aborted += 1;
-            let at = self.now;
-            self.record(|| TraceEvent::Abort {
-                task: job.task,
-                job: job.index,
-                at,
-            });
+            self.abort(i);
         }
         any
     }
 
-    fn report_miss(&mut self, job: &JobState) {
-        self.metrics.record_miss(job.task);
+    /// Removes job `i` unfinished: aborted, and a miss once its deadline is within the run.
+    fn abort(&mut self, i: usize) {
+        let job = self.remove(i);
+        if job.absolute_deadline <= self.end {
+            self.report_miss(&job);
+        }
+        self.metrics.jobs_aborted += 1;
+        self.metrics.tasks[job.id.task].jobs_aborted += 1;
+        let at = self.now;
+        self.record(|| TraceEvent::Abort {
+            task: job.id.task,
+            job: job.id.number,
+            at,
+        });
+    }
+
+    fn report_miss(&mut self, job: &JobView) {
+        self.metrics.record_miss(job.id.task);
         self.record(|| TraceEvent::DeadlineMiss {
-            task: job.task,
-            job: job.index,
+            task: job.id.task,
+            job: job.id.number,
             at: job.absolute_deadline,
         });
     }
 
-    /// Releases every job due now; returns whether any was.
-    fn release_due_jobs(&mut self) -> bool {
+    /// Releases every job due now and fires every timer due now; returns whether any was.
+    fn apply_due_events(&mut self, policy: &mut dyn Policy) -> bool {
         let mut any = false;
-        while let Some(&Reverse((at, task_index))) = self.releases.peek() {
-            if at > self.now {
-                break;
-            }
-            self.releases.pop();
+        while let Some(due) = self.queue.pop_due(self.now) {
             any = true;
-            let task = &self.workload.tasks[task_index];
-            let index = self.next_job_index[task_index];
-            self.next_job_index[task_index] += 1;
-            let work = self.random.execution_time(task);
-            let deadline = at + task.deadline;
-            self.metrics.jobs_released += 1;
-            self.metrics.tasks[task_index].jobs_released += 1;
-            self.record(|| TraceEvent::Release {
-                task: task_index,
-                job: index,
-                at,
-                deadline,
-            });
-            if work.is_zero() {
-                // A job with nothing to do (bcet = 0 under --exec uniform) completes at its
-                // release without taking a core, so no other event decides its completion.
-                self.metrics.record_completion(task_index, at, at);
-                self.record(|| TraceEvent::Completion {
-                    task: task_index,
-                    job: index,
-                    at,
-                });
-            } else {
-                self.jobs
-                    .push(JobState::new(task_index, index, at, deadline, work));
-            }
-            let next = at + self.random.inter_arrival(task);
-            if next <= self.end {
-                self.releases.push(Reverse((next, task_index)));
+            match due {
+                Due::Release { task } => self.release(task, policy),
+                Due::Timer(timer) => policy.timer_fired(self.now, timer),
             }
         }
         any
+    }
+
+    /// Releases the next job of `task` now and queues the one after.
+    fn release(&mut self, task_index: usize, policy: &mut dyn Policy) {
+        let at = self.now;
+        let task = &self.workload.tasks[task_index];
+        let number = self.next_job_number[task_index];
+        self.next_job_number[task_index] += 1;
+        let work = self.random.execution_time(task);
+        let deadline = at + task.deadline;
+        let view = released(
+            JobId {
+                task: task_index,
+                number,
+            },
+            at,
+            deadline,
+            task.wcet,
+        );
+        let next = at + self.random.inter_arrival(task);
+        self.metrics.jobs_released += 1;
+        self.metrics.tasks[task_index].jobs_released += 1;
+        self.record(|| TraceEvent::Release {
+            task: task_index,
+            job: number,
+            at,
+            deadline,
+        });
+        if next <= self.end {
+            self.queue.release(next, task_index);
+        }
+        policy.job_released(at, &view);
+        if work.is_zero() {
+            // A job with nothing to do (bcet = 0 under --exec uniform) completes at its release
+            // without taking a core, so no other event decides its completion.
+            self.metrics.record_completion(task_index, at, at);
+            self.record(|| TraceEvent::Completion {
+                task: task_index,
+                job: number,
+                at,
+            });
+            policy.job_completed(at, &view);
+            return;
+        }
+        self.views.push(view);
+        self.work.push(JobWork {
+            remaining: work,
+            overhead_left: Duration::ZERO,
+            segment_start: at,
+        });
     }
 
     fn dispatch(&mut self, policy: &mut dyn Policy) -> Result<(), SimError> {
         let view = View {
             now: self.now,
             cores: self.workload.cores,
-            jobs: &self.jobs,
+            jobs: &self.views,
             tasks: &self.workload.tasks,
         };
-        let decision = policy.schedule(&view);
+        let decision = policy.decide(&view);
         self.metrics.scheduling_points += 1;
-        self.check_decision(&decision, policy.name())?;
-        self.wake_at = decision.wake_at.filter(|&t| t > self.now);
-        for i in 0..self.jobs.len() {
-            if let Some(core) = self.jobs[i].running_on {
-                if decision.cores[core] != Some(i) {
+        check_decision(&decision, &view, &self.running).map_err(|reason| self.invalid(reason))?;
+        for action in decision.actions {
+            self.carry_out(action)?;
+        }
+        self.place(&decision.cores);
+        Ok(())
+    }
+
+    fn invalid(&self, reason: String) -> SimError {
+        SimError::InvalidDispatch {
+            policy: self.policy_name.to_string(),
+            at: self.now,
+            reason,
+        }
+    }
+
+    fn carry_out(&mut self, action: Action) -> Result<(), SimError> {
+        match action {
+            Action::ArmTimer { timer, at } if at > self.now => self.queue.arm(timer, at),
+            Action::ArmTimer { at, .. } => {
+                return Err(self.invalid(format!("a timer armed for {at}, not after now")))
+            }
+            Action::CancelTimer(timer) => self.queue.cancel(timer),
+            Action::Discard(id) => {
+                let i = self.index_of(id).ok_or_else(|| {
+                    self.invalid(format!(
+                        "discard of job {}#{}, not released or finished",
+                        id.task, id.number
+                    ))
+                })?;
+                self.abort(i);
+            }
+        }
+        Ok(())
+    }
+
+    fn index_of(&self, id: JobId) -> Option<usize> {
+        self.views.iter().position(|j| j.id == id)
+    }
+
+    /// Preempts the running jobs the decision moves or leaves out, then switches in the new
+    /// ones (a job the same decision discarded leaves its core idle). Only jobs that change
+    /// core are looked up by id, so a decision that keeps its jobs costs O(m).
+    fn place(&mut self, cores: &[Option<JobId>]) {
+        for (core, want) in cores.iter().enumerate() {
+            if let Some(i) = self.running[core] {
+                if *want != Some(self.views[i].id) {
                     self.preempt(i);
                 }
             }
         }
-        for (core, job) in decision.cores.iter().enumerate() {
-            if let Some(i) = *job {
-                if self.jobs[i].running_on != Some(core) {
-                    self.switch_in(i, core);
-                }
+        for (core, want) in cores.iter().enumerate() {
+            if self.running[core].is_some() {
+                continue;
+            }
+            if let Some(i) = want.and_then(|id| self.index_of(id)) {
+                self.switch_in(i, core);
             }
         }
-        Ok(())
-    }
-
-    /// Rejects decisions no machine could carry out.
-    fn check_decision(&self, decision: &Dispatch, policy: &str) -> Result<(), SimError> {
-        let invalid = |reason: String| {
-            Err(SimError::InvalidDispatch {
-                policy: policy.to_string(),
-                at: self.now,
-                reason,
-            })
-        };
-        if decision.cores.len() != self.workload.cores {
-            return invalid(format!(
-                "{} core entries for {} cores",
-                decision.cores.len(),
-                self.workload.cores
-            ));
-        }
-        let chosen: Vec<usize> = decision.cores.iter().flatten().copied().collect();
-        if let Some(&bad) = chosen.iter().find(|&&i| i >= self.jobs.len()) {
-            return invalid(format!(
-                "job index {bad} but only {} jobs are ready",
-                self.jobs.len()
-            ));
-        }
-        for (k, i) in chosen.iter().enumerate() {
-            if chosen[k + 1..].contains(i) {
-                let job = &self.jobs[*i];
-                return invalid(format!(
-                    "job {}#{} on two cores at once",
-                    self.workload.tasks[job.task].name, job.index
-                ));
-            }
-        }
-        Ok(())
     }
 
     fn preempt(&mut self, i: usize) {
         self.close_segment(i);
-        let job = &mut self.jobs[i];
+        let work = &mut self.work[i];
         // Overhead not yet paid is lost with the preemption, not carried over.
-        job.remaining -= job.overhead_left;
-        job.overhead_left = Duration::ZERO;
+        work.remaining -= work.overhead_left;
+        work.overhead_left = Duration::ZERO;
+        let task = self.views[i].id.task;
         self.metrics.preemptions += 1;
-        self.metrics.tasks[job.task].preemptions += 1;
+        self.metrics.tasks[task].preemptions += 1;
     }
 
     fn switch_in(&mut self, i: usize, core: usize) {
         let overheads = &self.config.overheads;
-        let job = &mut self.jobs[i];
-        let migrated = job.last_core.is_some_and(|last| last != core);
+        let view = &mut self.views[i];
+        let migrated = view.last_core.is_some_and(|last| last != core);
         if migrated {
             self.metrics.migrations += 1;
-            self.metrics.tasks[job.task].migrations += 1;
+            self.metrics.tasks[view.id.task].migrations += 1;
         }
         self.metrics.context_switches += 1;
         let mut cost = overheads.scheduling + overheads.context_switch;
         if migrated {
             cost += overheads.migration;
         }
-        job.remaining += cost;
-        job.overhead_left = cost;
-        job.running_on = Some(core);
-        job.last_core = Some(core);
-        job.segment_start = self.now;
+        view.running_on = Some(core);
+        view.last_core = Some(core);
+        self.running[core] = Some(i);
+        let work = &mut self.work[i];
+        work.remaining += cost;
+        work.overhead_left = cost;
+        work.segment_start = self.now;
     }
 
     /// Ends the running segment of job `i`, if it is running.
     fn close_segment(&mut self, i: usize) {
-        let job = &mut self.jobs[i];
-        let Some(core) = job.running_on.take() else {
+        let Some(core) = self.views[i].running_on.take() else {
             return;
         };
-        let (task, index, start, end) = (job.task, job.index, job.segment_start, self.now);
+        self.running[core] = None;
+        let id = self.views[i].id;
+        let (start, end) = (self.work[i].segment_start, self.now);
         if end > start {
             self.record(|| TraceEvent::Segment {
                 core,
-                task,
-                job: index,
+                task: id.task,
+                job: id.number,
                 start,
                 end,
             });
         }
     }
 
-    fn next_event_time(&self) -> Instant {
+    fn next_event_time(&mut self) -> Instant {
         let mut next = self.end;
-        if let Some(&Reverse((at, _))) = self.releases.peek() {
+        if let Some(at) = self.queue.next_time() {
             next = next.min(at);
         }
-        if let Some(wake) = self.wake_at {
-            next = next.min(wake);
-        }
-        for job in &self.jobs {
-            if job.running_on.is_some() {
-                next = next.min(self.now + job.remaining);
+        for (view, work) in self.views.iter().zip(&self.work) {
+            if view.running_on.is_some() {
+                next = next.min(self.now + work.remaining);
             }
-            if self.config.abort_on_miss && job.absolute_deadline > self.now {
-                next = next.min(job.absolute_deadline);
+            if self.config.abort_on_miss && view.absolute_deadline > self.now {
+                next = next.min(view.absolute_deadline);
             }
         }
         next
@@ -327,11 +387,14 @@ impl<'w> Engine<'w> {
 
     fn advance_to(&mut self, next: Instant) {
         let elapsed = next - self.now;
-        for job in &mut self.jobs {
-            let Some(core) = job.running_on else { continue };
-            job.remaining -= elapsed;
-            let overhead_paid = elapsed.min(job.overhead_left);
-            job.overhead_left -= overhead_paid;
+        for (view, work) in self.views.iter_mut().zip(&mut self.work) {
+            let Some(core) = view.running_on else {
+                continue;
+            };
+            work.remaining -= elapsed;
+            let overhead_paid = elapsed.min(work.overhead_left);
+            work.overhead_left -= overhead_paid;
+            view.executed += elapsed - overhead_paid;
             let usage = &mut self.metrics.core_usage[core];
             usage.busy_ns += elapsed.as_nanos();
             usage.overhead_ns += overhead_paid.as_nanos();
@@ -340,12 +403,10 @@ impl<'w> Engine<'w> {
     }
 
     fn finish(mut self) -> SimOutcome {
-        for i in 0..self.jobs.len() {
+        for i in 0..self.views.len() {
             self.close_segment(i);
         }
-        let late: Vec<JobState> = self
-            .jobs
-            .iter()
+        let late: Vec<JobView> = (self.views.iter())
             .filter(|j| j.absolute_deadline <= self.end)
             .cloned()
             .collect();
@@ -356,7 +417,7 @@ impl<'w> Engine<'w> {
         SimOutcome {
             metrics: self.metrics,
             trace: self.trace,
-            unfinished_jobs: self.jobs.len(),
+            unfinished_jobs: self.views.len(),
         }
     }
 }

@@ -1,14 +1,16 @@
 //! # kairos-sim
 //!
 //! A discrete-event simulator of real-time scheduling on `m` identical cores, in exact integer
-//! nanoseconds. Policies plug in through [`policy::Policy`]; the engine ([`engine`]) owns time,
-//! jobs and cores, applies the policies' decisions and measures ([`metrics::Metrics`]).
+//! nanoseconds. Policies plug in through the execution contract ([`kairos_policy::Policy`], the
+//! same one the runtime hosts); the engine owns time, jobs and cores, applies the policies'
+//! decisions and measures ([`metrics::Metrics`]).
 //! Mixed-criticality DAG systems run their scheduling tables instead, with overruns and mode
 //! changes ([`table::simulate_tables`]).
 //!
 //! ```
 //! use kairos_model::{check_source, Duration, Format};
-//! use kairos_sim::{simulate, SimConfig, policy::{PolicyKind, fixed_priority::PriorityOrder}};
+//! use kairos_policy::{PolicyKind, PriorityOrder};
+//! use kairos_sim::{simulate, SimConfig};
 //! let src = "cores = 1\n[[tasks]]\nname = \"a\"\nwcet = \"1ms\"\nperiod = \"4ms\"\n";
 //! let workload = check_source(src, Format::Toml).workload.unwrap();
 //! let mut policy = PolicyKind::GlobalEdf.build(PriorityOrder::Auto);
@@ -20,18 +22,24 @@
 //! ```
 #![forbid(unsafe_code)]
 
+/// `docs/policy.md`, whose example `cargo test` compiles and runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/policy.md")]
+pub struct PolicyGuide;
+
+mod decide;
 mod engine;
 pub mod exec;
-pub mod job;
+mod job;
 pub mod metrics;
-pub mod partition;
-pub mod policy;
+mod queue;
 pub mod table;
 
 pub use exec::ExecutionTimeModel;
 pub use metrics::Metrics;
 
 use kairos_model::{Duration, Instant, Overheads, Workload};
+use kairos_policy::Policy;
 use kairos_trace::Trace;
 use thiserror::Error;
 
@@ -87,9 +95,14 @@ pub enum SimError {
 /// Simulates `workload` under `policy`.
 pub fn simulate(
     workload: &Workload,
-    policy: &mut dyn policy::Policy,
+    policy: &mut dyn Policy,
     config: &SimConfig,
 ) -> Result<SimOutcome, SimError> {
-    policy.prepare(workload)?;
+    policy
+        .prepare(workload)
+        .map_err(|refusal| SimError::Unsupported {
+            policy: policy.name().to_string(),
+            reason: refusal.0,
+        })?;
     engine::Engine::new(workload, config, policy.name()).run(policy)
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use common::*;
 use kairos_model::{Arrival, Duration, Instant, Overheads};
-use kairos_sim::policy::PolicyKind;
+use kairos_policy::PolicyKind;
 use kairos_sim::{ExecutionTimeModel, SimConfig};
 use kairos_trace::TraceEvent;
 use proptest::prelude::*;

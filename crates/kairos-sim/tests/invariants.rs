@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use common::*;
 use kairos_model::{Arrival, CoreId, Duration, Instant, Overheads, Priority, Task, Workload};
-use kairos_sim::partition::assign_cores;
-use kairos_sim::policy::PolicyKind;
+use kairos_policy::policies::partition::assign_cores;
+use kairos_policy::PolicyKind;
 use kairos_sim::{ExecutionTimeModel, SimConfig, SimOutcome};
 use kairos_trace::{Trace, TraceEvent};
 use proptest::prelude::*;

@@ -13,7 +13,7 @@ use std::cell::Cell;
 
 use common::*;
 use kairos_model::{Duration, Workload};
-use kairos_sim::policy::PolicyKind;
+use kairos_policy::PolicyKind;
 use kairos_sim::{SimConfig, SimOutcome};
 
 struct CountingAllocator;

@@ -16,8 +16,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use common::*;
 use kairos_model::{Task, Workload};
-use kairos_sim::partition::assign_cores;
-use kairos_sim::policy::PolicyKind;
+use kairos_policy::policies::partition::assign_cores;
+use kairos_policy::PolicyKind;
 use kairos_sim::SimConfig;
 use proptest::prelude::*;
 

@@ -4,7 +4,7 @@ use crate::generation::{Generator, GeneratorSpec};
 use kairos_analysis::registry;
 use kairos_gen::mcdag::McDagParams;
 use kairos_model::{parse_duration, Duration};
-use kairos_sim::policy::PolicyKind;
+use kairos_policy::PolicyKind;
 use serde::Serialize;
 
 /// The file as written (TOML), read by [`super::decode`].

@@ -23,7 +23,7 @@ use config::{Config, Method, Workloads};
 use indicatif::{ProgressBar, ProgressStyle};
 use kairos_analysis::tasks_of;
 use kairos_gen::{make_workload, seeded};
-use kairos_sim::policy::fixed_priority::PriorityOrder;
+use kairos_policy::PriorityOrder;
 use kairos_sim::{simulate, SimConfig};
 use rayon::prelude::*;
 use resume::{PointResult, Progress, QualitySum};
@@ -227,7 +227,7 @@ fn run_sample(
 /// ended a run with no miss.
 fn simulated(
     workload: &kairos_model::Workload,
-    kind: kairos_sim::policy::PolicyKind,
+    kind: kairos_policy::PolicyKind,
     cap: kairos_model::Duration,
 ) -> Verdict {
     let interval = workload.feasibility_interval();
@@ -277,7 +277,7 @@ fn plan(config: &Config, out: &Path) -> String {
 mod tests {
     use super::*;
     use kairos_model::{Duration, Workload};
-    use kairos_sim::policy::PolicyKind;
+    use kairos_policy::PolicyKind;
 
     /// Two tasks on one core at U = 1.01 (3.5/7 + 5.61/11): synchronous EDF first misses at
     /// 56 ms, where demand 4 x 3.5 + 5 x 5.61 = 56.05 ms exceeds the time; the hyper-period is

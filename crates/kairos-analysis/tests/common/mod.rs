@@ -2,7 +2,7 @@
 
 use kairos_analysis::SporadicTask;
 use kairos_model::{Arrival, CoreId, Duration, Task, Workload};
-use kairos_sim::policy::{fixed_priority::PriorityOrder, PolicyKind};
+use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_sim::{simulate, SimConfig};
 
 /// What one simulated run showed.

@@ -5,7 +5,7 @@
 //!
 //! - `pfp`: partitioned fixed priority, SCHED_FIFO priorities (rate-monotonic, deadline-
 //!   monotonic or the file's), each thread pinned to one CPU: the task's `core`, else first-fit
-//!   decreasing ([`kairos_sim::partition::assign_cores`], the simulator's own binding, so a
+//!   decreasing ([`kairos_policy::policies::partition::assign_cores`], the simulator's own binding, so a
 //!   simulated and a measured run place tasks alike);
 //! - `gfp`: global fixed priority, the same priorities, every thread allowed on the run's CPUs;
 //! - `edf`: SCHED_DEADLINE (global EDF with CBS budgets, runtime = WCET plus a margin,
@@ -23,7 +23,7 @@ use crate::platform::sched::{DeadlineParams, Policy, MIN_DEADLINE_RUNTIME_NS};
 use crate::platform::{self, clock, dma, memory, priority, sched, thread, PlatformError};
 use crate::watchdog::{Guarded, Heartbeat, RunControl, Watchdog, WatchdogConfig};
 use kairos_model::Workload;
-use kairos_sim::policy::fixed_priority::PriorityOrder;
+use kairos_policy::PriorityOrder;
 use std::sync::atomic::AtomicI32;
 use std::sync::{Arc, Condvar, Mutex};
 use thiserror::Error;

@@ -164,8 +164,8 @@ fn fifo_threads(
         .iter()
         .enumerate()
         .map(|(task, &rank)| {
-            let priority =
-                (priority::WORKER_MAX as i64 - rank as i64).max(priority::MIN as i64) as i32;
+            let priority = (priority::WORKER_MAX as i64 - rank.tasks_above() as i64)
+                .max(priority::MIN as i64) as i32;
             (task, Policy::Fifo { priority })
         })
         .collect()
@@ -177,7 +177,7 @@ fn pfp_threads(
     machine: &[usize],
     notes: &mut Vec<String>,
 ) -> Vec<ThreadPlan> {
-    let assignment = kairos_sim::partition::assign_cores(workload);
+    let assignment = kairos_policy::policies::partition::assign_cores(workload);
     for &task in &assignment.overflowed {
         notes.push(format!(
             "task {} fits on no core by utilization; it shares the least-loaded one",

@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 
 use kairos_model::{Arrival, Duration, Instant, Task, Workload};
-use kairos_sim::policy::fixed_priority::PriorityOrder;
-use kairos_sim::policy::PolicyKind;
+use kairos_policy::PolicyKind;
+use kairos_policy::PriorityOrder;
 use kairos_sim::{simulate, SimConfig, SimOutcome};
 use kairos_trace::{Trace, TraceEvent};
 

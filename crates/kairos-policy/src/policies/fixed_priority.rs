@@ -1,11 +1,11 @@
 //! Fixed-priority job order: every job of a task has the task's priority. Priorities come from
 //! rate-monotonic order (Liu & Layland 1973: shorter period first), deadline-monotonic order
-//! (Leung & Whitehead 1982: shorter relative deadline first) or the file's explicit
-//! `priority` levels (1 is the most important). Ties: lower task index; among jobs of one task,
-//! the earlier job.
+//! (Leung & Whitehead, "On the complexity of fixed-priority scheduling of periodic, real-time
+//! tasks", 1982: shorter relative deadline first) or the file's explicit `priority` levels (1 is
+//! the most important). Ties: lower task index; among jobs of one task, the earlier job.
 
-use super::{JobOrder, OrderKey};
-use crate::job::JobState;
+use super::order::{JobOrder, Precedence};
+use crate::job::JobView;
 use kairos_model::{Instant, Workload};
 
 /// Where task priorities come from.
@@ -17,6 +17,22 @@ pub enum PriorityOrder {
     DeadlineMonotonic,
     /// The file's `priority` fields (tasks without one rank below all that have one).
     Explicit,
+}
+
+/// A task's place in a total fixed-priority order, distinct for every task. There is no `Ord`:
+/// ask [`Rank::is_more_important_than`], so the direction cannot be confused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rank(u32);
+
+impl Rank {
+    pub fn is_more_important_than(self, other: Rank) -> bool {
+        self.0 < other.0
+    }
+
+    /// How many tasks are more important (0 for the most important).
+    pub fn tasks_above(self) -> usize {
+        self.0 as usize
+    }
 }
 
 impl PriorityOrder {
@@ -31,8 +47,8 @@ impl PriorityOrder {
         }
     }
 
-    /// Rank of each task: 0 is the most important; distinct for every task.
-    pub fn ranks(self, workload: &Workload) -> Vec<u64> {
+    /// The rank of each task, indexed like the workload's tasks.
+    pub fn ranks(self, workload: &Workload) -> Vec<Rank> {
         let tasks = &workload.tasks;
         let mut by_importance: Vec<usize> = (0..tasks.len()).collect();
         match self.resolve(workload) {
@@ -45,9 +61,9 @@ impl PriorityOrder {
             PriorityOrder::Explicit => by_importance
                 .sort_by_key(|&i| (tasks[i].priority.map_or(u32::MAX, |p| p.level()), i)),
         }
-        let mut ranks = vec![0; tasks.len()];
-        for (rank, &task) in by_importance.iter().enumerate() {
-            ranks[task] = rank as u64;
+        let mut ranks = vec![Rank(0); tasks.len()];
+        for (position, &task) in by_importance.iter().enumerate() {
+            ranks[task] = Rank(position as u32);
         }
         ranks
     }
@@ -56,7 +72,7 @@ impl PriorityOrder {
 #[derive(Clone, Debug)]
 pub struct FixedPriority {
     order: PriorityOrder,
-    rank_of_task: Vec<u64>,
+    rank_of_task: Vec<Rank>,
 }
 
 impl FixedPriority {
@@ -72,10 +88,13 @@ impl JobOrder for FixedPriority {
     fn name(&self) -> &'static str {
         "fp"
     }
+
     fn prepare(&mut self, workload: &Workload) {
         self.rank_of_task = self.order.ranks(workload);
     }
-    fn key(&self, job: &JobState, _now: Instant) -> OrderKey {
-        (self.rank_of_task[job.task], job.index, 0, 0)
+
+    fn precedence(&self, job: &JobView, _now: Instant) -> Precedence {
+        let rank = self.rank_of_task[job.id.task];
+        Precedence::new([rank.tasks_above() as u64, job.id.number, 0, 0])
     }
 }

@@ -1,0 +1,43 @@
+//! What a policy returns: where each job runs from now on, and what the engine must do.
+
+use crate::job::JobId;
+use kairos_model::Instant;
+
+/// A timer a policy arms, named by the policy (ids are the policy's own; arming an id that is
+/// armed moves it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TimerId(pub u32);
+
+/// Something the engine carries out for the policy, in the order given, before it places jobs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Call [`crate::Policy::timer_fired`] at `at` (which must not be in the past), then decide.
+    ArmTimer { timer: TimerId, at: Instant },
+    /// Forget the timer if it is armed.
+    CancelTimer(TimerId),
+    /// Remove the job unfinished (counted as aborted; a miss if its deadline has passed or comes
+    /// before the end of the run).
+    Discard(JobId),
+}
+
+/// A policy's decision at one instant.
+///
+/// `cores[c]` is the job core `c` runs from now on (`None`: idle). The engine checks it (one
+/// entry per core, only released unfinished jobs, no job on two cores) and refuses an impossible
+/// decision with a typed error instead of guessing.
+#[must_use = "a decision does nothing until the engine applies it"]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Decision {
+    pub cores: Vec<Option<JobId>>,
+    pub actions: Vec<Action>,
+}
+
+impl Decision {
+    /// Every core idle, no action.
+    pub fn idle(cores: usize) -> Decision {
+        Decision {
+            cores: vec![None; cores],
+            actions: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! # kairos-policy: the execution contract
+//!
+//! One interface between scheduling policies and the engines that run them: the simulator
+//! (`kairos-sim`, discrete events in exact integer time) and the runtime (`kairos-rt`, real
+//! threads on real cores). A policy is written once against [`Policy`] and runs unchanged in
+//! both; it depends on `kairos-model` only, and no engine depends on another.
+//!
+//! - Events, one callback each ([`Policy::job_released`], [`Policy::job_completed`],
+//!   [`Policy::timer_fired`]), all of an instant reported before the single
+//!   [`Policy::decide`] of that instant.
+//! - What a policy sees ([`View`], [`JobView`]): stable job ids ([`JobId`]), release, absolute
+//!   deadline, budget and execution received. Never the execution time a simulation drew.
+//! - What it returns ([`Decision`], `#[must_use]`): the job of each core and the [`Action`]s the
+//!   engine carries out (arm or cancel a policy timer, discard a job). Engines refuse impossible
+//!   decisions with typed errors.
+//! - Priorities are never bare integers: [`policies::fixed_priority::Rank`] has no `Ord`.
+//!
+//! `docs/policy.md` walks through writing a policy.
+//!
+//! ```
+//! use kairos_policy::{Decision, JobView, Policy, View};
+//!
+//! /// Least laxity first on every core (ties: lower task index, then earlier job).
+//! struct LeastLaxity;
+//!
+//! impl Policy for LeastLaxity {
+//!     fn name(&self) -> &'static str {
+//!         "llf"
+//!     }
+//!     fn decide(&mut self, view: &View<'_>) -> Decision {
+//!         let mut jobs: Vec<&JobView> = view.jobs.iter().collect();
+//!         jobs.sort_by_key(|j| (j.laxity(view.now), j.id.task, j.id.number));
+//!         let mut decision = Decision::idle(view.cores);
+//!         for (core, job) in jobs.iter().take(view.cores).enumerate() {
+//!             decision.cores[core] = Some(job.id);
+//!         }
+//!         decision
+//!     }
+//! }
+//! # let _ = LeastLaxity.name();
+//! ```
+#![forbid(unsafe_code)]
+
+mod decision;
+mod job;
+pub mod policies;
+mod policy;
+mod view;
+
+pub use decision::{Action, Decision, TimerId};
+pub use job::{JobId, JobView};
+pub use policies::fixed_priority::{PriorityOrder, Rank};
+pub use policies::PolicyKind;
+pub use policy::{Policy, Refusal};
+pub use view::View;

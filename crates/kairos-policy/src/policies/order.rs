@@ -1,0 +1,43 @@
+//! Job orders: how a global or partitioned policy ranks the jobs it may run.
+
+use crate::job::JobView;
+use kairos_model::{Instant, Workload};
+
+/// Where a job stands in an order: the smaller runs first. Orders build it from the job's
+/// times and identity (never from a bare priority number) and make it distinct for distinct
+/// jobs, so every run is deterministic (`docs/simulate.md`, ties).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Precedence([u64; 4]);
+
+impl Precedence {
+    /// Compared field by field, the first most significant.
+    pub fn new(fields: [u64; 4]) -> Precedence {
+        Precedence(fields)
+    }
+
+    /// Whether a job with this precedence runs before one with `other`.
+    pub fn runs_before(self, other: Precedence) -> bool {
+        self < other
+    }
+}
+
+/// Ranks jobs by importance.
+pub trait JobOrder {
+    fn name(&self) -> &'static str;
+
+    /// Called once before the run.
+    fn prepare(&mut self, _workload: &Workload) {}
+
+    /// The precedence of `job` at `now`.
+    fn precedence(&self, job: &JobView, now: Instant) -> Precedence;
+
+    /// The earliest instant after `now` at which the order of `waiting` jobs against the running
+    /// ones may change with no job event (EDZL: a waiting job's laxity reaching zero).
+    fn reorder_at(
+        &self,
+        _now: Instant,
+        _waiting: &mut dyn Iterator<Item = &JobView>,
+    ) -> Option<Instant> {
+        None
+    }
+}

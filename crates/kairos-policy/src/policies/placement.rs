@@ -1,0 +1,26 @@
+//! Where chosen jobs go: a job already running keeps its core (moving it would be a needless
+//! migration); a job that starts or resumes takes its last core if that core is free, otherwise
+//! the free core with the lowest index. Deterministic, and it never migrates a job that could
+//! have stayed.
+
+use crate::job::{JobId, JobView};
+
+/// Places `chosen` (at most `cores` jobs, most important first) on cores `0..cores`.
+pub fn place_on_cores(cores: usize, chosen: &[&JobView]) -> Vec<Option<JobId>> {
+    let mut placed = vec![None; cores];
+    for job in chosen {
+        if let Some(core) = job.running_on {
+            placed[core] = Some(job.id);
+        }
+    }
+    for job in chosen.iter().filter(|j| j.running_on.is_none()) {
+        let core = job
+            .last_core
+            .filter(|&c| placed[c].is_none())
+            .or_else(|| placed.iter().position(Option::is_none));
+        if let Some(core) = core {
+            placed[core] = Some(job.id);
+        }
+    }
+    placed
+}

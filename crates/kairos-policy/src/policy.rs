@@ -1,0 +1,58 @@
+//! The policy trait: one callback per event, and one decision per instant.
+//!
+//! An engine (the simulator, or the runtime's dispatcher) owns time, jobs and cores. At each
+//! instant where something happens it first reports every event of that instant, in this order:
+//! completions ([`Policy::job_completed`]), releases ([`Policy::job_released`]), then timers
+//! ([`Policy::timer_fired`]); within a kind, by task index (timers: by arming order). Then it
+//! calls [`Policy::decide`] once with a view that already reflects all of them, applies the
+//! returned [`Decision`]'s actions, and places the jobs. Nothing else calls the policy, so a
+//! policy that runs in the simulator runs unchanged on real cores.
+//!
+//! Callbacks only inform: they may update the policy's own state (queues, counters) and must
+//! not assume that a decision follows at once for that event alone. Decisions are returned
+//! values, never side effects.
+
+use crate::decision::{Decision, TimerId};
+use crate::job::JobView;
+use crate::view::View;
+use kairos_model::{Instant, Workload};
+use thiserror::Error;
+
+/// Why a policy cannot run a workload.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error("{0}")]
+pub struct Refusal(pub String);
+
+/// A scheduling policy, written once against this contract.
+pub trait Policy {
+    /// Short name used in reports and traces (`gedf`, `pfp`, ...).
+    fn name(&self) -> &'static str;
+
+    /// Called once before the first event, with the workload the engine will run. The policy
+    /// sets itself up (priorities, core bindings) or refuses the workload.
+    fn prepare(&mut self, _workload: &Workload) -> Result<(), Refusal> {
+        Ok(())
+    }
+
+    /// What the user should know about how the policy set itself up (after `prepare`).
+    fn notices(&self, _workload: &Workload) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// `job` was released at `now` (its release instant). It is in the next view's jobs, with
+    /// nothing executed and on no core.
+    fn job_released(&mut self, _now: Instant, _job: &JobView) {}
+
+    /// `job` completed at `now`: this is its last view, and it is in no later view. Its core,
+    /// if it had one, is idle until the next decision.
+    fn job_completed(&mut self, _now: Instant, _job: &JobView) {}
+
+    /// The timer `timer`, armed by an earlier decision for `now`, fired. It is no longer armed.
+    fn timer_fired(&mut self, _now: Instant, _timer: TimerId) {}
+
+    /// Called once per instant after that instant's events, and at the first instant. Returns
+    /// the job each core runs from now on and the actions the engine carries out. May assume
+    /// that `view.jobs` is every released, unfinished job and that their `running_on` is the
+    /// placement of the previous decision (minus completed jobs).
+    fn decide(&mut self, view: &View<'_>) -> Decision;
+}

@@ -1,0 +1,23 @@
+//! The read-only picture of the system a policy decides from.
+
+use crate::job::{JobId, JobView};
+use kairos_model::{Instant, Task};
+
+/// What a policy sees at a scheduling point.
+#[derive(Clone, Copy, Debug)]
+pub struct View<'a> {
+    pub now: Instant,
+    /// Cores `0..cores`.
+    pub cores: usize,
+    /// Every released, unfinished job, in no particular order.
+    pub jobs: &'a [JobView],
+    /// The workload's tasks: `JobId::task` indexes this.
+    pub tasks: &'a [Task],
+}
+
+impl View<'_> {
+    /// The job with this id, if it is released and unfinished.
+    pub fn job(&self, id: JobId) -> Option<&JobView> {
+        self.jobs.iter().find(|j| j.id == id)
+    }
+}

@@ -1,0 +1,219 @@
+//! The engine's side of the execution contract (`kairos-policy`), checked with scripted policies
+//! that log what they are told and return decisions written by the test: the order of callbacks
+//! at an instant, timers (armed, re-armed, cancelled, fired), discards, the refusal of
+//! impossible decisions, and views that never reveal the drawn execution time.
+
+mod common;
+
+use common::{at_units, task, units, workload};
+use kairos_model::Instant;
+use kairos_policy::{Action, Decision, JobId, JobView, Policy, TimerId, View};
+use kairos_sim::{simulate, ExecutionTimeModel, SimConfig, SimError};
+
+/// Runs the lowest-index job on core 0 and logs every callback; `script` adds actions per
+/// decision (by decision number) and may replace the placement.
+struct Scripted {
+    log: Vec<String>,
+    decisions: usize,
+    script: fn(usize, &View<'_>, &mut Decision),
+    views: Vec<Vec<JobView>>,
+}
+
+impl Scripted {
+    fn new(script: fn(usize, &View<'_>, &mut Decision)) -> Scripted {
+        Scripted {
+            log: Vec::new(),
+            decisions: 0,
+            script,
+            views: Vec::new(),
+        }
+    }
+}
+
+fn t(at: Instant) -> u64 {
+    at.as_nanos() / 1_000
+}
+
+impl Policy for Scripted {
+    fn name(&self) -> &'static str {
+        "scripted"
+    }
+    fn job_released(&mut self, now: Instant, job: &JobView) {
+        self.log.push(format!(
+            "{} release {}#{}",
+            t(now),
+            job.id.task,
+            job.id.number
+        ));
+    }
+    fn job_completed(&mut self, now: Instant, job: &JobView) {
+        self.log.push(format!(
+            "{} complete {}#{}",
+            t(now),
+            job.id.task,
+            job.id.number
+        ));
+    }
+    fn timer_fired(&mut self, now: Instant, timer: TimerId) {
+        self.log.push(format!("{} timer {}", t(now), timer.0));
+    }
+    fn decide(&mut self, view: &View<'_>) -> Decision {
+        self.log.push(format!("{} decide", t(view.now)));
+        self.views.push(view.jobs.to_vec());
+        let mut decision = Decision::idle(view.cores);
+        let first = view.jobs.iter().min_by_key(|j| (j.id.task, j.id.number));
+        decision.cores[0] = first.map(|j| j.id);
+        (self.script)(self.decisions, view, &mut decision);
+        self.decisions += 1;
+        decision
+    }
+}
+
+fn config(until: u64) -> SimConfig {
+    SimConfig {
+        duration: units(until),
+        ..SimConfig::default()
+    }
+}
+
+#[test]
+fn an_instant_reports_completions_then_releases_then_timers_then_decides_once() {
+    // One core; a (2 units) runs [0, 2), b (1 unit) [2, 3); both again from 4. A timer armed
+    // at 0 for 2 fires after a's completion at 2, and one decision covers both.
+    let w = workload(1, vec![task("a", 2, 4, 4, 0), task("b", 1, 4, 4, 0)]);
+    let mut policy = Scripted::new(|n, view, d| {
+        if n == 0 {
+            d.actions.push(Action::ArmTimer {
+                timer: TimerId(7),
+                at: view.now + units(2),
+            });
+        }
+    });
+    simulate(&w, &mut policy, &config(4)).unwrap();
+    let expected = [
+        "0 release 0#0",
+        "0 release 1#0",
+        "0 decide",
+        "2 complete 0#0",
+        "2 timer 7",
+        "2 decide",
+        "3 complete 1#0",
+        "3 decide",
+        "4 release 0#1",
+        "4 release 1#1",
+        "4 decide",
+    ];
+    assert_eq!(policy.log, expected);
+}
+
+#[test]
+fn a_rearmed_timer_fires_once_at_its_new_instant_and_a_cancelled_one_never() {
+    let w = workload(1, vec![task("a", 1, 10, 10, 0)]);
+    let mut policy = Scripted::new(|n, view, d| {
+        if n > 0 {
+            return;
+        }
+        d.actions.extend([
+            Action::ArmTimer {
+                timer: TimerId(1),
+                at: view.now + units(3),
+            },
+            Action::ArmTimer {
+                timer: TimerId(1),
+                at: view.now + units(5),
+            },
+            Action::ArmTimer {
+                timer: TimerId(2),
+                at: view.now + units(4),
+            },
+            Action::CancelTimer(TimerId(2)),
+        ]);
+    });
+    simulate(&w, &mut policy, &config(9)).unwrap();
+    let timers: Vec<&String> = policy.log.iter().filter(|l| l.contains("timer")).collect();
+    assert_eq!(timers, ["5 timer 1"]);
+}
+
+#[test]
+fn a_discarded_job_is_aborted_and_counted_as_a_miss() {
+    let w = workload(1, vec![task("a", 3, 10, 10, 0)]);
+    let mut policy = Scripted::new(|n, view, d| {
+        if n == 1 {
+            let job = view.jobs[0].id;
+            d.actions.push(Action::Discard(job));
+        } else if n == 0 {
+            d.actions.push(Action::ArmTimer {
+                timer: TimerId(0),
+                at: view.now + units(1),
+            });
+        }
+    });
+    // The run reaches past the deadline (10), so the discarded job counts as a miss.
+    let outcome = simulate(&w, &mut policy, &config(12)).unwrap();
+    assert_eq!(outcome.metrics.jobs_aborted, 1);
+    assert_eq!(outcome.metrics.deadline_misses, 1);
+    assert_eq!(outcome.metrics.jobs_completed, 0);
+}
+
+fn refusal(script: fn(usize, &View<'_>, &mut Decision)) -> String {
+    let w = workload(2, vec![task("a", 2, 4, 4, 0), task("b", 2, 4, 4, 0)]);
+    match simulate(&w, &mut Scripted::new(script), &config(4)) {
+        Err(e @ SimError::InvalidDispatch { .. }) => e.to_string(),
+        other => panic!("expected a refused decision, got {other:?}"),
+    }
+}
+
+#[test]
+fn impossible_decisions_are_refused_with_the_reason() {
+    let twice = refusal(|_, _, d| d.cores[1] = d.cores[0]);
+    assert!(twice.contains("job a#0 on two cores at once"), "{twice}");
+    let unknown = refusal(|_, _, d| d.cores[1] = Some(JobId { task: 1, number: 5 }));
+    assert!(
+        unknown.contains("job b#5 is not a released, unfinished job"),
+        "{unknown}"
+    );
+    let cores = refusal(|_, _, d| d.cores.push(None));
+    assert!(cores.contains("3 core entries for 2 cores"), "{cores}");
+    let past = refusal(|_, view, d| {
+        d.actions.push(Action::ArmTimer {
+            timer: TimerId(0),
+            at: view.now,
+        })
+    });
+    assert!(
+        past.contains("not after now") && past.contains("scripted"),
+        "{past}"
+    );
+}
+
+#[test]
+fn views_show_the_budget_and_the_execution_received_not_the_drawn_time() {
+    // Under uniform execution times the drawn work is below the WCET; the view shows the WCET
+    // as budget and the execution received so far, and laxity follows from those two.
+    let mut w = workload(1, vec![task("a", 8, 20, 20, 0), task("b", 4, 20, 20, 0)]);
+    for t in &mut w.tasks {
+        t.bcet = units(1);
+    }
+    let config = SimConfig {
+        execution_times: ExecutionTimeModel::Uniform,
+        seed: 3,
+        ..config(19)
+    };
+    let mut policy = Scripted::new(|_, _, _| {});
+    simulate(&w, &mut policy, &config).unwrap();
+    let second = &policy.views[1];
+    let b = second
+        .iter()
+        .find(|j| j.id.task == 1)
+        .expect("b waits for a");
+    assert_eq!(b.budget, units(4));
+    assert!(b.executed.is_zero());
+    let a_done = policy
+        .log
+        .iter()
+        .find(|l| l.contains("complete 0#0"))
+        .unwrap();
+    let now: u64 = a_done.split(' ').next().unwrap().parse().unwrap();
+    assert!(now < 8, "a's drawn time is below its WCET: {a_done}");
+    assert_eq!(b.laxity(at_units(now)), i128::from((20 - now - 4) * 1_000));
+}
