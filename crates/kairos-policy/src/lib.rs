@@ -18,26 +18,25 @@
 //! `docs/policy.md` walks through writing a policy.
 //!
 //! ```
-//! use kairos_policy::{Decision, JobView, Policy, View};
+//! use kairos_policy::{Decision, Policy, View};
 //!
-//! /// Least laxity first on every core (ties: lower task index, then earlier job).
-//! struct LeastLaxity;
+//! /// First come, first served on core 0; the other cores stay idle.
+//! struct FirstCome;
 //!
-//! impl Policy for LeastLaxity {
+//! impl Policy for FirstCome {
 //!     fn name(&self) -> &'static str {
-//!         "llf"
+//!         "fcfs"
 //!     }
 //!     fn decide(&mut self, view: &View<'_>) -> Decision {
-//!         let mut jobs: Vec<&JobView> = view.jobs.iter().collect();
-//!         jobs.sort_by_key(|j| (j.laxity(view.now), j.id.task, j.id.number));
+//!         let first = (view.jobs.iter()).min_by_key(|j| (j.release, j.id.task, j.id.number));
 //!         let mut decision = Decision::idle(view.cores);
-//!         for (core, job) in jobs.iter().take(view.cores).enumerate() {
-//!             decision.cores[core] = Some(job.id);
-//!         }
+//!         decision.cores[0] = first.map(|j| j.id);
 //!         decision
 //!     }
 //! }
-//! # let _ = LeastLaxity.name();
+//!
+//! let view = View { now: kairos_model::Instant::ZERO, cores: 2, jobs: &[], tasks: &[] };
+//! assert_eq!(FirstCome.decide(&view), Decision::idle(2));
 //! ```
 #![forbid(unsafe_code)]
 
