@@ -30,11 +30,18 @@ const COMPARE_ROWS: usize = 20;
 pub struct Args {
     /// Workload file (.toml or .json); an MC-DAG system with `--policy table`.
     pub file: PathBuf,
-    /// pfp: partitioned SCHED_FIFO; gfp: global SCHED_FIFO; edf: SCHED_DEADLINE; table:
-    /// table-driven G-RES/G-MCRES for MC-DAG systems. Default: table for an MC-DAG system,
-    /// pfp otherwise.
-    #[arg(long, value_parser = ["pfp", "gfp", "edf", "table"])]
+    /// gedf, pedf, gfp, pfp, edzl: the simulator's policies (see --dispatch); edf:
+    /// SCHED_DEADLINE (the same as gedf --dispatch kernel); table: table-driven
+    /// G-RES/G-MCRES for MC-DAG systems. Default: table for an MC-DAG system, pfp otherwise.
+    #[arg(long, value_parser = ["gedf", "pedf", "gfp", "pfp", "edzl", "edf", "table"])]
     pub policy: Option<String>,
+    /// user: kairos's dispatcher runs the policy object the simulator runs (one dispatcher
+    /// thread per core, workers resumed by futex); kernel: the kernel schedules the task
+    /// threads (SCHED_FIFO priorities for pfp/gfp, SCHED_DEADLINE for gedf/edf). Default:
+    /// kernel where the kernel has the policy (pfp, gfp, edf: no dispatcher on the path), user
+    /// otherwise (gedf is exact G-EDF only in user space; pedf and edzl exist only there).
+    #[arg(long, value_parser = ["user", "kernel"])]
+    pub dispatch: Option<String>,
     /// Override the number of cores of the file (as `kairos simulate --cores`).
     #[arg(long)]
     pub cores: Option<usize>,
@@ -102,6 +109,11 @@ pub fn run(args: &Args) -> CommandResult {
         .as_deref()
         .unwrap_or(if is_mc { "table" } else { "pfp" });
     if policy_name == "table" {
+        if args.dispatch.as_deref() == Some("kernel") {
+            return Err(Failure::bad_input(
+                "--policy table runs on kairos's table dispatcher (user space); the kernel has no table-driven policy",
+            ));
+        }
         return run_table(args);
     }
     if is_mc {
@@ -110,12 +122,14 @@ pub fn run(args: &Args) -> CommandResult {
             args.file.display()
         )));
     }
+    let policy = match dispatch_of(policy_name, args.dispatch.as_deref())? {
+        Dispatch::User(kind) => return crate::commands::run_user::run(args, kind),
+        Dispatch::Kernel(policy) => policy,
+    };
     let mut workload = crate::commands::check::load_valid(&args.file)?;
     if let Some(cores) = args.cores {
         crate::commands::simulate::override_cores(&mut workload, cores)?;
     }
-    let policy = PeriodicPolicy::from_cli_name(policy_name)
-        .ok_or_else(|| Failure::bad_input("unknown policy"))?;
     let mut config = PeriodicConfig::new(policy, args.duration.as_nanos());
     config.priorities = crate::commands::simulate::priority_order(&args.priorities);
     config.bodies = job_bodies(&workload, &args.commands)?;
@@ -127,19 +141,82 @@ pub fn run(args: &Args) -> CommandResult {
     drop(signals);
     let result = result.map_err(run_failure)?;
     let simulated = if args.compare {
-        Some(simulate_same(&workload, &config, &result)?)
+        let kind = match config.policy {
+            PeriodicPolicy::Pfp => PolicyKind::PartitionedFp,
+            PeriodicPolicy::Gfp => PolicyKind::GlobalFp,
+            PeriodicPolicy::Edf => PolicyKind::GlobalEdf,
+        };
+        let none = kairos_model::Overheads::default();
+        Some(simulate_same(
+            &workload,
+            kind,
+            config.priorities,
+            &result,
+            none,
+        )?)
     } else {
         None
     };
+    report(args, &workload, &result, simulated.as_ref())
+}
+
+/// Who schedules the task threads.
+pub(super) enum Dispatch {
+    User(PolicyKind),
+    Kernel(PeriodicPolicy),
+}
+
+/// `--policy` and `--dispatch` together (the defaults are explained in `--help`).
+fn dispatch_of(policy: &str, dispatch: Option<&str>) -> Result<Dispatch, Failure> {
+    let kernel_default = matches!(policy, "pfp" | "gfp" | "edf");
+    let user = dispatch.map_or(!kernel_default, |d| d == "user");
+    if user {
+        let kind = PolicyKind::from_cli_name(policy).ok_or_else(|| {
+            Failure::bad_input(format!(
+                "--policy {policy} is SCHED_DEADLINE, a kernel policy; G-EDF in user space is --policy gedf"
+            ))
+        })?;
+        return Ok(Dispatch::User(kind));
+    }
+    let kernel = match policy {
+        "pfp" => PeriodicPolicy::Pfp,
+        "gfp" => PeriodicPolicy::Gfp,
+        "edf" | "gedf" => PeriodicPolicy::Edf,
+        _ => {
+            return Err(Failure::bad_input(format!(
+                "the kernel has no {policy} scheduler (Linux offers SCHED_FIFO priorities and SCHED_DEADLINE): run it with --dispatch user"
+            )))
+        }
+    };
+    Ok(Dispatch::Kernel(kernel))
+}
+
+/// Prints a finished run (text or JSON, with the comparison when there is a simulation),
+/// writes `--gantt`/`--trace` and returns the exit code.
+pub(super) fn report(
+    args: &Args,
+    workload: &Workload,
+    result: &RunResult,
+    simulated: Option<&Trace>,
+) -> CommandResult {
+    let compared = simulated.map(|sim| crate::commands::run_compare::compare(&result.trace, sim));
     if args.json {
+        let mut json = serde_json::to_value(result).expect("run result serializes");
+        if let (Some(c), Some(map)) = (&compared, json.as_object_mut()) {
+            map.insert(
+                "compare".into(),
+                serde_json::to_value(c).expect("comparison serializes"),
+            );
+        }
         println!(
             "{}",
-            serde_json::to_string_pretty(&result).expect("run result serializes")
+            serde_json::to_string_pretty(&json).expect("JSON prints")
         );
     } else {
-        print!("{}", summary(&workload, &result));
-        if let Some(sim) = &simulated {
-            print!("{}", comparison(&workload, &result.trace, sim));
+        print!("{}", summary(workload, result));
+        if let (Some(sim), Some(c)) = (simulated, &compared) {
+            print!("{}", comparison(workload, &result.trace, sim));
+            print!("{}", c.line());
         }
     }
     let name = workload.name.as_deref().unwrap_or("workload");
@@ -147,12 +224,12 @@ pub fn run(args: &Args) -> CommandResult {
         args,
         format!("{name}: measured under {}", result.policy),
         &result.trace,
-        simulated.as_ref(),
+        simulated,
     )?;
-    Ok(exit_code(args, &result))
+    Ok(exit_code(args, result))
 }
 
-fn check_duration(duration: Duration) -> Result<(), Failure> {
+pub(super) fn check_duration(duration: Duration) -> Result<(), Failure> {
     if duration.is_zero() {
         return Err(Failure::bad_input("--duration must be greater than zero"));
     }
@@ -170,7 +247,10 @@ fn run_table(args: &Args) -> CommandResult {
 }
 
 /// Each task's job body: busy work, or the `--command TASK=CMD` given for it.
-fn job_bodies(workload: &Workload, commands: &[String]) -> Result<Vec<JobBody>, Failure> {
+pub(super) fn job_bodies(
+    workload: &Workload,
+    commands: &[String],
+) -> Result<Vec<JobBody>, Failure> {
     let mut bodies = vec![JobBody::Busy; workload.tasks.len()];
     for spec in commands {
         let (task, command) = spec.split_once('=').ok_or_else(|| {
@@ -195,7 +275,7 @@ fn job_bodies(workload: &Workload, commands: &[String]) -> Result<Vec<JobBody>, 
     Ok(bodies)
 }
 
-fn platform_failure(e: PlatformError) -> Failure {
+pub(super) fn platform_failure(e: PlatformError) -> Failure {
     if e.is_environment() {
         Failure::environment(e.to_string())
     } else {
@@ -203,7 +283,7 @@ fn platform_failure(e: PlatformError) -> Failure {
     }
 }
 
-fn run_failure(e: RunError) -> Failure {
+pub(super) fn run_failure(e: RunError) -> Failure {
     match e {
         RunError::Platform(p) => platform_failure(p),
         RunError::Invalid(text) => Failure::bad_input(text),
@@ -296,29 +376,30 @@ fn us(summary: &Summary, pick: impl Fn(&Summary) -> u64) -> String {
 }
 
 /// The simulator's run of the same workload: the same policy, priorities and core binding
-/// over the same duration, on as many cores as the real run used.
-fn simulate_same(
+/// over the same duration, on as many cores as the real run used, with sporadic tasks
+/// arriving at their minimum inter-arrival time as the runtime releases them.
+pub(super) fn simulate_same(
     workload: &Workload,
-    config: &PeriodicConfig,
+    kind: PolicyKind,
+    priorities: kairos_policy::PriorityOrder,
     result: &RunResult,
+    overheads: kairos_model::Overheads,
 ) -> Result<Trace, Failure> {
-    let kind = match config.policy {
-        PeriodicPolicy::Pfp => PolicyKind::PartitionedFp,
-        PeriodicPolicy::Gfp => PolicyKind::GlobalFp,
-        PeriodicPolicy::Edf => PolicyKind::GlobalEdf,
-    };
     let mut simulated = workload.clone();
-    if config.policy != PeriodicPolicy::Pfp {
+    if kind != PolicyKind::PartitionedFp {
         simulated.cores = result.cpus.len().max(1);
+    }
+    for task in &mut simulated.tasks {
+        task.arrival = kairos_model::Arrival::Periodic;
     }
     let sim_config = SimConfig {
         duration: Duration::from_nanos(result.ran_ns.max(1)),
         execution_times: ExecutionTimeModel::Wcet,
         record_trace: true,
+        overheads,
         ..SimConfig::default()
     };
-    let outcome =
-        crate::commands::simulate::run_policy(&simulated, kind, config.priorities, &sim_config)?;
+    let outcome = crate::commands::simulate::run_policy(&simulated, kind, priorities, &sim_config)?;
     outcome
         .trace
         .ok_or_else(|| Failure::environment("the simulation kept no trace"))

@@ -40,10 +40,12 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod check;
 mod decision;
 mod job;
 pub mod policies;
 mod policy;
+mod record;
 mod view;
 
 pub use decision::{Action, Decision, TimerId};
@@ -51,4 +53,5 @@ pub use job::{JobId, JobView};
 pub use policies::fixed_priority::{PriorityOrder, Rank};
 pub use policies::PolicyKind;
 pub use policy::{Policy, Refusal};
+pub use record::{Reported, Step};
 pub use view::View;

@@ -17,6 +17,7 @@
 //!   SCHED_DEADLINE.
 
 pub mod calibrate;
+pub mod dispatcher;
 pub mod handoff;
 pub mod measure;
 pub mod mode;

@@ -13,7 +13,6 @@
 //! Cost per event is O(n) in released jobs plus the policy's own cost; memory is O(n + m) unless
 //! a trace is recorded.
 
-use crate::decide::check_decision;
 use crate::exec::RandomSource;
 use crate::job::{released, JobWork};
 use crate::metrics::Metrics;
@@ -256,7 +255,7 @@ impl<'w> Engine<'w> {
         };
         let decision = policy.decide(&view);
         self.metrics.scheduling_points += 1;
-        check_decision(&decision, &view, &self.running).map_err(|reason| self.invalid(reason))?;
+        (decision.check(&view, &self.running)).map_err(|reason| self.invalid(reason))?;
         for action in decision.actions {
             self.carry_out(action)?;
         }

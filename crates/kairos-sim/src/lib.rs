@@ -27,16 +27,17 @@
 #[doc = include_str!("../../../docs/policy.md")]
 pub struct PolicyGuide;
 
-mod decide;
 mod engine;
 pub mod exec;
 mod job;
 pub mod metrics;
 mod queue;
+pub mod replay;
 pub mod table;
 
 pub use exec::ExecutionTimeModel;
 pub use metrics::Metrics;
+pub use replay::{replay, ReplayError};
 
 use kairos_model::{Duration, Instant, Overheads, Workload};
 use kairos_policy::Policy;

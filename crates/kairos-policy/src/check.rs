@@ -1,0 +1,49 @@
+//! The check every decision passes before an engine applies it: a decision no machine could
+//! carry out is refused with the reason, never half applied. Both engines (the simulator and
+//! the runtime's dispatcher) call it, so a policy is held to the same rules in each.
+
+use crate::decision::Decision;
+use crate::job::JobId;
+use crate::view::View;
+
+impl Decision {
+    /// `Ok` if the decision has one entry per core, names only released unfinished jobs and
+    /// puts no job on two cores. `running[c]` is the index in `view.jobs` of the job on core
+    /// `c`: a job the decision keeps where it runs needs no search.
+    pub fn check(&self, view: &View<'_>, running: &[Option<usize>]) -> Result<(), String> {
+        let cores = &self.cores;
+        if cores.len() != view.cores {
+            return Err(format!(
+                "{} core entries for {} cores",
+                cores.len(),
+                view.cores
+            ));
+        }
+        for (core, id) in cores.iter().enumerate() {
+            let Some(id) = *id else { continue };
+            let stays = running
+                .get(core)
+                .copied()
+                .flatten()
+                .is_some_and(|i| view.jobs[i].id == id);
+            if !stays && view.job(id).is_none() {
+                return Err(format!(
+                    "{} is not a released, unfinished job",
+                    name(view, id)
+                ));
+            }
+            if cores[core + 1..].contains(&Some(id)) {
+                return Err(format!("{} on two cores at once", name(view, id)));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `task#number`, with the task's name when the id names a task.
+fn name(view: &View<'_>, id: JobId) -> String {
+    match view.tasks.get(id.task) {
+        Some(task) => format!("job {}#{}", task.name, id.number),
+        None => format!("job of task index {} (no such task)", id.task),
+    }
+}

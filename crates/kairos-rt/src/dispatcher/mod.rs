@@ -1,0 +1,323 @@
+//! The user-space dispatcher: runs any policy written against the execution contract
+//! (`kairos-policy`) on real cores, the same policy objects the simulator hosts
+//! (`../shared/design/EXECUTION.md`, "What a policy is").
+//!
+//! Threads, all created with explicit SCHED_FIFO policy and a single CPU
+//! ([`crate::platform::thread`]):
+//! - one **dispatcher per core** at [`crate::platform::priority::DISPATCHER`]
+//!   ([`percore`]): absolute futex timers for releases and policy timers, a doorbell for
+//!   completions and other cores' decisions, one pass of the contract per wake-up under the
+//!   scheduler's lock ([`scheduler`]);
+//! - one **worker per (task, core)** at [`crate::platform::priority::WORKER_MAX`]
+//!   ([`worker`]): suspended and resumed by futex, executing calibrated busy work of the job's
+//!   WCET in 0.5 us units, handing a job from core to core through a holder word;
+//! - the **watchdog** of every run ([`crate::watchdog`]), above them all.
+//!
+//! Jobs are released at their nominal instants: periodic tasks every period from their
+//! offset, sporadic tasks at their minimum inter-arrival time (the densest pattern, the one
+//! analysis assumes). Each job executes its task's WCET. The run records every job, every
+//! execution segment (core index, not CPU number: `RunResult::cpus[k]` is core `k`'s CPU),
+//! every decision with the events and view that led to it ([`Step`]), and the costs of the
+//! mechanism: the decision (callbacks, decide and check, lock held), the lock wait, the
+//! timer's lateness and the request-to-start latency of a worker (also for migrations alone).
+
+mod percore;
+mod scheduler;
+mod shared;
+mod worker;
+
+pub use percore::TIMER_TO_HANDLER;
+pub use scheduler::{DECISION_COST, LOCK_WAIT};
+pub use worker::{MIGRATION_REQUEST_TO_START, REQUEST_TO_START, UNIT_NS};
+
+use crate::calibrate::{self, Calibration};
+use crate::measure::{JobRecord, RunInputs, RunResult, ThreadLog};
+use crate::periodic::RunError;
+use crate::platform::{self, clock, dma, futex, memory, priority, privilege, thread};
+use crate::watchdog::{Guarded, RunControl, Watchdog, WatchdogConfig};
+use kairos_model::Workload;
+use kairos_policy::{Policy, Step};
+use percore::{run_dispatcher, DispatcherLog};
+use scheduler::Scheduler;
+use shared::{Shared, EXIT};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+use worker::{run_worker, WorkerLog};
+
+type Threads<T> = Vec<thread::RtThread<T>>;
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct UserRunConfig {
+    pub duration_ns: u64,
+    /// CPUs to run on (core `k` on `cpus[k]`); default: the first online ones.
+    pub cpus: Option<Vec<usize>>,
+    /// A calibration to reuse (default: calibrate the run's CPUs first).
+    pub calibration: Option<Calibration>,
+    pub control: Option<Arc<RunControl>>,
+    /// Time between the threads being ready and time 0 (threads settle).
+    pub start_delay_ns: u64,
+    /// Time after the end before the watchdog's hard stop.
+    pub grace_ns: u64,
+    /// CPU time without progress after which the watchdog demotes everything.
+    pub stall_ns: u64,
+}
+
+impl UserRunConfig {
+    pub fn new(duration_ns: u64) -> Self {
+        UserRunConfig {
+            duration_ns,
+            cpus: None,
+            calibration: None,
+            control: None,
+            start_delay_ns: 20_000_000,
+            grace_ns: 1_000_000_000,
+            stall_ns: 1_000_000_000,
+        }
+    }
+}
+
+/// A user-dispatched run: the common result plus every decision with what led to it.
+#[derive(Debug)]
+pub struct UserRun {
+    pub result: RunResult,
+    pub steps: Vec<Step>,
+}
+
+/// Runs `workload` for real under `policy` (see the module documentation).
+pub fn run_user(
+    workload: &Workload,
+    mut policy: Box<dyn Policy + Send>,
+    config: &UserRunConfig,
+) -> Result<UserRun, RunError> {
+    policy
+        .prepare(workload)
+        .map_err(|refusal| RunError::Invalid(format!("{}: {}", policy.name(), refusal.0)))?;
+    let cpus = choose_cpus(workload, config)?;
+    if workload.tasks.len() >= 0xffff {
+        return Err(RunError::Invalid(format!(
+            "{} tasks: the user-space dispatcher runs at most 65534",
+            workload.tasks.len()
+        )));
+    }
+    privilege::require_rt()?;
+    let calibration = match &config.calibration {
+        Some(c) => c.clone(),
+        None => calibrate::calibrate(&cpus)?,
+    };
+    memory::lock_all_memory()?;
+    let dma = dma::DmaLatencyGuard::acquire();
+    let control = config.control.clone().unwrap_or_default();
+    let mut notes = policy.notices(workload);
+    let name = policy.name();
+    let scheduler = Scheduler::new(workload, policy, config.duration_ns);
+    let shared = Arc::new(Shared::new(
+        scheduler,
+        Arc::clone(&control),
+        config.duration_ns,
+    ));
+    let (workers, dispatchers) = match spawn_all(&shared, &cpus, &calibration) {
+        Ok(threads) => threads,
+        Err((e, workers, dispatchers)) => {
+            control.request_stop("a runtime thread could not be created");
+            finish(&shared, workers, dispatchers);
+            return Err(e.into());
+        }
+    };
+    let origin = clock::now_ns() + config.start_delay_ns;
+    let mut wd_config = WatchdogConfig::for_run(origin + config.duration_ns, config.grace_ns);
+    wd_config.stall_ns = config.stall_ns;
+    let watchdog = match Watchdog::start(Arc::clone(&control), wd_config) {
+        Ok(w) => w,
+        Err(e) => {
+            control.request_stop("the watchdog could not start");
+            finish(&shared, workers, dispatchers);
+            return Err(e.into());
+        }
+    };
+    guard_all(&watchdog, &shared, &workers, &dispatchers);
+    shared.origin.store(origin, Ordering::Release);
+    shared.gate.store(1, Ordering::Release);
+    futex::wake(&shared.gate);
+    let (worker_logs, dispatcher_logs, failures) = finish(&shared, workers, dispatchers);
+    let stopped = control.stopped_at_ns().unwrap_or_else(clock::now_ns);
+    let ran_ns = stopped.saturating_sub(origin).min(config.duration_ns);
+    let intervention = watchdog.stop();
+    notes.extend(failures);
+    if let Some(note) = dma.note() {
+        notes.push(note.to_string());
+    }
+    let shared = Arc::try_unwrap(shared)
+        .map_err(|_| RunError::Invalid("a runtime thread outlived the run".into()))?;
+    let scheduler = shared
+        .scheduler
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner());
+    let (records, steps, measurements) = scheduler.into_records();
+    let logs = logs_of(records, measurements, worker_logs, dispatcher_logs);
+    let result = RunResult::build(RunInputs {
+        policy: name.to_string(),
+        task_names: workload.tasks.iter().map(|t| t.name.clone()).collect(),
+        cpus,
+        duration_ns: config.duration_ns,
+        ran_ns,
+        stopped_by: intervention.or_else(|| control.reason()),
+        dma_latency_held: dma.held(),
+        calibration,
+        logs,
+        extra_events: Vec::new(),
+        levels: Vec::new(),
+        notes,
+    });
+    Ok(UserRun { result, steps })
+}
+
+/// Core `k` runs on `cpus[k]`: the configured CPUs, else the first online ones.
+fn choose_cpus(workload: &Workload, config: &UserRunConfig) -> Result<Vec<usize>, RunError> {
+    let available = config.cpus.clone().unwrap_or_else(platform::online_cpus);
+    if available.len() < workload.cores {
+        return Err(RunError::Invalid(format!(
+            "the workload has {} cores but only {} CPU(s) are available here ({available:?}); \
+             use --cores {} or a bigger machine",
+            workload.cores,
+            available.len(),
+            available.len()
+        )));
+    }
+    Ok(available[..workload.cores].to_vec())
+}
+
+type SpawnError = (
+    crate::platform::PlatformError,
+    Threads<WorkerLog>,
+    Threads<DispatcherLog>,
+);
+
+/// Every worker, then every dispatcher, each born with its policy and its single CPU.
+fn spawn_all(
+    shared: &Arc<Shared>,
+    cpus: &[usize],
+    calibration: &Calibration,
+) -> Result<(Threads<WorkerLog>, Threads<DispatcherLog>), SpawnError> {
+    let tasks = shared.slots.len() / shared::SLOTS_PER_TASK;
+    let mut workers = Vec::new();
+    for task in 0..tasks {
+        for (core, &cpu) in cpus.iter().enumerate() {
+            let rate = calibration.iterations_per_us(cpu);
+            let spec = thread::ThreadSpec::fifo(
+                format!("kuw{task}c{core}"),
+                priority::WORKER_MAX,
+                vec![cpu],
+            );
+            let s = Arc::clone(shared);
+            match thread::spawn(spec, move || run_worker(&s, task, core, rate)) {
+                Ok(t) => workers.push(t),
+                Err(e) => return Err((e, workers, Vec::new())),
+            }
+        }
+    }
+    let mut dispatchers = Vec::new();
+    for (core, &cpu) in cpus.iter().enumerate() {
+        let spec = thread::ThreadSpec::fifo(
+            format!("kairos-udisp{core}"),
+            priority::DISPATCHER,
+            vec![cpu],
+        );
+        let s = Arc::clone(shared);
+        match thread::spawn(spec, move || run_dispatcher(&s, core)) {
+            Ok(t) => dispatchers.push(t),
+            Err(e) => return Err((e, workers, dispatchers)),
+        }
+    }
+    Ok((workers, dispatchers))
+}
+
+fn guard_all(
+    watchdog: &Watchdog,
+    shared: &Shared,
+    workers: &Threads<WorkerLog>,
+    dispatchers: &Threads<DispatcherLog>,
+) {
+    let heartbeats = (shared.workers.iter().map(|w| &w.heartbeat))
+        .chain(shared.cores.iter().map(|c| &c.heartbeat));
+    let threads = (workers.iter().map(|t| (t.name(), t.tid())))
+        .chain(dispatchers.iter().map(|t| (t.name(), t.tid())));
+    for ((name, tid), heartbeat) in threads.zip(heartbeats) {
+        watchdog.guard(Guarded {
+            name: name.to_string(),
+            tid,
+            heartbeat: Arc::clone(heartbeat),
+            child: Arc::new(AtomicI32::new(0)),
+        });
+    }
+}
+
+/// Waits for the dispatchers, then tells every worker to exit and waits for them.
+fn finish(
+    shared: &Shared,
+    workers: Threads<WorkerLog>,
+    dispatchers: Threads<DispatcherLog>,
+) -> (Vec<WorkerLog>, Vec<DispatcherLog>, Vec<String>) {
+    // An abandoned start: dispatchers wait for the gate, which a stop request also ends.
+    shared.gate.store(1, Ordering::Release);
+    futex::wake(&shared.gate);
+    let mut failures = Vec::new();
+    let mut dispatcher_logs = Vec::new();
+    for d in dispatchers {
+        match d.join() {
+            Ok(log) => dispatcher_logs.push(log),
+            Err(e) => failures.push(format!("a dispatcher failed: {e}")),
+        }
+    }
+    for w in &shared.workers {
+        w.go.store(EXIT, Ordering::Release);
+        futex::wake(&w.go);
+    }
+    let mut worker_logs = Vec::new();
+    for w in workers {
+        match w.join() {
+            Ok(log) => worker_logs.push(log),
+            Err(e) => failures.push(format!("a worker failed: {e}")),
+        }
+    }
+    (worker_logs, dispatcher_logs, failures)
+}
+
+/// The scheduler's job records, completed with each job's first start from the workers,
+/// and every thread's segments and measurements, as [`RunResult::build`] takes them.
+fn logs_of(
+    mut records: Vec<JobRecord>,
+    measurements: crate::measure::Measurements,
+    workers: Vec<WorkerLog>,
+    dispatchers: Vec<DispatcherLog>,
+) -> Vec<ThreadLog> {
+    let mut first: HashMap<(usize, u64), (u64, usize)> = HashMap::new();
+    for w in &workers {
+        for &(job, at) in &w.first_starts {
+            first.insert((w.task, job), (at, w.core));
+        }
+    }
+    for r in &mut records {
+        if let Some(&(at, core)) = first.get(&(r.task, r.job)) {
+            r.start = Some(at);
+            r.cpu = Some(core);
+        }
+    }
+    let mut logs = vec![ThreadLog {
+        jobs: records,
+        measurements,
+        ..ThreadLog::default()
+    }];
+    logs.extend(workers.into_iter().map(|w| ThreadLog {
+        segments: w.segments,
+        migrations: w.migrations,
+        measurements: w.measurements,
+        ..ThreadLog::default()
+    }));
+    logs.extend(dispatchers.into_iter().map(|d| ThreadLog {
+        measurements: d.measurements,
+        ..ThreadLog::default()
+    }));
+    logs
+}

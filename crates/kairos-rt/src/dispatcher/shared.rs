@@ -1,0 +1,153 @@
+//! What the dispatchers and workers of a user-dispatched run share without the scheduler's
+//! lock: per job slot its work and progress, per (task, core) worker a parking word and the
+//! request, per core a doorbell and the job the last decision wants there.
+//!
+//! Ownership rule that makes relaxed fields safe: a slot's progress is written only by the
+//! worker that holds the slot (the hand-off of [`crate::handoff`] passes the hold from core to
+//! core through Release/Acquire); a slot is (re)loaded only under the scheduler's lock while no
+//! worker can hold it (its previous job is closed); a worker's request fields are written by
+//! its core's dispatcher before it sets `go` (Release) and read after the worker sees it.
+
+use super::scheduler::Scheduler;
+use crate::handoff::Holders;
+use crate::watchdog::{Heartbeat, RunControl};
+use kairos_policy::JobId;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Slots per task: how many jobs of one task may be released and unfinished at once. A run
+/// that needs more is hopelessly overloaded and is stopped with that reason.
+pub const SLOTS_PER_TASK: usize = 8;
+
+/// Worker parking word: the dispatcher sets [`RUN`] to ask for the job in `job`, [`PARK`] to
+/// stop; the worker acknowledges a request by swapping [`RUN`] for [`RUNNING`] and executes
+/// only while it reads [`RUNNING`], so any new store (a stop, or a request for another job)
+/// ends the current activation within one unit of work.
+pub const PARK: u32 = 0;
+pub const RUN: u32 = 1;
+pub const EXIT: u32 = 2;
+pub const RUNNING: u32 = 3;
+
+/// One released job's execution state.
+#[derive(Debug, Default)]
+pub struct SlotShared {
+    /// Job number + 1 loaded in this slot (0 = never used).
+    pub job: AtomicU64,
+    /// CPU work left, ns.
+    pub remaining: AtomicU64,
+    /// Completion time + 1, ns since the origin (0 = not completed).
+    pub completed_at: AtomicU64,
+    /// Core + 1 the job last ran on (0 = never ran).
+    pub last_core: AtomicUsize,
+}
+
+/// One (task, core) worker thread.
+#[derive(Debug, Default)]
+pub struct WorkerShared {
+    pub go: AtomicU32,
+    /// The job number the dispatcher asked for, and when (ns since the origin).
+    pub job: AtomicU64,
+    pub requested_at: AtomicU64,
+    pub heartbeat: Arc<Heartbeat>,
+}
+
+/// One core.
+#[derive(Debug, Default)]
+pub struct CoreShared {
+    /// Bumped to make the core's dispatcher look at the scheduler now (futex word).
+    pub doorbell: AtomicU32,
+    /// The job the last decision placed here ([`encode`]); 0 = idle.
+    pub wanted: AtomicU64,
+    /// When this core's dispatcher must next run a pass (ns since the origin).
+    pub wake_at: AtomicU64,
+    /// Slots the workers of this core hold (the hand-off's "still holds a task").
+    pub held: AtomicUsize,
+    pub heartbeat: Arc<Heartbeat>,
+}
+
+impl CoreShared {
+    /// Makes this core's dispatcher look again (from any thread).
+    pub fn ring(&self) {
+        self.doorbell.fetch_add(1, Ordering::Release);
+        crate::platform::futex::wake(&self.doorbell);
+    }
+}
+
+/// Everything shared by one run.
+pub struct Shared {
+    pub scheduler: Mutex<Scheduler>,
+    pub slots: Vec<SlotShared>,
+    /// `workers[task * cores + core]`.
+    pub workers: Vec<WorkerShared>,
+    pub cores: Vec<CoreShared>,
+    /// One holder word per slot: a job runs on one core at a time.
+    pub holders: Holders,
+    /// CLOCK_MONOTONIC of time 0; 0 until the run starts (futex word `gate`).
+    pub origin: AtomicU64,
+    pub gate: AtomicU32,
+    pub control: Arc<RunControl>,
+    pub duration_ns: u64,
+}
+
+impl Shared {
+    pub fn new(scheduler: Scheduler, control: Arc<RunControl>, duration_ns: u64) -> Self {
+        let (tasks, cores) = (scheduler.task_count(), scheduler.cores());
+        Shared {
+            scheduler: Mutex::new(scheduler),
+            slots: (0..tasks * SLOTS_PER_TASK)
+                .map(|_| SlotShared::default())
+                .collect(),
+            workers: (0..tasks * cores)
+                .map(|_| WorkerShared::default())
+                .collect(),
+            cores: (0..cores).map(|_| CoreShared::default()).collect(),
+            holders: Holders::new(tasks * SLOTS_PER_TASK),
+            origin: AtomicU64::new(0),
+            gate: AtomicU32::new(0),
+            control,
+            duration_ns,
+        }
+    }
+
+    pub fn worker(&self, task: usize, core: usize) -> &WorkerShared {
+        &self.workers[task * self.cores.len() + core]
+    }
+
+    pub fn slot(&self, id: JobId) -> &SlotShared {
+        &self.slots[slot_index(id)]
+    }
+}
+
+/// The slot of a job.
+pub fn slot_index(id: JobId) -> usize {
+    id.task * SLOTS_PER_TASK + (id.number % SLOTS_PER_TASK as u64) as usize
+}
+
+/// A job as one word for [`CoreShared::wanted`] (0 is "idle").
+pub fn encode(id: Option<JobId>) -> u64 {
+    id.map_or(0, |id| (id.number << 16) | (id.task as u64 + 1))
+}
+
+pub fn decode(word: u64) -> Option<JobId> {
+    match word & 0xffff {
+        0 => None,
+        task => Some(JobId {
+            task: task as usize - 1,
+            number: word >> 16,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn job_words_round_trip() {
+        for (task, number) in [(0, 0), (3, 7), (65_533, 1 << 40)] {
+            let id = JobId { task, number };
+            assert_eq!(decode(encode(Some(id))), Some(id));
+        }
+        assert_eq!(decode(encode(None)), None);
+    }
+}

@@ -1,0 +1,183 @@
+//! The (task, core) worker threads of a user-dispatched run: a job's body is calibrated busy
+//! work in sub-microsecond units ([`crate::calibrate::spin`]) that looks at its parking word
+//! between units, so a stop or a new request takes effect within one unit.
+//!
+//! Why one thread per (task, core) pair, as in the table runtime ([`crate::table`]): a
+//! migration is then a hand-off between two threads already pinned where they run (the
+//! holder word of [`crate::handoff`], about 0.1 us to cross cores), not a
+//! `sched_setaffinity` (about 7 us on the idle machine) on the critical path. All workers of a
+//! core share one SCHED_FIFO priority below the dispatcher: a worker the dispatcher stopped
+//! was preempted, so it is first in line and releases its job before a newly woken worker of
+//! the same core runs; a worker that finds its core still holding a job yields to it, and
+//! busy-waits for another core's release only when its own core holds nothing (the rule that
+//! makes cyclic hand-offs deadlock-free, model checked in `tests/loom_handoff.rs`).
+//!
+//! Work is counted in calibrated iterations, not with the CPU clock: counting keeps a
+//! preempted worker's waiting out of its progress, which is what a budget is about.
+
+use super::shared::{slot_index, Shared, EXIT, PARK, RUN, RUNNING};
+use crate::calibrate::spin;
+use crate::handoff::Take;
+use crate::measure::{Measurements, SegmentRecord};
+use crate::platform::{clock, futex, memory};
+use kairos_policy::JobId;
+use std::sync::atomic::Ordering;
+
+/// CPU work between two looks at the parking word, ns.
+pub const UNIT_NS: u64 = 500;
+
+/// Longest park without looking at the run's stop flag.
+const PARK_STEP_NS: u64 = 50_000_000;
+
+/// Dispatcher's request to the job's first instruction on this core, ns.
+pub const REQUEST_TO_START: &str = "dispatch.request_to_start";
+/// The same for activations that resume a job on another core than it last ran on.
+pub const MIGRATION_REQUEST_TO_START: &str = "dispatch.migration_request_to_start";
+
+/// What one worker saw (times in ns since the origin).
+#[derive(Debug, Default)]
+pub struct WorkerLog {
+    pub task: usize,
+    pub core: usize,
+    pub segments: Vec<SegmentRecord>,
+    /// `(job, first start)` of every job that first ran here.
+    pub first_starts: Vec<(u64, u64)>,
+    pub migrations: u64,
+    pub measurements: Measurements,
+}
+
+/// Runs the worker of `task` on `core` (the thread is pinned there) until told to exit.
+pub fn run_worker(shared: &Shared, task: usize, core: usize, iterations_per_us: f64) -> WorkerLog {
+    memory::prefault_stack();
+    let mut log = WorkerLog {
+        task,
+        core,
+        segments: Vec::with_capacity(1024),
+        first_starts: Vec::with_capacity(256),
+        ..WorkerLog::default()
+    };
+    let unit = ((UNIT_NS as f64 * iterations_per_us / 1000.0) as u64).max(1);
+    while park(shared, task, core) {
+        let w = shared.worker(task, core);
+        if (w.go)
+            .compare_exchange(RUN, RUNNING, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            continue;
+        }
+        let id = JobId {
+            task,
+            number: w.job.load(Ordering::Acquire),
+        };
+        if take(shared, id, core) {
+            activation(shared, id, core, unit, &mut log);
+        }
+    }
+    log
+}
+
+/// Waits until the dispatcher asks for a run; false on EXIT or a stop of the run.
+fn park(shared: &Shared, task: usize, core: usize) -> bool {
+    let w = shared.worker(task, core);
+    loop {
+        match w.go.load(Ordering::Acquire) {
+            RUN => return true,
+            EXIT => return false,
+            state => {
+                if shared.control.should_stop() {
+                    return false;
+                }
+                futex::wait_until(&w.go, state, clock::now_ns() + PARK_STEP_NS);
+            }
+        }
+    }
+}
+
+/// Takes the job's slot from its holder word (the hand-off rule of the module documentation);
+/// false if the request was withdrawn meanwhile.
+fn take(shared: &Shared, id: JobId, core: usize) -> bool {
+    let w = shared.worker(id.task, core);
+    let held = &shared.cores[core].held;
+    loop {
+        if w.go.load(Ordering::Acquire) != RUNNING || shared.control.should_stop() {
+            return false;
+        }
+        let holds_other = held.load(Ordering::SeqCst) > 0;
+        match shared.holders.take(slot_index(id), core, holds_other) {
+            Take::Acquired => break,
+            Take::GiveUp { .. } => std::thread::yield_now(),
+            Take::Wait { .. } => std::hint::spin_loop(),
+        }
+        w.heartbeat.beat();
+    }
+    held.fetch_add(1, Ordering::SeqCst);
+    true
+}
+
+/// From taking the slot to a stop or the job's completion.
+fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut WorkerLog) {
+    let origin = shared.origin.load(Ordering::Acquire);
+    let slot = shared.slot(id);
+    let w = shared.worker(id.task, core);
+    let loaded = slot.job.load(Ordering::Acquire) == id.number + 1;
+    if !loaded || slot.completed_at.load(Ordering::Acquire) != 0 {
+        release(shared, id, core);
+        return;
+    }
+    let start = clock::now_ns().saturating_sub(origin);
+    let requested = w.requested_at.load(Ordering::Relaxed);
+    let last = slot.last_core.swap(core + 1, Ordering::Relaxed);
+    let m = &mut log.measurements;
+    m.record(REQUEST_TO_START, start.saturating_sub(requested));
+    if last == 0 {
+        log.first_starts.push((id.number, start));
+    } else if last != core + 1 {
+        log.migrations += 1;
+        m.record(MIGRATION_REQUEST_TO_START, start.saturating_sub(requested));
+    }
+    let completed = execute(shared, id, core, unit);
+    let end = clock::now_ns().saturating_sub(origin);
+    log.segments.push(SegmentRecord {
+        cpu: core,
+        task: id.task,
+        job: id.number,
+        start,
+        end,
+    });
+    release(shared, id, core);
+    if completed {
+        // After the release: a slot marked completed is free for the task's next jobs.
+        slot.completed_at.store(end + 1, Ordering::Release);
+        let _ = (w.go).compare_exchange(RUNNING, PARK, Ordering::AcqRel, Ordering::Relaxed);
+        shared.cores[core].ring();
+    }
+}
+
+fn release(shared: &Shared, id: JobId, core: usize) {
+    shared.holders.release(slot_index(id), core);
+    shared.cores[core].held.fetch_sub(1, Ordering::SeqCst);
+}
+
+/// Busy work until the job's work is done (true) or the dispatcher's next store (false).
+fn execute(shared: &Shared, id: JobId, core: usize, unit: u64) -> bool {
+    let w = shared.worker(id.task, core);
+    let slot = shared.slot(id);
+    let mut units = 0u32;
+    loop {
+        if w.go.load(Ordering::Acquire) != RUNNING {
+            return false;
+        }
+        let remaining = slot.remaining.load(Ordering::Relaxed);
+        if remaining == 0 {
+            return true;
+        }
+        let step = remaining.min(UNIT_NS);
+        std::hint::black_box(spin(unit * step / UNIT_NS));
+        // Only the holder writes the progress, so a plain store is enough.
+        slot.remaining.store(remaining - step, Ordering::Relaxed);
+        units = units.wrapping_add(1);
+        if units.is_multiple_of(256) {
+            w.heartbeat.beat();
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! `kairos run --compare` in numbers: how closely a measured run followed the simulation of the
+//! same workload under the same policy, job by job. Both sides are traces in the simulator's
+//! vocabulary, so the comparison needs nothing else.
+//!
+//! - `jobs`: jobs released in both;
+//! - `completed_both`, `completed_simulated_only`: completions, so a run that lost a job the
+//!   simulation completes shows it;
+//! - `same_core_sequence`: jobs that ran on the same cores in the same order in both (the
+//!   sequence of cores of their execution segments, consecutive repeats merged: a preemption
+//!   and resumption on the same core is not a difference, a migration is);
+//! - `response_time_diff_ns`: percentiles of measured minus simulated response time over the
+//!   jobs completed in both (positive: the real job finished later).
+
+use kairos_trace::{Trace, TraceEvent};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The comparison of one measured run with its simulation.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Compare {
+    pub jobs: u64,
+    pub completed_both: u64,
+    pub completed_simulated_only: u64,
+    pub completed_measured_only: u64,
+    pub same_core_sequence: u64,
+    pub response_time_diff_ns: SignedSummary,
+}
+
+/// Percentiles of signed differences, ns.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SignedSummary {
+    pub count: u64,
+    pub min: i64,
+    pub p50: i64,
+    pub p90: i64,
+    pub p99: i64,
+    pub max: i64,
+}
+
+impl SignedSummary {
+    fn of(mut values: Vec<i64>) -> Self {
+        if values.is_empty() {
+            return SignedSummary::default();
+        }
+        values.sort_unstable();
+        let at = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
+        SignedSummary {
+            count: values.len() as u64,
+            min: values[0],
+            p50: at(0.5),
+            p90: at(0.9),
+            p99: at(0.99),
+            max: values[values.len() - 1],
+        }
+    }
+}
+
+impl Compare {
+    /// The share of jobs with the same core sequence, in percent.
+    pub fn same_core_percent(&self) -> f64 {
+        if self.jobs == 0 {
+            return 100.0;
+        }
+        100.0 * self.same_core_sequence as f64 / self.jobs as f64
+    }
+
+    /// One line for the readable report.
+    pub fn line(&self) -> String {
+        let d = &self.response_time_diff_ns;
+        format!(
+            "{} job(s) in both: {} ({:.1} %) ran the same core sequence; completed: {} in both, {} only simulated, {} only measured; response time measured - simulated: median {}, p99 {}, max {}\n",
+            self.jobs,
+            self.same_core_sequence,
+            self.same_core_percent(),
+            self.completed_both,
+            self.completed_simulated_only,
+            self.completed_measured_only,
+            signed_us(d.p50),
+            signed_us(d.p99),
+            signed_us(d.max),
+        )
+    }
+}
+
+fn signed_us(ns: i64) -> String {
+    let text = crate::report::human_ns(ns.unsigned_abs());
+    if ns < 0 {
+        format!("-{text}")
+    } else {
+        text
+    }
+}
+
+/// Per job: release, completion and the cores it ran on, in order.
+#[derive(Default)]
+struct JobPath {
+    release: u64,
+    completion: Option<u64>,
+    segments: Vec<(u64, usize)>,
+}
+
+impl JobPath {
+    fn cores(&self) -> Vec<usize> {
+        let mut segments = self.segments.clone();
+        segments.sort_unstable();
+        let mut cores: Vec<usize> = segments.into_iter().map(|(_, c)| c).collect();
+        cores.dedup();
+        cores
+    }
+}
+
+fn paths(trace: &Trace) -> BTreeMap<(usize, u64), JobPath> {
+    let mut paths: BTreeMap<(usize, u64), JobPath> = BTreeMap::new();
+    for event in &trace.events {
+        match *event {
+            TraceEvent::Release { task, job, at, .. } => {
+                paths.entry((task, job)).or_default().release = at.as_nanos();
+            }
+            TraceEvent::Segment {
+                core,
+                task,
+                job,
+                start,
+                ..
+            } => (paths.entry((task, job)).or_default().segments).push((start.as_nanos(), core)),
+            TraceEvent::Completion { task, job, at } => {
+                paths.entry((task, job)).or_default().completion = Some(at.as_nanos());
+            }
+            _ => {}
+        }
+    }
+    paths
+}
+
+/// Compares a measured trace with the simulated one (see the module documentation).
+pub fn compare(measured: &Trace, simulated: &Trace) -> Compare {
+    let (real, sim) = (paths(measured), paths(simulated));
+    let mut out = Compare::default();
+    let mut diffs = Vec::new();
+    for (id, r) in &real {
+        let Some(s) = sim.get(id) else { continue };
+        out.jobs += 1;
+        out.same_core_sequence += u64::from(r.cores() == s.cores());
+        match (r.completion, s.completion) {
+            (Some(a), Some(b)) => {
+                out.completed_both += 1;
+                let response = |c: u64, p: &JobPath| c.saturating_sub(p.release) as i64;
+                diffs.push(response(a, r) - response(b, s));
+            }
+            (None, Some(_)) => out.completed_simulated_only += 1,
+            (Some(_), None) => out.completed_measured_only += 1,
+            (None, None) => {}
+        }
+    }
+    out.response_time_diff_ns = SignedSummary::of(diffs);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kairos_model::Instant;
+
+    fn trace(events: Vec<TraceEvent>) -> Trace {
+        Trace {
+            levels: Vec::new(),
+            task_names: vec!["a".into()],
+            cores: 2,
+            end: Instant::from_nanos(100),
+            events,
+        }
+    }
+
+    fn job(
+        job: u64,
+        release: u64,
+        cores: &[(u64, u64, usize)],
+        done: Option<u64>,
+    ) -> Vec<TraceEvent> {
+        let at = Instant::from_nanos;
+        let mut events = vec![TraceEvent::Release {
+            task: 0,
+            job,
+            at: at(release),
+            deadline: at(release + 50),
+        }];
+        for &(start, end, core) in cores {
+            events.push(TraceEvent::Segment {
+                core,
+                task: 0,
+                job,
+                start: at(start),
+                end: at(end),
+            });
+        }
+        if let Some(c) = done {
+            events.push(TraceEvent::Completion {
+                task: 0,
+                job,
+                at: at(c),
+            });
+        }
+        events
+    }
+
+    #[test]
+    fn counts_core_sequences_completions_and_response_differences() {
+        let real = trace(
+            [
+                job(0, 0, &[(0, 5, 0), (6, 9, 0)], Some(9)),
+                job(1, 10, &[(12, 15, 1), (16, 20, 0)], Some(20)),
+                job(2, 20, &[(21, 22, 1)], None),
+            ]
+            .concat(),
+        );
+        let sim = trace(
+            [
+                job(0, 0, &[(0, 8, 0)], Some(8)),
+                job(1, 10, &[(10, 14, 1), (14, 18, 1)], Some(18)),
+                job(2, 20, &[(20, 25, 1)], Some(25)),
+            ]
+            .concat(),
+        );
+        let c = compare(&real, &sim);
+        assert_eq!(c.jobs, 3);
+        // Job 0: a preemption on the same core is no difference; job 1 migrated for real only.
+        assert_eq!(c.same_core_sequence, 2);
+        assert_eq!(
+            (
+                c.completed_both,
+                c.completed_simulated_only,
+                c.completed_measured_only
+            ),
+            (2, 1, 0)
+        );
+        assert_eq!(c.response_time_diff_ns.count, 2);
+        assert_eq!(
+            (c.response_time_diff_ns.min, c.response_time_diff_ns.max),
+            (1, 2)
+        );
+    }
+}

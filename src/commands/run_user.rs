@@ -1,0 +1,63 @@
+//! `kairos run FILE --policy P --dispatch user`: the workload runs on real cores under kairos's
+//! own dispatcher ([`kairos_rt::dispatcher`]), which hosts the very policy object `kairos
+//! simulate` runs, so a measured run and its simulation make their decisions the same way.
+
+use super::run::{check_duration, platform_failure, report, run_failure, simulate_same, Args};
+use crate::args::{CommandResult, Failure};
+use kairos_policy::PolicyKind;
+use kairos_rt::dispatcher::{run_user, UserRunConfig};
+use kairos_rt::platform::{privilege, signals::StopSignals};
+use kairos_rt::watchdog::RunControl;
+
+pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
+    check_duration(args.duration)?;
+    if !args.commands.is_empty() {
+        return Err(Failure::bad_input(
+            "--command runs under --dispatch kernel only: the user-space dispatcher stops and resumes busy work, which a shell command cannot do",
+        ));
+    }
+    let mut workload = crate::commands::check::load_valid(&args.file)?;
+    if let Some(cores) = args.cores {
+        crate::commands::simulate::override_cores(&mut workload, cores)?;
+    }
+    let priorities = crate::commands::simulate::priority_order(&args.priorities);
+    let policy = kind.build(priorities);
+    let mut config = UserRunConfig::new(args.duration.as_nanos());
+    config.control = Some(RunControl::new());
+    privilege::require_rt().map_err(platform_failure)?;
+    let signals = StopSignals::install();
+    let run = run_user(&workload, policy, &config);
+    drop(signals);
+    let run = run.map_err(run_failure)?;
+    let simulated = if args.compare {
+        let overheads = measured_overheads(&run.result);
+        Some(simulate_same(
+            &workload,
+            kind,
+            priorities,
+            &run.result,
+            overheads,
+        )?)
+    } else {
+        None
+    };
+    report(args, &workload, &run.result, simulated.as_ref())
+}
+
+/// The overheads this run measured, in the simulator's model (medians): the dispatcher's
+/// path from an event to a decision (timer lateness and decision cost) as `scheduling`, the
+/// request to the worker's first instruction as `context_switch`, and what a migration adds
+/// to it as `migration`.
+pub fn measured_overheads(result: &kairos_rt::measure::RunResult) -> kairos_model::Overheads {
+    use kairos_rt::dispatcher::{
+        DECISION_COST, MIGRATION_REQUEST_TO_START, REQUEST_TO_START, TIMER_TO_HANDLER,
+    };
+    let p50 = |name: &str| result.histograms.get(name).map_or(0, |h| h.summary.p50);
+    let ns = kairos_model::Duration::from_nanos;
+    let start = p50(REQUEST_TO_START);
+    kairos_model::Overheads {
+        scheduling: ns(p50(TIMER_TO_HANDLER) + p50(DECISION_COST)),
+        context_switch: ns(start),
+        migration: ns(p50(MIGRATION_REQUEST_TO_START).saturating_sub(start)),
+    }
+}

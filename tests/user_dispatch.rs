@@ -1,0 +1,285 @@
+//! The execution contract end to end: a policy written once against `kairos_policy` runs in the
+//! simulator and, through the user-space dispatcher, on real cores; a real run's recorded
+//! decisions replay against a fresh policy object; `kairos run --dispatch user --compare`
+//! reports the comparison. Behaviour only, never a latency bound. The real runs need real-time
+//! privilege: ignored by a plain `cargo test`, run by the README's command and CI (as root),
+//! where a missing privilege fails them. One lock serialises them: they share the CPUs.
+
+mod common;
+
+use common::{stderr, Scratch};
+use kairos_model::{check_source, Duration, Format, Instant, Workload};
+use kairos_policy::{Action, Decision, JobView, Policy, PolicyKind, PriorityOrder, TimerId, View};
+use kairos_rt::dispatcher::{run_user, UserRun, UserRunConfig};
+use kairos_rt::platform::{online_cpus, privilege};
+use kairos_sim::{replay, simulate, SimConfig};
+use kairos_trace::{Trace, TraceEvent};
+use std::collections::BTreeMap;
+use std::sync::{Mutex, MutexGuard};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Four tasks on two cores, U = 1.1: preemptions, migrations under global policies.
+const WORKLOAD: &str = r#"
+name = "contract"
+cores = 2
+[[tasks]]
+name = "control"
+wcet = "1ms"
+period = "5ms"
+[[tasks]]
+name = "sensor"
+wcet = "500us"
+period = "2ms"
+deadline = "1500us"
+[[tasks]]
+name = "planner"
+wcet = "6ms"
+period = "20ms"
+[[tasks]]
+name = "logger"
+wcet = "7ms"
+period = "25ms"
+"#;
+
+/// A job the real run must complete if the simulation completes it this long before the end
+/// (the real run lags the simulation by its dispatch latencies).
+const END_SLACK: u64 = 20_000_000;
+
+fn workload() -> Workload {
+    check_source(WORKLOAD, Format::Toml)
+        .workload
+        .expect("valid")
+}
+
+fn require_real_time() {
+    if let Err(e) = privilege::require_rt() {
+        panic!("this test needs real-time privilege (root or CAP_SYS_NICE): {e}");
+    }
+    let cpus = online_cpus().len();
+    assert!(
+        cpus >= 2,
+        "this test needs 2 online CPUs, this machine has {cpus}"
+    );
+}
+
+/// Least laxity first, written here against the contract alone: the jobs with the least
+/// laxity run; a running job keeps its core; one timer re-decides when a waiting job's laxity
+/// falls to the largest running one's.
+struct LeastLaxity;
+
+const OVERTAKE: TimerId = TimerId(7);
+
+impl Policy for LeastLaxity {
+    fn name(&self) -> &'static str {
+        "llf"
+    }
+
+    fn decide(&mut self, view: &View<'_>) -> Decision {
+        let mut jobs: Vec<&JobView> = view.jobs.iter().collect();
+        jobs.sort_by_key(|j| (j.laxity(view.now), j.id.task, j.id.number));
+        let (running, waiting) = jobs.split_at(view.cores.min(jobs.len()));
+        let mut decision = Decision::idle(view.cores);
+        for job in running.iter().filter(|j| j.running_on.is_some()) {
+            decision.cores[job.running_on.unwrap()] = Some(job.id);
+        }
+        for job in running.iter().filter(|j| j.running_on.is_none()) {
+            let free = decision.cores.iter().position(Option::is_none);
+            decision.cores[free.expect("a free core per chosen job")] = Some(job.id);
+        }
+        let floor = running
+            .iter()
+            .map(|j| j.laxity(view.now))
+            .max()
+            .unwrap_or(0);
+        let gap = (waiting.iter())
+            .map(|j| j.laxity(view.now) - floor)
+            .filter(|&g| g > 0)
+            .min();
+        decision.actions.push(match gap {
+            Some(gap) => Action::ArmTimer {
+                timer: OVERTAKE,
+                at: view.now + Duration::from_nanos(gap as u64),
+            },
+            None => Action::CancelTimer(OVERTAKE),
+        });
+        decision
+    }
+}
+
+fn run_for_real(w: &Workload, policy: Box<dyn Policy + Send>, duration: Duration) -> UserRun {
+    let config = UserRunConfig::new(duration.as_nanos());
+    let run = run_user(w, policy, &config).expect("the run starts");
+    assert_eq!(run.result.stopped_by, None, "{:?}", run.result.notes);
+    run
+}
+
+fn completions(trace: &Trace) -> BTreeMap<(usize, u64), Instant> {
+    (trace.events.iter())
+        .filter_map(|e| match *e {
+            TraceEvent::Completion { task, job, at } => Some(((task, job), at)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every job the simulation completes (up to the slack before the end) completes for real.
+fn assert_real_completes_what_simulation_completes(w: &Workload, real: &UserRun, sim: &Trace) {
+    let end = real.result.ran_ns.saturating_sub(END_SLACK);
+    let real_done = completions(&real.result.trace);
+    let due: Vec<_> = (completions(sim).into_iter())
+        .filter(|(_, at)| at.as_nanos() <= end)
+        .collect();
+    assert!(
+        due.len() > 100,
+        "the simulation completes {} jobs",
+        due.len()
+    );
+    for ((task, job), _) in &due {
+        assert!(
+            real_done.contains_key(&(*task, *job)),
+            "{}#{job} completed in the simulation, not for real",
+            w.tasks[*task].name
+        );
+    }
+}
+
+fn simulated(w: &Workload, policy: &mut dyn Policy, ran_ns: u64) -> Trace {
+    let config = SimConfig {
+        duration: Duration::from_nanos(ran_ns),
+        record_trace: true,
+        ..SimConfig::default()
+    };
+    simulate(w, policy, &config)
+        .expect("simulates")
+        .trace
+        .expect("trace")
+}
+
+#[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
+fn a_policy_written_once_runs_in_the_simulator_and_on_real_cores() {
+    let _guard = serial();
+    require_real_time();
+    let w = workload();
+    let real = run_for_real(&w, Box::new(LeastLaxity), Duration::from_secs(2));
+    let sim = simulated(&w, &mut LeastLaxity, real.result.ran_ns);
+    assert_real_completes_what_simulation_completes(&w, &real, &sim);
+    assert!(real.result.jobs_completed > 1000);
+    let timers = (real.steps.iter().flat_map(|s| &s.events))
+        .filter(|e| matches!(e, kairos_policy::Reported::Timer(..)))
+        .count();
+    assert!(
+        timers > 0,
+        "the laxity timer never fired: the test exercises nothing"
+    );
+    let decisions = replay(&w, &mut LeastLaxity, &real.steps).expect("same decisions");
+    assert_eq!(decisions, real.steps.len());
+}
+
+#[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
+fn every_standard_policy_runs_for_real_and_replays_its_decisions() {
+    let _guard = serial();
+    require_real_time();
+    let w = workload();
+    for kind in PolicyKind::ALL {
+        let real = run_for_real(&w, kind.build(PriorityOrder::Auto), Duration::from_secs(1));
+        assert_eq!(real.result.policy, kind.cli_name());
+        let sim = simulated(
+            &w,
+            kind.build(PriorityOrder::Auto).as_mut(),
+            real.result.ran_ns,
+        );
+        assert_real_completes_what_simulation_completes(&w, &real, &sim);
+        let mut fresh = kind.build(PriorityOrder::Auto);
+        replay(&w, fresh.as_mut(), &real.steps)
+            .unwrap_or_else(|e| panic!("{}: {e}", kind.cli_name()));
+        let global = !matches!(kind, PolicyKind::PartitionedEdf | PolicyKind::PartitionedFp);
+        assert_eq!(
+            global,
+            real.result.migrations > 0,
+            "{}: migrations",
+            kind.cli_name()
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
+fn run_dispatch_user_compare_reports_the_comparison_in_json() {
+    let _guard = serial();
+    require_real_time();
+    let scratch = Scratch::new("user-dispatch");
+    scratch.write("w.toml", WORKLOAD);
+    let args = [
+        "run",
+        "w.toml",
+        "--policy",
+        "edzl",
+        "--duration",
+        "1s",
+        "--compare",
+        "--json",
+    ];
+    let output = scratch.kairos(&args);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(report["policy"], "edzl");
+    let compare = &report["compare"];
+    let jobs = compare["jobs"].as_u64().unwrap();
+    assert!(jobs > 400 && jobs <= report["jobs_released"].as_u64().unwrap());
+    assert!(compare["same_core_sequence"].as_u64().unwrap() <= jobs);
+    let diff = &compare["response_time_diff_ns"];
+    assert_eq!(diff["count"], compare["completed_both"]);
+    assert!(diff["p50"].as_i64().unwrap() <= diff["p99"].as_i64().unwrap());
+    assert!(
+        report["histograms"]["dispatch.decision"]["count"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+}
+
+/// Which dispatch a policy can have is settled before anything runs.
+#[test]
+fn run_refuses_a_dispatch_the_policy_cannot_have() {
+    let scratch = Scratch::new("user-dispatch");
+    scratch.write("w.toml", WORKLOAD);
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--policy", "edzl", "--dispatch", "kernel"],
+            "the kernel has no edzl scheduler",
+        ),
+        (
+            &["--policy", "edf", "--dispatch", "user"],
+            "G-EDF in user space is --policy gedf",
+        ),
+        (
+            &["--policy", "gedf", "--command", "sensor=true"],
+            "--command runs under --dispatch kernel only",
+        ),
+        (
+            &["--policy", "table", "--dispatch", "kernel"],
+            "the kernel has no table-driven policy",
+        ),
+    ];
+    for (extra, why) in cases {
+        let output = scratch.kairos(&[&["run", "w.toml"][..], extra].concat());
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{extra:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(why),
+            "{extra:?}: {}",
+            stderr(&output)
+        );
+    }
+}
