@@ -46,14 +46,36 @@ wcet = "7ms"
 period = "25ms"
 "#;
 
+/// Two long jobs and a short one on two cores every 10 ms (U = 1.5): the short job waits, and
+/// the least-laxity timer fires about 3.2 ms into every period, where its laxity falls below the
+/// running ones'.
+const LAXITY_WORKLOAD: &str = r#"
+name = "laxity"
+cores = 2
+[[tasks]]
+name = "a"
+wcet = "6ms"
+period = "10ms"
+[[tasks]]
+name = "b"
+wcet = "6ms"
+period = "10ms"
+[[tasks]]
+name = "c"
+wcet = "3ms"
+period = "10ms"
+"#;
+
 /// A job the real run must complete if the simulation completes it this long before the end
 /// (the real run lags the simulation by its dispatch latencies).
 const END_SLACK: u64 = 20_000_000;
 
 fn workload() -> Workload {
-    check_source(WORKLOAD, Format::Toml)
-        .workload
-        .expect("valid")
+    parse(WORKLOAD)
+}
+
+fn parse(source: &str) -> Workload {
+    check_source(source, Format::Toml).workload.expect("valid")
 }
 
 fn require_real_time() {
@@ -68,11 +90,24 @@ fn require_real_time() {
 }
 
 /// Least laxity first, written here against the contract alone: the jobs with the least
-/// laxity run; a running job keeps its core; one timer re-decides when a waiting job's laxity
-/// falls to the largest running one's.
+/// laxity run, a running job keeps its core, and a waiting job takes over only once its laxity
+/// is [`HYSTERESIS`] below a running one's (plain LLF thrashes between equal laxities, on a real
+/// machine at the cost of a switch each time). One timer re-decides at that instant.
 struct LeastLaxity;
 
 const OVERTAKE: TimerId = TimerId(7);
+const HYSTERESIS: i128 = 200_000;
+
+impl LeastLaxity {
+    fn key(job: &JobView, now: Instant) -> i128 {
+        job.laxity(now)
+            - if job.running_on.is_some() {
+                HYSTERESIS
+            } else {
+                0
+            }
+    }
+}
 
 impl Policy for LeastLaxity {
     fn name(&self) -> &'static str {
@@ -81,7 +116,7 @@ impl Policy for LeastLaxity {
 
     fn decide(&mut self, view: &View<'_>) -> Decision {
         let mut jobs: Vec<&JobView> = view.jobs.iter().collect();
-        jobs.sort_by_key(|j| (j.laxity(view.now), j.id.task, j.id.number));
+        jobs.sort_by_key(|j| (Self::key(j, view.now), j.id.task, j.id.number));
         let (running, waiting) = jobs.split_at(view.cores.min(jobs.len()));
         let mut decision = Decision::idle(view.cores);
         for job in running.iter().filter(|j| j.running_on.is_some()) {
@@ -91,19 +126,20 @@ impl Policy for LeastLaxity {
             let free = decision.cores.iter().position(Option::is_none);
             decision.cores[free.expect("a free core per chosen job")] = Some(job.id);
         }
-        let floor = running
-            .iter()
-            .map(|j| j.laxity(view.now))
+        // A waiting job's key falls 1 ns per ns; it overtakes just below the largest running
+        // key (a job placed now will run, so its key counts the hysteresis from then on).
+        let floor = (running.iter())
+            .map(|j| j.laxity(view.now) - HYSTERESIS)
             .max()
             .unwrap_or(0);
         let gap = (waiting.iter())
             .map(|j| j.laxity(view.now) - floor)
-            .filter(|&g| g > 0)
+            .filter(|&g| g >= 0)
             .min();
         decision.actions.push(match gap {
             Some(gap) => Action::ArmTimer {
                 timer: OVERTAKE,
-                at: view.now + Duration::from_nanos(gap as u64),
+                at: view.now + Duration::from_nanos(gap as u64 + 1),
             },
             None => Action::CancelTimer(OVERTAKE),
         });
@@ -165,11 +201,11 @@ fn simulated(w: &Workload, policy: &mut dyn Policy, ran_ns: u64) -> Trace {
 fn a_policy_written_once_runs_in_the_simulator_and_on_real_cores() {
     let _guard = serial();
     require_real_time();
-    let w = workload();
+    let w = parse(LAXITY_WORKLOAD);
     let real = run_for_real(&w, Box::new(LeastLaxity), Duration::from_secs(2));
     let sim = simulated(&w, &mut LeastLaxity, real.result.ran_ns);
     assert_real_completes_what_simulation_completes(&w, &real, &sim);
-    assert!(real.result.jobs_completed > 1000);
+    assert!(real.result.jobs_completed > 500);
     let timers = (real.steps.iter().flat_map(|s| &s.events))
         .filter(|e| matches!(e, kairos_policy::Reported::Timer(..)))
         .count();

@@ -33,6 +33,10 @@ pub enum RuntimeBench {
     ModeChange(crate::commands::bench_table::ModeChangeArgs),
     /// Every task migrating to the next core every window (docs/bench.md).
     Cyclic(crate::commands::bench_table::CyclicArgs),
+    /// The user-space dispatcher: release latency against kernel SCHED_FIFO (alternating
+    /// rounds) and, per policy, decision cost, dispatch latencies and agreement with the
+    /// simulation (docs/bench.md).
+    Dispatch(crate::commands::bench_dispatch::DispatchArgs),
     /// Table synthesis time per MC-DAG file: the first synthesis in the process and the warm
     /// median (docs/synth.md).
     Synth(crate::commands::bench_synth::SynthBenchArgs),
@@ -61,6 +65,7 @@ pub fn run(bench: &RuntimeBench) -> CommandResult {
         RuntimeBench::ModeChange(args) => crate::commands::bench_table::mode_change(args),
         RuntimeBench::Cyclic(args) => crate::commands::bench_table::cyclic(args),
         RuntimeBench::Synth(args) => crate::commands::bench_synth::run(args),
+        RuntimeBench::Dispatch(args) => crate::commands::bench_dispatch::run(args),
     }
 }
 

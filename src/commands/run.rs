@@ -42,6 +42,11 @@ pub struct Args {
     /// otherwise (gedf is exact G-EDF only in user space; pedf and edzl exist only there).
     #[arg(long, value_parser = ["user", "kernel"])]
     pub dispatch: Option<String>,
+    /// --dispatch user: how long before a known release an idle core's dispatcher wakes and
+    /// decides, so the job starts at its release instead of a timer interrupt and a wake-up
+    /// later (0s: wake at the release).
+    #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "50us")]
+    pub lead: Duration,
     /// Override the number of cores of the file (as `kairos simulate --cores`).
     #[arg(long)]
     pub cores: Option<usize>,

@@ -24,6 +24,7 @@ pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
     let policy = kind.build(priorities);
     let mut config = UserRunConfig::new(args.duration.as_nanos());
     config.control = Some(RunControl::new());
+    config.lead_ns = args.lead.as_nanos();
     privilege::require_rt().map_err(platform_failure)?;
     let signals = StopSignals::install();
     let run = run_user(&workload, policy, &config);

@@ -47,6 +47,10 @@ use worker::{run_worker, WorkerLog};
 
 type Threads<T> = Vec<thread::RtThread<T>>;
 
+/// The default [`UserRunConfig::lead_ns`]: above this VM's median timer lateness plus a
+/// decision and a wake-up (about 22 + 3 + 12 us, `kairos bench dispatch`).
+pub const DEFAULT_LEAD_NS: u64 = 50_000;
+
 /// How to run.
 #[derive(Clone, Debug)]
 pub struct UserRunConfig {
@@ -62,6 +66,10 @@ pub struct UserRunConfig {
     pub grace_ns: u64,
     /// CPU time without progress after which the watchdog demotes everything.
     pub stall_ns: u64,
+    /// How long before a known event (a release, a policy timer) the dispatcher of an idle
+    /// core wakes to decide as of that instant; the chosen worker then starts at the instant
+    /// itself instead of a timer interrupt and a wake-up later. 0: wake at the event.
+    pub lead_ns: u64,
 }
 
 impl UserRunConfig {
@@ -74,6 +82,7 @@ impl UserRunConfig {
             start_delay_ns: 20_000_000,
             grace_ns: 1_000_000_000,
             stall_ns: 1_000_000_000,
+            lead_ns: DEFAULT_LEAD_NS,
         }
     }
 }
@@ -116,6 +125,7 @@ pub fn run_user(
         scheduler,
         Arc::clone(&control),
         config.duration_ns,
+        config.lead_ns,
     ));
     let (workers, dispatchers) = match spawn_all(&shared, &cpus, &calibration) {
         Ok(threads) => threads,

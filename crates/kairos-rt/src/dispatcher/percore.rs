@@ -86,25 +86,43 @@ impl Dispatcher<'_> {
             let seen = self.shared.cores[self.core]
                 .doorbell
                 .load(Ordering::Acquire);
-            let timed_out = self.sleep(seen, wake_at);
+            let alarm = self.alarm(wake_at, end);
+            let timed_out = self.sleep(seen, alarm);
             let now = clock::now_ns().saturating_sub(self.origin);
             self.shared.cores[self.core].heartbeat.beat();
             if self.shared.control.should_stop() || now >= end {
                 break;
             }
             if timed_out {
-                (self.log.measurements).record(TIMER_TO_HANDLER, now.saturating_sub(wake_at));
+                (self.log.measurements).record(TIMER_TO_HANDLER, now.saturating_sub(alarm));
             }
-            wake_at = self.pass(now);
+            // Woken ahead of an event on purpose: decide as of the event's instant.
+            let at = if timed_out && now < wake_at {
+                wake_at
+            } else {
+                now
+            };
+            wake_at = self.pass(at);
             self.apply(decode(
                 self.shared.cores[self.core].wanted.load(Ordering::Acquire),
             ));
         }
     }
 
-    /// One bounded futex sleep on the doorbell; true if `wake_at` passed.
-    fn sleep(&self, seen: u32, wake_at: u64) -> bool {
-        let deadline = self.origin + wake_at;
+    /// When to wake for an event at `wake_at`: [`Shared::lead_ns`] ahead when this core runs
+    /// nothing (its worker is then asked early and starts at the event's instant itself), at
+    /// the event otherwise (waking early would take CPU time from the running job).
+    fn alarm(&self, wake_at: u64, end: u64) -> u64 {
+        if self.current.is_none() && wake_at < end {
+            wake_at.saturating_sub(self.shared.lead_ns)
+        } else {
+            wake_at
+        }
+    }
+
+    /// One bounded futex sleep on the doorbell; true if `alarm` passed.
+    fn sleep(&self, seen: u32, alarm: u64) -> bool {
+        let deadline = self.origin + alarm;
         let now = clock::now_ns();
         if now >= deadline {
             return true;
@@ -114,8 +132,9 @@ impl Dispatcher<'_> {
         woke == Woke::TimedOut && clock::now_ns() >= deadline
     }
 
-    /// A pass under the lock; rings the cores whose job or wake time changed and returns this
-    /// core's next wake time.
+    /// A pass under the lock at schedule time `now`; rings the cores whose job or wake time
+    /// changed (a new job there starts at `now` at the earliest) and returns this core's next
+    /// wake time.
     fn pass(&mut self, now: u64) -> u64 {
         let mut scheduler = lock(self.shared, &mut self.log.measurements);
         let before: Vec<u64> = self.wanted_words();
@@ -131,6 +150,9 @@ impl Dispatcher<'_> {
         let after = self.wanted_words();
         for (core, c) in self.shared.cores.iter().enumerate() {
             c.wake_at.store(wake[core], Ordering::Relaxed);
+            if before[core] != after[core] {
+                c.not_before.store(now, Ordering::Relaxed);
+            }
             let moved = before[core] != after[core] || wake[core] < old_wake[core];
             if core != self.core && moved {
                 c.ring();
@@ -156,8 +178,12 @@ impl Dispatcher<'_> {
         if let Some(new) = want {
             let w = self.shared.worker(new.task, self.core);
             let now = clock::now_ns().saturating_sub(self.origin);
+            let not_before = self.shared.cores[self.core]
+                .not_before
+                .load(Ordering::Relaxed);
             w.job.store(new.number, Ordering::Relaxed);
             w.requested_at.store(now, Ordering::Relaxed);
+            w.not_before.store(not_before, Ordering::Relaxed);
             w.go.store(RUN, Ordering::Release);
             futex::wake(&w.go);
         }

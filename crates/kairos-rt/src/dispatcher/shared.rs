@@ -48,6 +48,9 @@ pub struct WorkerShared {
     /// The job number the dispatcher asked for, and when (ns since the origin).
     pub job: AtomicU64,
     pub requested_at: AtomicU64,
+    /// The job starts at this time at the earliest (the schedule time of the decision, ahead
+    /// of the clock when an idle core's dispatcher woke early), ns since the origin.
+    pub not_before: AtomicU64,
     pub heartbeat: Arc<Heartbeat>,
 }
 
@@ -60,6 +63,8 @@ pub struct CoreShared {
     pub wanted: AtomicU64,
     /// When this core's dispatcher must next run a pass (ns since the origin).
     pub wake_at: AtomicU64,
+    /// Schedule time of the decision that last changed `wanted`.
+    pub not_before: AtomicU64,
     /// Slots the workers of this core hold (the hand-off's "still holds a task").
     pub held: AtomicUsize,
     pub heartbeat: Arc<Heartbeat>,
@@ -87,10 +92,17 @@ pub struct Shared {
     pub gate: AtomicU32,
     pub control: Arc<RunControl>,
     pub duration_ns: u64,
+    /// How long before a known event an idle core's dispatcher wakes (0: at the event).
+    pub lead_ns: u64,
 }
 
 impl Shared {
-    pub fn new(scheduler: Scheduler, control: Arc<RunControl>, duration_ns: u64) -> Self {
+    pub fn new(
+        scheduler: Scheduler,
+        control: Arc<RunControl>,
+        duration_ns: u64,
+        lead_ns: u64,
+    ) -> Self {
         let (tasks, cores) = (scheduler.task_count(), scheduler.cores());
         Shared {
             scheduler: Mutex::new(scheduler),
@@ -106,6 +118,7 @@ impl Shared {
             gate: AtomicU32::new(0),
             control,
             duration_ns,
+            lead_ns,
         }
     }
 

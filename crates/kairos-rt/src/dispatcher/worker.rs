@@ -29,7 +29,8 @@ pub const UNIT_NS: u64 = 500;
 /// Longest park without looking at the run's stop flag.
 const PARK_STEP_NS: u64 = 50_000_000;
 
-/// Dispatcher's request to the job's first instruction on this core, ns.
+/// Dispatcher's request (or the decision's instant, if later) to the job's first instruction
+/// on this core, ns.
 pub const REQUEST_TO_START: &str = "dispatch.request_to_start";
 /// The same for activations that resume a job on another core than it last ran on.
 pub const MIGRATION_REQUEST_TO_START: &str = "dispatch.migration_request_to_start";
@@ -69,7 +70,7 @@ pub fn run_worker(shared: &Shared, task: usize, core: usize, iterations_per_us: 
             task,
             number: w.job.load(Ordering::Acquire),
         };
-        if take(shared, id, core) {
+        if wait_for_start(shared, id, core) && take(shared, id, core) {
             activation(shared, id, core, unit, &mut log);
         }
     }
@@ -91,6 +92,20 @@ fn park(shared: &Shared, task: usize, core: usize) -> bool {
             }
         }
     }
+}
+
+/// Spins until the request's start time (a decision made ahead of its instant); false if the
+/// request was withdrawn meanwhile.
+fn wait_for_start(shared: &Shared, id: JobId, core: usize) -> bool {
+    let w = shared.worker(id.task, core);
+    let at = shared.origin.load(Ordering::Acquire) + w.not_before.load(Ordering::Relaxed);
+    while clock::now_ns() < at {
+        if w.go.load(Ordering::Acquire) != RUNNING {
+            return false;
+        }
+        std::hint::spin_loop();
+    }
+    true
 }
 
 /// Takes the job's slot from its holder word (the hand-off rule of the module documentation);
@@ -125,7 +140,8 @@ fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut Work
         return;
     }
     let start = clock::now_ns().saturating_sub(origin);
-    let requested = w.requested_at.load(Ordering::Relaxed);
+    let requested =
+        (w.requested_at.load(Ordering::Relaxed)).max(w.not_before.load(Ordering::Relaxed));
     let last = slot.last_core.swap(core + 1, Ordering::Relaxed);
     let m = &mut log.measurements;
     m.record(REQUEST_TO_START, start.saturating_sub(requested));
