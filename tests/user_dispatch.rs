@@ -46,9 +46,8 @@ wcet = "7ms"
 period = "25ms"
 "#;
 
-/// Two long jobs and a short one on two cores every 10 ms (U = 1.5): the short job waits, and
-/// the least-laxity timer fires about 3.2 ms into every period, where its laxity falls below the
-/// running ones'.
+/// Two long jobs and a short one on two cores every 10 ms (U = 1.5): the short job waits, so
+/// the least-laxity quantum timer fires in every period.
 const LAXITY_WORKLOAD: &str = r#"
 name = "laxity"
 cores = 2
@@ -89,25 +88,14 @@ fn require_real_time() {
     );
 }
 
-/// Least laxity first, written here against the contract alone: the jobs with the least
-/// laxity run, a running job keeps its core, and a waiting job takes over only once its laxity
-/// is [`HYSTERESIS`] below a running one's (plain LLF thrashes between equal laxities, on a real
-/// machine at the cost of a switch each time). One timer re-decides at that instant.
+/// Least laxity first with a decision quantum, written here against the contract alone: at
+/// every job event, and every [`QUANTUM`] while a job waits (one timer), the jobs with the
+/// least laxity run; a running job keeps its core, and wins ties. The quantum bounds the
+/// switching plain LLF does between equal laxities.
 struct LeastLaxity;
 
-const OVERTAKE: TimerId = TimerId(7);
-const HYSTERESIS: i128 = 200_000;
-
-impl LeastLaxity {
-    fn key(job: &JobView, now: Instant) -> i128 {
-        job.laxity(now)
-            - if job.running_on.is_some() {
-                HYSTERESIS
-            } else {
-                0
-            }
-    }
-}
+const QUANTUM: Duration = Duration::from_millis(1);
+const TICK: TimerId = TimerId(7);
 
 impl Policy for LeastLaxity {
     fn name(&self) -> &'static str {
@@ -116,7 +104,14 @@ impl Policy for LeastLaxity {
 
     fn decide(&mut self, view: &View<'_>) -> Decision {
         let mut jobs: Vec<&JobView> = view.jobs.iter().collect();
-        jobs.sort_by_key(|j| (Self::key(j, view.now), j.id.task, j.id.number));
+        jobs.sort_by_key(|j| {
+            (
+                j.laxity(view.now),
+                j.running_on.is_none(),
+                j.id.task,
+                j.id.number,
+            )
+        });
         let (running, waiting) = jobs.split_at(view.cores.min(jobs.len()));
         let mut decision = Decision::idle(view.cores);
         for job in running.iter().filter(|j| j.running_on.is_some()) {
@@ -126,22 +121,12 @@ impl Policy for LeastLaxity {
             let free = decision.cores.iter().position(Option::is_none);
             decision.cores[free.expect("a free core per chosen job")] = Some(job.id);
         }
-        // A waiting job's key falls 1 ns per ns; it overtakes just below the largest running
-        // key (a job placed now will run, so its key counts the hysteresis from then on).
-        let floor = (running.iter())
-            .map(|j| j.laxity(view.now) - HYSTERESIS)
-            .max()
-            .unwrap_or(0);
-        let gap = (waiting.iter())
-            .map(|j| j.laxity(view.now) - floor)
-            .filter(|&g| g >= 0)
-            .min();
-        decision.actions.push(match gap {
-            Some(gap) => Action::ArmTimer {
-                timer: OVERTAKE,
-                at: view.now + Duration::from_nanos(gap as u64 + 1),
+        decision.actions.push(match waiting.is_empty() {
+            false => Action::ArmTimer {
+                timer: TICK,
+                at: view.now + QUANTUM,
             },
-            None => Action::CancelTimer(OVERTAKE),
+            true => Action::CancelTimer(TICK),
         });
         decision
     }
@@ -176,10 +161,13 @@ fn assert_real_completes_what_simulation_completes(w: &Workload, real: &UserRun,
         due.len()
     );
     for ((task, job), _) in &due {
+        let record = (real.result.jobs.iter()).find(|r| (r.task, r.job) == (*task, *job));
         assert!(
             real_done.contains_key(&(*task, *job)),
-            "{}#{job} completed in the simulation, not for real",
-            w.tasks[*task].name
+            "{}#{job} completed in the simulation, not for real (ran {} ns): {record:?}; {} misses",
+            w.tasks[*task].name,
+            real.result.ran_ns,
+            real.result.deadline_misses
         );
     }
 }
