@@ -31,7 +31,7 @@ pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
     drop(signals);
     let run = run.map_err(run_failure)?;
     let simulated = if args.compare {
-        let overheads = measured_overheads(&run.result);
+        let overheads = measured_overheads(&run.result, config.lead_ns > 0);
         Some(simulate_same(
             &workload,
             kind,
@@ -49,7 +49,10 @@ pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
 /// path from an event to a decision (timer lateness and decision cost) as `scheduling`, the
 /// request to the worker's first instruction as `context_switch`, and what a migration adds
 /// to it as `migration`.
-pub fn measured_overheads(result: &kairos_rt::measure::RunResult) -> kairos_model::Overheads {
+pub fn measured_overheads(
+    result: &kairos_rt::measure::RunResult,
+    lead: bool,
+) -> kairos_model::Overheads {
     use kairos_rt::dispatcher::{
         DECISION_COST, MIGRATION_REQUEST_TO_START, REQUEST_TO_START, TIMER_TO_HANDLER,
     };
@@ -57,7 +60,7 @@ pub fn measured_overheads(result: &kairos_rt::measure::RunResult) -> kairos_mode
     let ns = kairos_model::Duration::from_nanos;
     let start = p50(REQUEST_TO_START);
     kairos_model::Overheads {
-        scheduling: ns(p50(TIMER_TO_HANDLER) + p50(DECISION_COST)),
+        scheduling: ns(p50(DECISION_COST) + if lead { 0 } else { p50(TIMER_TO_HANDLER) }),
         context_switch: ns(start),
         migration: ns(p50(MIGRATION_REQUEST_TO_START).saturating_sub(start)),
     }
