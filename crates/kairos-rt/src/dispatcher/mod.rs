@@ -1,6 +1,6 @@
 //! The user-space dispatcher: runs any policy written against the execution contract
 //! (`kairos-policy`) on real cores, the same policy objects the simulator hosts
-//! (`../shared/design/EXECUTION.md`, "What a policy is").
+//! (`docs/policy.md`, `docs/run.md` "User-space dispatch").
 //!
 //! Threads, all created with explicit SCHED_FIFO policy and a single CPU
 //! ([`crate::platform::thread`]):
