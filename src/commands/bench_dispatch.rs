@@ -203,7 +203,8 @@ fn user_run(
 
 fn policy_row(w: &Workload, kind: PolicyKind, r: &RunResult) -> Result<PolicyRow, Failure> {
     let overheads = crate::commands::run_user::measured_overheads(r, true);
-    let sim = crate::commands::run::simulate_same(w, kind, PriorityOrder::Auto, r, overheads)?;
+    let sim =
+        crate::commands::run_compare::simulate_same(w, kind, PriorityOrder::Auto, r, overheads)?;
     let summary = |name: &str| {
         r.histograms
             .get(name)

@@ -3,6 +3,7 @@
 //! was measured, and with `--compare` the simulator's schedule of the same workload job by job.
 
 use crate::args::{duration_arg, window_arg, write_output, CommandResult, Failure};
+use crate::commands::run_compare::{self, simulate_same};
 use crate::report::human_ns;
 use kairos_model::{Duration, Instant, Workload};
 use kairos_policy::PolicyKind;
@@ -11,10 +12,8 @@ use kairos_rt::measure::{RunResult, Summary};
 use kairos_rt::periodic::{plan, run_periodic, PeriodicConfig, PeriodicPolicy, RunError};
 use kairos_rt::platform::{self, privilege, signals::StopSignals, PlatformError};
 use kairos_rt::watchdog::RunControl;
-use kairos_sim::{ExecutionTimeModel, SimConfig};
 use kairos_trace::gantt::{render_levels_svg, render_svg, GanttOptions};
-use kairos_trace::{Trace, TraceEvent};
-use std::collections::BTreeMap;
+use kairos_trace::Trace;
 use std::path::PathBuf;
 
 /// The longest real run `kairos run` accepts: every run holds real-time threads.
@@ -22,9 +21,6 @@ pub const MAX_RUN_DURATION: Duration = Duration::from_secs(60);
 
 /// Exit code of a run stopped by SIGINT/SIGTERM (the shell convention 128 + SIGINT).
 pub const EXIT_INTERRUPTED: u8 = 130;
-
-/// Jobs shown by `--compare` before the totals.
-const COMPARE_ROWS: usize = 20;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -204,7 +200,7 @@ pub(super) fn report(
     result: &RunResult,
     simulated: Option<&Trace>,
 ) -> CommandResult {
-    let compared = simulated.map(|sim| crate::commands::run_compare::compare(&result.trace, sim));
+    let compared = simulated.map(|sim| run_compare::compare(&result.trace, sim));
     if args.json {
         let mut json = serde_json::to_value(result).expect("run result serializes");
         if let (Some(c), Some(map)) = (&compared, json.as_object_mut()) {
@@ -220,7 +216,7 @@ pub(super) fn report(
     } else {
         print!("{}", summary(workload, result));
         if let (Some(sim), Some(c)) = (simulated, &compared) {
-            print!("{}", comparison(workload, &result.trace, sim));
+            print!("{}", run_compare::job_by_job(workload, &result.trace, sim));
             print!("{}", c.line());
         }
     }
@@ -377,128 +373,6 @@ fn us(summary: &Summary, pick: impl Fn(&Summary) -> u64) -> String {
         "-".into()
     } else {
         human_ns(pick(summary))
-    }
-}
-
-/// The simulator's run of the same workload: the same policy, priorities and core binding
-/// over the same duration, on as many cores as the real run used, with sporadic tasks
-/// arriving at their minimum inter-arrival time as the runtime releases them.
-pub(super) fn simulate_same(
-    workload: &Workload,
-    kind: PolicyKind,
-    priorities: kairos_policy::PriorityOrder,
-    result: &RunResult,
-    overheads: kairos_model::Overheads,
-) -> Result<Trace, Failure> {
-    let mut simulated = workload.clone();
-    if kind != PolicyKind::PartitionedFp {
-        simulated.cores = result.cpus.len().max(1);
-    }
-    for task in &mut simulated.tasks {
-        task.arrival = kairos_model::Arrival::Periodic;
-    }
-    let sim_config = SimConfig {
-        duration: Duration::from_nanos(result.ran_ns.max(1)),
-        execution_times: ExecutionTimeModel::Wcet,
-        record_trace: true,
-        overheads,
-        ..SimConfig::default()
-    };
-    let outcome = crate::commands::simulate::run_policy(&simulated, kind, priorities, &sim_config)?;
-    outcome
-        .trace
-        .ok_or_else(|| Failure::environment("the simulation kept no trace"))
-}
-
-/// Per job: release, first start, completion, missed; from a trace of either kind.
-#[derive(Clone, Copy, Default)]
-struct JobView {
-    release: u64,
-    start: Option<u64>,
-    completion: Option<u64>,
-    missed: bool,
-}
-
-fn job_views(trace: &Trace) -> BTreeMap<(usize, u64), JobView> {
-    let mut views: BTreeMap<(usize, u64), JobView> = BTreeMap::new();
-    for event in &trace.events {
-        match *event {
-            TraceEvent::Release { task, job, at, .. } => {
-                views.entry((task, job)).or_default().release = at.as_nanos();
-            }
-            TraceEvent::Segment {
-                task, job, start, ..
-            } => {
-                let v = views.entry((task, job)).or_default();
-                let start = start.as_nanos();
-                v.start = Some(v.start.map_or(start, |s| s.min(start)));
-            }
-            TraceEvent::Completion { task, job, at } => {
-                views.entry((task, job)).or_default().completion = Some(at.as_nanos());
-            }
-            TraceEvent::DeadlineMiss { task, job, .. } => {
-                views.entry((task, job)).or_default().missed = true;
-            }
-            _ => {}
-        }
-    }
-    views
-}
-
-/// The job-by-job comparison of a measured and a simulated trace.
-fn comparison(workload: &Workload, measured: &Trace, simulated: &Trace) -> String {
-    let sim = job_views(simulated);
-    let mut real: Vec<((usize, u64), JobView)> = job_views(measured).into_iter().collect();
-    real.sort_by_key(|&((task, job), v)| (v.release, task, job));
-    let mut out =
-        String::from("\nmeasured vs simulated, job by job (times from the run's start):\n");
-    out.push_str(&format!(
-        "{:<14} {:>10} {:>11} {:>11} {:>11} {:>11} {:>8}\n",
-        "job", "release", "start sim", "start real", "resp sim", "resp real", "miss s/r"
-    ));
-    let show = |t: Option<u64>| t.map_or("-".to_string(), human_ns);
-    let (mut start_diffs, mut misses_sim, mut misses_real) = (Vec::new(), 0, 0);
-    for (row, &((task, job), r)) in real.iter().enumerate() {
-        let s = sim.get(&(task, job)).copied().unwrap_or_default();
-        misses_real += u64::from(r.missed);
-        misses_sim += u64::from(s.missed);
-        if let (Some(a), Some(b)) = (r.start, s.start) {
-            start_diffs.push(a.abs_diff(b));
-        }
-        if row < COMPARE_ROWS {
-            let name = workload.tasks.get(task).map_or("?", |t| t.name.as_str());
-            out.push_str(&format!(
-                "{:<14} {:>10} {:>11} {:>11} {:>11} {:>11} {:>8}\n",
-                format!("{name}#{job}"),
-                human_ns(r.release),
-                show(s.start),
-                show(r.start),
-                show(s.completion.map(|c| c.saturating_sub(r.release))),
-                show(r.completion.map(|c| c.saturating_sub(r.release))),
-                format!("{}/{}", yes_no(s.missed), yes_no(r.missed)),
-            ));
-        }
-    }
-    if real.len() > COMPARE_ROWS {
-        out.push_str(&format!("... {} more job(s)\n", real.len() - COMPARE_ROWS));
-    }
-    start_diffs.sort_unstable();
-    let median = start_diffs.get(start_diffs.len() / 2).copied().unwrap_or(0);
-    let max = start_diffs.last().copied().unwrap_or(0);
-    out.push_str(&format!(
-        "{} job(s) started in both; |start real - start sim|: median {}, max {}; deadline misses: simulated {misses_sim}, measured {misses_real}\n",
-        start_diffs.len(),
-        human_ns(median),
-        human_ns(max)
-    ));
-    out
-}
-
-fn yes_no(b: bool) -> &'static str {
-    if b {
-        "yes"
-    } else {
-        "no"
     }
 }
 

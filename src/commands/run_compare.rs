@@ -1,4 +1,5 @@
-//! `kairos run --compare` in numbers: how closely a measured run followed the simulation of the
+//! `kairos run --compare`: the simulation of the same run, the job-by-job table, and in numbers
+//! how closely a measured run followed the simulation of the
 //! same workload under the same policy, job by job. Both sides are traces in the simulator's
 //! vocabulary, so the comparison needs nothing else.
 //!
@@ -11,9 +12,18 @@
 //! - `response_time_diff_ns`: percentiles of measured minus simulated response time over the
 //!   jobs completed in both (positive: the real job finished later).
 
+use crate::args::Failure;
+use crate::report::human_ns;
+use kairos_model::{Duration, Workload};
+use kairos_policy::PolicyKind;
+use kairos_rt::measure::RunResult;
+use kairos_sim::{ExecutionTimeModel, SimConfig};
 use kairos_trace::{Trace, TraceEvent};
 use serde::Serialize;
 use std::collections::BTreeMap;
+
+/// Jobs shown by the job-by-job table before the totals.
+const COMPARE_ROWS: usize = 20;
 
 /// The comparison of one measured run with its simulation.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -154,6 +164,128 @@ pub fn compare(measured: &Trace, simulated: &Trace) -> Compare {
     }
     out.response_time_diff_ns = SignedSummary::of(diffs);
     out
+}
+
+/// The simulator's run of the same workload: the same policy, priorities and core binding
+/// over the same duration, on as many cores as the real run used, with sporadic tasks
+/// arriving at their minimum inter-arrival time as the runtime releases them.
+pub fn simulate_same(
+    workload: &Workload,
+    kind: PolicyKind,
+    priorities: kairos_policy::PriorityOrder,
+    result: &RunResult,
+    overheads: kairos_model::Overheads,
+) -> Result<Trace, Failure> {
+    let mut simulated = workload.clone();
+    if kind != PolicyKind::PartitionedFp {
+        simulated.cores = result.cpus.len().max(1);
+    }
+    for task in &mut simulated.tasks {
+        task.arrival = kairos_model::Arrival::Periodic;
+    }
+    let sim_config = SimConfig {
+        duration: Duration::from_nanos(result.ran_ns.max(1)),
+        execution_times: ExecutionTimeModel::Wcet,
+        record_trace: true,
+        overheads,
+        ..SimConfig::default()
+    };
+    let outcome = crate::commands::simulate::run_policy(&simulated, kind, priorities, &sim_config)?;
+    outcome
+        .trace
+        .ok_or_else(|| Failure::environment("the simulation kept no trace"))
+}
+
+/// Per job: release, first start, completion, missed; from a trace of either kind.
+#[derive(Clone, Copy, Default)]
+struct JobTimes {
+    release: u64,
+    start: Option<u64>,
+    completion: Option<u64>,
+    missed: bool,
+}
+
+fn job_times(trace: &Trace) -> BTreeMap<(usize, u64), JobTimes> {
+    let mut views: BTreeMap<(usize, u64), JobTimes> = BTreeMap::new();
+    for event in &trace.events {
+        match *event {
+            TraceEvent::Release { task, job, at, .. } => {
+                views.entry((task, job)).or_default().release = at.as_nanos();
+            }
+            TraceEvent::Segment {
+                task, job, start, ..
+            } => {
+                let v = views.entry((task, job)).or_default();
+                let start = start.as_nanos();
+                v.start = Some(v.start.map_or(start, |s| s.min(start)));
+            }
+            TraceEvent::Completion { task, job, at } => {
+                views.entry((task, job)).or_default().completion = Some(at.as_nanos());
+            }
+            TraceEvent::DeadlineMiss { task, job, .. } => {
+                views.entry((task, job)).or_default().missed = true;
+            }
+            _ => {}
+        }
+    }
+    views
+}
+
+/// The job-by-job comparison of a measured and a simulated trace.
+pub fn job_by_job(workload: &Workload, measured: &Trace, simulated: &Trace) -> String {
+    let sim = job_times(simulated);
+    let mut real: Vec<((usize, u64), JobTimes)> = job_times(measured).into_iter().collect();
+    real.sort_by_key(|&((task, job), v)| (v.release, task, job));
+    let mut out =
+        String::from("\nmeasured vs simulated, job by job (times from the run's start):\n");
+    out.push_str(&format!(
+        "{:<14} {:>10} {:>11} {:>11} {:>11} {:>11} {:>8}\n",
+        "job", "release", "start sim", "start real", "resp sim", "resp real", "miss s/r"
+    ));
+    let show = |t: Option<u64>| t.map_or("-".to_string(), human_ns);
+    let (mut start_diffs, mut misses_sim, mut misses_real) = (Vec::new(), 0, 0);
+    for (row, &((task, job), r)) in real.iter().enumerate() {
+        let s = sim.get(&(task, job)).copied().unwrap_or_default();
+        misses_real += u64::from(r.missed);
+        misses_sim += u64::from(s.missed);
+        if let (Some(a), Some(b)) = (r.start, s.start) {
+            start_diffs.push(a.abs_diff(b));
+        }
+        if row < COMPARE_ROWS {
+            let name = workload.tasks.get(task).map_or("?", |t| t.name.as_str());
+            out.push_str(&format!(
+                "{:<14} {:>10} {:>11} {:>11} {:>11} {:>11} {:>8}\n",
+                format!("{name}#{job}"),
+                human_ns(r.release),
+                show(s.start),
+                show(r.start),
+                show(s.completion.map(|c| c.saturating_sub(r.release))),
+                show(r.completion.map(|c| c.saturating_sub(r.release))),
+                format!("{}/{}", yes_no(s.missed), yes_no(r.missed)),
+            ));
+        }
+    }
+    if real.len() > COMPARE_ROWS {
+        out.push_str(&format!("... {} more job(s)\n", real.len() - COMPARE_ROWS));
+    }
+    start_diffs.sort_unstable();
+    let median = start_diffs.get(start_diffs.len() / 2).copied().unwrap_or(0);
+    let max = start_diffs.last().copied().unwrap_or(0);
+    out.push_str(&format!(
+        "{} job(s) started in both; |start real - start sim|: median {}, max {}; deadline misses: simulated {misses_sim}, measured {misses_real}\n",
+        start_diffs.len(),
+        human_ns(median),
+        human_ns(max)
+    ));
+    out
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! own dispatcher ([`kairos_rt::dispatcher`]), which hosts the very policy object `kairos
 //! simulate` runs, so a measured run and its simulation make their decisions the same way.
 
-use super::run::{check_duration, platform_failure, report, run_failure, simulate_same, Args};
+use super::run::{check_duration, platform_failure, report, run_failure, Args};
+use super::run_compare::simulate_same;
 use crate::args::{CommandResult, Failure};
 use kairos_policy::PolicyKind;
 use kairos_rt::dispatcher::{run_user, UserRunConfig};

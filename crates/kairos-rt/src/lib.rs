@@ -21,6 +21,7 @@ pub mod dispatcher;
 pub mod handoff;
 pub mod measure;
 pub mod mode;
+pub mod parking;
 pub mod periodic;
 pub mod platform;
 pub mod probe;

@@ -32,6 +32,7 @@ pub use worker::{MIGRATION_REQUEST_TO_START, REQUEST_TO_START, UNIT_NS};
 
 use crate::calibrate::{self, Calibration};
 use crate::measure::{JobRecord, RunInputs, RunResult, ThreadLog};
+use crate::parking::EXIT;
 use crate::periodic::RunError;
 use crate::platform::{self, clock, dma, futex, memory, priority, privilege, thread};
 use crate::watchdog::{Guarded, RunControl, Watchdog, WatchdogConfig};
@@ -39,7 +40,7 @@ use kairos_model::Workload;
 use kairos_policy::{Policy, Step};
 use percore::{run_dispatcher, DispatcherLog};
 use scheduler::Scheduler;
-use shared::{Shared, EXIT};
+use shared::Shared;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;

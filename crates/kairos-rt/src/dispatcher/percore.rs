@@ -8,8 +8,9 @@
 //! wanted job's worker is asked to run, both on this core (a store and a same-core futex wake).
 
 use super::scheduler::{Scheduler, LOCK_WAIT};
-use super::shared::{decode, Shared, PARK, RUN};
+use super::shared::{decode, Shared};
 use crate::measure::Measurements;
+use crate::parking::{wait_for_origin, PARK, RUN};
 use crate::platform::futex::{self, Woke};
 use crate::platform::{clock, memory};
 use kairos_policy::JobId;
@@ -40,7 +41,7 @@ struct Dispatcher<'a> {
 /// Runs the dispatcher of `core` until the end of the run or a stop request.
 pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
     memory::prefault_stack();
-    let Some(origin) = wait_for_origin(shared) else {
+    let Some(origin) = wait_for_origin(&shared.origin, &shared.gate, &shared.control) else {
         return DispatcherLog::default();
     };
     let mut d = Dispatcher {
@@ -53,19 +54,6 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
     d.run();
     d.apply(None);
     d.log
-}
-
-fn wait_for_origin(shared: &Shared) -> Option<u64> {
-    loop {
-        let origin = shared.origin.load(Ordering::Acquire);
-        if origin != 0 {
-            return Some(origin);
-        }
-        if shared.control.should_stop() {
-            return None;
-        }
-        futex::wait_until(&shared.gate, 0, clock::now_ns() + SLEEP_STEP_NS);
-    }
 }
 
 /// The scheduler's lock, timing the wait.

@@ -19,15 +19,6 @@ use std::sync::{Arc, Mutex};
 /// that needs more is hopelessly overloaded and is stopped with that reason.
 pub const SLOTS_PER_TASK: usize = 8;
 
-/// Worker parking word: the dispatcher sets [`RUN`] to ask for the job in `job`, [`PARK`] to
-/// stop; the worker acknowledges a request by swapping [`RUN`] for [`RUNNING`] and executes
-/// only while it reads [`RUNNING`], so any new store (a stop, or a request for another job)
-/// ends the current activation within one unit of work.
-pub const PARK: u32 = 0;
-pub const RUN: u32 = 1;
-pub const EXIT: u32 = 2;
-pub const RUNNING: u32 = 3;
-
 /// One released job's execution state.
 #[derive(Debug, Default)]
 pub struct SlotShared {
@@ -44,6 +35,10 @@ pub struct SlotShared {
 /// One (task, core) worker thread.
 #[derive(Debug, Default)]
 pub struct WorkerShared {
+    /// Parking word ([`crate::parking`]): the dispatcher sets `RUN` to ask for the job in
+    /// `job`, `PARK` to stop; the worker acknowledges a request by swapping `RUN` for
+    /// `RUNNING` and executes only while it reads `RUNNING`, so any new store (a stop, or a
+    /// request for another job) ends the current activation within one unit of work.
     pub go: AtomicU32,
     /// The job number the dispatcher asked for, and when (ns since the origin).
     pub job: AtomicU64,

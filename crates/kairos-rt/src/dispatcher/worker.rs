@@ -15,19 +15,17 @@
 //! Work is counted in calibrated iterations, not with the CPU clock: counting keeps a
 //! preempted worker's waiting out of its progress, which is what a budget is about.
 
-use super::shared::{slot_index, Shared, EXIT, PARK, RUN, RUNNING};
+use super::shared::{slot_index, Shared};
 use crate::calibrate::spin;
 use crate::handoff::Take;
 use crate::measure::{Measurements, SegmentRecord};
-use crate::platform::{clock, futex, memory};
+use crate::parking::{park, PARK, RUN, RUNNING};
+use crate::platform::{clock, memory};
 use kairos_policy::JobId;
 use std::sync::atomic::Ordering;
 
 /// CPU work between two looks at the parking word, ns.
 pub const UNIT_NS: u64 = 500;
-
-/// Longest park without looking at the run's stop flag.
-const PARK_STEP_NS: u64 = 50_000_000;
 
 /// Dispatcher's request (or the decision's instant, if later) to the job's first instruction
 /// on this core, ns.
@@ -58,7 +56,7 @@ pub fn run_worker(shared: &Shared, task: usize, core: usize, iterations_per_us: 
         ..WorkerLog::default()
     };
     let unit = ((UNIT_NS as f64 * iterations_per_us / 1000.0) as u64).max(1);
-    while park(shared, task, core) {
+    while park(&shared.worker(task, core).go, &shared.control) {
         let w = shared.worker(task, core);
         if (w.go)
             .compare_exchange(RUN, RUNNING, Ordering::AcqRel, Ordering::Acquire)
@@ -75,23 +73,6 @@ pub fn run_worker(shared: &Shared, task: usize, core: usize, iterations_per_us: 
         }
     }
     log
-}
-
-/// Waits until the dispatcher asks for a run; false on EXIT or a stop of the run.
-fn park(shared: &Shared, task: usize, core: usize) -> bool {
-    let w = shared.worker(task, core);
-    loop {
-        match w.go.load(Ordering::Acquire) {
-            RUN => return true,
-            EXIT => return false,
-            state => {
-                if shared.control.should_stop() {
-                    return false;
-                }
-                futex::wait_until(&w.go, state, clock::now_ns() + PARK_STEP_NS);
-            }
-        }
-    }
 }
 
 /// Spins until the request's start time (a decision made ahead of its instant); false if the

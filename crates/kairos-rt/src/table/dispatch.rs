@@ -34,6 +34,7 @@ use super::plan::Slot;
 use super::shared::{Shared, EXPIRED, PARK, RUN, RUNNING};
 use crate::measure::Measurements;
 use crate::mode::{ModeWord, Overrun};
+use crate::parking::wait_for_origin;
 use crate::platform::futex::{self, Woke};
 use crate::platform::{clock, memory};
 use std::sync::atomic::Ordering;
@@ -129,7 +130,7 @@ struct Dispatcher<'a> {
 /// Runs the dispatcher of `core` until the end of the plan or a stop request.
 pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
     memory::prefault_stack();
-    let Some(origin) = wait_for_origin(shared) else {
+    let Some(origin) = wait_for_origin(&shared.origin, &shared.gate, &shared.control) else {
         return DispatcherLog {
             core,
             ..DispatcherLog::default()
@@ -151,20 +152,6 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
     };
     d.run();
     d.log
-}
-
-/// Waits for the run's origin; `None` if the run was abandoned before it started.
-fn wait_for_origin(shared: &Shared) -> Option<u64> {
-    loop {
-        let origin = shared.origin.load(Ordering::Acquire);
-        if origin != 0 {
-            return Some(origin);
-        }
-        if shared.control.should_stop() {
-            return None;
-        }
-        futex::wait_until(&shared.gate, 0, clock::now_ns() + SLEEP_STEP_NS);
-    }
 }
 
 impl Dispatcher<'_> {

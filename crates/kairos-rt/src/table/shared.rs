@@ -24,10 +24,7 @@ use std::sync::Arc;
 /// work. A worker that stopped itself at its interval's end ([`WorkerShared::stop_at`]) leaves
 /// `go` at [`RUNNING`] until its dispatcher's stop turns it into [`PARK`]; only the worker
 /// ever releases a task.
-pub const PARK: u32 = 0;
-pub const RUN: u32 = 1;
-pub const EXIT: u32 = 2;
-pub const RUNNING: u32 = 3;
+pub use crate::parking::{EXIT, PARK, RUN, RUNNING};
 
 /// [`WorkerShared::stop_at`] when the interval's end is unknown: only the dispatcher stops.
 pub const NO_STOP: u64 = u64::MAX;

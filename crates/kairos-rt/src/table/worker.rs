@@ -60,11 +60,12 @@
 //! [`UNIT_NS`] is small enough that a stop is seen within it, and counting iterations keeps a
 //! preempted worker's waiting out of its progress, which is what a budget is about.
 
-use super::shared::{Shared, EXIT, EXPIRED, PARK, RUN, RUNNING};
+use super::shared::{Shared, EXPIRED, PARK, RUN, RUNNING};
 use crate::calibrate::spin;
 use crate::handoff::Take;
 use crate::measure::{names, Measurements, SegmentRecord};
-use crate::platform::{clock, futex, memory};
+use crate::parking::park;
+use crate::platform::{clock, memory};
 use std::sync::atomic::Ordering;
 
 /// CPU work between two stop checks, ns.
@@ -72,9 +73,6 @@ pub const UNIT_NS: u64 = 500;
 
 /// Most units between two reads of the clock for the interval's end (see `execute`).
 pub const CLOCK_CHECK_UNITS: u64 = 8;
-
-/// Longest park without looking at the run's stop flag.
-const PARK_STEP_NS: u64 = 50_000_000;
 
 /// Extra distributions the table runtime records, beside `measure::names`.
 pub mod extra_names {
@@ -114,29 +112,12 @@ pub fn run_worker(shared: &Shared, task: usize, core: usize, iterations_per_us: 
         ..WorkerLog::default()
     };
     let unit_iterations = ((UNIT_NS as f64 * iterations_per_us / 1000.0) as u64).max(1);
-    while park(shared, task, core) {
+    while park(&shared.worker(task, core).go, &shared.control) {
         if take(shared, task, core, &mut log) {
             activation(shared, task, core, unit_iterations, &mut log);
         }
     }
     log
-}
-
-/// Waits until the dispatcher asks for a run (`go` = RUN); false on EXIT or a stop of the run.
-fn park(shared: &Shared, task: usize, core: usize) -> bool {
-    let worker = shared.worker(task, core);
-    loop {
-        match worker.go.load(Ordering::Acquire) {
-            RUN => return true,
-            EXIT => return false,
-            state => {
-                if shared.control.should_stop() {
-                    return false;
-                }
-                futex::wait_until(&worker.go, state, clock::now_ns() + PARK_STEP_NS);
-            }
-        }
-    }
 }
 
 /// The hand-off of section 5.3 from the side of the core that wants the task: take it from
