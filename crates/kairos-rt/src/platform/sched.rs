@@ -191,7 +191,26 @@ pub fn is_rt_policy(policy: i32) -> bool {
 }
 
 /// Threads of this process (tids from `/proc/self/task`) whose policy is real-time, with it.
+///
+/// `pthread_join` returns once the kernel has cleared the thread's tid word, which happens in
+/// the middle of its exit: for a few microseconds after a join the thread is still listed with
+/// its policy. So a non-empty scan is repeated (every millisecond, for up to
+/// [`EXIT_SETTLE`]) and only threads still real-time at the end are reported.
 pub fn rt_threads_of_self() -> Vec<(i32, i32)> {
+    let deadline = std::time::Instant::now() + EXIT_SETTLE;
+    loop {
+        let found = scan_rt_threads();
+        if found.is_empty() || std::time::Instant::now() >= deadline {
+            return found;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// How long [`rt_threads_of_self`] lets joined threads finish their exit.
+pub const EXIT_SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
+
+fn scan_rt_threads() -> Vec<(i32, i32)> {
     let Ok(entries) = std::fs::read_dir("/proc/self/task") else {
         return Vec::new();
     };
