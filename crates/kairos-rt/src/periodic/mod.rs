@@ -29,6 +29,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use thiserror::Error;
 
 mod plan;
+#[cfg(test)]
+mod plan_tests;
 mod worker;
 
 pub use plan::*;

@@ -114,15 +114,8 @@ pub fn plan(
     }
     let used: Vec<usize> = machine[..workload.cores.clamp(1, machine.len())].to_vec();
     let threads = match config.policy {
-        PeriodicPolicy::Pfp => pfp_threads(workload, config, machine, &mut notes),
-        PeriodicPolicy::Gfp => fifo_threads(workload, config, &mut notes)
-            .into_iter()
-            .map(|(task, policy)| ThreadPlan {
-                task,
-                policy,
-                cpus: used.clone(),
-            })
-            .collect(),
+        PeriodicPolicy::Pfp => pfp_threads(workload, config, machine, &mut notes)?,
+        PeriodicPolicy::Gfp => gfp_threads(workload, config, &used)?,
         PeriodicPolicy::Edf => edf_threads(workload, config, machine, &mut notes)?,
     };
     let mut cpus: Vec<usize> = threads
@@ -145,30 +138,59 @@ pub fn plan(
     })
 }
 
-/// SCHED_FIFO priority per task from the priority order: rank 0 gets [`priority::WORKER_MAX`].
-fn fifo_threads(
+/// SCHED_FIFO priority per task: within each group of threads that compete for CPUs (every
+/// task under G-FP, the tasks of one core under P-FP), the group's most important task gets
+/// [`priority::WORKER_MAX`] and each next one a level lower, so the kernel sees the
+/// simulator's total order. A group with more tasks than FIFO levels would need ties, which the
+/// kernel breaks by arrival order, not by the simulator's order: it is refused, and the
+/// user-space dispatcher (which keeps the total order in the policy) is named instead.
+fn fifo_priorities(
     workload: &Workload,
     config: &PeriodicConfig,
-    notes: &mut Vec<String>,
-) -> Vec<(usize, Policy)> {
+    group_of_task: &[usize],
+) -> Result<Vec<Policy>, RunError> {
     let ranks = config.priorities.ranks(workload);
-    let levels = (priority::WORKER_MAX - priority::MIN + 1) as u64;
-    if ranks.len() as u64 > levels {
-        notes.push(format!(
-            "{} tasks share {levels} SCHED_FIFO levels: the least important ones share priority {}",
-            ranks.len(),
-            priority::MIN
-        ));
+    let levels = (priority::WORKER_MAX - priority::MIN + 1) as usize;
+    let mut policies = Vec::with_capacity(ranks.len());
+    for (task, rank) in ranks.iter().enumerate() {
+        let group = group_of_task[task];
+        let above = (0..ranks.len())
+            .filter(|&other| group_of_task[other] == group)
+            .filter(|&other| ranks[other].is_more_important_than(*rank))
+            .count();
+        if above >= levels {
+            return Err(RunError::Invalid(format!(
+                "{} tasks compete for the same CPUs but SCHED_FIFO gives kairos {levels} \
+                 distinct priorities ({}..={}): the kernel would break the ties by arrival \
+                 order, not by the simulator's order; run with --dispatch user, which keeps \
+                 the total order",
+                group_of_task.iter().filter(|&&g| g == group).count(),
+                priority::MIN,
+                priority::WORKER_MAX
+            )));
+        }
+        policies.push(Policy::Fifo {
+            priority: priority::WORKER_MAX - above as i32,
+        });
     }
-    ranks
-        .iter()
+    Ok(policies)
+}
+
+fn gfp_threads(
+    workload: &Workload,
+    config: &PeriodicConfig,
+    used: &[usize],
+) -> Result<Vec<ThreadPlan>, RunError> {
+    let everyone = vec![0; workload.tasks.len()];
+    Ok(fifo_priorities(workload, config, &everyone)?
+        .into_iter()
         .enumerate()
-        .map(|(task, &rank)| {
-            let priority = (priority::WORKER_MAX as i64 - rank.tasks_above() as i64)
-                .max(priority::MIN as i64) as i32;
-            (task, Policy::Fifo { priority })
+        .map(|(task, policy)| ThreadPlan {
+            task,
+            policy,
+            cpus: used.to_vec(),
         })
-        .collect()
+        .collect())
 }
 
 fn pfp_threads(
@@ -176,7 +198,7 @@ fn pfp_threads(
     config: &PeriodicConfig,
     machine: &[usize],
     notes: &mut Vec<String>,
-) -> Vec<ThreadPlan> {
+) -> Result<Vec<ThreadPlan>, RunError> {
     let assignment = kairos_policy::policies::partition::assign_cores(workload);
     for &task in &assignment.overflowed {
         notes.push(format!(
@@ -184,14 +206,20 @@ fn pfp_threads(
             workload.tasks[task].name
         ));
     }
-    fifo_threads(workload, config, notes)
+    let cpu_of_task: Vec<usize> = assignment
+        .core_of_task
+        .iter()
+        .map(|&core| machine[core % machine.len()])
+        .collect();
+    Ok(fifo_priorities(workload, config, &cpu_of_task)?
         .into_iter()
+        .enumerate()
         .map(|(task, policy)| ThreadPlan {
             task,
             policy,
-            cpus: vec![machine[assignment.core_of_task[task] % machine.len()]],
+            cpus: vec![cpu_of_task[task]],
         })
-        .collect()
+        .collect())
 }
 
 fn edf_threads(
