@@ -14,6 +14,9 @@
 //!   engine carries out (arm or cancel a policy timer, discard a job). Engines refuse impossible
 //!   decisions with typed errors.
 //! - Priorities are never bare integers: [`policies::fixed_priority::Rank`] has no `Ord`.
+//! - What both engines must agree on besides the contract, so that a simulated and a measured
+//!   run execute the same jobs: the resolved scheduling tables and the seeded per-job demands of
+//!   a table run ([`table`]).
 //!
 //! `docs/policy.md` walks through writing a policy.
 //!
@@ -46,6 +49,7 @@ mod job;
 pub mod policies;
 mod policy;
 mod record;
+pub mod table;
 mod view;
 
 pub use decision::{Action, Decision, TimerId};

@@ -30,13 +30,13 @@
 //! once its core holds nothing. A migration is thus a hand-off between two pre-pinned threads,
 //! with no `sched_setaffinity` and no cross-core wake.
 
-use super::plan::Slot;
 use super::shared::{Shared, EXPIRED, PARK, RUN, RUNNING};
 use crate::measure::Measurements;
 use crate::mode::{ModeWord, Overrun};
 use crate::parking::wait_for_origin;
 use crate::platform::futex::{self, Woke};
 use crate::platform::{clock, memory};
+use kairos_policy::table::Slot;
 use std::sync::atomic::Ordering;
 
 /// Longest single sleep, so a stop request is seen within this time.
@@ -210,7 +210,7 @@ impl Dispatcher<'_> {
     fn pass(&mut self, t: u64, now: u64) {
         self.end_slot_if_over(t, now);
         let plan = &self.shared.plan;
-        let (h, core) = (plan.hyperperiod, self.core);
+        let (h, core) = (plan.table.hyperperiod, self.core);
         let (generation, local) = (t / h, t % h);
         let shared = self.shared;
         let pass = shared.mode.schedule(core, generation, |lcm| {
@@ -273,7 +273,10 @@ impl Dispatcher<'_> {
     /// Whether a slot of this core starts exactly at `next` (in the mode in force then).
     fn slot_starts_at_next(&self, generation: u64, mode: usize) -> bool {
         let plan = &self.shared.plan;
-        let (g, local) = (self.next / plan.hyperperiod, self.next % plan.hyperperiod);
+        let (g, local) = (
+            self.next / plan.table.hyperperiod,
+            self.next % plan.table.hyperperiod,
+        );
         let mode = if g == generation { mode } else { 0 };
         plan.slot_at(mode, self.core, local)
             .is_some_and(|s| s.start == local)
@@ -296,7 +299,7 @@ impl Dispatcher<'_> {
         if task.finished.load(Ordering::SeqCst) > a.job {
             return;
         }
-        if self.shared.plan.tasks[a.task].criticality > a.mode {
+        if self.shared.plan.table.tasks[a.task].criticality() > a.mode {
             self.overrun(a, now);
         } else {
             // Budget enforcement at or above the task's own level: the job stops for good.
@@ -349,8 +352,12 @@ impl Dispatcher<'_> {
             }
             return;
         };
-        let h = self.shared.plan.hyperperiod;
-        let job = self.shared.plan.global_job(slot.task, generation, slot.job);
+        let h = self.shared.plan.table.hyperperiod;
+        let job = self
+            .shared
+            .plan
+            .table
+            .global_job(slot.task, generation, slot.job);
         let (start, end) = (generation * h + slot.start, generation * h + slot.end);
         match self.assigned {
             Some(mut a) if a.task == slot.task && a.job == job => {

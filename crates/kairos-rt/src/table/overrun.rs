@@ -2,28 +2,25 @@
 //! probability) a job runs longer than its budget (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 6.1: a job that has not completed at the end of its
 //! last interval in the current mode is a budget overrun).
 //!
-//! Every job's demand is fixed before the run by the simulator's own draw
-//! ([`kairos_sim::table::job_demands`]): `C_i(0)` normally; for `TASK@JOB` the WCET at the
+//! Every job's demand is fixed before the run by the draw the simulator makes
+//! ([`kairos_policy::table::job_demands`]): `C_i(0)` normally; for `TASK@JOB` the WCET at the
 //! task's own level, for `TASK@JOB:LEVEL` at that level, for `TASK@JOB=DURATION` exactly that;
 //! with a probability, a job of a task above level 0 asks for its WCET at a level drawn
 //! uniformly from 1 to its own, from one ChaCha8 stream seeded by the user in release order.
 //! `JOB` counts the task's jobs from 0 since time 0, across hyper-periods. Sharing the draw
 //! means a measured run and a simulated run with the same seed execute the same demands.
 
-use super::plan::{OverrunRequest, PlanTask};
+use super::plan::OverrunRequest;
 use crate::periodic::RunError;
-use kairos_model::{Duration, McSystem, TableSet};
-use kairos_sim::table::{job_demands, TableSimConfig};
+use kairos_policy::table::{job_demands, DemandSpec, TablePlan};
 
 /// One `TASK@JOB[:LEVEL|=DURATION]` request (the simulator's syntax and type).
-pub use kairos_sim::table::Overrun as OverrunSpec;
+pub use kairos_policy::table::Overrun as OverrunSpec;
 
-/// `demand[task][n]` in ns of CPU work for every job of a run of `duration` ns, in the order
-/// of `tasks`, already scaled by the request's work fraction.
+/// `demand[task][n]` in ns of CPU work for every job of a run of `duration` ns, indexed by the
+/// plan's flat tasks, already scaled by the request's work fraction.
 pub fn demands(
-    system: &McSystem,
-    tables: &TableSet,
-    tasks: &[PlanTask],
+    table: &TablePlan,
     duration: u64,
     request: &OverrunRequest,
 ) -> Result<Vec<Vec<u64>>, RunError> {
@@ -33,38 +30,30 @@ pub fn demands(
             request.work_fraction
         )));
     }
-    let config = TableSimConfig {
-        duration: Some(Duration::from_nanos(duration)),
+    let spec = DemandSpec {
         overruns: request.jobs.clone(),
         overrun_probability: request.probability,
         seed: request.seed,
-        ..TableSimConfig::default()
+        ..DemandSpec::default()
     };
-    let drawn = job_demands(system, tables, &config, Duration::from_nanos(duration))
-        .map_err(|e| RunError::Invalid(e.to_string()))?;
+    let drawn =
+        job_demands(table, &spec, duration).map_err(|e| RunError::Invalid(e.to_string()))?;
     for spec in &request.jobs {
-        let per_task = drawn.iter().find(|(name, _)| *name == spec.task);
-        if per_task.is_some_and(|(_, jobs)| spec.job >= jobs.len() as u64) {
-            return Err(RunError::Invalid(format!(
-                "--overrun {spec}: the run has only {} job(s) of {}",
-                per_task.map_or(0, |(_, jobs)| jobs.len()),
-                spec.task
-            )));
+        let task = table.tasks.iter().position(|t| t.name == spec.task);
+        if let Some(jobs) = task.map(|task| drawn[task].len() as u64) {
+            if spec.job >= jobs {
+                return Err(RunError::Invalid(format!(
+                    "--overrun {spec}: the run has only {jobs} job(s) of {}",
+                    spec.task
+                )));
+            }
         }
     }
-    tasks
-        .iter()
-        .map(|t| {
-            let (_, jobs) = drawn
-                .iter()
-                .find(|(name, _)| *name == t.name)
-                .ok_or_else(|| RunError::Invalid(format!("no demands drawn for {}", t.name)))?;
-            Ok(jobs
-                .iter()
-                .map(|&d| (d as f64 * request.work_fraction).round() as u64)
-                .collect())
-        })
-        .collect()
+    let scale = |d: u64| (d as f64 * request.work_fraction).round() as u64;
+    Ok(drawn
+        .into_iter()
+        .map(|jobs| jobs.into_iter().map(scale).collect())
+        .collect())
 }
 
 #[cfg(test)]

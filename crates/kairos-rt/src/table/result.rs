@@ -79,7 +79,7 @@ pub fn build(
     }
     mode_changes.sort_by_key(|m| m.detected_at);
     passes.sort_by_key(|p| p.0);
-    record_mode_changes(&mode_changes, &passes, plan.cores, &mut measurements);
+    record_mode_changes(&mode_changes, &passes, plan.table.cores, &mut measurements);
     let mut log = ThreadLog::default();
     let (mut completions, mut first) = (HashMap::new(), HashMap::new());
     for w in workers {
@@ -112,7 +112,8 @@ pub fn build(
     let mut notes = context.notes;
     notes.push(format!(
         "deadline misses per level: {}",
-        plan.levels
+        plan.table
+            .levels
             .iter()
             .zip(&misses_per_level)
             .map(|(l, m)| format!("{l} {m}"))
@@ -132,7 +133,7 @@ pub fn build(
     }
     let mut result = RunResult::build(RunInputs {
         policy: "table".into(),
-        task_names: plan.tasks.iter().map(|t| t.name.clone()).collect(),
+        task_names: plan.table.tasks.iter().map(|t| t.name.clone()).collect(),
         cpus: context.cpus,
         duration_ns: plan.duration,
         ran_ns: context.ran_ns,
@@ -141,7 +142,7 @@ pub fn build(
         calibration: context.calibration,
         logs: vec![log],
         extra_events: events,
-        levels: plan.levels.clone(),
+        levels: plan.table.levels.clone(),
         notes,
     });
     use_table_start_latency(&mut result, &start_latency, &first);
@@ -211,18 +212,19 @@ fn job_records(
 ) -> Vec<JobRecord> {
     let plan = &shared.plan;
     let mut jobs = Vec::new();
-    for (task, t) in plan.tasks.iter().enumerate() {
-        for job in 0..end.div_ceil(t.period) {
-            let release = job * t.period;
-            let deadline = release + t.deadline;
+    for (task, t) in plan.table.tasks.iter().enumerate() {
+        let dag = &plan.table.dags[t.dag];
+        for job in 0..end.div_ceil(dag.period) {
+            let release = job * dag.period;
+            let deadline = release + dag.deadline;
             let completion = completions.get(&(task, job)).copied();
             let discarded = discard_time(
-                t.criticality,
+                t.criticality(),
                 release,
                 deadline,
                 completion,
                 changes,
-                plan.hyperperiod,
+                plan.table.hyperperiod,
             );
             let started = first.get(&(task, job));
             jobs.push(JobRecord {
@@ -266,7 +268,7 @@ fn mode_events(
     jobs: &[JobRecord],
     end: u64,
 ) -> Vec<TraceEvent> {
-    let h = shared.plan.hyperperiod;
+    let h = shared.plan.table.hyperperiod;
     let mut events = Vec::new();
     let mut top: HashMap<u64, usize> = HashMap::new();
     for c in changes {
@@ -302,9 +304,9 @@ fn mode_events(
 }
 
 fn misses_per_level(shared: &Shared, jobs: &[JobRecord], end: u64) -> Vec<u64> {
-    let mut misses = vec![0; shared.plan.levels.len()];
+    let mut misses = vec![0; shared.plan.table.levels.len()];
     for j in jobs.iter().filter(|j| j.missed(end)) {
-        misses[shared.plan.tasks[j.task].criticality] += 1;
+        misses[shared.plan.table.tasks[j.task].criticality()] += 1;
     }
     misses
 }

@@ -95,17 +95,17 @@ pub fn run_tables_detailed(
 /// Table core `k` runs on `cpus[k]`: the configured CPUs, else the first online ones.
 fn choose_cpus(plan: &Plan, config: &TableRunConfig) -> Result<Vec<usize>, RunError> {
     let available = config.cpus.clone().unwrap_or_else(platform::online_cpus);
-    if available.len() < plan.cores {
+    if available.len() < plan.table.cores {
         return Err(RunError::Invalid(format!(
             "the tables use {} cores but only {} CPU(s) are available here ({:?}); synthesize \
              for at most {} cores or run on a bigger machine",
-            plan.cores,
+            plan.table.cores,
             available.len(),
             available,
             available.len()
         )));
     }
-    Ok(available[..plan.cores].to_vec())
+    Ok(available[..plan.table.cores].to_vec())
 }
 
 type SpawnError = (

@@ -133,19 +133,21 @@ pub struct Shared {
 
 impl Shared {
     pub fn new(plan: Plan, control: Arc<RunControl>, lead_ns: u64) -> Self {
-        let tasks = plan.tasks.len();
+        let tasks = plan.table.tasks.len();
         let mut workers: Vec<Vec<Option<WorkerShared>>> = (0..tasks)
-            .map(|_| (0..plan.cores).map(|_| None).collect())
+            .map(|_| (0..plan.table.cores).map(|_| None).collect())
             .collect();
         for (task, core) in plan.worker_pairs() {
             workers[task][core] = Some(WorkerShared::new());
         }
         Shared {
-            mode: ModeState::new(plan.cores, plan.levels.len()),
+            mode: ModeState::new(plan.table.cores, plan.table.levels.len()),
             holders: Holders::new(tasks),
             tasks: (0..tasks).map(|_| TaskShared::default()).collect(),
             workers,
-            cores: (0..plan.cores).map(|_| CoreShared::default()).collect(),
+            cores: (0..plan.table.cores)
+                .map(|_| CoreShared::default())
+                .collect(),
             origin: AtomicU64::new(0),
             gate: AtomicU32::new(0),
             control,

@@ -28,20 +28,18 @@
 //! hyper-period reset, releases, then the dispatch of the current table.
 
 mod compare;
-mod demand;
 mod metrics;
-mod plan;
 mod run;
 #[cfg(test)]
 mod tests;
 
 pub use compare::table_matches_trace;
-pub use demand::{Overrun, OverrunDemand, TableExecModel};
+pub use kairos_policy::table::{Overrun, OverrunDemand, TableError, TableExecModel};
 pub use metrics::{LevelCounts, MissRecord, ModeChangeRecord, TableMetrics};
 
 use kairos_model::{Duration, McSystem, TableSet};
+use kairos_policy::table::{DemandSpec, Demands, TablePlan};
 use kairos_trace::Trace;
-use thiserror::Error;
 
 /// How to run a set of tables.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -60,6 +58,18 @@ pub struct TableSimConfig {
     pub record_trace: bool,
 }
 
+impl TableSimConfig {
+    /// The part of the configuration that decides each job's work.
+    pub fn demand_spec(&self) -> DemandSpec {
+        DemandSpec {
+            execution_times: self.execution_times,
+            overruns: self.overruns.clone(),
+            overrun_probability: self.overrun_probability,
+            seed: self.seed,
+        }
+    }
+}
+
 /// What a table run produced.
 #[derive(Clone, Debug)]
 pub struct TableSimOutcome {
@@ -68,66 +78,14 @@ pub struct TableSimOutcome {
     pub trace: Option<Trace>,
 }
 
-/// Why a table run cannot start.
-#[derive(Debug, Error, PartialEq, Eq)]
-pub enum TableSimError {
-    #[error("the system cannot run: {0}")]
-    System(String),
-    #[error("the tables do not fit the system: {0}")]
-    Tables(String),
-    #[error("bad overrun {0}")]
-    Overrun(String),
-    #[error("bad configuration: {0}")]
-    Config(String),
-}
-
-/// The work in ns of every job of a run of `duration` from time 0, drawn exactly as
-/// [`simulate_tables`] draws them with `config` (one ChaCha8 stream, in release order), as
-/// `(task name, [work of job 0, job 1, ...])` per task. The real table-driven runtime executes
-/// these, so a measured run and a simulated one of the same seed have the same demands.
-pub fn job_demands(
-    system: &McSystem,
-    tables: &TableSet,
-    config: &TableSimConfig,
-    duration: Duration,
-) -> Result<Vec<(String, Vec<u64>)>, TableSimError> {
-    let plan = plan::Plan::new(system, tables)?;
-    let mut demands = demand::Demands::new(&plan, config)?;
-    let mut work: Vec<Vec<u64>> = vec![Vec::new(); plan.tasks.len()];
-    let end = duration.as_nanos();
-    let (mut base, mut generation) = (0u64, 0u64);
-    while base < end {
-        for &rel in plan.instants.iter().filter(|&&rel| rel < plan.hyperperiod) {
-            if base + rel >= end {
-                break;
-            }
-            for dag in plan.dags.iter().filter(|d| rel.is_multiple_of(d.period)) {
-                let k = rel / dag.period;
-                for &task in &dag.tasks {
-                    let job = generation * dag.jobs_per_hyperperiod + k;
-                    work[task].push(demands.draw(&plan, task, job));
-                }
-            }
-        }
-        base += plan.hyperperiod;
-        generation += 1;
-    }
-    Ok(plan
-        .tasks
-        .iter()
-        .map(|t| t.name.clone())
-        .zip(work)
-        .collect())
-}
-
 /// Runs `tables` (times in ns, as [`TableSet::from_json`] gives them) for `system`.
 pub fn simulate_tables(
     system: &McSystem,
     tables: &TableSet,
     config: &TableSimConfig,
-) -> Result<TableSimOutcome, TableSimError> {
-    let plan = plan::Plan::new(system, tables)?;
-    let demands = demand::Demands::new(&plan, config)?;
+) -> Result<TableSimOutcome, TableError> {
+    let plan = TablePlan::new(system, tables)?;
+    let demands = Demands::new(&plan, &config.demand_spec())?;
     let duration = config
         .duration
         .unwrap_or(Duration::from_nanos(plan.hyperperiod));

@@ -8,10 +8,9 @@
 use kairos_model::Instant;
 use kairos_trace::{Trace, TraceEvent};
 
-use super::demand::Demands;
 use super::metrics::{LevelCounts, MissRecord, ModeChangeRecord, TableMetrics};
-use super::plan::Plan;
 use super::TableSimOutcome;
+use kairos_policy::table::{Demands, TablePlan as Plan};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Status {
@@ -376,7 +375,7 @@ impl<'p> Run<'p> {
     fn dispatch(&mut self, rel: u64) {
         let table = &self.plan.tables[self.mode];
         let wanted: Vec<Option<usize>> = (0..self.cores.len())
-            .map(|core| table.active(core, rel))
+            .map(|core| table.slot_at(core, rel).map(|slot| slot.key))
             .map(|key| key.filter(|&key| self.jobs[key].status == Status::Ready))
             .collect();
         for (core, &key) in wanted.iter().enumerate() {

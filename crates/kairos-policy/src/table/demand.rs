@@ -13,8 +13,8 @@ use kairos_model::{parse_duration, Duration};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::plan::Plan;
-use super::{TableSimConfig, TableSimError};
+use super::plan::TablePlan;
+use super::TableError;
 
 /// The actual execution time of a job that does not overrun.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -89,9 +89,49 @@ impl fmt::Display for Overrun {
     }
 }
 
+/// What decides the work of every job of a table run: the execution-time model, the injected
+/// overruns, the probability of a random overrun and the seed of every draw.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct DemandSpec {
+    pub execution_times: TableExecModel,
+    /// Injected overruns; an injection wins over the probability for its job.
+    pub overruns: Vec<Overrun>,
+    /// Each job of a task whose criticality is above the lowest level overruns with this
+    /// probability; its work is then its WCET at a level drawn uniformly from 1 to its own.
+    pub overrun_probability: f64,
+    pub seed: u64,
+}
+
+/// The work in ns of every job released in `[0, duration)`, drawn in release order exactly as
+/// a run draws them: `demands[task][n]` for job `n` (since time 0) of flat task `task`.
+pub fn job_demands(
+    plan: &TablePlan,
+    spec: &DemandSpec,
+    duration: u64,
+) -> Result<Vec<Vec<u64>>, TableError> {
+    let mut demands = Demands::new(plan, spec)?;
+    let mut work: Vec<Vec<u64>> = vec![Vec::new(); plan.tasks.len()];
+    let (mut base, mut generation) = (0u64, 0u64);
+    while base < duration {
+        let releases = plan.instants.iter().filter(|&&rel| rel < plan.hyperperiod);
+        for &rel in releases.take_while(|&&rel| base + rel < duration) {
+            for dag in plan.dags.iter().filter(|d| rel.is_multiple_of(d.period)) {
+                let k = rel / dag.period;
+                for &task in &dag.tasks {
+                    let job = generation * dag.jobs_per_hyperperiod + k;
+                    work[task].push(demands.draw(plan, task, job));
+                }
+            }
+        }
+        base += plan.hyperperiod;
+        generation += 1;
+    }
+    Ok(work)
+}
+
 /// Draws the work of every job: injected overruns first, then the random overrun, then the
 /// execution-time model.
-pub(crate) struct Demands {
+pub struct Demands {
     rng: ChaCha8Rng,
     model: TableExecModel,
     probability: f64,
@@ -100,28 +140,28 @@ pub(crate) struct Demands {
 }
 
 impl Demands {
-    pub fn new(plan: &Plan, config: &TableSimConfig) -> Result<Demands, TableSimError> {
-        let probability = config.overrun_probability;
+    pub fn new(plan: &TablePlan, spec: &DemandSpec) -> Result<Demands, TableError> {
+        let probability = spec.overrun_probability;
         if !(0.0..=1.0).contains(&probability) {
-            return Err(TableSimError::Config(format!(
+            return Err(TableError::Config(format!(
                 "the overrun probability must be in [0, 1], not {probability}"
             )));
         }
-        if let TableExecModel::Uniform { min_fraction } = config.execution_times {
+        if let TableExecModel::Uniform { min_fraction } = spec.execution_times {
             if !(0.0..=1.0).contains(&min_fraction) {
-                return Err(TableSimError::Config(format!(
+                return Err(TableError::Config(format!(
                     "the uniform model's minimum fraction must be in [0, 1], not {min_fraction}"
                 )));
             }
         }
-        let injected = config
+        let injected = spec
             .overruns
             .iter()
             .map(|overrun| resolve(plan, overrun))
             .collect::<Result<_, _>>()?;
         Ok(Demands {
-            rng: ChaCha8Rng::seed_from_u64(config.seed),
-            model: config.execution_times,
+            rng: ChaCha8Rng::seed_from_u64(spec.seed),
+            model: spec.execution_times,
             probability,
             injected,
         })
@@ -129,7 +169,7 @@ impl Demands {
 
     /// The work of job `job` (counted since time 0) of task `task`, in ns. Every draw is made
     /// even when an injection overrides it, so adding an injection leaves other jobs unchanged.
-    pub fn draw(&mut self, plan: &Plan, task: usize, job: u64) -> u64 {
+    pub fn draw(&mut self, plan: &TablePlan, task: usize, job: u64) -> u64 {
         let wcet = &plan.tasks[task].wcet;
         let mut work = match self.model {
             TableExecModel::Wcet => wcet[0],
@@ -147,7 +187,7 @@ impl Demands {
 }
 
 /// "no task ...", with the closest task name when the name looks like a typo.
-fn unknown_task(plan: &Plan, name: &str) -> String {
+fn unknown_task(plan: &TablePlan, name: &str) -> String {
     let names: Vec<&str> = plan.tasks.iter().map(|t| t.name.as_str()).collect();
     match kairos_model::mc_load::closest_name(name, &names) {
         Some(best) => format!("no task {name:?}: did you mean {best:?}?"),
@@ -156,8 +196,8 @@ fn unknown_task(plan: &Plan, name: &str) -> String {
 }
 
 /// `(task index, job)` and the work in ns of one injected overrun.
-fn resolve(plan: &Plan, overrun: &Overrun) -> Result<((usize, u64), u64), TableSimError> {
-    let bad = |what: String| TableSimError::Overrun(format!("{overrun}: {what}"));
+fn resolve(plan: &TablePlan, overrun: &Overrun) -> Result<((usize, u64), u64), TableError> {
+    let bad = |what: String| TableError::Overrun(format!("{overrun}: {what}"));
     let task = plan
         .tasks
         .iter()

@@ -1,0 +1,28 @@
+//! What both engines must agree on to run the scheduling tables of a mixed-criticality DAG
+//! system (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed
+//! criticality systems", sections 5 and 6): the tables resolved for lookups ([`TablePlan`]) and
+//! the work every job really asks for ([`job_demands`]). The simulator's table run and the
+//! runtime's table dispatcher read the same plan and draw the same demands, so a measured run
+//! and its simulation with one seed execute the same jobs in the same intervals.
+
+mod demand;
+mod plan;
+mod resolve;
+
+pub use demand::{job_demands, DemandSpec, Demands, Overrun, OverrunDemand, TableExecModel};
+pub use plan::{DagPlan, LevelPlan, Slot, TablePlan, TaskPlan};
+
+use thiserror::Error;
+
+/// Why a system and its tables cannot run.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum TableError {
+    #[error("the system cannot run: {0}")]
+    System(String),
+    #[error("the tables do not fit the system: {0}")]
+    Tables(String),
+    #[error("bad overrun {0}")]
+    Overrun(String),
+    #[error("bad configuration: {0}")]
+    Config(String),
+}

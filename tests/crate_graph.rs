@@ -1,0 +1,100 @@
+//! The crate graph of docs/policy.md is the real one, and it keeps the contract's promise: the
+//! contract crate sits below both engines and no engine depends on the other.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+
+type Graph = BTreeMap<String, BTreeSet<String>>;
+
+/// Normal (non-dev, non-build) dependencies between the workspace's crates.
+fn workspace_graph() -> Graph {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let packages = metadata["packages"].as_array().expect("packages");
+    let names: BTreeSet<String> = (packages.iter())
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect();
+    packages
+        .iter()
+        .map(|p| {
+            let deps = p["dependencies"].as_array().unwrap().iter();
+            let normal = deps.filter(|d| d["kind"].is_null());
+            let internal = normal
+                .map(|d| d["name"].as_str().unwrap().to_string())
+                .filter(|name| names.contains(name))
+                .collect();
+            (p["name"].as_str().unwrap().to_string(), internal)
+        })
+        .collect()
+}
+
+fn documented_graph() -> Graph {
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/policy.md"))
+        .expect("docs/policy.md");
+    let section = page
+        .split("## Where the contract sits")
+        .nth(1)
+        .expect("the section exists");
+    let block = section.split("```text\n").nth(1).expect("a text block");
+    let block = block.split("```").next().unwrap();
+    block
+        .lines()
+        .map(|line| {
+            let (name, deps) = line.split_once(" -> ").expect("`crate -> deps`");
+            let deps = match deps {
+                "(none)" => BTreeSet::new(),
+                deps => deps.split(", ").map(str::to_string).collect(),
+            };
+            (name.to_string(), deps)
+        })
+        .collect()
+}
+
+fn reaches(graph: &Graph, from: &str, to: &str) -> bool {
+    let mut stack = vec![from.to_string()];
+    let mut seen = BTreeSet::new();
+    while let Some(node) = stack.pop() {
+        if node == to {
+            return true;
+        }
+        if seen.insert(node.clone()) {
+            stack.extend(graph.get(&node).into_iter().flatten().cloned());
+        }
+    }
+    false
+}
+
+#[test]
+fn the_documented_crate_graph_is_the_real_one() {
+    assert_eq!(documented_graph(), workspace_graph());
+}
+
+#[test]
+fn the_contract_is_below_both_engines_and_no_engine_depends_on_the_other() {
+    let graph = workspace_graph();
+    assert!(!reaches(&graph, "kairos-sim", "kairos-rt"));
+    assert!(!reaches(&graph, "kairos-rt", "kairos-sim"));
+    for engine in ["kairos-sim", "kairos-rt"] {
+        assert!(graph[engine].contains("kairos-policy"), "{engine}");
+    }
+    let kairos_below_contract: BTreeSet<String> = ["kairos-model".to_string()].into();
+    assert_eq!(graph["kairos-policy"], kairos_below_contract);
+    // The checker itself can fail: the CLI does reach both engines.
+    assert!(reaches(&graph, "kairos", "kairos-rt") && reaches(&graph, "kairos", "kairos-sim"));
+}
