@@ -287,10 +287,11 @@ fn bless(example: &Example, output: &str) {
 /// Whether the block runs real-time threads (a real run, a runtime benchmark, or a run as
 /// another user): those need real-time privilege and run in a test of their own.
 fn needs_real_time(script: &str) -> bool {
-    const MARKS: [&str; 7] = [
+    const MARKS: [&str; 8] = [
         "kairos run ",
         "kairos bench timer",
         "kairos bench dispatch",
+        "kairos bench overheads",
         "kairos bench migration",
         "kairos bench mode-change",
         "kairos bench cyclic",

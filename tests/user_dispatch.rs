@@ -12,7 +12,7 @@ use kairos_model::{check_source, Duration, Format, Instant, Workload};
 use kairos_policy::{Action, Decision, JobView, Policy, PolicyKind, PriorityOrder, TimerId, View};
 use kairos_rt::dispatcher::{run_user, UserRun, UserRunConfig};
 use kairos_rt::platform::{online_cpus, privilege};
-use kairos_sim::{replay, simulate, SimConfig};
+use kairos_sim::{replay, simulate, ExecutionTimeModel, SimConfig};
 use kairos_trace::{Trace, TraceEvent};
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
@@ -266,6 +266,81 @@ fn run_dispatch_user_compare_reports_the_comparison_in_json() {
             .as_u64()
             .unwrap()
             > 0
+    );
+}
+
+/// Executed time per job, from a trace's segments.
+fn executed(trace: &Trace) -> BTreeMap<(usize, u64), u64> {
+    let mut per_job = BTreeMap::new();
+    for event in &trace.events {
+        if let TraceEvent::Segment {
+            task,
+            job,
+            start,
+            end,
+            ..
+        } = *event
+        {
+            *per_job.entry((task, job)).or_insert(0) += end.as_nanos() - start.as_nanos();
+        }
+    }
+    per_job
+}
+
+/// G-EDZL decides on the WCET budget, never on the drawn work: with execution times drawn
+/// uniformly per (task, job), the real run executes each job's own draw (the simulation's), and
+/// completes every job the simulation completes.
+#[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
+fn edzl_with_uniform_execution_times_runs_the_simulations_draws() {
+    let _guard = serial();
+    require_real_time();
+    let w = parse(&WORKLOAD.replace("wcet = ", "bcet = \"100us\"\nwcet = "));
+    let (model, seed) = (ExecutionTimeModel::Uniform, 7);
+    let mut config = UserRunConfig::new(Duration::from_millis(1500).as_nanos());
+    (config.execution_times, config.seed) = (model, seed);
+    let real = run_user(
+        &w,
+        PolicyKind::GlobalEdzl.build(PriorityOrder::Auto),
+        &config,
+    )
+    .expect("the run starts");
+    assert_eq!(real.result.stopped_by, None, "{:?}", real.result.notes);
+    let sim_config = SimConfig {
+        duration: Duration::from_nanos(real.result.ran_ns),
+        record_trace: true,
+        execution_times: model,
+        seed,
+        ..SimConfig::default()
+    };
+    let mut edzl = PolicyKind::GlobalEdzl.build(PriorityOrder::Auto);
+    let sim = simulate(&w, edzl.as_mut(), &sim_config)
+        .unwrap()
+        .trace
+        .unwrap();
+    assert_real_completes_what_simulation_completes(&w, &real, &sim);
+    // Job by job, the real work follows the simulated draw: among jobs of the long task
+    // (planner, 0.1..6 ms) completed in both, the quarter drawn shortest ran for real less than
+    // the quarter drawn longest (by far, unless the draws were not shared).
+    let (sim_work, real_work) = (executed(&sim), executed(&real.result.trace));
+    let (real_done, sim_done) = (completions(&real.result.trace), completions(&sim));
+    let mut both: Vec<(u64, u64)> = (sim_work.iter())
+        .filter(|(key, _)| key.0 == 2 && real_done.contains_key(key) && sim_done.contains_key(key))
+        .map(|(key, &simulated)| (simulated, real_work[key]))
+        .collect();
+    assert!(
+        both.len() >= 40,
+        "{} planner jobs completed in both",
+        both.len()
+    );
+    both.sort_unstable();
+    let quarter = both.len() / 4;
+    let mean = |part: &[(u64, u64)]| part.iter().map(|&(_, r)| r).sum::<u64>() / part.len() as u64;
+    let (short, long) = (mean(&both[..quarter]), mean(&both[both.len() - quarter..]));
+    eprintln!("planner: shortest-drawn quarter ran {short} ns, longest-drawn {long} ns");
+    assert!(
+        short * 2 < long,
+        "real work of the shortest-drawn jobs {short} ns, of the longest-drawn {long} ns"
     );
 }
 

@@ -26,7 +26,7 @@ use kairos_rt::watchdog::RunControl;
 use serde::Serialize;
 use std::path::PathBuf;
 
-const BUNDLED: &str = include_str!("../../examples/runtime-2cores.toml");
+pub(crate) const BUNDLED: &str = include_str!("../../examples/runtime-2cores.toml");
 
 #[derive(clap::Args)]
 pub struct DispatchArgs {
@@ -160,7 +160,7 @@ pub fn run(args: &DispatchArgs) -> CommandResult {
     Ok(0)
 }
 
-fn parse(source: &str) -> Result<Workload, Failure> {
+pub(crate) fn parse(source: &str) -> Result<Workload, Failure> {
     check_source(source, Format::Toml)
         .workload
         .ok_or_else(|| Failure::bad_input("the benchmark workload is not valid"))
@@ -203,8 +203,15 @@ fn user_run(
 
 fn policy_row(w: &Workload, kind: PolicyKind, r: &RunResult) -> Result<PolicyRow, Failure> {
     let overheads = crate::commands::run_user::measured_overheads(r, true);
-    let sim =
-        crate::commands::run_compare::simulate_same(w, kind, PriorityOrder::Auto, r, overheads)?;
+    let wcet = (kairos_sim::ExecutionTimeModel::Wcet, 0);
+    let sim = crate::commands::run_compare::simulate_same(
+        w,
+        kind,
+        PriorityOrder::Auto,
+        r,
+        overheads,
+        wcet,
+    )?;
     let summary = |name: &str| {
         r.histograms
             .get(name)

@@ -37,6 +37,9 @@ pub enum RuntimeBench {
     /// rounds) and, per policy, decision cost, dispatch latencies and agreement with the
     /// simulation (docs/bench.md).
     Dispatch(crate::commands::bench_dispatch::DispatchArgs),
+    /// The user-space dispatcher's overheads as measured distributions, written as a
+    /// workload's [overheads] table for `kairos simulate --overheads` (docs/bench.md).
+    Overheads(crate::commands::bench_overheads::OverheadsArgs),
     /// Table synthesis time per MC-DAG file: the first synthesis in the process and the warm
     /// median (docs/synth.md).
     Synth(crate::commands::bench_synth::SynthBenchArgs),
@@ -66,6 +69,7 @@ pub fn run(bench: &RuntimeBench) -> CommandResult {
         RuntimeBench::Cyclic(args) => crate::commands::bench_table::cyclic(args),
         RuntimeBench::Synth(args) => crate::commands::bench_synth::run(args),
         RuntimeBench::Dispatch(args) => crate::commands::bench_dispatch::run(args),
+        RuntimeBench::Overheads(args) => crate::commands::bench_overheads::run(args),
     }
 }
 

@@ -2,6 +2,7 @@ pub mod analyze;
 pub mod bench;
 pub mod bench_analysis;
 pub mod bench_dispatch;
+pub mod bench_overheads;
 pub mod bench_runtime;
 pub mod bench_synth;
 pub mod bench_table;

@@ -89,13 +89,29 @@ pub struct Args {
     /// probability (seeded by --seed, drawn as `kairos simulate` draws it).
     #[arg(long, value_name = "P", default_value_t = 0.0)]
     pub overrun_probability: f64,
-    /// --policy table: seed of the random overruns.
+    /// Execution time of each job: its WCET, or uniform in [bcet, wcet] (table: in [0, C(0)]),
+    /// drawn per (task, job) from --seed exactly as `kairos simulate` draws it, so --compare
+    /// simulates the same work.
+    #[arg(long, value_parser = ["wcet", "uniform"], default_value = "wcet")]
+    pub exec: String,
+    /// Seed of every random choice (execution times, random overruns).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// --policy table: fraction of each job's demand its body executes (a margin for the
     /// machine's timer and wake-up latencies, which the tables do not budget for).
     #[arg(long, default_value_t = 0.8)]
     pub work_fraction: f64,
+}
+
+impl Args {
+    /// The execution-time model and the seed of the run's per-job draws.
+    pub fn draws(&self) -> (kairos_sim::ExecutionTimeModel, u64) {
+        let model = match self.exec.as_str() {
+            "uniform" => kairos_sim::ExecutionTimeModel::Uniform,
+            _ => kairos_sim::ExecutionTimeModel::Wcet,
+        };
+        (model, self.seed)
+    }
 }
 
 fn overrun_arg(text: &str) -> Result<kairos_sim::table::Overrun, String> {
@@ -133,6 +149,7 @@ pub fn run(args: &Args) -> CommandResult {
     }
     let mut config = PeriodicConfig::new(policy, args.duration.as_nanos());
     config.priorities = crate::commands::simulate::priority_order(&args.priorities);
+    (config.execution_times, config.seed) = args.draws();
     config.bodies = job_bodies(&workload, &args.commands)?;
     let plan = plan(&workload, &config, &platform::online_cpus()).map_err(run_failure)?;
     privilege::require_rt().map_err(platform_failure)?;
@@ -154,6 +171,7 @@ pub fn run(args: &Args) -> CommandResult {
             config.priorities,
             &result,
             none,
+            args.draws(),
         )?)
     } else {
         None

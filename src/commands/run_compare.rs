@@ -168,13 +168,15 @@ pub fn compare(measured: &Trace, simulated: &Trace) -> Compare {
 
 /// The simulator's run of the same workload: the same policy, priorities and core binding
 /// over the same duration, on as many cores as the real run used, with sporadic tasks
-/// arriving at their minimum inter-arrival time as the runtime releases them.
+/// arriving at their minimum inter-arrival time as the runtime releases them, and every job's
+/// work drawn from `draws` (model and seed) as the run drew it.
 pub fn simulate_same(
     workload: &Workload,
     kind: PolicyKind,
     priorities: kairos_policy::PriorityOrder,
     result: &RunResult,
     overheads: kairos_model::Overheads,
+    draws: (ExecutionTimeModel, u64),
 ) -> Result<Trace, Failure> {
     let mut simulated = workload.clone();
     if kind != PolicyKind::PartitionedFp {
@@ -185,7 +187,8 @@ pub fn simulate_same(
     }
     let sim_config = SimConfig {
         duration: Duration::from_nanos(result.ran_ns.max(1)),
-        execution_times: ExecutionTimeModel::Wcet,
+        execution_times: draws.0,
+        seed: draws.1,
         record_trace: true,
         overheads,
         ..SimConfig::default()

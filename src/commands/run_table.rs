@@ -12,7 +12,7 @@ use kairos_rt::periodic::RunError;
 use kairos_rt::platform::{privilege, signals::StopSignals};
 use kairos_rt::table::{run_tables_detailed, TableRun, TableRunConfig};
 use kairos_rt::watchdog::RunControl;
-use kairos_sim::table::{simulate_tables, TableSimConfig, TableSimOutcome};
+use kairos_sim::table::{simulate_tables, TableExecModel, TableSimConfig, TableSimOutcome};
 use kairos_trace::TraceEvent;
 use serde::Serialize;
 
@@ -34,6 +34,7 @@ pub fn run(args: &Args) -> CommandResult {
     config.overruns = args.overrun.clone();
     config.overrun_probability = args.overrun_probability;
     config.seed = args.seed;
+    config.execution_times = table_exec(args);
     config.work_fraction = args.work_fraction;
     let control = RunControl::new();
     config.control = Some(control);
@@ -51,8 +52,8 @@ pub fn run(args: &Args) -> CommandResult {
             overruns: config.overruns.clone(),
             overrun_probability: config.overrun_probability,
             seed: config.seed,
+            execution_times: config.execution_times,
             record_trace: true,
-            ..TableSimConfig::default()
         };
         Some(
             simulate_tables(&system, &tables, &sim_config)
@@ -233,4 +234,13 @@ fn comparison(system: &McSystem, run: &TableRun, sim: &TableSimOutcome) -> Strin
         ));
     }
     out
+}
+
+/// `--exec` for a table run: the level-0 WCET, or uniform in [1 ns, C(0)] as `kairos simulate
+/// --tables --exec uniform` draws it.
+fn table_exec(args: &Args) -> TableExecModel {
+    match args.exec.as_str() {
+        "uniform" => TableExecModel::Uniform { min_fraction: 0.0 },
+        _ => TableExecModel::Wcet,
+    }
 }

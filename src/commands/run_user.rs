@@ -26,6 +26,7 @@ pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
     let mut config = UserRunConfig::new(args.duration.as_nanos());
     config.control = Some(RunControl::new());
     config.lead_ns = args.lead.as_nanos();
+    (config.execution_times, config.seed) = args.draws();
     privilege::require_rt().map_err(platform_failure)?;
     let signals = StopSignals::install();
     let run = run_user(&workload, policy, &config);
@@ -39,6 +40,7 @@ pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
             priorities,
             &run.result,
             overheads,
+            args.draws(),
         )?)
     } else {
         None
@@ -60,9 +62,9 @@ pub fn measured_overheads(
     let p50 = |name: &str| result.histograms.get(name).map_or(0, |h| h.summary.p50);
     let ns = kairos_model::Duration::from_nanos;
     let start = p50(REQUEST_TO_START);
-    kairos_model::Overheads {
-        scheduling: ns(p50(DECISION_COST) + if lead { 0 } else { p50(TIMER_TO_HANDLER) }),
-        context_switch: ns(start),
-        migration: ns(p50(MIGRATION_REQUEST_TO_START).saturating_sub(start)),
-    }
+    kairos_model::Overheads::fixed(
+        ns(p50(DECISION_COST) + if lead { 0 } else { p50(TIMER_TO_HANDLER) }),
+        ns(start),
+        ns(p50(MIGRATION_REQUEST_TO_START).saturating_sub(start)),
+    )
 }

@@ -11,7 +11,7 @@ use crate::args::{duration_arg, window_arg, write_output, CommandResult, Failure
 use crate::mc_input::is_xml;
 use crate::report;
 use kairos_model::mc_load::is_mc_source;
-use kairos_model::{Duration, Format, Instant, Overheads, Workload};
+use kairos_model::{Cost, Duration, Format, Instant, Overheads, Workload};
 use kairos_policy::PolicyKind;
 use kairos_policy::PriorityOrder;
 use kairos_sim::table::Overrun;
@@ -53,6 +53,11 @@ pub struct SimulateArgs {
     /// Exit with code 1 if any deadline is missed.
     #[arg(long)]
     pub fail_on_miss: bool,
+    /// Overheads from the [overheads] table of this file (the workload's own are replaced), such
+    /// as the measured distributions `kairos bench overheads --out` writes; the --overhead-*
+    /// flags still override one by one.
+    #[arg(long, value_name = "FILE.toml")]
+    pub overheads: Option<PathBuf>,
     /// Scheduling-decision cost per job switch-in (overrides the file).
     #[arg(long, allow_hyphen_values = true, value_parser = duration_arg)]
     pub overhead_scheduling: Option<Duration>,
@@ -125,7 +130,7 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
         seed: args.seed,
         abort_on_miss: args.abort_on_miss,
         record_trace: args.gantt.is_some() || args.trace.is_some(),
-        overheads: overheads(&workload, args),
+        overheads: overheads(&workload, args)?,
     };
     let outcome = run_policy(&workload, kind, priority_order(&args.priorities), &config)?;
     if args.json {
@@ -255,13 +260,31 @@ pub fn resolve_duration(
     }
 }
 
-fn overheads(workload: &Workload, args: &SimulateArgs) -> Overheads {
-    let file = workload.overheads;
-    Overheads {
-        scheduling: args.overhead_scheduling.unwrap_or(file.scheduling),
-        context_switch: args.overhead_context_switch.unwrap_or(file.context_switch),
-        migration: args.overhead_migration.unwrap_or(file.migration),
-    }
+fn overheads(workload: &Workload, args: &SimulateArgs) -> Result<Overheads, Failure> {
+    let file = match &args.overheads {
+        Some(path) => load_overheads(path)?,
+        None => workload.overheads,
+    };
+    let or = |flag: Option<Duration>, cost: Cost| flag.map_or(cost, Cost::Fixed);
+    Ok(Overheads {
+        scheduling: or(args.overhead_scheduling, file.scheduling),
+        context_switch: or(args.overhead_context_switch, file.context_switch),
+        migration: or(args.overhead_migration, file.migration),
+    })
+}
+
+/// The `[overheads]` table of `path`, its problems printed as `kairos check` prints them.
+fn load_overheads(path: &std::path::Path) -> Result<Overheads, Failure> {
+    let source = std::fs::read_to_string(path)
+        .map_err(|e| Failure::bad_input(format!("cannot read {}: {e}", path.display())))?;
+    let format = Format::from_path(&path.to_string_lossy());
+    kairos_model::overheads_from_source(&source, format).map_err(|diagnostics| {
+        let name = path.display().to_string();
+        for d in diagnostics.iter() {
+            eprintln!("{}", d.render(&name));
+        }
+        Failure::bad_input(format!("{name}: no usable [overheads] table"))
+    })
 }
 
 /// Writes the Gantt chart and the Perfetto trace, if asked for; returns what was written.

@@ -20,6 +20,8 @@ pub mod load;
 pub mod mc;
 pub mod mc_load;
 pub mod mcdag_xml;
+pub mod overheads;
+mod overheads_load;
 pub mod tables;
 pub mod time;
 pub mod validate;
@@ -30,9 +32,11 @@ pub use document::Format;
 pub use duration_text::parse_duration;
 pub use load::{check_source, Checked};
 pub use mc::{Dag, McSystem, McTask, TaskRef};
+pub use overheads::{Cost, Overheads, Quantiles};
+pub use overheads_load::overheads_from_source;
 pub use tables::{Interval, LevelTable, TableSet};
 pub use time::{Duration, Instant};
-pub use workload::{Arrival, CoreId, Overheads, Priority, Task, Workload};
+pub use workload::{Arrival, CoreId, Priority, Task, Workload};
 
 /// Reads and checks a workload file; the format follows the extension (`.json` or TOML).
 pub fn check_file(path: &std::path::Path) -> std::io::Result<Checked> {

@@ -1,11 +1,13 @@
 //! From source text to a checked [`Workload`]: parse, decode every field, then apply the rules
 //! that relate fields ([`crate::validate`]). Every problem is collected; nothing panics.
 
-use crate::decode::{Decoder, ZeroAllowed, MAX_CORES, OVERHEAD_KEYS, TASK_KEYS, TOP_LEVEL_KEYS};
+use crate::decode::{Decoder, ZeroAllowed, MAX_CORES, TASK_KEYS, TOP_LEVEL_KEYS};
 use crate::diagnostics::Diagnostics;
 use crate::document::{self, Entry, Format, Node, Value};
+use crate::overheads::Overheads;
+use crate::overheads_load::decode_overheads;
 use crate::validate;
-use crate::workload::{Arrival, CoreId, Overheads, Priority, Task, Workload};
+use crate::workload::{Arrival, CoreId, Priority, Task, Workload};
 
 const TASK_HINT: &str = "every task needs at least name, wcet and period";
 
@@ -121,27 +123,6 @@ fn decode_workload(decoder: &mut Decoder, root: &Node) -> Option<DecodedParts> {
             .collect(),
         all_tasks_decoded,
         overheads,
-    })
-}
-
-fn decode_overheads(decoder: &mut Decoder, node: &Node) -> Option<Overheads> {
-    let path = "overheads";
-    let entries = decoder.table(node, path)?;
-    decoder.reject_unknown_keys(entries, &OVERHEAD_KEYS, path);
-    let mut read = |key: &str| match decoder.field(entries, key, path) {
-        Some(n) => decoder.duration(n, &format!("{path}.{key}"), ZeroAllowed::Yes),
-        None => Some(Default::default()),
-    };
-    // Read all three before giving up, so every bad value is reported.
-    let (scheduling, context_switch, migration) = (
-        read("scheduling"),
-        read("context_switch"),
-        read("migration"),
-    );
-    Some(Overheads {
-        scheduling: scheduling?,
-        context_switch: context_switch?,
-        migration: migration?,
     })
 }
 

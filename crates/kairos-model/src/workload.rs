@@ -8,6 +8,8 @@
 use crate::time::{checked_lcm, Duration, Instant};
 use serde::Serialize;
 
+pub use crate::overheads::Overheads;
+
 /// A whole input file after decoding and validation.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Workload {
@@ -74,23 +76,6 @@ impl Priority {
 /// Index of a core, from 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct CoreId(pub usize);
-
-/// Scheduling costs for the simulator, all zero by default (see `docs/simulate.md`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Overheads {
-    /// Charged each time a job starts or resumes on a core (the decision that put it there).
-    pub scheduling: Duration,
-    /// Charged each time a job starts or resumes on a core.
-    pub context_switch: Duration,
-    /// Charged in addition when the job resumes on a different core than it last ran on.
-    pub migration: Duration,
-}
-
-impl Overheads {
-    pub fn is_zero(&self) -> bool {
-        self.scheduling.is_zero() && self.context_switch.is_zero() && self.migration.is_zero()
-    }
-}
 
 impl Task {
     /// C / T as a float, for display and heuristics (never for verdicts).

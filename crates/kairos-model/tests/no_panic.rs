@@ -46,7 +46,7 @@ fn check_invariants(checked: &Checked, source: &str) -> Result<(), TestCaseError
         migration,
     } = w.overheads;
     for d in [scheduling, context_switch, migration] {
-        prop_assert!(d <= MAX_DURATION);
+        prop_assert!(d.median() <= MAX_DURATION);
     }
     let mut names = HashSet::new();
     for t in &w.tasks {
@@ -622,24 +622,19 @@ fn valid_workload() -> impl Strategy<Value = (Workload, Vec<u8>)> {
                 .map(|(name, (task, styles))| (Task { name, ..task }, styles))
                 .collect();
             let mut all_styles = styles;
-            let overheads = Overheads {
-                // Zero half the time, so the defaults are exercised.
-                scheduling: if all_styles[0] % 2 == 0 {
-                    s
+            // Zero half the time, so the defaults are exercised.
+            let half = |style: u8, d: Duration| {
+                if style.is_multiple_of(2) {
+                    d
                 } else {
                     Duration::ZERO
-                },
-                context_switch: if all_styles[1] % 2 == 0 {
-                    c
-                } else {
-                    Duration::ZERO
-                },
-                migration: if all_styles[2] % 2 == 0 {
-                    m
-                } else {
-                    Duration::ZERO
-                },
+                }
             };
+            let overheads = Overheads::fixed(
+                half(all_styles[0], s),
+                half(all_styles[1], c),
+                half(all_styles[2], m),
+            );
             for (_, s) in &tasks {
                 all_styles.extend(s);
             }
@@ -667,9 +662,9 @@ fn fields(w: &Workload, styles: &[u8]) -> (Entries, Entries, Vec<Entries>) {
     }
     let mut overheads = Vec::new();
     for (key, d) in [
-        ("scheduling", w.overheads.scheduling),
-        ("context_switch", w.overheads.context_switch),
-        ("migration", w.overheads.migration),
+        ("scheduling", w.overheads.scheduling.median()),
+        ("context_switch", w.overheads.context_switch.median()),
+        ("migration", w.overheads.migration.median()),
     ] {
         let style = next();
         if !d.is_zero() || style % 3 == 0 {

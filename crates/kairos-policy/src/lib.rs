@@ -45,6 +45,7 @@
 
 mod check;
 mod decision;
+pub mod draws;
 mod job;
 pub mod policies;
 mod policy;
@@ -53,6 +54,7 @@ pub mod table;
 mod view;
 
 pub use decision::{Action, Decision, TimerId};
+pub use draws::{ExecutionTimeModel, JobDraws};
 pub use job::{JobId, JobView};
 pub use policies::fixed_priority::{PriorityOrder, Rank};
 pub use policies::PolicyKind;

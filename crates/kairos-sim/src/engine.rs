@@ -13,14 +13,15 @@
 //! Cost per event is O(n) in released jobs plus the policy's own cost; memory is O(n + m) unless
 //! a trace is recorded.
 
-use crate::exec::RandomSource;
 use crate::job::{released, JobWork};
 use crate::metrics::Metrics;
 use crate::queue::{Due, EventQueue};
 use crate::{SimConfig, SimError, SimOutcome};
-use kairos_model::{Duration, Instant, Workload};
-use kairos_policy::{Action, JobId, JobView, Policy, View};
+use kairos_model::{Cost, Duration, Instant, Workload};
+use kairos_policy::{Action, JobDraws, JobId, JobView, Policy, View};
 use kairos_trace::{Trace, TraceEvent};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 pub(crate) struct Engine<'w> {
     workload: &'w Workload,
@@ -36,7 +37,10 @@ pub(crate) struct Engine<'w> {
     running: Vec<Option<usize>>,
     queue: EventQueue,
     next_job_number: Vec<u64>,
-    random: RandomSource,
+    draws: JobDraws,
+    /// Draws of measured overheads, one per charge in event order (a stream of its own, so
+    /// charging overheads leaves the jobs' draws unchanged).
+    overhead_draws: ChaCha8Rng,
     metrics: Metrics,
     trace: Option<Trace>,
 }
@@ -73,7 +77,8 @@ impl<'w> Engine<'w> {
             running: vec![None; workload.cores],
             queue,
             next_job_number: vec![0; workload.tasks.len()],
-            random: RandomSource::new(config.seed, config.execution_times),
+            draws: JobDraws::new(config.seed, config.execution_times),
+            overhead_draws: overhead_stream(config.seed),
             metrics: Metrics::new(
                 policy_name,
                 workload.tasks.iter().map(|t| t.name.clone()),
@@ -202,7 +207,7 @@ impl<'w> Engine<'w> {
         let task = &self.workload.tasks[task_index];
         let number = self.next_job_number[task_index];
         self.next_job_number[task_index] += 1;
-        let work = self.random.execution_time(task);
+        let work = self.draws.execution_time(task_index, task, number);
         let deadline = at + task.deadline;
         let view = released(
             JobId {
@@ -213,7 +218,7 @@ impl<'w> Engine<'w> {
             deadline,
             task.wcet,
         );
-        let next = at + self.random.inter_arrival(task);
+        let next = at + self.draws.inter_arrival(task_index, task, number);
         self.metrics.jobs_released += 1;
         self.metrics.tasks[task_index].jobs_released += 1;
         self.record(|| TraceEvent::Release {
@@ -328,18 +333,19 @@ impl<'w> Engine<'w> {
     }
 
     fn switch_in(&mut self, i: usize, core: usize) {
-        let overheads = &self.config.overheads;
-        let view = &mut self.views[i];
-        let migrated = view.last_core.is_some_and(|last| last != core);
+        let overheads = self.config.overheads;
+        let view = &self.views[i];
+        let (task, migrated) = (view.id.task, view.last_core.is_some_and(|l| l != core));
         if migrated {
             self.metrics.migrations += 1;
-            self.metrics.tasks[view.id.task].migrations += 1;
+            self.metrics.tasks[task].migrations += 1;
         }
         self.metrics.context_switches += 1;
-        let mut cost = overheads.scheduling + overheads.context_switch;
+        let mut cost = self.charge(overheads.scheduling) + self.charge(overheads.context_switch);
         if migrated {
-            cost += overheads.migration;
+            cost += self.charge(overheads.migration);
         }
+        let view = &mut self.views[i];
         view.running_on = Some(core);
         view.last_core = Some(core);
         self.running[core] = Some(i);
@@ -347,6 +353,14 @@ impl<'w> Engine<'w> {
         work.remaining += cost;
         work.overhead_left = cost;
         work.segment_start = self.now;
+    }
+
+    /// One charge of `cost`: its fixed value, or a draw from its measured distribution.
+    fn charge(&mut self, cost: Cost) -> Duration {
+        match cost {
+            Cost::Fixed(d) => d,
+            Cost::Measured(q) => q.at(self.overhead_draws.random::<f64>()),
+        }
     }
 
     /// Ends the running segment of job `i`, if it is running.
@@ -419,4 +433,12 @@ impl<'w> Engine<'w> {
             unfinished_jobs: self.views.len(),
         }
     }
+}
+
+/// The stream of overhead draws: the run's seed, on a ChaCha8 stream no job draw uses
+/// (`kairos_policy::draws` uses streams 0 to 2 x tasks).
+fn overhead_stream(seed: u64) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(u64::MAX);
+    rng
 }

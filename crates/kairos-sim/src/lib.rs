@@ -28,14 +28,13 @@
 pub struct PolicyGuide;
 
 mod engine;
-pub mod exec;
-mod job;
+pub mod job;
 pub mod metrics;
 mod queue;
 pub mod replay;
 pub mod table;
 
-pub use exec::ExecutionTimeModel;
+pub use kairos_policy::ExecutionTimeModel;
 pub use metrics::Metrics;
 pub use replay::{replay, ReplayError};
 

@@ -294,11 +294,8 @@ fn abort_on_miss_never_runs_a_job_past_its_deadline() {
 #[test]
 fn overheads_are_charged_once_per_context_switch() {
     let mut w = workload(1, vec![task("a", 1, 4, 4, 0), task("b", 1, 8, 8, 0)]);
-    let overheads = Overheads {
-        scheduling: Duration::from_nanos(50),
-        context_switch: Duration::from_nanos(100),
-        migration: Duration::from_nanos(1_000),
-    };
+    let ns = Duration::from_nanos;
+    let overheads = Overheads::fixed(ns(50), ns(100), ns(1_000));
     w.overheads = overheads;
     // End at 79 units: no release (multiples of 4) and no completion falls on the end.
     let config = SimConfig {
@@ -338,7 +335,7 @@ fn unpaid_overhead_is_dropped_on_preemption() {
     let config = SimConfig {
         duration: units(5),
         overheads: Overheads {
-            context_switch: Duration::from_nanos(100),
+            context_switch: Duration::from_nanos(100).into(),
             ..Overheads::default()
         },
         ..SimConfig::default()

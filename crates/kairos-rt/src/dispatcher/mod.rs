@@ -71,6 +71,10 @@ pub struct UserRunConfig {
     /// core wakes to decide as of that instant; the chosen worker then starts at the instant
     /// itself instead of a timer interrupt and a wake-up later. 0: wake at the event.
     pub lead_ns: u64,
+    /// Execution time of each job, drawn per (task, job) with `seed` exactly as the simulator
+    /// draws it (the policy sees only the WCET budget).
+    pub execution_times: kairos_policy::ExecutionTimeModel,
+    pub seed: u64,
 }
 
 impl UserRunConfig {
@@ -84,6 +88,8 @@ impl UserRunConfig {
             grace_ns: 1_000_000_000,
             stall_ns: 1_000_000_000,
             lead_ns: DEFAULT_LEAD_NS,
+            execution_times: kairos_policy::ExecutionTimeModel::Wcet,
+            seed: 0,
         }
     }
 }
@@ -121,7 +127,8 @@ pub fn run_user(
     let control = config.control.clone().unwrap_or_default();
     let mut notes = policy.notices(workload);
     let name = policy.name();
-    let scheduler = Scheduler::new(workload, policy, config.duration_ns);
+    let draws = kairos_policy::JobDraws::new(config.seed, config.execution_times);
+    let scheduler = Scheduler::new(workload, policy, config.duration_ns, draws);
     let shared = Arc::new(Shared::new(
         scheduler,
         Arc::clone(&control),

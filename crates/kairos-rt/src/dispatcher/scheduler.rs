@@ -15,7 +15,7 @@ use super::shared::{encode, Shared, SLOTS_PER_TASK};
 use crate::measure::{JobRecord, Measurements};
 use crate::platform::clock;
 use kairos_model::{Duration, Instant, Task, Workload};
-use kairos_policy::{Action, JobId, JobView, Policy, Reported, Step, TimerId, View};
+use kairos_policy::{Action, JobDraws, JobId, JobView, Policy, Reported, Step, TimerId, View};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
@@ -41,6 +41,9 @@ pub struct Scheduler {
     placed: Vec<Option<JobId>>,
     records: Vec<JobRecord>,
     record_of: HashMap<JobId, usize>,
+    /// CPU work of each recorded job (same index as `records`), ns.
+    work: Vec<u64>,
+    draws: JobDraws,
     pub steps: Vec<Step>,
     pub measurements: Measurements,
     /// Why the run cannot go on (an impossible decision, an overloaded slot ring).
@@ -48,8 +51,13 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    /// A prepared policy for `workload`, releasing jobs in `[0, end)`.
-    pub fn new(workload: &Workload, policy: Box<dyn Policy + Send>, end: u64) -> Self {
+    /// A prepared policy for `workload`, releasing jobs in `[0, end)` whose work `draws` gives.
+    pub fn new(
+        workload: &Workload,
+        policy: Box<dyn Policy + Send>,
+        end: u64,
+        draws: JobDraws,
+    ) -> Self {
         let tasks = workload.tasks.clone();
         let cores = workload.cores;
         let next_release = (tasks.iter())
@@ -75,6 +83,8 @@ impl Scheduler {
             placed: vec![None; cores],
             records: Vec::with_capacity(expected as usize),
             record_of: HashMap::with_capacity(expected as usize),
+            work: Vec::with_capacity(expected as usize),
+            draws,
             steps: Vec::with_capacity(2 * expected as usize),
             measurements: Measurements::default(),
             failure: None,
@@ -153,7 +163,7 @@ impl Scheduler {
     fn refresh_progress(&mut self, shared: &Shared) {
         for view in &mut self.views {
             let remaining = shared.slot(view.id).remaining.load(Ordering::Relaxed);
-            let work = self.tasks[view.id.task].wcet.as_nanos();
+            let work = self.work[self.record_of[&view.id]];
             view.executed = Duration::from_nanos(work.saturating_sub(remaining));
         }
     }
@@ -186,7 +196,8 @@ impl Scheduler {
         while let Some((task, at)) = self.earliest_release().filter(|&(_, at)| at <= now) {
             let number = self.next_number[task];
             let id = JobId { task, number };
-            if !self.load_slot(shared, id) {
+            let work = (self.draws).execution_time(task, &self.tasks[task], number);
+            if !self.load_slot(shared, id, work.as_nanos()) {
                 return;
             }
             let t = &self.tasks[task];
@@ -205,6 +216,7 @@ impl Scheduler {
                 last_core: None,
             };
             self.record_of.insert(id, self.records.len());
+            self.work.push(work.as_nanos());
             self.records.push(JobRecord {
                 task,
                 job: number,
@@ -224,7 +236,7 @@ impl Scheduler {
     /// Loads a new job's work into its slot; false (and the run fails) if the slot's previous
     /// job is still unfinished or a worker still holds it (then more than [`SLOTS_PER_TASK`]
     /// jobs of the task are pending: the run is overloaded beyond what it can track).
-    fn load_slot(&mut self, shared: &Shared, id: JobId) -> bool {
+    fn load_slot(&mut self, shared: &Shared, id: JobId, work: u64) -> bool {
         let slot = shared.slot(id);
         let used = slot.job.load(Ordering::Acquire) != 0;
         let open = used && slot.completed_at.load(Ordering::Acquire) == 0;
@@ -242,7 +254,7 @@ impl Scheduler {
         }
         slot.completed_at.store(0, Ordering::Relaxed);
         slot.last_core.store(0, Ordering::Relaxed);
-        (slot.remaining).store(self.tasks[id.task].wcet.as_nanos(), Ordering::Relaxed);
+        slot.remaining.store(work, Ordering::Relaxed);
         slot.job.store(id.number + 1, Ordering::Release);
         true
     }

@@ -23,7 +23,7 @@ use crate::platform::sched::{DeadlineParams, Policy, MIN_DEADLINE_RUNTIME_NS};
 use crate::platform::{self, clock, dma, memory, priority, sched, thread, PlatformError};
 use crate::watchdog::{Guarded, Heartbeat, RunControl, Watchdog, WatchdogConfig};
 use kairos_model::Workload;
-use kairos_policy::PriorityOrder;
+use kairos_policy::{ExecutionTimeModel, PriorityOrder};
 use std::sync::atomic::AtomicI32;
 use std::sync::{Arc, Condvar, Mutex};
 use thiserror::Error;
@@ -65,7 +65,8 @@ impl StartGate {
 /// What a worker thread needs.
 pub(super) struct Worker {
     pub(super) task: usize,
-    pub(super) wcet_ns: u64,
+    /// CPU work of each job in ns, drawn before the run ([`PeriodicConfig::execution_times`]).
+    pub(super) demand_ns: Vec<u64>,
     pub(super) period_ns: u64,
     pub(super) deadline_ns: u64,
     pub(super) offset_ns: u64,

@@ -46,6 +46,10 @@ pub struct PeriodicConfig {
     pub stall_ns: u64,
     /// Time between the threads being ready and the first release (threads settle).
     pub start_delay_ns: u64,
+    /// Execution time of each busy job, drawn per (task, job) with `seed` exactly as the
+    /// simulator draws it.
+    pub execution_times: ExecutionTimeModel,
+    pub seed: u64,
 }
 
 impl PeriodicConfig {
@@ -60,6 +64,8 @@ impl PeriodicConfig {
             grace_ns: 1_000_000_000,
             stall_ns: 1_000_000_000,
             start_delay_ns: 20_000_000,
+            execution_times: ExecutionTimeModel::Wcet,
+            seed: 0,
         }
     }
 }

@@ -14,9 +14,15 @@ pub(super) fn make_worker(
 ) -> Worker {
     let task = &workload.tasks[t.task];
     let pinned = (t.cpus.len() == 1).then(|| t.cpus[0]);
+    let draws = kairos_policy::JobDraws::new(config.seed, config.execution_times);
+    let jobs = config.duration_ns.saturating_sub(task.offset.as_nanos())
+        / task.period.as_nanos().max(1)
+        + 1;
     Worker {
         task: t.task,
-        wcet_ns: task.wcet.as_nanos(),
+        demand_ns: (0..jobs)
+            .map(|job| draws.execution_time(t.task, task, job).as_nanos())
+            .collect(),
         period_ns: task.period.as_nanos().max(1),
         deadline_ns: task.deadline.as_nanos(),
         offset_ns: task.offset.as_nanos(),
@@ -91,7 +97,8 @@ pub(super) fn run_worker(w: Worker) -> ThreadLog {
 fn busy_job(w: &Worker, origin: u64, job: u64, log: &mut ThreadLog) -> bool {
     let mut tracker = SegmentTracker::start(w.task, job, origin);
     let mut stopped = false;
-    w.work.run(w.wcet_ns, || {
+    let demand = w.demand_ns.get(job as usize).copied().unwrap_or(0);
+    w.work.run(demand, || {
         w.heartbeat.beat();
         tracker.sample(log);
         if w.control.should_stop() {

@@ -48,6 +48,8 @@ pub struct TableRunConfig {
     /// Probability that a job of a task above level 0 overruns (seeded by `seed`).
     pub overrun_probability: f64,
     pub seed: u64,
+    /// Work of a job that does not overrun (its level-0 WCET by default).
+    pub execution_times: kairos_policy::table::TableExecModel,
     /// Fraction of each job's demand its body executes. Every interval start costs the
     /// dispatcher's timer latency (tens of microseconds here), which the table does not budget
     /// for; without a margin a job that asks exactly its WCET would look like an overrun.
@@ -80,6 +82,7 @@ impl TableRunConfig {
             overruns: Vec::new(),
             overrun_probability: 0.0,
             seed: 0,
+            execution_times: kairos_policy::table::TableExecModel::Wcet,
             work_fraction: 0.8,
             lead_ns: 50_000,
             cpus: None,

@@ -34,7 +34,7 @@ pub fn demands(
         overruns: request.jobs.clone(),
         overrun_probability: request.probability,
         seed: request.seed,
-        ..DemandSpec::default()
+        execution_times: request.execution_times,
     };
     let drawn =
         job_demands(table, &spec, duration).map_err(|e| RunError::Invalid(e.to_string()))?;

@@ -9,7 +9,7 @@
 use super::overrun::{demands, OverrunSpec};
 use crate::periodic::RunError;
 use kairos_model::{McSystem, TableSet};
-use kairos_policy::table::{Slot, TablePlan};
+use kairos_policy::table::{Slot, TableExecModel, TablePlan};
 
 /// Everything the dispatchers and workers read.
 #[derive(Clone, Debug)]
@@ -76,6 +76,9 @@ pub struct OverrunRequest {
     pub seed: u64,
     /// Fraction of a job's demand its body really executes (see `TableRunConfig`).
     pub work_fraction: f64,
+    /// Work of a job that does not overrun: its level-0 WCET, or drawn as the simulator draws
+    /// it.
+    pub execution_times: TableExecModel,
 }
 
 impl Default for OverrunRequest {
@@ -86,6 +89,7 @@ impl Default for OverrunRequest {
             probability: 0.0,
             seed: 0,
             work_fraction: 1.0,
+            execution_times: TableExecModel::Wcet,
         }
     }
 }

@@ -32,6 +32,7 @@ pub fn run_tables_detailed(
         probability: config.overrun_probability,
         seed: config.seed,
         work_fraction: config.work_fraction,
+        execution_times: config.execution_times,
     };
     let plan = Plan::build(system, tables, config.duration_ns, &request)?;
     let cpus = choose_cpus(&plan, config)?;

@@ -1,0 +1,172 @@
+//! Scheduling overheads the simulator charges: a fixed duration per event, or a distribution
+//! measured on a machine (`kairos bench overheads` writes one), from which each charge is drawn.
+
+use crate::time::Duration;
+use serde::Serialize;
+
+/// Scheduling costs for the simulator, all zero by default (see `docs/simulate.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Overheads {
+    /// Charged each time a job starts or resumes on a core (the decision that put it there).
+    pub scheduling: Cost,
+    /// Charged each time a job starts or resumes on a core.
+    pub context_switch: Cost,
+    /// Charged in addition when the job resumes on a different core than it last ran on.
+    pub migration: Cost,
+}
+
+impl Overheads {
+    /// Every cost fixed at the given durations.
+    pub fn fixed(scheduling: Duration, context_switch: Duration, migration: Duration) -> Self {
+        Overheads {
+            scheduling: Cost::Fixed(scheduling),
+            context_switch: Cost::Fixed(context_switch),
+            migration: Cost::Fixed(migration),
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.scheduling.is_zero() && self.context_switch.is_zero() && self.migration.is_zero()
+    }
+}
+
+/// One overhead: the same duration every time, or drawn from a measured distribution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Cost {
+    Fixed(Duration),
+    Measured(Quantiles),
+}
+
+impl Default for Cost {
+    fn default() -> Self {
+        Cost::Fixed(Duration::ZERO)
+    }
+}
+
+impl From<Duration> for Cost {
+    fn from(d: Duration) -> Self {
+        Cost::Fixed(d)
+    }
+}
+
+impl Cost {
+    pub fn is_zero(&self) -> bool {
+        match self {
+            Cost::Fixed(d) => d.is_zero(),
+            Cost::Measured(q) => q.max.is_zero(),
+        }
+    }
+
+    /// The median charge (the fixed value itself for a fixed cost).
+    pub fn median(&self) -> Duration {
+        match self {
+            Cost::Fixed(d) => *d,
+            Cost::Measured(q) => q.p50,
+        }
+    }
+
+    /// The charge at cumulative probability `u` in `[0, 1]`: the fixed value, or the quantile
+    /// function of the distribution (see [`Quantiles::at`]). A simulator draws `u` uniformly.
+    pub fn at(&self, u: f64) -> Duration {
+        match self {
+            Cost::Fixed(d) => *d,
+            Cost::Measured(q) => q.at(u),
+        }
+    }
+}
+
+/// A measured distribution given by five quantiles, non-decreasing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Quantiles {
+    pub min: Duration,
+    pub p50: Duration,
+    pub p90: Duration,
+    pub p99: Duration,
+    pub max: Duration,
+}
+
+/// Keys of a distribution in the workload file, in order.
+pub const QUANTILE_KEYS: [&str; 5] = ["min", "p50", "p90", "p99", "max"];
+
+impl Quantiles {
+    /// The values in [`QUANTILE_KEYS`] order.
+    pub fn values(&self) -> [Duration; 5] {
+        [self.min, self.p50, self.p90, self.p99, self.max]
+    }
+
+    /// Builds a distribution from values in [`QUANTILE_KEYS`] order; `None` if they decrease.
+    pub fn from_values(values: [Duration; 5]) -> Option<Quantiles> {
+        values
+            .windows(2)
+            .all(|w| w[0] <= w[1])
+            .then_some(Quantiles {
+                min: values[0],
+                p50: values[1],
+                p90: values[2],
+                p99: values[3],
+                max: values[4],
+            })
+    }
+
+    /// The quantile function, linear between the five points (probabilities 0, 0.5, 0.9, 0.99
+    /// and 1), at `u` clamped to `[0, 1]`: what a draw of a uniform `u` gives, so draws follow the
+    /// measured shape, tail included, and never leave `[min, max]`.
+    pub fn at(&self, u: f64) -> Duration {
+        const PROBABILITIES: [f64; 5] = [0.0, 0.5, 0.9, 0.99, 1.0];
+        let u = u.clamp(0.0, 1.0);
+        let values = self.values();
+        let upper = PROBABILITIES[1..].iter().position(|&p| u <= p).unwrap_or(3) + 1;
+        let (p0, p1) = (PROBABILITIES[upper - 1], PROBABILITIES[upper]);
+        let (v0, v1) = (values[upper - 1].as_nanos(), values[upper].as_nanos());
+        // Interpolation in f64 only; the charge is whole nanoseconds inside [v0, v1].
+        let offset = ((u - p0) / (p1 - p0) * (v1 - v0) as f64).round() as u64;
+        Duration::from_nanos(v0 + offset.min(v1 - v0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn us(v: u64) -> Duration {
+        Duration::from_micros(v)
+    }
+
+    fn measured() -> Quantiles {
+        Quantiles::from_values([us(2), us(4), us(10), us(30), us(100)]).unwrap()
+    }
+
+    #[test]
+    fn the_quantile_function_passes_through_its_points_and_stays_inside() {
+        let q = measured();
+        assert_eq!(q.at(0.0), us(2));
+        assert_eq!(q.at(0.5), us(4));
+        assert_eq!(q.at(0.9), us(10));
+        assert_eq!(q.at(0.99), us(30));
+        assert_eq!(q.at(1.0), us(100));
+        assert_eq!(q.at(0.25), us(3));
+        assert_eq!(q.at(-1.0), us(2));
+        assert_eq!(q.at(2.0), us(100));
+        let mut last = Duration::ZERO;
+        for i in 0..=1000 {
+            let v = q.at(i as f64 / 1000.0);
+            assert!(v >= last && v >= q.min && v <= q.max, "{v} at {i}");
+            last = v;
+        }
+    }
+
+    #[test]
+    fn decreasing_values_are_not_a_distribution() {
+        assert!(Quantiles::from_values([us(2), us(1), us(3), us(4), us(5)]).is_none());
+        assert!(Quantiles::from_values([us(1); 5]).is_some());
+    }
+
+    #[test]
+    fn a_fixed_cost_is_the_same_at_every_probability() {
+        let c = Cost::from(us(7));
+        assert_eq!((c.at(0.0), c.at(0.7), c.median()), (us(7), us(7), us(7)));
+        assert!(Cost::default().is_zero());
+        assert_eq!(Cost::Measured(measured()).median(), us(4));
+    }
+}
