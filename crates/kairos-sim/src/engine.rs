@@ -13,15 +13,14 @@
 //! Cost per event is O(n) in released jobs plus the policy's own cost; memory is O(n + m) unless
 //! a trace is recorded.
 
+use crate::charges::Charges;
 use crate::job::{released, JobWork};
 use crate::metrics::Metrics;
 use crate::queue::{Due, EventQueue};
 use crate::{SimConfig, SimError, SimOutcome};
-use kairos_model::{Cost, Duration, Instant, Workload};
+use kairos_model::{Duration, Instant, Workload};
 use kairos_policy::{Action, JobDraws, JobId, JobView, Policy, View};
 use kairos_trace::{Trace, TraceEvent};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 pub(crate) struct Engine<'w> {
     workload: &'w Workload,
@@ -38,9 +37,7 @@ pub(crate) struct Engine<'w> {
     queue: EventQueue,
     next_job_number: Vec<u64>,
     draws: JobDraws,
-    /// Draws of measured overheads, one per charge in event order (a stream of its own, so
-    /// charging overheads leaves the jobs' draws unchanged).
-    overhead_draws: ChaCha8Rng,
+    charges: Charges,
     metrics: Metrics,
     trace: Option<Trace>,
 }
@@ -78,7 +75,7 @@ impl<'w> Engine<'w> {
             queue,
             next_job_number: vec![0; workload.tasks.len()],
             draws: JobDraws::new(config.seed, config.execution_times),
-            overhead_draws: overhead_stream(config.seed),
+            charges: Charges::new(config.seed),
             metrics: Metrics::new(
                 policy_name,
                 workload.tasks.iter().map(|t| t.name.clone()),
@@ -341,9 +338,11 @@ impl<'w> Engine<'w> {
             self.metrics.tasks[task].migrations += 1;
         }
         self.metrics.context_switches += 1;
-        let mut cost = self.charge(overheads.scheduling) + self.charge(overheads.context_switch);
+        let charges = &mut self.charges;
+        let mut cost =
+            charges.charge(overheads.scheduling) + charges.charge(overheads.context_switch);
         if migrated {
-            cost += self.charge(overheads.migration);
+            cost += charges.charge(overheads.migration);
         }
         let view = &mut self.views[i];
         view.running_on = Some(core);
@@ -353,14 +352,6 @@ impl<'w> Engine<'w> {
         work.remaining += cost;
         work.overhead_left = cost;
         work.segment_start = self.now;
-    }
-
-    /// One charge of `cost`: its fixed value, or a draw from its measured distribution.
-    fn charge(&mut self, cost: Cost) -> Duration {
-        match cost {
-            Cost::Fixed(d) => d,
-            Cost::Measured(q) => q.at(self.overhead_draws.random::<f64>()),
-        }
     }
 
     /// Ends the running segment of job `i`, if it is running.
@@ -433,12 +424,4 @@ impl<'w> Engine<'w> {
             unfinished_jobs: self.views.len(),
         }
     }
-}
-
-/// The stream of overhead draws: the run's seed, on a ChaCha8 stream no job draw uses
-/// (`kairos_policy::draws` uses streams 0 to 2 x tasks).
-fn overhead_stream(seed: u64) -> ChaCha8Rng {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(u64::MAX);
-    rng
 }

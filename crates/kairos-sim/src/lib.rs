@@ -27,6 +27,7 @@
 #[doc = include_str!("../../../docs/policy.md")]
 pub struct PolicyGuide;
 
+mod charges;
 mod engine;
 pub mod job;
 pub mod metrics;
