@@ -8,11 +8,13 @@
 //! a measured run can be drawn and compared side by side.
 
 use crate::calibrate::Calibration;
-use hdrhistogram::Histogram;
 use kairos_model::Instant;
 use kairos_trace::{Trace, TraceEvent};
 use serde::Serialize;
 use std::collections::BTreeMap;
+
+mod distribution;
+pub use distribution::{Distribution, Measurements, Summary};
 
 /// Names of the distributions, stable in the JSON output.
 pub mod names {
@@ -30,128 +32,6 @@ pub mod names {
     pub const MODE_CHANGE_SWITCH_DONE: &str = "mode_change.table_switch_done";
     /// Mode change: detection to every core rescheduled under the new table.
     pub const MODE_CHANGE_ALL_RESCHEDULED: &str = "mode_change.all_cores_rescheduled";
-}
-
-/// A distribution of nanosecond values.
-#[derive(Clone, Debug)]
-pub struct Distribution {
-    histogram: Histogram<u64>,
-}
-
-impl Default for Distribution {
-    fn default() -> Self {
-        Distribution::new()
-    }
-}
-
-impl Distribution {
-    pub fn new() -> Self {
-        Distribution {
-            // 3 significant digits, growing as needed: no value is ever refused.
-            histogram: Histogram::new(3).expect("3 significant digits is a valid precision"),
-        }
-    }
-
-    pub fn record(&mut self, ns: u64) {
-        // With auto-resize, recording only fails for values beyond u64 ranges it cannot hold.
-        let _ = self.histogram.record(ns);
-    }
-
-    /// Records `value` `count` times (e.g. a bucket of another tool's histogram).
-    pub fn record_n(&mut self, ns: u64, count: u64) {
-        let _ = self.histogram.record_n(ns, count);
-    }
-
-    pub fn merge(&mut self, other: &Distribution) {
-        let _ = self.histogram.add(&other.histogram);
-    }
-
-    pub fn count(&self) -> u64 {
-        self.histogram.len()
-    }
-
-    pub fn summary(&self) -> Summary {
-        let h = &self.histogram;
-        if h.is_empty() {
-            return Summary::default();
-        }
-        Summary {
-            count: h.len(),
-            min: h.min(),
-            p50: h.value_at_quantile(0.5),
-            p99: h.value_at_quantile(0.99),
-            p999: h.value_at_quantile(0.999),
-            max: h.max(),
-            mean: h.mean().round() as u64,
-        }
-    }
-
-    /// Non-empty buckets as (highest value equivalent to the bucket, count), ascending.
-    pub fn buckets(&self) -> Vec<(u64, u64)> {
-        self.histogram
-            .iter_recorded()
-            .map(|v| (v.value_iterated_to(), v.count_since_last_iteration()))
-            .collect()
-    }
-}
-
-/// Summary of a distribution in nanoseconds (zeros when empty).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Summary {
-    pub count: u64,
-    pub min: u64,
-    pub p50: u64,
-    pub p99: u64,
-    pub p999: u64,
-    pub max: u64,
-    pub mean: u64,
-}
-
-impl Summary {
-    /// "min 14.1 / p50 17.0 / p99 35.2 / p99.9 48.0 / max 60.3 us (n = 1000)".
-    pub fn display_us(&self) -> String {
-        if self.count == 0 {
-            return "no samples".into();
-        }
-        let us = |ns: u64| ns as f64 / 1000.0;
-        format!(
-            "min {:.1} / p50 {:.1} / p99 {:.1} / p99.9 {:.1} / max {:.1} us (n = {})",
-            us(self.min),
-            us(self.p50),
-            us(self.p99),
-            us(self.p999),
-            us(self.max),
-            self.count
-        )
-    }
-}
-
-/// Named distributions a run collects (the standard ones plus any a dispatcher adds).
-#[derive(Clone, Debug, Default)]
-pub struct Measurements {
-    pub distributions: BTreeMap<String, Distribution>,
-}
-
-impl Measurements {
-    pub fn record(&mut self, name: &str, ns: u64) {
-        self.distributions
-            .entry(name.to_string())
-            .or_default()
-            .record(ns);
-    }
-
-    pub fn merge(&mut self, other: &Measurements) {
-        for (name, d) in &other.distributions {
-            self.distributions.entry(name.clone()).or_default().merge(d);
-        }
-    }
-
-    pub fn summary(&self, name: &str) -> Summary {
-        self.distributions
-            .get(name)
-            .map(Distribution::summary)
-            .unwrap_or_default()
-    }
 }
 
 /// One job as it happened. Times are nanoseconds since the run's start.
@@ -476,54 +356,4 @@ fn event_time(event: &TraceEvent) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn summary_of_known_values() {
-        let mut d = Distribution::new();
-        for v in 1..=1000u64 {
-            d.record(v * 1000);
-        }
-        let s = d.summary();
-        assert_eq!(s.count, 1000);
-        assert_eq!(s.min, 1000);
-        // 3 significant digits: quantiles within 0.1 %.
-        assert!(
-            (s.p50 as f64 - 500_000.0).abs() / 500_000.0 < 0.002,
-            "{s:?}"
-        );
-        assert!(s.max >= 1_000_000 && s.max <= 1_001_000, "{s:?}");
-        assert_eq!(d.buckets().iter().map(|b| b.1).sum::<u64>(), 1000);
-    }
-
-    #[test]
-    fn empty_summary_is_zero() {
-        assert_eq!(Distribution::new().summary(), Summary::default());
-    }
-
-    fn job(release: u64, deadline: u64, completion: Option<u64>) -> JobRecord {
-        JobRecord {
-            task: 0,
-            job: 0,
-            release,
-            deadline,
-            start: Some(release + 10),
-            completion,
-            discarded: None,
-            cpu: Some(0),
-        }
-    }
-
-    #[test]
-    fn misses_follow_the_deadline_and_the_run_end() {
-        assert!(!job(0, 100, Some(100)).missed(1000));
-        assert!(job(0, 100, Some(101)).missed(1000));
-        assert!(job(0, 100, None).missed(1000));
-        // Unfinished, deadline after the end: not (yet) a miss.
-        assert!(!job(0, 2000, None).missed(1000));
-        let mut dropped = job(0, 100, None);
-        dropped.discarded = Some(50);
-        assert!(!dropped.missed(1000));
-    }
-}
+mod tests;
