@@ -126,19 +126,24 @@ pub fn render_mc(checked: &McChecked, file: &str) -> String {
 
 /// Reads and checks a workload file.
 pub fn load(path: &Path) -> Result<Checked, Failure> {
+    let source = read_source(path)?;
+    Ok(check_source(
+        &source,
+        Format::from_path(&path.to_string_lossy()),
+    ))
+}
+
+/// The text of `path`, or an input error saying why it cannot be read.
+pub fn read_source(path: &Path) -> Result<String, Failure> {
     let source = std::fs::read(path)
         .map_err(|e| Failure::bad_input(format!("cannot read {}: {e}", path.display())))?;
-    let source = String::from_utf8(source).map_err(|e| {
+    String::from_utf8(source).map_err(|e| {
         Failure::bad_input(format!(
             "{} is not UTF-8 text (byte {})",
             path.display(),
             e.utf8_error().valid_up_to()
         ))
-    })?;
-    Ok(check_source(
-        &source,
-        Format::from_path(&path.to_string_lossy()),
-    ))
+    })
 }
 
 /// The report `kairos check` prints: each diagnostic, then a summary line.

@@ -106,10 +106,7 @@ pub struct Args {
 impl Args {
     /// The execution-time model and the seed of the run's per-job draws.
     pub fn draws(&self) -> (kairos_sim::ExecutionTimeModel, u64) {
-        let model = match self.exec.as_str() {
-            "uniform" => kairos_sim::ExecutionTimeModel::Uniform,
-            _ => kairos_sim::ExecutionTimeModel::Wcet,
-        };
+        let model = crate::commands::simulate::execution_model(&self.exec);
         (model, self.seed)
     }
 }

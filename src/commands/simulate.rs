@@ -123,10 +123,7 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
         PolicyKind::from_cli_name(policy).ok_or_else(|| Failure::bad_input("unknown policy"))?;
     let config = SimConfig {
         duration: resolve_duration(&workload, args.duration)?,
-        execution_times: match args.execution_times.as_str() {
-            "uniform" => ExecutionTimeModel::Uniform,
-            _ => ExecutionTimeModel::Wcet,
-        },
+        execution_times: execution_model(&args.execution_times),
         seed: args.seed,
         abort_on_miss: args.abort_on_miss,
         record_trace: args.gantt.is_some() || args.trace.is_some(),
@@ -273,10 +270,17 @@ fn overheads(workload: &Workload, args: &SimulateArgs) -> Result<Overheads, Fail
     })
 }
 
+/// `--exec NAME` (clap has checked the name: `wcet` or `uniform`).
+pub fn execution_model(name: &str) -> ExecutionTimeModel {
+    match name {
+        "uniform" => ExecutionTimeModel::Uniform,
+        _ => ExecutionTimeModel::Wcet,
+    }
+}
+
 /// The `[overheads]` table of `path`, its problems printed as `kairos check` prints them.
 fn load_overheads(path: &std::path::Path) -> Result<Overheads, Failure> {
-    let source = std::fs::read_to_string(path)
-        .map_err(|e| Failure::bad_input(format!("cannot read {}: {e}", path.display())))?;
+    let source = crate::commands::check::read_source(path)?;
     let format = Format::from_path(&path.to_string_lossy());
     kairos_model::overheads_from_source(&source, format).map_err(|diagnostics| {
         let name = path.display().to_string();

@@ -18,18 +18,16 @@ impl TablePlan {
             .enumerate()
             .map(|(i, t)| (t.name.as_str(), i))
             .collect();
+        let context = Context {
+            system,
+            hyperperiod,
+            tasks: &tasks,
+            dags: &dags,
+            key_count: key_job.len(),
+            names: &names,
+        };
         let levels = (0..system.levels.len())
-            .map(|level| {
-                let context = Context {
-                    system,
-                    hyperperiod,
-                    tasks: &tasks,
-                    dags: &dags,
-                    key_count: key_job.len(),
-                    names: &names,
-                };
-                context.level_plan(tables, level)
-            })
+            .map(|level| context.level_plan(tables, level))
             .collect::<Result<Vec<_>, _>>()?;
         let mut plan = TablePlan {
             hyperperiod,
