@@ -176,7 +176,14 @@ fn mask_numbers(line: &str) -> String {
     let mut out = String::new();
     let mut i = 0;
     while i < chars.len() {
-        if !chars[i].is_ascii_digit() {
+        // A minus sign (after a space or at the start, before a digit) belongs to the number: a
+        // measured difference may come out negative in one run and positive in the next.
+        let sign = chars[i] == '-'
+            && chars.get(i + 1).is_some_and(char::is_ascii_digit)
+            && (i == 0 || chars[i - 1].is_whitespace());
+        if sign {
+            i += 1;
+        } else if !chars[i].is_ascii_digit() {
             out.push(chars[i]);
             i += 1;
             continue;
@@ -360,6 +367,11 @@ fn the_matcher_understands_ellipses_and_masks_numbers() {
         mask_numbers("ran 998.653ms of 1.000s, 12 sets"),
         "ran # of #, # sets"
     );
+    assert_eq!(
+        mask_numbers("median -7.957us, p99 1.134ms, window 0ms..50ms, gantt-by"),
+        "median #, p# #, window #..#, gantt-by"
+    );
+    assert_eq!(mask_numbers("diff -3 and x-2"), "diff # and x-#");
     assert_eq!(
         directive("<!-- doc-test: numbers vary -->"),
         Mode::NumbersVary
