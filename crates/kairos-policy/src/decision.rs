@@ -15,9 +15,18 @@ pub enum Action {
     ArmTimer { timer: TimerId, at: Instant },
     /// Forget the timer if it is armed.
     CancelTimer(TimerId),
-    /// Remove the job unfinished (counted as aborted; a miss if its deadline has passed or comes
-    /// before the end of the run).
+    /// Remove the job unfinished (counted as discarded, never as a miss: the policy dropped it on
+    /// purpose, like the mixed-criticality discard model).
     Discard(JobId),
+    /// Enforce the job's budget: it runs no more, but stays an unfinished job of the system, so
+    /// it misses its deadline. No later decision may place it.
+    Stop(JobId),
+    /// Change the system's criticality mode to level `to` (an index into the system's levels;
+    /// single-criticality workloads have level 0 only). `triggers` are the jobs whose overrun
+    /// caused it (none for a return to a lower level). The engine reports
+    /// [`crate::Policy::mode_changed`] and asks for a new decision at the same instant: the
+    /// placement of a decision that changed the mode is not applied.
+    ChangeMode { to: usize, triggers: Vec<JobId> },
 }
 
 /// A policy's decision at one instant.

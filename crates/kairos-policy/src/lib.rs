@@ -38,7 +38,7 @@
 //!     }
 //! }
 //!
-//! let view = View { now: kairos_model::Instant::ZERO, cores: 2, jobs: &[], tasks: &[] };
+//! let view = View { now: kairos_model::Instant::ZERO, cores: 2, mode: 0, jobs: &[], tasks: &[] };
 //! assert_eq!(FirstCome.decide(&view), Decision::idle(2));
 //! ```
 #![forbid(unsafe_code)]

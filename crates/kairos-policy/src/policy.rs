@@ -50,6 +50,12 @@ pub trait Policy {
     /// The timer `timer`, armed by an earlier decision for `now`, fired. It is no longer armed.
     fn timer_fired(&mut self, _now: Instant, _timer: TimerId) {}
 
+    /// The system's criticality mode changed from level `from` to level `to` at `now`, by a
+    /// [`crate::Action::ChangeMode`] of the decision just made. Jobs of tasks below `to` that the
+    /// decision did not discard are still in the view. The engine asks for a decision again at
+    /// once, with the view in the new mode.
+    fn mode_changed(&mut self, _now: Instant, _from: usize, _to: usize) {}
+
     /// Called once per instant after that instant's events, and at the first instant. Returns
     /// the job each core runs from now on and the actions the engine carries out. May assume
     /// that `view.jobs` is every released, unfinished job and that their `running_on` is the

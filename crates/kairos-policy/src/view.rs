@@ -9,6 +9,9 @@ pub struct View<'a> {
     pub now: Instant,
     /// Cores `0..cores`.
     pub cores: usize,
+    /// The system's criticality mode (an index into its levels; always 0 for a workload of
+    /// one criticality level). Budgets in `jobs` are those of this mode.
+    pub mode: usize,
     /// Every released, unfinished job, in no particular order.
     pub jobs: &'a [JobView],
     /// The workload's tasks: `JobId::task` indexes this.

@@ -13,6 +13,8 @@ pub(crate) struct JobWork {
     pub overhead_left: Duration,
     /// When the current execution segment began (valid while running).
     pub segment_start: Instant,
+    /// The policy stopped it (budget enforcement): it may not run again.
+    pub stopped: bool,
 }
 
 /// A new job's view: nothing executed, on no core.

@@ -31,8 +31,10 @@ mod charges;
 mod engine;
 pub mod job;
 pub mod metrics;
+pub mod observe;
 mod queue;
 pub mod replay;
+pub mod source;
 pub mod table;
 
 pub use kairos_policy::ExecutionTimeModel;
@@ -99,11 +101,37 @@ pub fn simulate(
     policy: &mut dyn Policy,
     config: &SimConfig,
 ) -> Result<SimOutcome, SimError> {
+    prepare(workload, policy)?;
+    let mut source = source::WorkloadJobs::new(config.seed, config.execution_times);
+    let hosts = engine::Hosts {
+        source: &mut source,
+        observer: None,
+    };
+    engine::Engine::new(workload, config, hosts, policy.name()).run(policy)
+}
+
+/// Simulates jobs from `source` (whose tasks are `workload`'s) under `policy`, telling
+/// `observer` everything as it happens.
+pub fn simulate_observed(
+    workload: &Workload,
+    policy: &mut dyn Policy,
+    config: &SimConfig,
+    source: &mut dyn source::JobSource,
+    observer: &mut dyn observe::Observer,
+) -> Result<SimOutcome, SimError> {
+    prepare(workload, policy)?;
+    let hosts = engine::Hosts {
+        source,
+        observer: Some(observer),
+    };
+    engine::Engine::new(workload, config, hosts, policy.name()).run(policy)
+}
+
+fn prepare(workload: &Workload, policy: &mut dyn Policy) -> Result<(), SimError> {
     policy
         .prepare(workload)
         .map_err(|refusal| SimError::Unsupported {
             policy: policy.name().to_string(),
             reason: refusal.0,
-        })?;
-    engine::Engine::new(workload, config, policy.name()).run(policy)
+        })
 }

@@ -1,9 +1,12 @@
 //! What a run measured. Definitions (also in `docs/simulate.md`):
 //! - a **preemption**: a scheduling decision takes a job off its core before it has finished
 //!   (it resumes later, here or elsewhere); aborts under `--abort-on-miss` are counted apart;
+//! - a **discard**: the policy removed a job unfinished (the mixed-criticality discard model);
+//!   a discarded job is not a miss;
 //! - a **migration**: a job resumes on a different core than the one it last ran on;
 //! - a **context switch**: a job is switched in on a core (first start or resume);
-//! - a **deadline miss**: a job not finished at its absolute deadline (counted once per job);
+//! - a **deadline miss**: a job neither finished nor discarded at its absolute deadline (counted
+//!   once per job, at the deadline);
 //! - **response time**: completion minus release, over completed jobs;
 //! - **busy time**: time a core ran a job, overheads included; **overhead time** is the part
 //!   spent on scheduling, context-switch and migration costs.
@@ -21,6 +24,7 @@ pub struct TaskMetrics {
     pub jobs_completed: u64,
     pub deadline_misses: u64,
     pub jobs_aborted: u64,
+    pub jobs_discarded: u64,
     pub preemptions: u64,
     pub migrations: u64,
     /// Response times in nanoseconds over completed jobs (`null` in JSON when none completed).
@@ -51,6 +55,8 @@ pub struct Metrics {
     pub jobs_completed: u64,
     pub deadline_misses: u64,
     pub jobs_aborted: u64,
+    /// Removed unfinished by the policy (the discard model): not misses.
+    pub jobs_discarded: u64,
     pub preemptions: u64,
     pub migrations: u64,
     pub context_switches: u64,

@@ -46,6 +46,7 @@ pub fn replay(
         let view = View {
             now: at,
             cores: workload.cores,
+            mode: 0,
             jobs: &step.jobs,
             tasks: &workload.tasks,
         };

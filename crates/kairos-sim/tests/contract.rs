@@ -1,14 +1,18 @@
 //! The engine's side of the execution contract (`kairos-policy`), checked with scripted policies
 //! that log what they are told and return decisions written by the test: the order of callbacks
-//! at an instant, timers (armed, re-armed, cancelled, fired), discards, the refusal of
-//! impossible decisions, and views that never reveal the drawn execution time.
+//! at an instant, timers (armed, re-armed, cancelled, fired), discards, budget stops, mode
+//! changes, the refusal of impossible decisions, and views that never reveal the drawn
+//! execution time.
 
 mod common;
 
 use common::{at_units, task, units, workload};
-use kairos_model::Instant;
+use kairos_model::{Duration, Instant, Task};
 use kairos_policy::{Action, Decision, JobId, JobView, Policy, TimerId, View};
-use kairos_sim::{simulate, ExecutionTimeModel, SimConfig, SimError};
+use kairos_sim::observe::Observer;
+use kairos_sim::source::JobSource;
+use kairos_sim::{simulate, simulate_observed, ExecutionTimeModel, SimConfig, SimError};
+use kairos_trace::TraceEvent;
 
 /// Runs the lowest-index job on core 0 and logs every callback; `script` adds actions per
 /// decision (by decision number) and may replace the placement.
@@ -56,6 +60,9 @@ impl Policy for Scripted {
     }
     fn timer_fired(&mut self, now: Instant, timer: TimerId) {
         self.log.push(format!("{} timer {}", t(now), timer.0));
+    }
+    fn mode_changed(&mut self, now: Instant, from: usize, to: usize) {
+        self.log.push(format!("{} mode {from} -> {to}", t(now)));
     }
     fn decide(&mut self, view: &View<'_>) -> Decision {
         self.log.push(format!("{} decide", t(view.now)));
@@ -135,8 +142,8 @@ fn a_rearmed_timer_fires_once_at_its_new_instant_and_a_cancelled_one_never() {
 }
 
 #[test]
-fn a_discarded_job_is_aborted_and_counted_as_a_miss() {
-    let w = workload(1, vec![task("a", 3, 10, 10, 0)]);
+fn a_discarded_job_is_removed_and_not_a_miss() {
+    let w = workload(1, vec![task("a", 3, 20, 10, 0)]);
     let mut policy = Scripted::new(|n, view, d| {
         if n == 1 {
             let job = view.jobs[0].id;
@@ -148,11 +155,124 @@ fn a_discarded_job_is_aborted_and_counted_as_a_miss() {
             });
         }
     });
-    // The run reaches past the deadline (10), so the discarded job counts as a miss.
+    // The run reaches past the deadline (10): the discard model drops a job on purpose.
     let outcome = simulate(&w, &mut policy, &config(12)).unwrap();
-    assert_eq!(outcome.metrics.jobs_aborted, 1);
-    assert_eq!(outcome.metrics.deadline_misses, 1);
+    assert_eq!(outcome.metrics.jobs_discarded, 1);
+    assert_eq!(outcome.metrics.jobs_aborted, 0);
+    assert_eq!(outcome.metrics.deadline_misses, 0);
     assert_eq!(outcome.metrics.jobs_completed, 0);
+    assert_eq!(outcome.unfinished_jobs, 0);
+}
+
+#[test]
+fn a_stopped_job_runs_no_more_and_misses_its_deadline() {
+    let w = workload(1, vec![task("a", 3, 20, 10, 0)]);
+    let config = SimConfig {
+        record_trace: true,
+        ..config(12)
+    };
+    let outcome = simulate(&w, &mut Scripted::new(stop_at_one), &config).unwrap();
+    assert_eq!(outcome.metrics.deadline_misses, 1);
+    assert_eq!(
+        (outcome.metrics.jobs_completed, outcome.unfinished_jobs),
+        (0, 1)
+    );
+    let ran: Vec<_> = outcome
+        .trace
+        .unwrap()
+        .segments()
+        .map(|s| (s.3, s.4))
+        .collect();
+    assert_eq!(ran, [(at_units(0), at_units(1))]);
+    // Placing it again is refused.
+    fn place_again(n: usize, view: &View<'_>, d: &mut Decision) {
+        stop_at_one(n, view, d);
+        if n == 1 {
+            d.cores[0] = Some(view.jobs[0].id);
+        }
+    }
+    let refused = simulate(&w, &mut Scripted::new(place_again), &config).unwrap_err();
+    assert!(
+        refused.to_string().contains("after the policy stopped it"),
+        "{refused}"
+    );
+}
+
+/// Stops the job at 1 unit and leaves its core idle.
+fn stop_at_one(n: usize, view: &View<'_>, d: &mut Decision) {
+    if n == 0 {
+        d.actions.push(Action::ArmTimer {
+            timer: TimerId(0),
+            at: view.now + units(1),
+        });
+    } else if n == 1 {
+        d.actions.push(Action::Stop(view.jobs[0].id));
+        d.cores[0] = None;
+    }
+}
+
+#[test]
+fn a_mode_change_is_reported_then_decided_again_in_the_new_mode() {
+    let w = workload(1, vec![task("a", 3, 10, 10, 0)]);
+    let rise_first = |n: usize, _: &View<'_>, d: &mut Decision| {
+        if n == 0 {
+            d.actions.push(Action::ChangeMode {
+                to: 1,
+                triggers: Vec::new(),
+            });
+        }
+    };
+    // Two levels; the budget of a in the higher mode is 5 units instead of 3.
+    let mut source = TwoLevels(kairos_sim::source::WorkloadJobs::new(0, Default::default()));
+    let mut policy = Scripted::new(rise_first);
+    let mut changes = Changes(Vec::new());
+    let config = config(9);
+    simulate_observed(&w, &mut policy, &config, &mut source, &mut changes).unwrap();
+    assert_eq!(
+        &policy.log[..4],
+        ["0 release 0#0", "0 decide", "0 mode 0 -> 1", "0 decide"]
+    );
+    assert_eq!(policy.views[1][0].budget, units(5));
+    assert_eq!(changes.0, [(at_units(0), 0, 1)]);
+    // A mode the workload does not have is refused.
+    let single = simulate(&w, &mut Scripted::new(rise_first), &config).unwrap_err();
+    assert!(
+        single.to_string().contains("from 0 to 1 (1 levels)"),
+        "{single}"
+    );
+}
+
+/// The workload's jobs, with a second criticality level where every budget is 5 units.
+struct TwoLevels(kairos_sim::source::WorkloadJobs);
+
+impl JobSource for TwoLevels {
+    fn work(&mut self, task: usize, spec: &Task, number: u64) -> Duration {
+        self.0.work(task, spec, number)
+    }
+    fn inter_arrival(&mut self, task: usize, spec: &Task, number: u64) -> Duration {
+        self.0.inter_arrival(task, spec, number)
+    }
+    fn levels(&self) -> Vec<String> {
+        vec!["LO".into(), "HI".into()]
+    }
+    fn budget(&self, _: usize, spec: &Task, mode: usize) -> Duration {
+        if mode == 0 {
+            spec.wcet
+        } else {
+            units(5)
+        }
+    }
+}
+
+/// Records the mode changes a run makes.
+struct Changes(Vec<(Instant, usize, usize)>);
+
+impl Observer for Changes {
+    fn event(&mut self, event: &TraceEvent) {
+        if let TraceEvent::ModeChange { at, from, to } = *event {
+            self.0.push((at, from, to));
+        }
+    }
 }
 
 fn refusal(script: fn(usize, &View<'_>, &mut Decision)) -> String {

@@ -132,6 +132,7 @@ fn every_kind_decides_for_every_core() {
     let view = View {
         now: at(0),
         cores: 2,
+        mode: 0,
         jobs: &jobs,
         tasks: &w.tasks,
     };

@@ -3,14 +3,17 @@
 //! criticality systems", sections 5 and 6): the tables resolved for lookups ([`TablePlan`]) and
 //! the work every job really asks for ([`job_demands`]). The simulator's table run and the
 //! runtime's table dispatcher read the same plan and draw the same demands, so a measured run
-//! and its simulation with one seed execute the same jobs in the same intervals.
+//! and its simulation with one seed execute the same jobs in the same intervals. The executor
+//! itself is a policy of the contract ([`TablePolicy`]).
 
 mod demand;
 mod plan;
+mod policy;
 mod resolve;
 
 pub use demand::{job_demands, DemandSpec, Demands, Overrun, OverrunDemand, TableExecModel};
 pub use plan::{DagPlan, LevelPlan, Slot, TablePlan, TaskPlan};
+pub use policy::TablePolicy;
 
 use thiserror::Error;
 
@@ -25,4 +28,7 @@ pub enum TableError {
     Overrun(String),
     #[error("bad configuration: {0}")]
     Config(String),
+    /// An engine refused what the table policy decided: a bug of kairos, not of the input.
+    #[error("the table run stopped (a kairos bug, please report it): {0}")]
+    Run(String),
 }

@@ -124,6 +124,7 @@ impl Scheduler {
         let view = View {
             now: at,
             cores: self.cores,
+            mode: 0,
             jobs: &self.views,
             tasks: &self.tasks,
         };
@@ -298,6 +299,13 @@ impl Scheduler {
                 // The worker stops at its core's next request; the slot is closed for good.
                 (shared.slot(id).completed_at).store(now + 1, Ordering::Release);
                 self.records[self.record_of[&id]].discarded = Some(now);
+            }
+            Action::Stop(_) | Action::ChangeMode { .. } => {
+                return Err(
+                    "budget stops and criticality modes are not run by the user-space \
+                            dispatcher yet (mixed-criticality tables run with --policy table)"
+                        .into(),
+                );
             }
         }
         Ok(())

@@ -1,35 +1,19 @@
-//! The `table` policy: runs the scheduling tables of a mixed-criticality DAG system the way the
-//! G-RES and G-MCRES LITMUS-RT plugins do (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", sections 5 and 6;
-//! `notes/mixed-criticality.md`, "Online").
+//! Simulating the scheduling tables of a mixed-criticality DAG system: the table executor
+//! ([`kairos_policy::table::TablePolicy`], G-RES / G-MCRES, whose documentation gives the
+//! semantics) on the one engine of every policy, its jobs drawn with overruns
+//! ([`source::TableJobs`]) and its figures computed from the run's events
+//! ([`observe::TableObserver`]).
 //!
-//! Semantics, shared with the table synthesizer and validator:
-//! - the system runs the table of the current mode; the mode starts at the lowest level and
-//!   returns to it at every hyper-period boundary (section 6.3: a `ModeChange` to level 0 is
-//!   recorded there);
-//! - a job runs only inside its intervals of the current table, while released, unfinished and
-//!   not discarded; it may move between cores at an interval boundary, also when several jobs
-//!   swap cores at one instant (a cyclic instantaneous migration, section 5.3: the simulator
-//!   moves them all at once);
-//! - a budget overrun is detected at the end of a job's last interval in the current mode's
-//!   table when the job is still unfinished (section 6.1). If its task's criticality is above the
-//!   mode, the mode rises by exactly one at that instant, however many jobs overran there
-//!   (Algorithm 1's compare-and-set); every task below the new mode is discarded and every job
-//!   goes on under the new table from that instant. Otherwise the job is stopped (budget
-//!   enforcement) and misses its deadline;
-//! - kairos decision: right after a rise, a released unfinished job that has no interval left
-//!   in the new table (possible only when its WCETs at the two levels are equal) is checked at
-//!   once, as if its last interval ended there; this may raise the mode again, one level per
-//!   step. The plugin would leave such a job waiting for its next hyper-period.
-//!
-//! The run is event-driven: it jumps between interval bounds, releases, deadlines, completions
-//! and hyper-period boundaries. It covers `[0, duration)`: releases at the end instant do not
-//! happen, deadlines at the end instant are checked. At one instant it applies, in this order:
-//! completions, overrun detection (mode rises, discards, budget stops), deadline misses, the
-//! hyper-period reset, releases, then the dispatch of the current table.
+//! The run covers `[0, duration)`: releases at the end instant do not happen; completions,
+//! deadlines and the return to the lowest mode at the end instant do. The instant order is the
+//! engine's (`crate::engine`): completions, releases, the policy's decisions (overruns, mode
+//! rises, discards and budget stops, the return to the lowest level at a hyper-period boundary,
+//! then the placement of the current table), then deadline misses.
 
 mod compare;
 mod metrics;
-mod run;
+mod observe;
+mod source;
 #[cfg(test)]
 mod tests;
 
@@ -37,8 +21,12 @@ pub use compare::table_matches_trace;
 pub use kairos_policy::table::{Overrun, OverrunDemand, TableError, TableExecModel};
 pub use metrics::{LevelCounts, MissRecord, ModeChangeRecord, TableMetrics};
 
-use kairos_model::{Duration, McSystem, TableSet};
-use kairos_policy::table::{DemandSpec, Demands, TablePlan};
+use std::sync::Arc;
+
+use kairos_model::{Duration, Instant, McSystem, TableSet};
+use kairos_policy::table::{DemandSpec, Demands, TablePlan, TablePolicy};
+
+use crate::{simulate_observed, SimConfig};
 use kairos_trace::Trace;
 
 /// How to run a set of tables.
@@ -84,10 +72,28 @@ pub fn simulate_tables(
     tables: &TableSet,
     config: &TableSimConfig,
 ) -> Result<TableSimOutcome, TableError> {
-    let plan = TablePlan::new(system, tables)?;
+    let plan = Arc::new(TablePlan::new(system, tables)?);
     let demands = Demands::new(&plan, &config.demand_spec())?;
     let duration = config
         .duration
         .unwrap_or(Duration::from_nanos(plan.hyperperiod));
-    Ok(run::Run::new(&plan, demands, duration, config.record_trace).execute())
+    let workload = plan.workload();
+    let mut jobs = source::TableJobs {
+        plan: &plan,
+        demands,
+    };
+    let mut observer = observe::TableObserver::new(&plan, duration);
+    let sim = SimConfig {
+        duration,
+        record_trace: config.record_trace,
+        seed: config.seed,
+        ..SimConfig::default()
+    };
+    let mut policy = TablePolicy::new(Arc::clone(&plan));
+    let outcome = simulate_observed(&workload, &mut policy, &sim, &mut jobs, &mut observer)
+        .map_err(|e| TableError::Run(e.to_string()))?;
+    Ok(TableSimOutcome {
+        metrics: observer.finish(Instant::ZERO + duration),
+        trace: outcome.trace,
+    })
 }
