@@ -4,8 +4,10 @@
 //! nanoseconds. Policies plug in through the execution contract ([`kairos_policy::Policy`], the
 //! same one the runtime hosts); the engine owns time, jobs and cores, applies the policies'
 //! decisions and measures ([`metrics::Metrics`]).
-//! Mixed-criticality DAG systems run their scheduling tables instead, with overruns and mode
-//! changes ([`table::simulate_tables`]).
+//! Mixed-criticality DAG systems run their scheduling tables on the same engine, the table
+//! executor being a policy too, with overruns and mode changes ([`table::simulate_tables`]).
+//! Jobs come from a [`source::JobSource`]; an [`observe::Observer`] sees every event as it
+//! happens.
 //!
 //! ```
 //! use kairos_model::{check_source, Duration, Format};
