@@ -15,6 +15,8 @@ pub(crate) struct JobWork {
     pub segment_start: Instant,
     /// The policy stopped it (budget enforcement): it may not run again.
     pub stopped: bool,
+    /// Its budget ran out with work left, and the policy was told.
+    pub exhausted: bool,
 }
 
 /// A new job's view: nothing executed, on no core.

@@ -61,6 +61,14 @@ impl Policy for Scripted {
     fn timer_fired(&mut self, now: Instant, timer: TimerId) {
         self.log.push(format!("{} timer {}", t(now), timer.0));
     }
+    fn budget_exhausted(&mut self, now: Instant, job: &JobView) {
+        self.log.push(format!(
+            "{} budget {}#{}",
+            t(now),
+            job.id.task,
+            job.id.number
+        ));
+    }
     fn mode_changed(&mut self, now: Instant, from: usize, to: usize) {
         self.log.push(format!("{} mode {from} -> {to}", t(now)));
     }
@@ -240,6 +248,43 @@ fn a_mode_change_is_reported_then_decided_again_in_the_new_mode() {
         single.to_string().contains("from 0 to 1 (1 levels)"),
         "{single}"
     );
+}
+
+#[test]
+fn an_overrun_is_reported_once_when_the_budget_runs_out() {
+    // a needs 3 units but its budget is 1 (Tight): the policy
+    // hears of it at 1, decides, and a runs on to complete at 3; the budget is not reported again.
+    let w = workload(1, vec![task("a", 3, 10, 10, 0)]);
+    let mut source = Tight(kairos_sim::source::WorkloadJobs::new(0, Default::default()));
+    let mut policy = Scripted::new(|_, _, _| {});
+    let mut changes = Changes(Vec::new());
+    simulate_observed(&w, &mut policy, &config(9), &mut source, &mut changes).unwrap();
+    assert_eq!(
+        policy.log,
+        [
+            "0 release 0#0",
+            "0 decide",
+            "1 budget 0#0",
+            "1 decide",
+            "3 complete 0#0",
+            "3 decide"
+        ]
+    );
+}
+
+/// The workload's jobs, each with a budget of 1 unit.
+struct Tight(kairos_sim::source::WorkloadJobs);
+
+impl JobSource for Tight {
+    fn work(&mut self, task: usize, spec: &Task, number: u64) -> Duration {
+        self.0.work(task, spec, number)
+    }
+    fn inter_arrival(&mut self, task: usize, spec: &Task, number: u64) -> Duration {
+        self.0.inter_arrival(task, spec, number)
+    }
+    fn budget(&self, _: usize, _: &Task, _: usize) -> Duration {
+        units(1)
+    }
 }
 
 /// The workload's jobs, with a second criticality level where every budget is 5 units.

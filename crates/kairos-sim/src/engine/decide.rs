@@ -98,9 +98,10 @@ impl Engine<'_> {
         }
         self.mode = to;
         let tasks = &self.workload.tasks;
-        for view in &mut self.views {
+        for (view, work) in self.views.iter_mut().zip(&mut self.work) {
             let task = view.id.task;
             view.budget = self.hosts.source.budget(task, &tasks[task], to);
+            work.exhausted &= view.budget_left().is_zero();
         }
         let at = self.now;
         self.record(|| TraceEvent::ModeChange { at, from, to });

@@ -50,6 +50,20 @@ impl Engine<'_> {
         policy.job_completed(now, job);
     }
 
+    /// Reports every job whose budget just ran out with work left; returns whether any did.
+    pub(super) fn report_overruns(&mut self, policy: &mut dyn Policy) -> bool {
+        let mut any = false;
+        for i in 0..self.views.len() {
+            if self.work[i].exhausted || !self.views[i].budget_left().is_zero() {
+                continue;
+            }
+            any = true;
+            self.work[i].exhausted = true;
+            policy.budget_exhausted(self.now, &self.views[i]);
+        }
+        any
+    }
+
     /// Removes unfinished jobs whose deadline has come (`--abort-on-miss`).
     pub(super) fn abort_late_jobs(&mut self) -> bool {
         let mut any = false;
@@ -185,6 +199,7 @@ impl Engine<'_> {
             overhead_left: Duration::ZERO,
             segment_start: at,
             stopped: false,
+            exhausted: false,
         });
     }
 }

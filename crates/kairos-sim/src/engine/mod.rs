@@ -3,9 +3,11 @@
 //!
 //! The engine jumps from one event instant to the next: the earliest of the pending releases and
 //! policy timers (one (time, sequence) queue, [`crate::queue`]), the completion of a running
-//! job, the deadline of an unfinished job and the end of the run. At an instant it applies, in
+//! job, the instant a running job's budget runs out, the deadline of an unfinished job and the
+//! end of the run. At an instant it applies, in
 //! this order:
-//! 1. completions, each reported to the policy;
+//! 1. completions, each reported to the policy, then the jobs whose budget just ran out with
+//!    work left (an overrun), each reported once per budget;
 //! 2. with `--abort-on-miss`, the removal of every job whose deadline has come (a miss), so
 //!    that its core goes to another job at this instant;
 //! 3. releases (by task index), then timers (by arming order), each reported;
@@ -115,6 +117,7 @@ impl<'w> Engine<'w> {
     pub(crate) fn run(mut self, policy: &mut dyn Policy) -> Result<SimOutcome, SimError> {
         loop {
             let mut changed = self.complete_finished_jobs(policy);
+            changed |= self.report_overruns(policy);
             if self.config.abort_on_miss {
                 changed |= self.abort_late_jobs();
             }
@@ -171,6 +174,10 @@ impl<'w> Engine<'w> {
         for (view, work) in self.views.iter().zip(&self.work) {
             if view.running_on.is_some() {
                 next = next.min(self.now + work.remaining);
+                if !work.exhausted && !view.budget_left().is_zero() {
+                    // Execution counts only once the switch's overhead is paid.
+                    next = next.min(self.now + work.overhead_left + view.budget_left());
+                }
             }
             if view.absolute_deadline > self.now {
                 next = next.min(view.absolute_deadline);
