@@ -76,11 +76,12 @@ fn injections(system: &McSystem, draws: &[(usize, u64, usize)], jobs: u64) -> Ve
 }
 
 /// Only accepted systems count as cases (`prop_assume!`), and a run that had to reject more
-/// than half as many draws as it ran cases fails: the properties are never checked on nothing.
+/// draws than it ran cases fails: the properties are never checked on nothing. (About one draw
+/// in four is rejected, some 20 per run; a limit of half the cases failed one run in about 45.)
 fn config() -> ProptestConfig {
     ProptestConfig {
         cases: 64,
-        max_global_rejects: 32,
+        max_global_rejects: 64,
         ..ProptestConfig::default()
     }
 }

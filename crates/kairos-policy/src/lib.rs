@@ -50,6 +50,7 @@ mod job;
 pub mod policies;
 mod policy;
 mod record;
+pub mod source;
 pub mod table;
 mod view;
 
@@ -60,4 +61,5 @@ pub use policies::fixed_priority::{PriorityOrder, Rank};
 pub use policies::PolicyKind;
 pub use policy::{Policy, Refusal};
 pub use record::{Reported, Step};
+pub use source::{JobSource, WorkloadJobs};
 pub use view::View;

@@ -6,7 +6,7 @@
 //! decisions and measures ([`metrics::Metrics`]).
 //! Mixed-criticality DAG systems run their scheduling tables on the same engine, the table
 //! executor being a policy too, with overruns and mode changes ([`table::simulate_tables`]).
-//! Jobs come from a [`source::JobSource`]; an [`observe::Observer`] sees every event as it
+//! Jobs come from a [`kairos_policy::JobSource`]; an [`observe::Observer`] sees every event as it
 //! happens.
 //!
 //! ```
@@ -36,7 +36,6 @@ pub mod metrics;
 pub mod observe;
 mod queue;
 pub mod replay;
-pub mod source;
 pub mod table;
 
 pub use kairos_policy::ExecutionTimeModel;
@@ -104,7 +103,7 @@ pub fn simulate(
     config: &SimConfig,
 ) -> Result<SimOutcome, SimError> {
     prepare(workload, policy)?;
-    let mut source = source::WorkloadJobs::new(config.seed, config.execution_times);
+    let mut source = kairos_policy::WorkloadJobs::new(config.seed, config.execution_times);
     let hosts = engine::Hosts {
         source: &mut source,
         observer: None,
@@ -118,7 +117,7 @@ pub fn simulate_observed(
     workload: &Workload,
     policy: &mut dyn Policy,
     config: &SimConfig,
-    source: &mut dyn source::JobSource,
+    source: &mut dyn kairos_policy::JobSource,
     observer: &mut dyn observe::Observer,
 ) -> Result<SimOutcome, SimError> {
     prepare(workload, policy)?;

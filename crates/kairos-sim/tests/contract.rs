@@ -8,9 +8,10 @@ mod common;
 
 use common::{at_units, task, units, workload};
 use kairos_model::{Duration, Instant, Task};
-use kairos_policy::{Action, Decision, JobId, JobView, Policy, TimerId, View};
+use kairos_policy::{
+    Action, Decision, JobId, JobSource, JobView, Policy, TimerId, View, WorkloadJobs,
+};
 use kairos_sim::observe::Observer;
-use kairos_sim::source::JobSource;
 use kairos_sim::{simulate, simulate_observed, ExecutionTimeModel, SimConfig, SimError};
 use kairos_trace::TraceEvent;
 
@@ -231,7 +232,7 @@ fn a_mode_change_is_reported_then_decided_again_in_the_new_mode() {
         }
     };
     // Two levels; the budget of a in the higher mode is 5 units instead of 3.
-    let mut source = TwoLevels(kairos_sim::source::WorkloadJobs::new(0, Default::default()));
+    let mut source = TwoLevels(WorkloadJobs::new(0, Default::default()));
     let mut policy = Scripted::new(rise_first);
     let mut changes = Changes(Vec::new());
     let config = config(9);
@@ -255,7 +256,7 @@ fn an_overrun_is_reported_once_when_the_budget_runs_out() {
     // a needs 3 units but its budget is 1 (Tight): the policy
     // hears of it at 1, decides, and a runs on to complete at 3; the budget is not reported again.
     let w = workload(1, vec![task("a", 3, 10, 10, 0)]);
-    let mut source = Tight(kairos_sim::source::WorkloadJobs::new(0, Default::default()));
+    let mut source = Tight(WorkloadJobs::new(0, Default::default()));
     let mut policy = Scripted::new(|_, _, _| {});
     let mut changes = Changes(Vec::new());
     simulate_observed(&w, &mut policy, &config(9), &mut source, &mut changes).unwrap();
@@ -273,7 +274,7 @@ fn an_overrun_is_reported_once_when_the_budget_runs_out() {
 }
 
 /// The workload's jobs, each with a budget of 1 unit.
-struct Tight(kairos_sim::source::WorkloadJobs);
+struct Tight(WorkloadJobs);
 
 impl JobSource for Tight {
     fn work(&mut self, task: usize, spec: &Task, number: u64) -> Duration {
@@ -288,7 +289,7 @@ impl JobSource for Tight {
 }
 
 /// The workload's jobs, with a second criticality level where every budget is 5 units.
-struct TwoLevels(kairos_sim::source::WorkloadJobs);
+struct TwoLevels(WorkloadJobs);
 
 impl JobSource for TwoLevels {
     fn work(&mut self, task: usize, spec: &Task, number: u64) -> Duration {

@@ -7,11 +7,13 @@
 //! itself is a policy of the contract ([`TablePolicy`]).
 
 mod demand;
+mod jobs;
 mod plan;
 mod policy;
 mod resolve;
 
 pub use demand::{job_demands, DemandSpec, Demands, Overrun, OverrunDemand, TableExecModel};
+pub use jobs::TableJobs;
 pub use plan::{DagPlan, LevelPlan, Slot, TablePlan, TaskPlan};
 pub use policy::TablePolicy;
 

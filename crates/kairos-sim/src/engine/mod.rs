@@ -35,10 +35,9 @@ use crate::job::JobWork;
 use crate::metrics::Metrics;
 use crate::observe::Observer;
 use crate::queue::EventQueue;
-use crate::source::JobSource;
 use crate::{SimConfig, SimError, SimOutcome};
 use kairos_model::{Instant, Workload};
-use kairos_policy::{JobView, Policy};
+use kairos_policy::{JobSource, JobView, Policy};
 use kairos_trace::{Trace, TraceEvent};
 
 /// What the engine runs besides the workload: where jobs come from and who watches.

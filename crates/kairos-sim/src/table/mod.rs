@@ -1,7 +1,7 @@
 //! Simulating the scheduling tables of a mixed-criticality DAG system: the table executor
 //! ([`kairos_policy::table::TablePolicy`], G-RES / G-MCRES, whose documentation gives the
 //! semantics) on the one engine of every policy, its jobs drawn with overruns
-//! ([`source::TableJobs`]) and its figures computed from the run's events
+//! ([`kairos_policy::table::TableJobs`]) and its figures computed from the run's events
 //! ([`observe::TableObserver`]).
 //!
 //! The run covers `[0, duration)`: releases at the end instant do not happen; completions,
@@ -13,7 +13,6 @@
 mod compare;
 mod metrics;
 mod observe;
-mod source;
 #[cfg(test)]
 mod tests;
 
@@ -24,7 +23,7 @@ pub use metrics::{LevelCounts, MissRecord, ModeChangeRecord, TableMetrics};
 use std::sync::Arc;
 
 use kairos_model::{Duration, Instant, McSystem, TableSet};
-use kairos_policy::table::{DemandSpec, Demands, TablePlan, TablePolicy};
+use kairos_policy::table::{DemandSpec, Demands, TableJobs, TablePlan, TablePolicy};
 
 use crate::{simulate_observed, SimConfig};
 use kairos_trace::Trace;
@@ -78,10 +77,7 @@ pub fn simulate_tables(
         .duration
         .unwrap_or(Duration::from_nanos(plan.hyperperiod));
     let workload = plan.workload();
-    let mut jobs = source::TableJobs {
-        plan: &plan,
-        demands,
-    };
+    let mut jobs = TableJobs::new(Arc::clone(&plan), demands);
     let mut observer = observe::TableObserver::new(&plan, duration);
     let sim = SimConfig {
         duration,

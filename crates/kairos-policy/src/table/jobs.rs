@@ -2,19 +2,28 @@
 //! drawn with overruns ([`Demands`], the draw the runtime makes too), its budget the WCET of the
 //! current mode, and no job outliving its hyper-period.
 
-use kairos_model::{Duration, Task};
-use kairos_policy::table::{Demands, TablePlan};
+use std::sync::Arc;
 
+use kairos_model::{Duration, Task};
+
+use super::{Demands, TablePlan};
 use crate::source::JobSource;
 
-pub(super) struct TableJobs<'p> {
-    pub plan: &'p TablePlan,
-    pub demands: Demands,
+/// The jobs of `plan` ([`TablePlan::workload`]'s tasks), their work drawn by `demands`.
+pub struct TableJobs {
+    plan: Arc<TablePlan>,
+    demands: Demands,
 }
 
-impl JobSource for TableJobs<'_> {
+impl TableJobs {
+    pub fn new(plan: Arc<TablePlan>, demands: Demands) -> TableJobs {
+        TableJobs { plan, demands }
+    }
+}
+
+impl JobSource for TableJobs {
     fn work(&mut self, task: usize, _spec: &Task, number: u64) -> Duration {
-        Duration::from_nanos(self.demands.draw(self.plan, task, number))
+        Duration::from_nanos(self.demands.draw(&self.plan, task, number))
     }
 
     fn inter_arrival(&mut self, _task: usize, spec: &Task, _number: u64) -> Duration {

@@ -1,12 +1,14 @@
 //! Where an engine's jobs come from: what each job of a task must execute, when the task's next
 //! job arrives, the budget a policy sees in each criticality mode, and the run's framing.
 //!
-//! The engine is the same for every kind of system; a source is what differs between a periodic
+//! An engine is the same for every kind of system; a source is what differs between a periodic
 //! or sporadic workload ([`WorkloadJobs`]) and a mixed-criticality table run
-//! (`crate::table`, whose jobs are drawn with overruns and live inside hyper-periods).
+//! ([`crate::table::TableJobs`], whose jobs are drawn with overruns and live inside
+//! hyper-periods). Sources live beside the contract so that the simulator and the runtime draw
+//! the same jobs.
 
+use crate::draws::{ExecutionTimeModel, JobDraws};
 use kairos_model::{Duration, Task};
-use kairos_policy::{ExecutionTimeModel, JobDraws};
 
 /// The jobs of a run, drawn per `(task, job)`. Time is exact: only the work is hidden from
 /// policies, everything else here is what a real scheduler knows as well.
@@ -44,8 +46,7 @@ pub trait JobSource {
     }
 }
 
-/// Jobs of a periodic or sporadic workload, drawn from the run's seed
-/// ([`kairos_policy::draws`]: the runtime draws the same).
+/// Jobs of a periodic or sporadic workload, drawn from the run's seed ([`crate::draws`]).
 pub struct WorkloadJobs(JobDraws);
 
 impl WorkloadJobs {
