@@ -14,7 +14,7 @@ pub struct JobId {
 
 /// A released, unfinished job, as a scheduler running on a real machine knows it.
 ///
-/// It holds the job's budget (its WCET) and the execution it received, never the execution time
+/// It holds the job's budget (its WCET in the current mode) and the execution it received, never the execution time
 /// the engine drew for it: a policy that used the true remaining work could not run anywhere
 /// but in a simulator.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,7 +22,8 @@ pub struct JobView {
     pub id: JobId,
     pub release: Instant,
     pub absolute_deadline: Instant,
-    /// What the job may execute: its task's WCET.
+    /// What the job may execute: its task's WCET in the current criticality mode (the only
+    /// WCET of a single-criticality task).
     pub budget: Duration,
     /// Execution received so far, overheads excluded.
     pub executed: Duration,

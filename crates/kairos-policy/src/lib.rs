@@ -6,17 +6,18 @@
 //! both; it depends on `kairos-model` only, and no engine depends on another.
 //!
 //! - Events, one callback each ([`Policy::job_released`], [`Policy::job_completed`],
-//!   [`Policy::timer_fired`]), all of an instant reported before the single
-//!   [`Policy::decide`] of that instant.
+//!   [`Policy::budget_exhausted`], [`Policy::timer_fired`], [`Policy::mode_changed`]), all of an
+//!   instant reported before the [`Policy::decide`] of that instant (asked again after a mode
+//!   change).
 //! - What a policy sees ([`View`], [`JobView`]): stable job ids ([`JobId`]), release, absolute
 //!   deadline, budget and execution received. Never the execution time a simulation drew.
 //! - What it returns ([`Decision`], `#[must_use]`): the job of each core and the [`Action`]s the
-//!   engine carries out (arm or cancel a policy timer, discard a job). Engines refuse impossible
-//!   decisions with typed errors.
+//!   engine carries out (arm or cancel a policy timer, discard or stop a job, change the
+//!   criticality mode). Engines refuse impossible decisions with typed errors.
 //! - Priorities are never bare integers: [`policies::fixed_priority::Rank`] has no `Ord`.
 //! - What both engines must agree on besides the contract, so that a simulated and a measured
-//!   run execute the same jobs: the resolved scheduling tables and the seeded per-job demands of
-//!   a table run ([`table`]).
+//!   run execute the same jobs: the job sources ([`source`]), the resolved scheduling tables, the
+//!   table executor and the seeded per-job demands of a table run ([`table`]).
 //!
 //! `docs/policy.md` walks through writing a policy.
 //!

@@ -232,7 +232,7 @@ fn a_mode_change_is_reported_then_decided_again_in_the_new_mode() {
         }
     };
     // Two levels; the budget of a in the higher mode is 5 units instead of 3.
-    let mut source = TwoLevels(WorkloadJobs::new(0, Default::default()));
+    let mut source = Budgets::new(&[3, 5]);
     let mut policy = Scripted::new(rise_first);
     let mut changes = Changes(Vec::new());
     let config = config(9);
@@ -253,10 +253,10 @@ fn a_mode_change_is_reported_then_decided_again_in_the_new_mode() {
 
 #[test]
 fn an_overrun_is_reported_once_when_the_budget_runs_out() {
-    // a needs 3 units but its budget is 1 (Tight): the policy
-    // hears of it at 1, decides, and a runs on to complete at 3; the budget is not reported again.
+    // a needs 3 units but its budget is 1: the policy hears of it at 1, decides, and a runs on
+    // to complete at 3; the budget is not reported again.
     let w = workload(1, vec![task("a", 3, 10, 10, 0)]);
-    let mut source = Tight(WorkloadJobs::new(0, Default::default()));
+    let mut source = Budgets::new(&[1]);
     let mut policy = Scripted::new(|_, _, _| {});
     let mut changes = Changes(Vec::new());
     simulate_observed(&w, &mut policy, &config(9), &mut source, &mut changes).unwrap();
@@ -273,25 +273,16 @@ fn an_overrun_is_reported_once_when_the_budget_runs_out() {
     );
 }
 
-/// The workload's jobs, each with a budget of 1 unit.
-struct Tight(WorkloadJobs);
+/// The workload's jobs with a fixed budget per mode (in units), one level per entry.
+struct Budgets(WorkloadJobs, &'static [u64]);
 
-impl JobSource for Tight {
-    fn work(&mut self, task: usize, spec: &Task, number: u64) -> Duration {
-        self.0.work(task, spec, number)
-    }
-    fn inter_arrival(&mut self, task: usize, spec: &Task, number: u64) -> Duration {
-        self.0.inter_arrival(task, spec, number)
-    }
-    fn budget(&self, _: usize, _: &Task, _: usize) -> Duration {
-        units(1)
+impl Budgets {
+    fn new(per_mode: &'static [u64]) -> Budgets {
+        Budgets(WorkloadJobs::new(0, Default::default()), per_mode)
     }
 }
 
-/// The workload's jobs, with a second criticality level where every budget is 5 units.
-struct TwoLevels(WorkloadJobs);
-
-impl JobSource for TwoLevels {
+impl JobSource for Budgets {
     fn work(&mut self, task: usize, spec: &Task, number: u64) -> Duration {
         self.0.work(task, spec, number)
     }
@@ -299,14 +290,10 @@ impl JobSource for TwoLevels {
         self.0.inter_arrival(task, spec, number)
     }
     fn levels(&self) -> Vec<String> {
-        vec!["LO".into(), "HI".into()]
+        (0..self.1.len()).map(|level| format!("L{level}")).collect()
     }
-    fn budget(&self, _: usize, spec: &Task, mode: usize) -> Duration {
-        if mode == 0 {
-            spec.wcet
-        } else {
-            units(5)
-        }
+    fn budget(&self, _: usize, _: &Task, mode: usize) -> Duration {
+        units(self.1[mode])
     }
 }
 

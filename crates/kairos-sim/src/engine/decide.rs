@@ -18,12 +18,14 @@ impl Engine<'_> {
             for action in decision.actions {
                 self.carry_out(action, policy)?;
             }
-            if self.mode == mode && self.now < self.end {
-                return self.place(&decision.cores);
-            }
             if self.mode == mode {
                 // No job starts at the end of the run: it would run outside the window.
-                return Ok(());
+                let inside = self.now < self.end;
+                return if inside {
+                    self.place(&decision.cores)
+                } else {
+                    Ok(())
+                };
             }
         }
         Err(self.invalid(format!(
