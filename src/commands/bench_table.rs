@@ -292,10 +292,7 @@ pub fn cyclic(args: &CyclicArgs) -> CommandResult {
         "Cyclic migrations: per migration and per window",
         "cores",
         &points,
-        &[
-            kairos_rt::table::worker::extra_names::MIGRATION_HANDLER_TO_START,
-            bench::WINDOW_TOTAL,
-        ],
+        &[bench::MIGRATION_TOTAL, bench::WINDOW_TOTAL],
     )?;
     out.finish("cyclic", &args.out_dir.join("cyclic.csv"), &[&svg])?;
     Ok(0)

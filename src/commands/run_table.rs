@@ -7,6 +7,8 @@ use super::run::{exit_code, report_header, write_outputs, Args};
 use crate::args::{CommandResult, Failure};
 use crate::report::human_ns;
 use kairos_model::{Duration, McSystem};
+use kairos_policy::JobId;
+use kairos_rt::dispatcher::ModeChangeRecord;
 use kairos_rt::measure::RunResult;
 use kairos_rt::periodic::RunError;
 use kairos_rt::platform::{privilege, signals::StopSignals};
@@ -115,21 +117,24 @@ impl<'a> JsonRun<'a> {
                 .cloned()
                 .zip(run.misses_per_level.iter().copied())
                 .collect(),
-            mode_change_log: run
-                .mode_changes
-                .iter()
-                .map(|m| JsonModeChange {
+            mode_change_log: raises(run)
+                .map(|(m, cause)| JsonModeChange {
                     nominal_ns: m.nominal,
                     detected_ns: m.detected_at,
-                    switch_done_ns: m.switch_done_at,
-                    from: level(m.from.raw_mode()),
-                    to: level(m.to.raw_mode()),
-                    task: run.result.trace.task_names[m.task].clone(),
-                    job: m.job,
+                    switch_done_ns: m.decided_at,
+                    from: level(m.from),
+                    to: level(m.to),
+                    task: run.result.trace.task_names[cause.task].clone(),
+                    job: cause.number,
                 })
                 .collect(),
         }
     }
+}
+
+/// The mode changes an overrun raised, each with its first overrunning job.
+fn raises(run: &TableRun) -> impl Iterator<Item = (&ModeChangeRecord, JobId)> {
+    (run.mode_changes.iter()).filter_map(|m| m.triggers.first().map(|&cause| (m, cause)))
 }
 
 fn system_name(system: &McSystem) -> &str {
@@ -159,15 +164,15 @@ fn summary(system: &McSystem, run: &TableRun, source: &str) -> String {
     for (name, h) in &r.histograms {
         out.push_str(&format!("{name:<38} {}\n", h.summary.display_us()));
     }
-    for m in &run.mode_changes {
+    for (m, cause) in raises(run) {
         out.push_str(&format!(
             "mode change {} -> {} at {} (detected {} after the end of {}#{}'s budget)\n",
-            system.levels[m.from.raw_mode()],
-            system.levels[m.to.raw_mode()],
+            system.levels[m.from],
+            system.levels[m.to],
             human_ns(m.detected_at),
             human_ns(m.detected_at.saturating_sub(m.nominal)),
-            r.trace.task_names[m.task],
-            m.job
+            r.trace.task_names[cause.task],
+            cause.number
         ));
     }
     for note in &r.notes {

@@ -8,7 +8,8 @@ use crate::view::View;
 
 impl Decision {
     /// `Ok` if the decision has one entry per core, names only released unfinished jobs and
-    /// puts no job on two cores. `running[c]` is the index in `view.jobs` of the job on core
+    /// puts no job on two cores, and its promise, if any, is for a later instant with one entry
+    /// per core. `running[c]` is the index in `view.jobs` of the job on core
     /// `c`: a job the decision keeps where it runs needs no search.
     pub fn check(&self, view: &View<'_>, running: &[Option<usize>]) -> Result<(), String> {
         let cores = &self.cores;
@@ -36,7 +37,17 @@ impl Decision {
                 return Err(format!("{} on two cores at once", name(view, id)));
             }
         }
-        Ok(())
+        match &self.ahead {
+            Some(ahead) if ahead.at <= view.now => {
+                Err(format!("a promise for {}, not after now", ahead.at))
+            }
+            Some(ahead) if ahead.cores.len() != view.cores => Err(format!(
+                "a promise with {} core entries for {} cores",
+                ahead.cores.len(),
+                view.cores
+            )),
+            _ => Ok(()),
+        }
     }
 }
 

@@ -29,16 +29,33 @@ pub enum Action {
     ChangeMode { to: usize, triggers: Vec<JobId> },
 }
 
+/// What a policy promises to place at a later instant if nothing happens before it but that
+/// instant's releases and timers: no completion, no budget overrun, no other event. A
+/// time-triggered policy knows its next placement (a table's next boundary); a dispatcher on
+/// real cores prepares it so that the switch happens at `at` itself, not a timer interrupt and
+/// a wake-up later, and the decision at `at` confirms or corrects it.
+///
+/// The promise binds: the simulator refuses a decision at `at` that differs from it when
+/// nothing but releases and timers happened and the decision changes no mode. Jobs named here
+/// are released by `at` (open now, or released exactly then).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ahead {
+    pub at: Instant,
+    pub cores: Vec<Option<JobId>>,
+}
+
 /// A policy's decision at one instant.
 ///
 /// `cores[c]` is the job core `c` runs from now on (`None`: idle). The engine checks it (one
 /// entry per core, only released unfinished jobs, no job on two cores) and refuses an impossible
-/// decision with a typed error instead of guessing.
+/// decision with a typed error instead of guessing. `ahead`, if any, is the placement the
+/// policy promises for a later instant ([`Ahead`]).
 #[must_use = "a decision does nothing until the engine applies it"]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Decision {
     pub cores: Vec<Option<JobId>>,
     pub actions: Vec<Action>,
+    pub ahead: Option<Ahead>,
 }
 
 impl Decision {
@@ -47,6 +64,7 @@ impl Decision {
         Decision {
             cores: vec![None; cores],
             actions: Vec::new(),
+            ahead: None,
         }
     }
 }

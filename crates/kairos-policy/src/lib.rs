@@ -55,7 +55,7 @@ pub mod source;
 pub mod table;
 mod view;
 
-pub use decision::{Action, Decision, TimerId};
+pub use decision::{Action, Ahead, Decision, TimerId};
 pub use draws::{ExecutionTimeModel, JobDraws};
 pub use job::{JobId, JobView};
 pub use policies::fixed_priority::{PriorityOrder, Rank};

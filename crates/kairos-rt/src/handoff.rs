@@ -14,10 +14,10 @@
 //! nothing **waits**. A waiting core holds nothing, so no core can wait on it: a chain of waits
 //! ends at a core that gives up and releases, and a cycle of waits cannot form.
 //!
-//! The atomics come from [`crate::mode::sync`] so the protocol is model checked with loom
+//! The atomics come from [`crate::sync`] so the protocol is model checked with loom
 //! (`tests/loom_handoff.rs`).
 
-use crate::mode::sync::{AtomicUsize, Ordering};
+use crate::sync::{AtomicUsize, Ordering};
 
 /// What a core should do about a task it wants ([`Holders::take`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -62,6 +62,7 @@ impl<O: JobOrder> Policy for Global<O> {
         Decision {
             cores: place_on_cores(view.cores, &chosen),
             actions: self.reorder.update(reorder),
+            ahead: None,
         }
     }
 }

@@ -78,6 +78,7 @@ impl<O: JobOrder> Policy for Partitioned<O> {
                 .map(|b| b.map(|(_, i)| view.jobs[i].id))
                 .collect(),
             actions: self.reorder.update(reorder),
+            ahead: None,
         }
     }
 }

@@ -23,7 +23,10 @@
 //! At a hyper-period boundary the jobs of the ending hyper-period are checked first (their
 //! overruns at the boundary may still raise the mode), then the mode returns to the lowest
 //! level, then the new hyper-period's jobs are placed. One policy timer wakes the engine at
-//! every instant of the plan where a table may change its placement.
+//! every instant of the plan where a table may change its placement, and every decision
+//! promises the placement there ([`crate::Ahead`]): the table's, in the same mode (the lowest
+//! at a hyper-period boundary), with the jobs released then, as if no job completed or
+//! overran before it.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -31,7 +34,7 @@ use std::sync::Arc;
 use kairos_model::{Arrival, Duration, Instant, Workload};
 
 use super::plan::TablePlan;
-use crate::{Action, Decision, JobId, JobView, Policy, Refusal, TimerId, View};
+use crate::{Action, Ahead, Decision, JobId, JobView, Policy, Refusal, TimerId, View};
 
 const BOUNDS: TimerId = TimerId(0);
 
@@ -109,26 +112,44 @@ impl TablePolicy {
         actions
     }
 
-    /// The jobs the current table runs now, one per core, if released and not stopped.
-    fn placement(&mut self, view: &View<'_>) -> Vec<Option<JobId>> {
+    /// The jobs the table of `mode` runs at `at`, one per core: jobs of the view that are not
+    /// stopped and, for an instant after now, the jobs released exactly then (a promise names
+    /// them: their release is known).
+    fn placement(&mut self, view: &View<'_>, at: Instant, mode: usize) -> Vec<Option<JobId>> {
         let h = self.plan.hyperperiod;
-        let (frame, rel) = (view.now.as_nanos() / h, view.now.as_nanos() % h);
+        let (frame, rel) = (at.as_nanos() / h, at.as_nanos() % h);
         self.present.fill(false);
         for job in view.jobs.iter().filter(|j| !self.stopped.contains(&j.id)) {
             let (job_frame, key) = self.locate(job.id);
             self.present[key] |= job_frame == frame;
         }
-        let table = &self.plan.tables[view.mode];
+        let later = at > view.now;
+        let plan = &self.plan;
+        let table = &plan.tables[mode];
+        let released_then =
+            |task: usize, job: u64| later && plan.release(plan.tasks[task].dag, job) == rel;
         (0..view.cores)
             .map(|core| table.slot_at(core, rel))
-            .map(|slot| slot.filter(|s| self.present[s.key]))
+            .map(|slot| slot.filter(|s| self.present[s.key] || released_then(s.task, s.job)))
             .map(|slot| {
                 slot.map(|s| JobId {
                     task: s.task,
-                    number: self.plan.global_job(s.task, frame, s.job),
+                    number: plan.global_job(s.task, frame, s.job),
                 })
             })
             .collect()
+    }
+
+    /// The placement at the next instant of the plan if nothing happens before it: the mode
+    /// stays, or returns to the lowest level at a hyper-period boundary.
+    fn promise(&mut self, view: &View<'_>, mode: usize) -> Ahead {
+        let at = self.next_instant(view.now);
+        let at_boundary = at.as_nanos().is_multiple_of(self.plan.hyperperiod);
+        let mode = if at_boundary { 0 } else { mode };
+        Ahead {
+            at,
+            cores: self.placement(view, at, mode),
+        }
     }
 
     /// The next instant of the plan after `now`.
@@ -199,7 +220,8 @@ impl Policy for TablePolicy {
         }
         let mut decision = Decision::idle(view.cores);
         if to.is_none() {
-            decision.cores = self.placement(view);
+            decision.cores = self.placement(view, view.now, mode);
+            decision.ahead = Some(self.promise(view, mode));
         }
         actions.push(Action::ArmTimer {
             timer: BOUNDS,

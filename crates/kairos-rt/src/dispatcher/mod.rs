@@ -21,32 +21,32 @@
 //! mechanism: the decision (callbacks, decide and check, lock held), the lock wait, the
 //! timer's lateness and the request-to-start latency of a worker (also for migrations alone).
 
+mod events;
 mod percore;
 mod scheduler;
 mod shared;
+mod threads;
 mod worker;
 
-pub use percore::TIMER_TO_HANDLER;
-pub use scheduler::{DECISION_COST, LOCK_WAIT};
-pub use worker::{MIGRATION_REQUEST_TO_START, REQUEST_TO_START, UNIT_NS};
+pub use percore::{DispatcherLog, CONFIRM_SLACK_NS, TIMER_TO_HANDLER};
+pub use scheduler::{ModeChangeRecord, DECISION_COST, LOCK_WAIT};
+pub use worker::{MIGRATION_REQUEST_TO_START, MIGRATION_TOTAL, REQUEST_TO_START, UNIT_NS};
 
 use crate::calibrate::{self, Calibration};
 use crate::measure::{JobRecord, RunInputs, RunResult, ThreadLog};
-use crate::parking::EXIT;
 use crate::periodic::RunError;
-use crate::platform::{self, clock, dma, futex, memory, priority, privilege, thread};
-use crate::watchdog::{Guarded, RunControl, Watchdog, WatchdogConfig};
-use kairos_model::Workload;
-use kairos_policy::{Policy, Step};
-use percore::{run_dispatcher, DispatcherLog};
+use crate::platform::{self, clock, dma, futex, memory, privilege};
+use crate::watchdog::{RunControl, Watchdog, WatchdogConfig};
+use kairos_model::{Instant, Workload};
+use kairos_policy::{JobSource, Policy, Step, WorkloadJobs};
+use kairos_trace::TraceEvent;
 use scheduler::Scheduler;
 use shared::Shared;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use worker::{run_worker, WorkerLog};
-
-type Threads<T> = Vec<thread::RtThread<T>>;
+use threads::{finish, guard_all, spawn_all};
+use worker::WorkerLog;
 
 /// The default [`UserRunConfig::lead_ns`]: above this VM's median timer lateness plus a
 /// decision and a wake-up (about 22 + 3 + 12 us, `kairos bench dispatch`).
@@ -94,17 +94,46 @@ impl UserRunConfig {
     }
 }
 
-/// A user-dispatched run: the common result plus every decision with what led to it.
+/// A user-dispatched run: the common result plus every decision with what led to it, and
+/// what only a run with criticality modes has.
 #[derive(Debug)]
 pub struct UserRun {
     pub result: RunResult,
     pub steps: Vec<Step>,
+    pub mode_changes: Vec<ModeChangeRecord>,
+    /// `(core, mode epoch, time)`: when a core first ran what a changed mode wants.
+    pub rescheduled: Vec<(usize, u64, u64)>,
+    /// Jobs stopped for good by budget enforcement.
+    pub stops: u64,
 }
 
-/// Runs `workload` for real under `policy` (see the module documentation).
+/// Where the jobs of a run come from besides the workload: the job source the simulator
+/// uses too, and the fraction of each drawn work a job's body executes (1 but for a table
+/// run's margin, see `TableRunConfig::work_fraction`).
+pub struct RunSource {
+    pub source: Box<dyn JobSource + Send>,
+    pub work_scale: f64,
+}
+
+/// Runs `workload` for real under `policy` (see the module documentation), its jobs drawn
+/// as the simulator draws them with `config.seed` and `config.execution_times`.
 pub fn run_user(
     workload: &Workload,
+    policy: Box<dyn Policy + Send>,
+    config: &UserRunConfig,
+) -> Result<UserRun, RunError> {
+    let source = RunSource {
+        source: Box::new(WorkloadJobs::new(config.seed, config.execution_times)),
+        work_scale: 1.0,
+    };
+    run_user_from(workload, policy, source, config)
+}
+
+/// Runs `workload` for real under `policy` with the jobs of `source`.
+pub fn run_user_from(
+    workload: &Workload,
     mut policy: Box<dyn Policy + Send>,
+    source: RunSource,
     config: &UserRunConfig,
 ) -> Result<UserRun, RunError> {
     policy
@@ -127,8 +156,14 @@ pub fn run_user(
     let control = config.control.clone().unwrap_or_default();
     let mut notes = policy.notices(workload);
     let name = policy.name();
-    let draws = kairos_policy::JobDraws::new(config.seed, config.execution_times);
-    let scheduler = Scheduler::new(workload, policy, config.duration_ns, draws);
+    let levels = source.source.levels();
+    let scheduler = Scheduler::new(
+        workload,
+        policy,
+        config.duration_ns,
+        source.source,
+        source.work_scale,
+    );
     let shared = Arc::new(Shared::new(
         scheduler,
         Arc::clone(&control),
@@ -168,11 +203,17 @@ pub fn run_user(
     }
     let shared = Arc::try_unwrap(shared)
         .map_err(|_| RunError::Invalid("a runtime thread outlived the run".into()))?;
-    let scheduler = shared
+    let mut scheduler = shared
         .scheduler
         .into_inner()
         .unwrap_or_else(|p| p.into_inner());
+    let mode_changes = std::mem::take(&mut scheduler.mode_changes);
+    let stops = scheduler.stops;
+    let rescheduled = (dispatcher_logs.iter())
+        .flat_map(|d| d.rescheduled.iter().map(|&(e, at)| (d.core, e, at)))
+        .collect();
     let (records, steps, measurements) = scheduler.into_records();
+    let extra_events = extra_events(&records, &mode_changes);
     let logs = logs_of(records, measurements, worker_logs, dispatcher_logs);
     let result = RunResult::build(RunInputs {
         policy: name.to_string(),
@@ -184,11 +225,35 @@ pub fn run_user(
         dma_latency_held: dma.held(),
         calibration,
         logs,
-        extra_events: Vec::new(),
-        levels: Vec::new(),
+        extra_events,
+        levels,
         notes,
     });
-    Ok(UserRun { result, steps })
+    Ok(UserRun {
+        result,
+        steps,
+        mode_changes,
+        rescheduled,
+        stops,
+    })
+}
+
+/// The trace events only the scheduler knows: mode changes (at their decision's instant) and
+/// discards.
+fn extra_events(records: &[JobRecord], changes: &[ModeChangeRecord]) -> Vec<TraceEvent> {
+    let modes = changes.iter().map(|c| TraceEvent::ModeChange {
+        at: Instant::from_nanos(c.nominal),
+        from: c.from,
+        to: c.to,
+    });
+    let discards = records.iter().filter_map(|r| {
+        r.discarded.map(|at| TraceEvent::Discard {
+            task: r.task,
+            job: r.job,
+            at: Instant::from_nanos(at),
+        })
+    });
+    modes.chain(discards).collect()
 }
 
 /// Core `k` runs on `cpus[k]`: the configured CPUs, else the first online ones.
@@ -204,102 +269,6 @@ fn choose_cpus(workload: &Workload, config: &UserRunConfig) -> Result<Vec<usize>
         )));
     }
     Ok(available[..workload.cores].to_vec())
-}
-
-type SpawnError = (
-    crate::platform::PlatformError,
-    Threads<WorkerLog>,
-    Threads<DispatcherLog>,
-);
-
-/// Every worker, then every dispatcher, each born with its policy and its single CPU.
-fn spawn_all(
-    shared: &Arc<Shared>,
-    cpus: &[usize],
-    calibration: &Calibration,
-) -> Result<(Threads<WorkerLog>, Threads<DispatcherLog>), SpawnError> {
-    let tasks = shared.slots.len() / shared::SLOTS_PER_TASK;
-    let mut workers = Vec::new();
-    for task in 0..tasks {
-        for (core, &cpu) in cpus.iter().enumerate() {
-            let rate = calibration.iterations_per_us(cpu);
-            let spec = thread::ThreadSpec::fifo(
-                format!("kuw{task}c{core}"),
-                priority::WORKER_MAX,
-                vec![cpu],
-            );
-            let s = Arc::clone(shared);
-            match thread::spawn(spec, move || run_worker(&s, task, core, rate)) {
-                Ok(t) => workers.push(t),
-                Err(e) => return Err((e, workers, Vec::new())),
-            }
-        }
-    }
-    let mut dispatchers = Vec::new();
-    for (core, &cpu) in cpus.iter().enumerate() {
-        let spec = thread::ThreadSpec::fifo(
-            format!("kairos-udisp{core}"),
-            priority::DISPATCHER,
-            vec![cpu],
-        );
-        let s = Arc::clone(shared);
-        match thread::spawn(spec, move || run_dispatcher(&s, core)) {
-            Ok(t) => dispatchers.push(t),
-            Err(e) => return Err((e, workers, dispatchers)),
-        }
-    }
-    Ok((workers, dispatchers))
-}
-
-fn guard_all(
-    watchdog: &Watchdog,
-    shared: &Shared,
-    workers: &Threads<WorkerLog>,
-    dispatchers: &Threads<DispatcherLog>,
-) {
-    let heartbeats = (shared.workers.iter().map(|w| &w.heartbeat))
-        .chain(shared.cores.iter().map(|c| &c.heartbeat));
-    let threads = (workers.iter().map(|t| (t.name(), t.tid())))
-        .chain(dispatchers.iter().map(|t| (t.name(), t.tid())));
-    for ((name, tid), heartbeat) in threads.zip(heartbeats) {
-        watchdog.guard(Guarded {
-            name: name.to_string(),
-            tid,
-            heartbeat: Arc::clone(heartbeat),
-            child: Arc::new(AtomicI32::new(0)),
-        });
-    }
-}
-
-/// Waits for the dispatchers, then tells every worker to exit and waits for them.
-fn finish(
-    shared: &Shared,
-    workers: Threads<WorkerLog>,
-    dispatchers: Threads<DispatcherLog>,
-) -> (Vec<WorkerLog>, Vec<DispatcherLog>, Vec<String>) {
-    // An abandoned start: dispatchers wait for the gate, which a stop request also ends.
-    shared.gate.store(1, Ordering::Release);
-    futex::wake(&shared.gate);
-    let mut failures = Vec::new();
-    let mut dispatcher_logs = Vec::new();
-    for d in dispatchers {
-        match d.join() {
-            Ok(log) => dispatcher_logs.push(log),
-            Err(e) => failures.push(format!("a dispatcher failed: {e}")),
-        }
-    }
-    for w in &shared.workers {
-        w.go.store(EXIT, Ordering::Release);
-        futex::wake(&w.go);
-    }
-    let mut worker_logs = Vec::new();
-    for w in workers {
-        match w.join() {
-            Ok(log) => worker_logs.push(log),
-            Err(e) => failures.push(format!("a worker failed: {e}")),
-        }
-    }
-    (worker_logs, dispatcher_logs, failures)
 }
 
 /// The scheduler's job records, completed with each job's first start from the workers,

@@ -23,10 +23,19 @@ const SLEEP_STEP_NS: u64 = 20_000_000;
 /// Programmed wake-up to the dispatcher's handler, ns.
 pub const TIMER_TO_HANDLER: &str = "dispatch.timer_to_handler";
 
+/// How long after a promised instant the pass that confirms it runs: the workers of the
+/// switch (a worker stopping itself, another starting) need under a microsecond, a timer
+/// interrupt takes this VM's CPU for 13-17 us; the pass waits for the switch instead of
+/// holding it up.
+pub const CONFIRM_SLACK_NS: u64 = 3_000;
+
 /// What one dispatcher saw.
 #[derive(Debug, Default)]
 pub struct DispatcherLog {
+    pub core: usize,
     pub measurements: Measurements,
+    /// `(mode epoch, time)`: when this core first ran what a changed mode wants.
+    pub rescheduled: Vec<(u64, u64)>,
 }
 
 struct Dispatcher<'a> {
@@ -35,6 +44,9 @@ struct Dispatcher<'a> {
     origin: u64,
     /// The job this core's worker was last asked to run.
     current: Option<JobId>,
+    /// The promised instant at which the running job's worker was told to stop by itself.
+    stop_set_for: Option<u64>,
+    seen_epoch: u64,
     log: DispatcherLog,
 }
 
@@ -49,10 +61,15 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
         core,
         origin,
         current: None,
-        log: DispatcherLog::default(),
+        stop_set_for: None,
+        seen_epoch: 0,
+        log: DispatcherLog {
+            core,
+            ..DispatcherLog::default()
+        },
     };
     d.run();
-    d.apply(None);
+    d.switch_now(None, 0);
     d.log
 }
 
@@ -74,7 +91,8 @@ impl Dispatcher<'_> {
             let seen = self.shared.cores[self.core]
                 .doorbell
                 .load(Ordering::Acquire);
-            let alarm = self.alarm(wake_at, end);
+            let (pass_alarm, early) = self.pass_alarm(wake_at, end);
+            let alarm = pass_alarm.min(self.promise_alarm());
             let timed_out = self.sleep(seen, alarm);
             let now = clock::now_ns().saturating_sub(self.origin);
             self.shared.cores[self.core].heartbeat.beat();
@@ -84,33 +102,51 @@ impl Dispatcher<'_> {
             if timed_out {
                 (self.log.measurements).record(TIMER_TO_HANDLER, now.saturating_sub(alarm));
             }
-            // Woken ahead of an event on purpose: decide as of the event's instant.
-            let at = if timed_out && now < wake_at {
-                wake_at
-            } else {
-                now
-            };
-            wake_at = self.pass(at);
-            self.apply(decode(
-                self.shared.cores[self.core].wanted.load(Ordering::Acquire),
-            ));
+            if !timed_out || now >= pass_alarm {
+                // Woken ahead of an event on purpose: decide as of the event's instant.
+                let at = if timed_out && early { wake_at } else { now };
+                wake_at = self.pass(at);
+            }
+            self.settle();
         }
     }
 
-    /// When to wake for an event at `wake_at`: [`Shared::lead_ns`] ahead when this core runs
+    /// When to pass for an event at `wake_at`, and whether that is ahead of it. After a
+    /// promise, not before its instant and its [`CONFIRM_SLACK_NS`] (the workers switch first;
+    /// the pass confirms or corrects). Otherwise [`Shared::lead_ns`] ahead when this core runs
     /// nothing (its worker is then asked early and starts at the event's instant itself), at
-    /// the event otherwise (waking early would take CPU time from the running job).
-    fn alarm(&self, wake_at: u64, end: u64) -> u64 {
-        if self.current.is_none() && wake_at < end {
-            wake_at.saturating_sub(self.shared.lead_ns)
+    /// the event else (waking early would take CPU time from the running job).
+    fn pass_alarm(&self, wake_at: u64, end: u64) -> (u64, bool) {
+        let promised = self.shared.cores[self.core]
+            .ahead_at
+            .load(Ordering::Acquire);
+        if promised <= wake_at {
+            (wake_at.max(promised + CONFIRM_SLACK_NS), false)
+        } else if self.current.is_none() && wake_at < end {
+            (wake_at.saturating_sub(self.shared.lead_ns), true)
         } else {
-            wake_at
+            (wake_at, false)
+        }
+    }
+
+    /// When to prepare this core's promised switch: [`Shared::lead_ns`] before its instant, or
+    /// at the instant when the leaving and the coming job share a worker (see [`Self::settle`]).
+    fn promise_alarm(&self) -> u64 {
+        let c = &self.shared.cores[self.core];
+        let at = c.ahead_at.load(Ordering::Acquire);
+        if at == u64::MAX || decode(c.ahead.load(Ordering::Acquire)) == self.current {
+            return u64::MAX;
+        }
+        if self.stop_set_for == Some(at) {
+            at
+        } else {
+            at.saturating_sub(self.shared.lead_ns)
         }
     }
 
     /// One bounded futex sleep on the doorbell; true if `alarm` passed.
     fn sleep(&self, seen: u32, alarm: u64) -> bool {
-        let deadline = self.origin + alarm;
+        let deadline = self.origin.saturating_add(alarm);
         let now = clock::now_ns();
         if now >= deadline {
             return true;
@@ -120,12 +156,13 @@ impl Dispatcher<'_> {
         woke == Woke::TimedOut && clock::now_ns() >= deadline
     }
 
-    /// A pass under the lock at schedule time `now`; rings the cores whose job or wake time
+    /// A pass under the lock at schedule time `now`; rings the cores whose job, or promise,
     /// changed (a new job there starts at `now` at the earliest) and returns this core's next
     /// wake time.
     fn pass(&mut self, now: u64) -> u64 {
         let mut scheduler = lock(self.shared, &mut self.log.measurements);
-        let before: Vec<u64> = self.wanted_words();
+        let clock_now = clock::now_ns().saturating_sub(self.origin);
+        let before = self.words(clock_now);
         let old_wake: Vec<u64> = (self.shared.cores.iter())
             .map(|c| c.wake_at.load(Ordering::Relaxed))
             .collect();
@@ -135,10 +172,10 @@ impl Dispatcher<'_> {
         }
         let wake = scheduler.wake_times();
         drop(scheduler);
-        let after = self.wanted_words();
+        let after = self.words(clock_now);
         for (core, c) in self.shared.cores.iter().enumerate() {
             c.wake_at.store(wake[core], Ordering::Relaxed);
-            if before[core] != after[core] {
+            if before[core].0 != after[core].0 {
                 c.not_before.store(now, Ordering::Relaxed);
             }
             let moved = before[core] != after[core] || wake[core] < old_wake[core];
@@ -149,14 +186,64 @@ impl Dispatcher<'_> {
         wake[self.core]
     }
 
-    fn wanted_words(&self) -> Vec<u64> {
-        (self.shared.cores.iter())
-            .map(|c| c.wanted.load(Ordering::Acquire))
+    /// Per core, the job it runs at `now` (its promise once prepared) and its promise.
+    fn words(&self, now: u64) -> Vec<(u64, u64, u64)> {
+        (0..self.shared.cores.len())
+            .map(|core| {
+                let c = &self.shared.cores[core];
+                let (ahead, at) = (
+                    c.ahead.load(Ordering::Acquire),
+                    c.ahead_at.load(Ordering::Acquire),
+                );
+                (self.shared.effective(core, now), ahead, at)
+            })
             .collect()
     }
 
-    /// Makes this core run `want`: stops the worker of the job it ran, asks the wanted job's.
-    fn apply(&mut self, want: Option<JobId>) {
+    /// Makes this core run what it should now: the promised job once its switch is near
+    /// ([`Shared::effective`]), else the last decision's.
+    fn settle(&mut self) {
+        let c = &self.shared.cores[self.core];
+        let now = clock::now_ns().saturating_sub(self.origin);
+        let at = c.ahead_at.load(Ordering::Acquire);
+        if at != u64::MAX && now + self.shared.lead_ns >= at {
+            let want = decode(c.ahead.load(Ordering::Acquire));
+            if now >= at {
+                self.switch_now(want, at);
+            } else {
+                self.switch_at(want, at);
+            }
+        } else {
+            let not_before = c.not_before.load(Ordering::Relaxed);
+            self.switch_now(decode(c.wanted.load(Ordering::Acquire)), not_before);
+        }
+        self.note_mode_change(now);
+    }
+
+    /// The promised switch at `at`: the running job's worker stops itself then, and the
+    /// promised job's worker, asked now, starts then. When both jobs are one task's, they
+    /// share this core's worker, which a request would interrupt at once: only the stop is
+    /// set, and the request waits for the instant.
+    fn switch_at(&mut self, want: Option<JobId>, at: u64) {
+        if want == self.current {
+            return;
+        }
+        if let Some(old) = self.current {
+            (self.shared.worker(old.task, self.core).stop_at).store(at, Ordering::Release);
+            self.stop_set_for = Some(at);
+            if want.is_some_and(|new| new.task == old.task) {
+                return;
+            }
+        }
+        if let Some(new) = want {
+            self.request(new, at);
+        }
+        self.current = want;
+    }
+
+    /// Stops the worker of the job this core ran and asks the wanted job's to start at
+    /// `not_before` at the earliest.
+    fn switch_now(&mut self, want: Option<JobId>, not_before: u64) {
         if want == self.current {
             return;
         }
@@ -164,17 +251,29 @@ impl Dispatcher<'_> {
             (self.shared.worker(old.task, self.core).go).store(PARK, Ordering::Release);
         }
         if let Some(new) = want {
-            let w = self.shared.worker(new.task, self.core);
-            let now = clock::now_ns().saturating_sub(self.origin);
-            let not_before = self.shared.cores[self.core]
-                .not_before
-                .load(Ordering::Relaxed);
-            w.job.store(new.number, Ordering::Relaxed);
-            w.requested_at.store(now, Ordering::Relaxed);
-            w.not_before.store(not_before, Ordering::Relaxed);
-            w.go.store(RUN, Ordering::Release);
-            futex::wake(&w.go);
+            self.request(new, not_before);
         }
         self.current = want;
+    }
+
+    fn request(&mut self, job: JobId, not_before: u64) {
+        let w = self.shared.worker(job.task, self.core);
+        let now = clock::now_ns().saturating_sub(self.origin);
+        w.stop_at.store(u64::MAX, Ordering::Relaxed);
+        w.job.store(job.number, Ordering::Relaxed);
+        w.requested_at.store(now, Ordering::Relaxed);
+        w.not_before.store(not_before, Ordering::Relaxed);
+        w.go.store(RUN, Ordering::Release);
+        futex::wake(&w.go);
+        self.stop_set_for = None;
+    }
+
+    /// After a pass changed the criticality mode: when this core runs what the new mode wants.
+    fn note_mode_change(&mut self, now: u64) {
+        let epoch = self.shared.mode_epoch.load(Ordering::Acquire);
+        if epoch != self.seen_epoch {
+            self.seen_epoch = epoch;
+            self.log.rescheduled.push((epoch, now));
+        }
     }
 }

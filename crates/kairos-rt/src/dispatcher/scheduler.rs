@@ -1,62 +1,98 @@
 //! The scheduler state of a user-dispatched run, behind one lock: the policy object, the job
-//! views it decides from, the pending releases and policy timers, the last decision, and the
-//! record of every job and every pass.
+//! views it decides from, the pending releases and policy timers, the criticality mode, the
+//! last decision and its promise, and the record of every job and every decision.
 //!
 //! A pass ([`Scheduler::pass`]) is the runtime's side of the execution contract
-//! (`kairos_policy`, "The policy trait"): it reports every event due by now in the contract's
-//! order (completions, releases by (time, task), timers by (time, arming order)), then asks
-//! for one decision from a view that reflects them all, checks it with the same
-//! [`kairos_policy::Decision::check`] the simulator uses, carries out its actions and publishes
-//! each core's job. Events carry their nominal instants (a release or a timer at its own time,
-//! a completion when the worker finished); the view's `now` is the pass's real time, what a
-//! scheduler on this machine knows.
+//! (`kairos_policy`, "The policy trait"). It walks the event instants due by the pass's time in
+//! order, as the simulator's engine does: at each, it reports that instant's completions (by
+//! their real completion time), budget overruns, releases and timers (at their nominal
+//! instants), asks for a decision as of that instant, checks it with the same
+//! [`kairos_policy::Decision::check`] the simulator uses, carries out its actions (asking again
+//! after a mode change), and forgets the jobs of an ended frame. The last decision's placement
+//! and promise ([`kairos_policy::Ahead`]) are then published to the cores
+//! ([`super::shared::CoreShared`]).
 
-use super::shared::{encode, Shared, SLOTS_PER_TASK};
+use super::shared::{encode, Shared};
 use crate::measure::{JobRecord, Measurements};
 use crate::platform::clock;
-use kairos_model::{Duration, Instant, Task, Workload};
-use kairos_policy::{Action, JobDraws, JobId, JobView, Policy, Reported, Step, TimerId, View};
-use std::collections::HashMap;
+use kairos_model::{Instant, Task, Workload};
+use kairos_policy::{Action, Ahead, JobId, JobSource, JobView, Policy, Reported, Step, TimerId};
+use kairos_policy::{Decision, View};
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 
-/// Histogram of the callbacks and the decision of a pass (lock held), ns.
+/// Histogram of the callbacks and the decisions of a pass (lock held), ns.
 pub const DECISION_COST: &str = "dispatch.decision";
 /// Histogram of the wait for the scheduler's lock, ns.
 pub const LOCK_WAIT: &str = "dispatch.lock_wait";
 
+/// A change of the criticality mode made by a decision (times in ns since the origin).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModeChangeRecord {
+    /// The instant of the decision (the end of the overrunning job's interval for a table).
+    pub nominal: u64,
+    pub from: usize,
+    pub to: usize,
+    /// The jobs whose overrun caused it (none for a return to a lower level).
+    pub triggers: Vec<JobId>,
+    /// The pass that made it began (the overrun detected).
+    pub detected_at: u64,
+    /// Every decision of that pass made and published to the cores.
+    pub decided_at: u64,
+    /// The value of [`Shared::mode_epoch`] that pass published.
+    pub epoch: u64,
+}
+
 pub struct Scheduler {
-    policy: Box<dyn Policy + Send>,
-    tasks: Vec<Task>,
-    cores: usize,
-    end: u64,
-    views: Vec<JobView>,
+    pub(super) policy: Box<dyn Policy + Send>,
+    pub(super) tasks: Vec<Task>,
+    pub(super) cores: usize,
+    pub(super) end: u64,
+    pub(super) views: Vec<JobView>,
     /// Next release of each task (`u64::MAX`: none before the end).
-    next_release: Vec<u64>,
-    next_number: Vec<u64>,
+    pub(super) next_release: Vec<u64>,
+    pub(super) next_number: Vec<u64>,
     /// Which core's dispatcher wakes for a task's next release: the core its last job was
     /// placed on, so a partitioned task's release is handled where it runs.
     home: Vec<usize>,
     /// Armed policy timers in arming order.
-    timers: Vec<(TimerId, u64)>,
+    pub(super) timers: Vec<(TimerId, u64)>,
     placed: Vec<Option<JobId>>,
-    records: Vec<JobRecord>,
-    record_of: HashMap<JobId, usize>,
+    pub(super) mode: usize,
+    levels: usize,
+    /// Jobs the policy stopped (they stay unfinished until their frame ends).
+    pub(super) stopped: HashSet<JobId>,
+    /// Jobs whose overrun of their current budget was reported.
+    pub(super) exhausted: HashSet<JobId>,
+    /// Jobs of a promise whose slot was loaded before their release.
+    pub(super) preloaded: HashSet<JobId>,
+    /// End of the frame the jobs in the view were released in (framed sources).
+    pub(super) frame_end: Option<u64>,
+    pub(super) records: Vec<JobRecord>,
+    pub(super) record_of: HashMap<JobId, usize>,
     /// CPU work of each recorded job (same index as `records`), ns.
-    work: Vec<u64>,
-    draws: JobDraws,
+    pub(super) work: Vec<u64>,
+    pub(super) source: Box<dyn JobSource + Send>,
+    /// Fraction of its drawn work a job's body executes (a table run's margin, 1 otherwise).
+    pub(super) work_scale: f64,
+    /// Instant of the last decision: passes never go back in time.
+    pub(super) last_at: u64,
     pub steps: Vec<Step>,
+    pub mode_changes: Vec<ModeChangeRecord>,
+    pub stops: u64,
     pub measurements: Measurements,
     /// Why the run cannot go on (an impossible decision, an overloaded slot ring).
     pub failure: Option<String>,
 }
 
 impl Scheduler {
-    /// A prepared policy for `workload`, releasing jobs in `[0, end)` whose work `draws` gives.
+    /// A prepared policy for `workload`, releasing jobs in `[0, end)` drawn from `source`.
     pub fn new(
         workload: &Workload,
         policy: Box<dyn Policy + Send>,
         end: u64,
-        draws: JobDraws,
+        source: Box<dyn JobSource + Send>,
+        work_scale: f64,
     ) -> Self {
         let tasks = workload.tasks.clone();
         let cores = workload.cores;
@@ -70,6 +106,7 @@ impl Scheduler {
         let expected: u64 = (tasks.iter())
             .map(|t| end / t.period.as_nanos().max(1) + 1)
             .sum();
+        let frame_end = source.frame().map(|f| f.as_nanos());
         Scheduler {
             policy,
             home: (0..tasks.len()).map(|t| t % cores.max(1)).collect(),
@@ -81,11 +118,21 @@ impl Scheduler {
             views: Vec::new(),
             timers: Vec::new(),
             placed: vec![None; cores],
+            mode: 0,
+            levels: source.levels().len().max(1),
+            stopped: HashSet::new(),
+            exhausted: HashSet::new(),
+            preloaded: HashSet::new(),
+            frame_end,
             records: Vec::with_capacity(expected as usize),
             record_of: HashMap::with_capacity(expected as usize),
             work: Vec::with_capacity(expected as usize),
-            draws,
+            source,
+            work_scale,
+            last_at: 0,
             steps: Vec::with_capacity(2 * expected as usize),
+            mode_changes: Vec::new(),
+            stops: 0,
             measurements: Measurements::default(),
             failure: None,
         }
@@ -105,26 +152,120 @@ impl Scheduler {
         (self.records, self.steps, self.measurements)
     }
 
-    /// One pass at `now` (ns since the origin) by the dispatcher of `core`: a decision if any
-    /// event was due (and at the first pass).
+    /// One pass at `now` (ns since the origin) by a dispatcher: a decision at every event
+    /// instant due by then, and at the first pass.
     pub fn pass(&mut self, shared: &Shared, now: u64) {
         if self.failure.is_some() {
             return;
         }
         let began = clock::now_ns();
-        let mut events = Vec::new();
+        let now = now.max(self.last_at);
+        let mut decided = false;
         self.refresh_progress(shared);
-        self.complete(shared, &mut events);
-        self.release_due(shared, now, &mut events);
-        self.fire_due_timers(now, &mut events);
-        if events.is_empty() && !self.steps.is_empty() {
-            return;
+        while let Some(at) = self.next_instant(shared, now, decided) {
+            if self.failure.is_some() {
+                return;
+            }
+            let mut events = Vec::new();
+            self.complete(shared, at, &mut events);
+            self.report_exhausted(at);
+            self.release_due(shared, at, &mut events);
+            self.fire_due_timers(at, &mut events);
+            let since = clock::now_ns().saturating_sub(shared.origin.load(Ordering::Relaxed));
+            if let Err(reason) = self.decide(shared, at, events, since) {
+                let name = self.policy.name();
+                self.fail(format!(
+                    "policy {name} at {}: {reason}",
+                    Instant::from_nanos(at)
+                ));
+                return;
+            }
+            self.forget_ended_frames(shared, at);
+            decided = true;
+            self.last_at = at;
         }
-        let at = Instant::from_nanos(now);
-        let view = View {
-            now: at,
+        if decided {
+            (self.measurements).record(DECISION_COST, clock::now_ns().saturating_sub(began));
+        }
+    }
+
+    /// The earliest instant up to `now` with an event (a completion, a release, a timer) not
+    /// yet decided on; `now` itself at the first pass.
+    fn next_instant(&self, shared: &Shared, now: u64, decided: bool) -> Option<u64> {
+        let completion = (self.views.iter())
+            .map(|v| shared.slot(v.id).completed_at.load(Ordering::Acquire))
+            .filter(|&stamp| stamp != 0)
+            .map(|stamp| (stamp - 1).max(self.last_at))
+            .min();
+        let release = self.earliest_release().map(|(_, at)| at);
+        let timer = self.timers.iter().map(|&(_, at)| at).min();
+        let first = !decided && self.steps.is_empty();
+        [completion, release, timer, first.then_some(now)]
+            .into_iter()
+            .flatten()
+            .filter(|&at| at <= now)
+            .min()
+    }
+
+    pub(super) fn fail(&mut self, reason: String) {
+        self.failure.get_or_insert(reason);
+    }
+
+    fn view(&self, at: u64) -> View<'_> {
+        View {
+            now: Instant::from_nanos(at),
             cores: self.cores,
-            mode: 0,
+            mode: self.mode,
+            jobs: &self.views,
+            tasks: &self.tasks,
+        }
+    }
+
+    /// Asks for decisions at `at` until one leaves the mode as it is (bounded, as in the
+    /// simulator), then places that one's jobs and publishes its promise.
+    fn decide(
+        &mut self,
+        shared: &Shared,
+        at: u64,
+        events: Vec<Reported>,
+        since_origin: u64,
+    ) -> Result<(), String> {
+        let most = 2 * self.levels + 2;
+        let mut changes = Vec::new();
+        for _ in 0..most {
+            let decision = self.ask(at)?;
+            let mode = self.mode;
+            let ahead = decision.ahead.clone();
+            for action in decision.actions {
+                if let Some(change) = self.carry_out(action, at, shared)? {
+                    changes.push(change);
+                }
+            }
+            if self.mode != mode {
+                continue;
+            }
+            let jobs = self.views.clone();
+            self.place(&decision.cores, shared)?;
+            self.publish_promise(ahead, shared)?;
+            self.record_mode_changes(changes, at, since_origin, shared);
+            self.steps.push(Step {
+                at: Instant::from_nanos(at),
+                events,
+                jobs,
+                decision: decision.cores,
+            });
+            return Ok(());
+        }
+        Err(format!(
+            "the criticality mode changed {most} times at one instant"
+        ))
+    }
+
+    fn ask(&mut self, at: u64) -> Result<Decision, String> {
+        let view = View {
+            now: Instant::from_nanos(at),
+            cores: self.cores,
+            mode: self.mode,
             jobs: &self.views,
             tasks: &self.tasks,
         };
@@ -132,192 +273,112 @@ impl Scheduler {
         let running: Vec<Option<usize>> = (self.placed.iter())
             .map(|p| p.and_then(|id| self.views.iter().position(|j| j.id == id)))
             .collect();
-        if let Err(reason) = decision.check(&view, &running) {
-            self.fail(format!(
-                "policy {} decided something impossible at {at}: {reason}",
-                self.policy.name()
-            ));
-            return;
-        }
-        for action in decision.actions {
-            if let Err(reason) = self.carry_out(action, now, shared) {
-                self.fail(format!("policy {} at {at}: {reason}", self.policy.name()));
-                return;
-            }
-        }
-        let jobs = self.views.clone();
-        self.place(&decision.cores, shared);
-        (self.measurements).record(DECISION_COST, clock::now_ns().saturating_sub(began));
-        self.steps.push(Step {
-            at,
-            events,
-            jobs,
-            decision: decision.cores,
-        });
+        decision
+            .check(&self.view(at), &running)
+            .map_err(|reason| format!("an impossible decision: {reason}"))?;
+        Ok(decision)
     }
 
-    fn fail(&mut self, reason: String) {
-        self.failure.get_or_insert(reason);
-    }
-
-    /// Execution received by each job, from its slot (the workers' progress).
-    fn refresh_progress(&mut self, shared: &Shared) {
-        for view in &mut self.views {
-            let remaining = shared.slot(view.id).remaining.load(Ordering::Relaxed);
-            let work = self.work[self.record_of[&view.id]];
-            view.executed = Duration::from_nanos(work.saturating_sub(remaining));
-        }
-    }
-
-    /// Reports and removes every job whose worker finished it.
-    fn complete(&mut self, shared: &Shared, events: &mut Vec<Reported>) {
-        let mut done: Vec<(usize, u64)> = Vec::new();
-        for (i, view) in self.views.iter().enumerate() {
-            let stamp = shared.slot(view.id).completed_at.load(Ordering::Acquire);
-            if stamp != 0 {
-                done.push((i, stamp - 1));
-            }
-        }
-        // Removed from the back so earlier indices stay valid; reported by task index.
-        let mut finished: Vec<(JobView, u64)> = Vec::with_capacity(done.len());
-        for &(i, at) in done.iter().rev() {
-            finished.push((self.views.swap_remove(i), at));
-        }
-        finished.sort_by_key(|(v, _)| (v.id.task, v.id.number));
-        for (view, at) in finished {
-            let record = self.record_of[&view.id];
-            self.records[record].completion = Some(at);
-            events.push(Reported::Completed(view.id, Instant::from_nanos(at)));
-            self.policy.job_completed(Instant::from_nanos(at), &view);
-        }
-    }
-
-    /// Releases every job due by `now`, earliest first (ties by task index).
-    fn release_due(&mut self, shared: &Shared, now: u64, events: &mut Vec<Reported>) {
-        while let Some((task, at)) = self.earliest_release().filter(|&(_, at)| at <= now) {
-            let number = self.next_number[task];
-            let id = JobId { task, number };
-            let work = (self.draws).execution_time(task, &self.tasks[task], number);
-            if !self.load_slot(shared, id, work.as_nanos()) {
-                return;
-            }
-            let t = &self.tasks[task];
-            self.next_number[task] += 1;
-            // Sporadic tasks arrive at their minimum inter-arrival time, the densest pattern.
-            let next = at + t.period.as_nanos();
-            self.next_release[task] = if next < self.end { next } else { u64::MAX };
-            let deadline = at + t.deadline.as_nanos();
-            let view = JobView {
-                id,
-                release: Instant::from_nanos(at),
-                absolute_deadline: Instant::from_nanos(deadline),
-                budget: t.wcet,
-                executed: Duration::ZERO,
-                running_on: None,
-                last_core: None,
-            };
-            self.record_of.insert(id, self.records.len());
-            self.work.push(work.as_nanos());
-            self.records.push(JobRecord {
-                task,
-                job: number,
-                release: at,
-                deadline,
-                start: None,
-                completion: None,
-                discarded: None,
-                cpu: None,
-            });
-            events.push(Reported::Released(id, Instant::from_nanos(at)));
-            self.policy.job_released(view.release, &view);
-            self.views.push(view);
-        }
-    }
-
-    /// Loads a new job's work into its slot; false (and the run fails) if the slot's previous
-    /// job is still unfinished or a worker still holds it (then more than [`SLOTS_PER_TASK`]
-    /// jobs of the task are pending: the run is overloaded beyond what it can track).
-    fn load_slot(&mut self, shared: &Shared, id: JobId, work: u64) -> bool {
-        let slot = shared.slot(id);
-        let used = slot.job.load(Ordering::Acquire) != 0;
-        let open = used && slot.completed_at.load(Ordering::Acquire) == 0;
-        let held = shared
-            .holders
-            .holder(super::shared::slot_index(id))
-            .is_some();
-        if open || held {
-            let name = &self.tasks[id.task].name;
-            self.fail(format!(
-                "task {name} has {SLOTS_PER_TASK} released, unfinished jobs at {}: the run is overloaded",
-                Instant::from_nanos(self.next_release[id.task])
-            ));
-            return false;
-        }
-        slot.completed_at.store(0, Ordering::Relaxed);
-        slot.last_core.store(0, Ordering::Relaxed);
-        slot.remaining.store(work, Ordering::Relaxed);
-        slot.job.store(id.number + 1, Ordering::Release);
-        true
-    }
-
-    fn earliest_release(&self) -> Option<(usize, u64)> {
-        (self.next_release.iter().copied().enumerate())
-            .filter(|&(_, at)| at != u64::MAX)
-            .min_by_key(|&(task, at)| (at, task))
-    }
-
-    fn fire_due_timers(&mut self, now: u64, events: &mut Vec<Reported>) {
-        while let Some(i) = (self.timers.iter().enumerate())
-            .filter(|(_, &(_, at))| at <= now)
-            .min_by_key(|&(i, &(_, at))| (at, i))
-            .map(|(i, _)| i)
-        {
-            let (timer, at) = self.timers.remove(i);
-            events.push(Reported::Timer(timer, Instant::from_nanos(at)));
-            self.policy.timer_fired(Instant::from_nanos(at), timer);
-        }
-    }
-
-    fn carry_out(&mut self, action: Action, now: u64, shared: &Shared) -> Result<(), String> {
+    /// Carries out one action; a mode change is returned as `(from, to, triggers)`.
+    fn carry_out(
+        &mut self,
+        action: Action,
+        at: u64,
+        shared: &Shared,
+    ) -> Result<Option<(usize, usize, Vec<JobId>)>, String> {
         match action {
-            Action::ArmTimer { timer, at } if at.as_nanos() > now => {
+            Action::ArmTimer { timer, at: when } if when.as_nanos() > at => {
                 self.timers.retain(|&(t, _)| t != timer);
-                self.timers.push((timer, at.as_nanos()));
+                self.timers.push((timer, when.as_nanos()));
             }
-            Action::ArmTimer { at, .. } => {
-                return Err(format!("a timer armed for {at}, not after now"));
+            Action::ArmTimer { at: when, .. } => {
+                return Err(format!("a timer armed for {when}, not after now"));
             }
             Action::CancelTimer(timer) => self.timers.retain(|&(t, _)| t != timer),
             Action::Discard(id) => {
-                let i = (self.views.iter().position(|v| v.id == id)).ok_or_else(|| {
-                    format!(
-                        "discard of job {}#{}, not released or finished",
-                        id.task, id.number
-                    )
-                })?;
-                self.views.swap_remove(i);
-                // The worker stops at its core's next request; the slot is closed for good.
-                (shared.slot(id).completed_at).store(now + 1, Ordering::Release);
-                self.records[self.record_of[&id]].discarded = Some(now);
+                self.remove_open(id, at, shared, "discard")?;
+                self.records[self.record_of[&id]].discarded = Some(at);
             }
-            Action::Stop(_) | Action::ChangeMode { .. } => {
-                return Err(
-                    "budget stops and criticality modes are not run by the user-space \
-                            dispatcher yet (mixed-criticality tables run with --policy table)"
-                        .into(),
-                );
+            Action::Stop(id) => {
+                self.find(id, "stop")?;
+                self.stopped.insert(id);
+                self.stops += 1;
+            }
+            Action::ChangeMode { to, triggers } => {
+                let from = self.mode;
+                if to >= self.levels || to == from {
+                    return Err(format!(
+                        "a change of mode from {from} to {to} ({} levels)",
+                        self.levels
+                    ));
+                }
+                self.enter_mode(to);
+                self.policy.mode_changed(Instant::from_nanos(at), from, to);
+                return Ok(Some((from, to, triggers)));
             }
         }
-        Ok(())
+        Ok(None)
+    }
+
+    pub(super) fn find(&self, id: JobId, what: &str) -> Result<usize, String> {
+        (self.views.iter().position(|v| v.id == id)).ok_or_else(|| {
+            format!(
+                "{what} of job {}#{}, not released or finished",
+                id.task, id.number
+            )
+        })
+    }
+
+    /// Every job's budget becomes its task's budget in mode `to`.
+    fn enter_mode(&mut self, to: usize) {
+        self.mode = to;
+        for view in &mut self.views {
+            let task = view.id.task;
+            view.budget = self.source.budget(task, &self.tasks[task], to);
+            if !view.budget_left().is_zero() {
+                self.exhausted.remove(&view.id);
+            }
+        }
+    }
+
+    fn record_mode_changes(
+        &mut self,
+        changes: Vec<(usize, usize, Vec<JobId>)>,
+        at: u64,
+        detected_at: u64,
+        shared: &Shared,
+    ) {
+        if changes.is_empty() {
+            return;
+        }
+        let epoch = shared.mode_epoch.fetch_add(1, Ordering::AcqRel) + 1;
+        let decided_at = clock::now_ns().saturating_sub(shared.origin.load(Ordering::Relaxed));
+        for (from, to, triggers) in changes {
+            self.mode_changes.push(ModeChangeRecord {
+                nominal: at,
+                from,
+                to,
+                triggers,
+                detected_at,
+                decided_at,
+                epoch,
+            });
+        }
     }
 
     /// Publishes the decision: each core's job, and the views' placement.
-    fn place(&mut self, cores: &[Option<JobId>], shared: &Shared) {
+    fn place(&mut self, cores: &[Option<JobId>], shared: &Shared) -> Result<(), String> {
         for view in &mut self.views {
             view.running_on = None;
         }
         for (core, id) in cores.iter().enumerate() {
             let Some(id) = *id else { continue };
+            if self.stopped.contains(&id) {
+                return Err(format!(
+                    "job {}#{} placed after the policy stopped it",
+                    id.task, id.number
+                ));
+            }
             if let Some(view) = self.views.iter_mut().find(|v| v.id == id) {
                 view.running_on = Some(core);
                 view.last_core = Some(core);
@@ -331,6 +392,48 @@ impl Scheduler {
                 .store(encode(alive), Ordering::Release);
         }
         self.placed = cores.to_vec();
+        Ok(())
+    }
+
+    /// Publishes what the policy promised for a later instant, loading the slots of the jobs it
+    /// names that are released only then, so their workers can start at the instant itself.
+    fn publish_promise(&mut self, ahead: Option<Ahead>, shared: &Shared) -> Result<(), String> {
+        let Some(ahead) = ahead.filter(|a| a.at.as_nanos() < self.end) else {
+            for core in &shared.cores {
+                core.ahead_at.store(u64::MAX, Ordering::Release);
+            }
+            return Ok(());
+        };
+        let at = ahead.at.as_nanos();
+        for (core, id) in ahead.cores.iter().enumerate() {
+            if let Some(id) = *id {
+                self.prepare_promised(id, at, shared)?;
+            }
+            let c = &shared.cores[core];
+            c.ahead.store(encode(*id), Ordering::Relaxed);
+            c.ahead_at.store(at, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// A promised job is open now, or is its task's next release at `at` (its slot is loaded
+    /// now, its release reported at `at`).
+    fn prepare_promised(&mut self, id: JobId, at: u64, shared: &Shared) -> Result<(), String> {
+        if self.views.iter().any(|v| v.id == id) || self.preloaded.contains(&id) {
+            return Ok(());
+        }
+        let next = (self.next_number[id.task], self.next_release[id.task]);
+        if next != (id.number, at) {
+            return Err(format!(
+                "a promise names job {}#{}, which is neither released nor released then",
+                id.task, id.number
+            ));
+        }
+        let work = self.draw_work(id);
+        if self.load_slot(shared, id, work) {
+            self.preloaded.insert(id);
+        }
+        Ok(())
     }
 
     /// When each core's dispatcher must next run a pass: its home tasks' next releases, the

@@ -46,6 +46,9 @@ pub struct WorkerShared {
     /// The job starts at this time at the earliest (the schedule time of the decision, ahead
     /// of the clock when an idle core's dispatcher woke early), ns since the origin.
     pub not_before: AtomicU64,
+    /// The worker stops by itself at this time (a promised switch), ns since the origin;
+    /// `u64::MAX`: only when told.
+    pub stop_at: AtomicU64,
     pub heartbeat: Arc<Heartbeat>,
 }
 
@@ -60,6 +63,12 @@ pub struct CoreShared {
     pub wake_at: AtomicU64,
     /// Schedule time of the decision that last changed `wanted`.
     pub not_before: AtomicU64,
+    /// The job the last decision promised here from `ahead_at` on ([`kairos_policy::Ahead`],
+    /// [`encode`]d), and that instant (`u64::MAX`: no promise). The core's dispatcher prepares
+    /// it a little before the instant: the job it runs stops itself then, the promised one
+    /// starts then.
+    pub ahead: AtomicU64,
+    pub ahead_at: AtomicU64,
     /// Slots the workers of this core hold (the hand-off's "still holds a task").
     pub held: AtomicUsize,
     pub heartbeat: Arc<Heartbeat>,
@@ -89,6 +98,8 @@ pub struct Shared {
     pub duration_ns: u64,
     /// How long before a known event an idle core's dispatcher wakes (0: at the event).
     pub lead_ns: u64,
+    /// Bumped by every pass that changed the criticality mode.
+    pub mode_epoch: AtomicU64,
 }
 
 impl Shared {
@@ -105,20 +116,42 @@ impl Shared {
                 .map(|_| SlotShared::default())
                 .collect(),
             workers: (0..tasks * cores)
-                .map(|_| WorkerShared::default())
+                .map(|_| WorkerShared {
+                    stop_at: AtomicU64::new(u64::MAX),
+                    ..WorkerShared::default()
+                })
                 .collect(),
-            cores: (0..cores).map(|_| CoreShared::default()).collect(),
+            cores: (0..cores)
+                .map(|_| CoreShared {
+                    ahead_at: AtomicU64::new(u64::MAX),
+                    ..CoreShared::default()
+                })
+                .collect(),
             holders: Holders::new(tasks * SLOTS_PER_TASK),
             origin: AtomicU64::new(0),
             gate: AtomicU32::new(0),
             control,
             duration_ns,
             lead_ns,
+            mode_epoch: AtomicU64::new(0),
         }
     }
 
     pub fn worker(&self, task: usize, core: usize) -> &WorkerShared {
         &self.workers[task * self.cores.len() + core]
+    }
+
+    /// The job `core` runs at `now` (ns since the origin): its promised one from
+    /// [`Self::lead_ns`] before the promise's instant on (the switch is then prepared), the
+    /// last decision's before ([`encode`]d).
+    pub fn effective(&self, core: usize, now: u64) -> u64 {
+        let c = &self.cores[core];
+        let at = c.ahead_at.load(Ordering::Acquire);
+        if at != u64::MAX && now + self.lead_ns >= at {
+            c.ahead.load(Ordering::Acquire)
+        } else {
+            c.wanted.load(Ordering::Acquire)
+        }
     }
 
     pub fn slot(&self, id: JobId) -> &SlotShared {

@@ -32,6 +32,9 @@ pub const UNIT_NS: u64 = 500;
 pub const REQUEST_TO_START: &str = "dispatch.request_to_start";
 /// The same for activations that resume a job on another core than it last ran on.
 pub const MIGRATION_REQUEST_TO_START: &str = "dispatch.migration_request_to_start";
+/// A migration end to end: the instant of the decision that moved the job (a promised
+/// boundary, prepared ahead, or a pass's instant) to its first instruction on the new core.
+pub const MIGRATION_TOTAL: &str = "migration.total";
 
 /// What one worker saw (times in ns since the origin).
 #[derive(Debug, Default)]
@@ -131,8 +134,12 @@ fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut Work
     } else if last != core + 1 {
         log.migrations += 1;
         m.record(MIGRATION_REQUEST_TO_START, start.saturating_sub(requested));
+        m.record(
+            MIGRATION_TOTAL,
+            start.saturating_sub(w.not_before.load(Ordering::Relaxed)),
+        );
     }
-    let completed = execute(shared, id, core, unit);
+    let ended = execute(shared, id, core, unit);
     let end = clock::now_ns().saturating_sub(origin);
     log.segments.push(SegmentRecord {
         cpu: core,
@@ -142,10 +149,15 @@ fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut Work
         end,
     });
     release(shared, id, core);
-    if completed {
+    if ended == Ended::Completed {
         // After the release: a slot marked completed is free for the task's next jobs.
         slot.completed_at.store(end + 1, Ordering::Release);
+    }
+    if ended != Ended::Told {
+        // Unless a new request came meanwhile, which the next loop takes.
         let _ = (w.go).compare_exchange(RUNNING, PARK, Ordering::AcqRel, Ordering::Relaxed);
+    }
+    if ended == Ended::Completed {
         shared.cores[core].ring();
     }
 }
@@ -155,18 +167,34 @@ fn release(shared: &Shared, id: JobId, core: usize) {
     shared.cores[core].held.fetch_sub(1, Ordering::SeqCst);
 }
 
-/// Busy work until the job's work is done (true) or the dispatcher's next store (false).
-fn execute(shared: &Shared, id: JobId, core: usize, unit: u64) -> bool {
+/// Why an activation ended.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    Completed,
+    /// The dispatcher's next store (a stop, or another request).
+    Told,
+    /// The promised switch's instant ([`WorkerShared::stop_at`](super::shared::WorkerShared)).
+    Switched,
+}
+
+/// Busy work until the job's work is done, the dispatcher's next store, or the stop instant of
+/// a promised switch.
+fn execute(shared: &Shared, id: JobId, core: usize, unit: u64) -> Ended {
     let w = shared.worker(id.task, core);
     let slot = shared.slot(id);
+    let origin = shared.origin.load(Ordering::Acquire);
     let mut units = 0u32;
     loop {
         if w.go.load(Ordering::Acquire) != RUNNING {
-            return false;
+            return Ended::Told;
+        }
+        let stop_at = w.stop_at.load(Ordering::Acquire);
+        if stop_at != u64::MAX && clock::now_ns() >= origin + stop_at {
+            return Ended::Switched;
         }
         let remaining = slot.remaining.load(Ordering::Relaxed);
         if remaining == 0 {
-            return true;
+            return Ended::Completed;
         }
         let step = remaining.min(UNIT_NS);
         std::hint::black_box(spin(unit * step / UNIT_NS));

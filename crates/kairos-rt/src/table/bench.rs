@@ -14,9 +14,9 @@
 
 use super::result::reschedule_delay_name;
 pub use super::result::MODE_CHANGE_TOTAL;
-use super::worker::extra_names;
-pub use super::worker::extra_names::{MIGRATION_HANDLER_TO_START, MIGRATION_TOTAL};
 use super::{run_tables_detailed, scenarios, TableRun, TableRunConfig};
+pub use crate::dispatcher::MIGRATION_TOTAL;
+use crate::dispatcher::{MIGRATION_REQUEST_TO_START, TIMER_TO_HANDLER};
 use crate::measure::{names, Distribution, Summary};
 use crate::periodic::RunError;
 use crate::platform::{clock, dma, futex, memory, priority, sched, thread, PlatformError};
@@ -171,11 +171,9 @@ pub fn migration(
     config.duration_ns = duration_ns;
     let run = run_tables_detailed(&system, &tables, &config)?;
     let rows = [
-        extra_names::MIGRATION_HANDLER_TO_START,
-        names::MIGRATION_TIMER_TO_HANDLER,
-        names::MIGRATION_REQUEST_TO_STOP,
-        names::MIGRATION_STOP_TO_START,
-        extra_names::MIGRATION_TOTAL,
+        MIGRATION_TOTAL,
+        MIGRATION_REQUEST_TO_START,
+        TIMER_TO_HANDLER,
     ]
     .iter()
     .map(|n| (n.to_string(), histogram(&run, n)))
@@ -236,15 +234,10 @@ pub fn cyclic_point(
     let mut config = base.clone();
     config.duration_ns = duration_ns;
     let run = run_tables_detailed(&system, &tables, &config)?;
-    let mut rows: Vec<(String, Summary)> = [
-        extra_names::MIGRATION_HANDLER_TO_START,
-        names::MIGRATION_REQUEST_TO_STOP,
-        names::MIGRATION_STOP_TO_START,
-        extra_names::MIGRATION_TOTAL,
-    ]
-    .iter()
-    .map(|n| (n.to_string(), histogram(&run, n)))
-    .collect();
+    let mut rows: Vec<(String, Summary)> = [MIGRATION_TOTAL, MIGRATION_REQUEST_TO_START]
+        .iter()
+        .map(|n| (n.to_string(), histogram(&run, n)))
+        .collect();
     rows.push((
         WINDOW_TOTAL.into(),
         window_totals(&run, cores, window_ns).summary(),

@@ -1,5 +1,9 @@
 //! Table-driven global execution of mixed-criticality scheduling tables on real cores: G-RES
-//! and G-MCRES in user space (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", sections 5 and 6).
+//! and G-MCRES (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of
+//! mixed criticality systems", sections 5 and 6), run by the user-space dispatcher
+//! ([`crate::dispatcher`]) with the very policy object the simulator runs
+//! ([`kairos_policy::table::TablePolicy`]) and the jobs it draws
+//! ([`kairos_policy::table::TableJobs`]).
 //!
 //! Semantics (the ones the simulator and the validator share): the system runs the table of
 //! the current mode, which starts at level 0 and returns to it at every hyper-period boundary.
@@ -9,23 +13,22 @@
 //! below the new mode are discarded, and every job continues under the new table from that
 //! instant; a task at or below the mode is stopped and misses.
 //!
-//! Modules: [`bench`](mod@bench) (section 7 measurements), [`plan`] (tables to per-core slots,
-//! job demands), [`overrun`] (injection),
-//! [`dispatch`] (per-core dispatcher: boundaries, Algorithms 1-2), [`worker`]
-//! (per (task, core) job bodies and the hand-off), [`shared`] (the lock-free shared state;
-//! its futex waits and wakes are [`platform::futex`](crate::platform::futex)),
-//! [`run`] (threads, watchdog, origin), [`result`] (logs to [`RunResult`] and a trace) and
+//! How the dispatcher keeps a table's switches at their instants: every decision of the table
+//! policy promises the placement at the next boundary ([`kairos_policy::Ahead`]); each core's
+//! dispatcher prepares its part a little before it (the leaving job's worker stops itself at
+//! the boundary, the coming job's worker, asked ahead, starts there; a migration is the
+//! hand-off of [`crate::handoff`] between two pre-pinned workers), and the pass at the
+//! boundary confirms it or, on an overrun, changes the mode and corrects the cores.
+//!
+//! Modules: [`bench`](mod@bench) (section 7 measurements), [`overrun`] (injection),
+//! [`run`] (the run), [`result`] (the mode-change parts, misses per level, overlaps) and
 //! [`scenarios`] (hand-built systems for tests and benchmarks).
 
 pub mod bench;
-pub mod dispatch;
 pub mod overrun;
-pub mod plan;
 pub mod result;
 pub mod run;
 pub mod scenarios;
-pub mod shared;
-pub mod worker;
 
 pub use overrun::OverrunSpec;
 pub use result::TableRun;

@@ -12,15 +12,20 @@ impl Engine<'_> {
     /// A policy that keeps changing the mode at one instant is refused.
     pub(super) fn decide(&mut self, policy: &mut dyn Policy) -> Result<(), SimError> {
         let most = 2 * self.levels + 2;
-        for _ in 0..most {
-            let decision = self.ask(policy)?;
+        for asked in 0..most {
+            let mut decision = self.ask(policy)?;
             let mode = self.mode;
-            for action in decision.actions {
+            for action in std::mem::take(&mut decision.actions) {
                 self.carry_out(action, policy)?;
             }
             if self.mode == mode {
-                // No job starts at the end of the run: it would run outside the window.
+                // No job starts at the end of the run: it would run outside the window (whose
+                // releases a promise may have counted on).
                 let inside = self.now < self.end;
+                if asked == 0 && inside {
+                    self.keep_promise(&decision.cores)?;
+                }
+                self.promised = decision.ahead;
                 return if inside {
                     self.place(&decision.cores)
                 } else {
@@ -31,6 +36,21 @@ impl Engine<'_> {
         Err(self.invalid(format!(
             "the criticality mode changed {most} times at one instant"
         )))
+    }
+
+    /// Refuses a decision that breaks the previous decision's promise for this instant (only
+    /// asked when nothing but releases and timers happened and the mode did not change).
+    fn keep_promise(&mut self, cores: &[Option<JobId>]) -> Result<(), SimError> {
+        match self.promised.take() {
+            Some(ahead) if ahead.at == self.now && ahead.cores != cores => {
+                Err(self.invalid(format!(
+                    "the policy promised {:?} for this instant and decided {cores:?}, with \
+                     nothing but releases and timers in between",
+                    ahead.cores
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 
     fn ask(&mut self, policy: &mut dyn Policy) -> Result<Decision, SimError> {

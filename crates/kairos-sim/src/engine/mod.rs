@@ -14,7 +14,9 @@
 //! 4. if anything happened, the decision: its actions are carried out in order, and after a
 //!    decision that changed the criticality mode the engine reports the change and asks again,
 //!    placing only the last decision's jobs (and none at the end instant: nothing runs after
-//!    the window);
+//!    the window). A decision at the instant of the previous decision's promise
+//!    ([`kairos_policy::Ahead`]) must keep it when only releases and timers happened and the
+//!    mode did not change;
 //! 5. deadlines: every job still unfinished at its deadline now misses it (once; it runs on
 //!    unless the policy stops or discards it). Misses come after the decision so an overrun
 //!    detected at the same instant is seen first;
@@ -37,7 +39,7 @@ use crate::observe::Observer;
 use crate::queue::EventQueue;
 use crate::{SimConfig, SimError, SimOutcome};
 use kairos_model::{Instant, Workload};
-use kairos_policy::{JobSource, JobView, Policy};
+use kairos_policy::{Ahead, JobSource, JobView, Policy};
 use kairos_trace::{Trace, TraceEvent};
 
 /// What the engine runs besides the workload: where jobs come from and who watches.
@@ -62,6 +64,8 @@ pub(crate) struct Engine<'w> {
     work: Vec<JobWork>,
     /// Per core, the index (into `views`) of the job running there.
     running: Vec<Option<usize>>,
+    /// The last decision's promise ([`kairos_policy::Ahead`]), until it is checked or void.
+    promised: Option<Ahead>,
     queue: EventQueue,
     next_job_number: Vec<u64>,
     charges: Charges,
@@ -97,6 +101,7 @@ impl<'w> Engine<'w> {
             views: Vec::new(),
             work: Vec::new(),
             running: vec![None; workload.cores],
+            promised: None,
             queue: EventQueue::default(),
             next_job_number: vec![0; workload.tasks.len()],
             charges: Charges::new(config.seed),
@@ -119,6 +124,10 @@ impl<'w> Engine<'w> {
             changed |= self.report_overruns(policy);
             if self.config.abort_on_miss {
                 changed |= self.abort_late_jobs();
+            }
+            if changed {
+                // Something the promise did not assume happened.
+                self.promised = None;
             }
             changed |= self.apply_due_events(policy);
             if changed {
