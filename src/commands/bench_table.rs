@@ -163,7 +163,7 @@ pub fn migration(args: &MigrationArgs) -> CommandResult {
     if let Some(m) = row(&figures, bench::MIGRATION_TOTAL) {
         out.say(&format!(
             "slot-boundary migration (nominal boundary to running on the new core, \
-             migration.total) median {:.1} us; floor medians: futex wake {:.1} us, \
+             dispatch.migration_request_to_start) median {:.1} us; floor medians: futex wake {:.1} us, \
              sched_setaffinity {:.1} us",
             us(m.p50),
             us(floor.futex_wake.summary().p50),

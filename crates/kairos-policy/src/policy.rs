@@ -50,7 +50,8 @@ pub trait Policy {
     /// `job` has executed its whole budget at `now` (its `budget_left()` is zero) and has work
     /// left: it overran. Reported once per budget (again only after a mode change gave it more),
     /// after the completions of the instant. The job keeps its core unless the decision moves,
-    /// stops or discards it. The simulator reports it; the runtime's dispatcher does not yet.
+    /// stops or discards it. The simulator reports it at the exact instant; the runtime's
+    /// dispatcher at its first pass after it (it sees progress only then).
     fn budget_exhausted(&mut self, _now: Instant, _job: &JobView) {}
 
     /// The timer `timer`, armed by an earlier decision for `now`, fired. It is no longer armed.

@@ -3,7 +3,7 @@
 //! deadlock (every interleaving terminates) and a task is never running on two cores.
 //!
 //! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release -p kairos-rt
-//! --test loom_mode --test loom_handoff`
+//! --test loom_handoff`
 #![cfg(loom)]
 
 use kairos_rt::handoff::{Holders, Take};

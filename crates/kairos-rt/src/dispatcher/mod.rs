@@ -13,9 +13,10 @@
 //!   WCET in 0.5 us units, handing a job from core to core through a holder word;
 //! - the **watchdog** of every run ([`crate::watchdog`]), above them all.
 //!
-//! Jobs are released at their nominal instants: periodic tasks every period from their
-//! offset, sporadic tasks at their minimum inter-arrival time (the densest pattern, the one
-//! analysis assumes). Each job executes its task's WCET. The run records every job, every
+//! Jobs come from the simulator's job sources ([`kairos_policy::JobSource`]): released at
+//! their nominal instants (sporadic inter-arrivals drawn from the seed as the simulator draws
+//! them), each executing the work drawn for it. Policies may promise a later placement
+//! ([`kairos_policy::Ahead`]); the dispatchers prepare it so it happens at its instant. The run records every job, every
 //! execution segment (core index, not CPU number: `RunResult::cpus[k]` is core `k`'s CPU),
 //! every decision with the events and view that led to it ([`Step`]), and the costs of the
 //! mechanism: the decision (callbacks, decide and check, lock held), the lock wait, the
@@ -30,7 +31,7 @@ mod worker;
 
 pub use percore::{DispatcherLog, CONFIRM_SLACK_NS, TIMER_TO_HANDLER};
 pub use scheduler::{ModeChangeRecord, DECISION_COST, LOCK_WAIT};
-pub use worker::{MIGRATION_REQUEST_TO_START, MIGRATION_TOTAL, REQUEST_TO_START, UNIT_NS};
+pub use worker::{MIGRATION_REQUEST_TO_START, REQUEST_TO_START, UNIT_NS};
 
 use crate::calibrate::{self, Calibration};
 use crate::measure::{JobRecord, RunInputs, RunResult, ThreadLog};

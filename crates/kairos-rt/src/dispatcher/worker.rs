@@ -30,11 +30,9 @@ pub const UNIT_NS: u64 = 500;
 /// Dispatcher's request (or the decision's instant, if later) to the job's first instruction
 /// on this core, ns.
 pub const REQUEST_TO_START: &str = "dispatch.request_to_start";
-/// The same for activations that resume a job on another core than it last ran on.
+/// The same for activations that resume a job on another core than it last ran on: a
+/// migration end to end (for a promised switch, prepared ahead, from the boundary itself).
 pub const MIGRATION_REQUEST_TO_START: &str = "dispatch.migration_request_to_start";
-/// A migration end to end: the instant of the decision that moved the job (a promised
-/// boundary, prepared ahead, or a pass's instant) to its first instruction on the new core.
-pub const MIGRATION_TOTAL: &str = "migration.total";
 
 /// What one worker saw (times in ns since the origin).
 #[derive(Debug, Default)]
@@ -134,10 +132,6 @@ fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut Work
     } else if last != core + 1 {
         log.migrations += 1;
         m.record(MIGRATION_REQUEST_TO_START, start.saturating_sub(requested));
-        m.record(
-            MIGRATION_TOTAL,
-            start.saturating_sub(w.not_before.load(Ordering::Relaxed)),
-        );
     }
     let ended = execute(shared, id, core, unit);
     let end = clock::now_ns().saturating_sub(origin);
