@@ -370,3 +370,42 @@ fn views_show_the_budget_and_the_execution_received_not_the_drawn_time() {
     assert!(now < 8, "a's drawn time is below its WCET: {a_done}");
     assert_eq!(b.laxity(at_units(now)), i128::from((20 - now - 4) * 1_000));
 }
+
+/// At 0, arms a timer for 1 unit and promises core 1 the job `promised_b` says (b#0 or none);
+/// the decision at 1 keeps the default placement (a#0 on core 0, core 1 idle).
+fn promise(promised_b: bool) -> Result<kairos_sim::SimOutcome, SimError> {
+    let w = workload(2, vec![task("a", 3, 4, 4, 0), task("b", 3, 4, 4, 0)]);
+    let script: fn(usize, &View<'_>, &mut Decision) = if promised_b {
+        |n, view, d| promise_at_one(n, view, d, true)
+    } else {
+        |n, view, d| promise_at_one(n, view, d, false)
+    };
+    simulate(&w, &mut Scripted::new(script), &config(4))
+}
+
+fn promise_at_one(n: usize, view: &View<'_>, d: &mut Decision, promised_b: bool) {
+    if n == 0 {
+        let at = view.now + units(1);
+        d.actions.push(Action::ArmTimer {
+            timer: TimerId(1),
+            at,
+        });
+        let b = promised_b.then_some(JobId { task: 1, number: 0 });
+        d.ahead = Some(kairos_policy::Ahead {
+            at,
+            cores: vec![d.cores[0], b],
+        });
+    }
+}
+
+#[test]
+fn a_promise_binds_the_decision_at_its_instant() {
+    assert!(promise(false).is_ok(), "a kept promise runs");
+    match promise(true) {
+        Err(e @ SimError::InvalidDispatch { .. }) => {
+            let e = e.to_string();
+            assert!(e.contains("promised") && e.contains("scripted"), "{e}");
+        }
+        other => panic!("a broken promise must be refused, got {other:?}"),
+    }
+}
