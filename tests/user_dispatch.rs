@@ -272,17 +272,8 @@ fn run_dispatch_user_compare_reports_the_comparison_in_json() {
 /// Executed time per job, from a trace's segments.
 fn executed(trace: &Trace) -> BTreeMap<(usize, u64), u64> {
     let mut per_job = BTreeMap::new();
-    for event in &trace.events {
-        if let TraceEvent::Segment {
-            task,
-            job,
-            start,
-            end,
-            ..
-        } = *event
-        {
-            *per_job.entry((task, job)).or_insert(0) += end.as_nanos() - start.as_nanos();
-        }
+    for (_, task, job, start, end) in trace.segments() {
+        *per_job.entry((task, job)).or_insert(0) += end.as_nanos() - start.as_nanos();
     }
     per_job
 }

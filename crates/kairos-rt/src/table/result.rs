@@ -10,7 +10,6 @@
 use crate::dispatcher::{ModeChangeRecord, UserRun};
 use crate::measure::{names, Distribution, HistogramJson, RunResult};
 use kairos_policy::table::TablePlan;
-use kairos_trace::TraceEvent;
 use std::collections::HashMap;
 
 /// The boundary of the overrunning interval to the last core rescheduled: a mode change end
@@ -173,20 +172,8 @@ fn use_table_start_latency(result: &mut RunResult, plan: &TablePlan) {
 /// Pairs of segments of one job that overlap in time.
 fn overlaps(result: &RunResult) -> u64 {
     let mut by_job: HashMap<(usize, u64), Vec<(u64, u64)>> = HashMap::new();
-    for event in &result.trace.events {
-        if let TraceEvent::Segment {
-            task,
-            job,
-            start,
-            end,
-            ..
-        } = *event
-        {
-            by_job
-                .entry((task, job))
-                .or_default()
-                .push((start.as_nanos(), end.as_nanos()));
-        }
+    for (_, task, job, start, end) in result.trace.segments() {
+        (by_job.entry((task, job)).or_default()).push((start.as_nanos(), end.as_nanos()));
     }
     let mut count = 0;
     for segments in by_job.values_mut() {
