@@ -62,12 +62,16 @@ impl Scheduler {
         while let Some((task, when)) = self.earliest_release().filter(|&(_, w)| w <= at) {
             let number = self.next_number[task];
             let id = JobId { task, number };
-            if !self.preloaded.remove(&id) {
-                let work = self.draw_work(id);
-                if !self.load_slot(shared, id, work) {
-                    return;
+            let work = match self.preloaded.remove(&id) {
+                Some(work) => work,
+                None => {
+                    let work = self.draw_work(id);
+                    if !self.load_slot(shared, id, work) {
+                        return;
+                    }
+                    work
                 }
-            }
+            };
             let spec = &self.tasks[task];
             self.next_number[task] += 1;
             let gap = self.source.inter_arrival(task, spec, number).as_nanos();
@@ -83,6 +87,8 @@ impl Scheduler {
                 running_on: None,
                 last_core: None,
             };
+            self.record_of.insert(id, self.records.len());
+            self.work.push(work);
             self.records.push(JobRecord {
                 task,
                 job: number,
@@ -99,13 +105,11 @@ impl Scheduler {
         }
     }
 
-    /// The work of a job as its body executes it: the source's draw, scaled; recorded.
+    /// The work of a job as its body executes it: the source's draw, scaled. Called once per
+    /// job, in release order.
     pub(super) fn draw_work(&mut self, id: JobId) -> u64 {
         let drawn = (self.source).work(id.task, &self.tasks[id.task], id.number);
-        let work = (drawn.as_nanos() as f64 * self.work_scale).round() as u64;
-        self.record_of.insert(id, self.work.len());
-        self.work.push(work);
-        work
+        (drawn.as_nanos() as f64 * self.work_scale).round() as u64
     }
 
     /// Loads a new job's work into its slot; false (and the run fails) if the slot's previous

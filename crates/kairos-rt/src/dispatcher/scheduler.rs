@@ -64,8 +64,9 @@ pub struct Scheduler {
     pub(super) stopped: HashSet<JobId>,
     /// Jobs whose overrun of their current budget was reported.
     pub(super) exhausted: HashSet<JobId>,
-    /// Jobs of a promise whose slot was loaded before their release.
-    pub(super) preloaded: HashSet<JobId>,
+    /// Jobs released at a promised instant whose work was drawn and slot loaded before their
+    /// release, with that work.
+    pub(super) preloaded: HashMap<JobId, u64>,
     /// End of the frame the jobs in the view were released in (framed sources).
     pub(super) frame_end: Option<u64>,
     pub(super) records: Vec<JobRecord>,
@@ -122,7 +123,7 @@ impl Scheduler {
             levels: source.levels().len().max(1),
             stopped: HashSet::new(),
             exhausted: HashSet::new(),
-            preloaded: HashSet::new(),
+            preloaded: HashMap::new(),
             frame_end,
             records: Vec::with_capacity(expected as usize),
             record_of: HashMap::with_capacity(expected as usize),
@@ -416,10 +417,13 @@ impl Scheduler {
         Ok(())
     }
 
-    /// A promised job is open now, or is its task's next release at `at` (its slot is loaded
-    /// now, its release reported at `at`).
+    /// A promised job is open now, or is its task's next release at `at`. Then every job
+    /// released at `at` is drawn and loaded now, in release order (a job source may draw from
+    /// one stream in that order, as the table's demands do), and reported at `at`; unless a
+    /// release before `at` is still pending, which must be drawn first: the job then starts
+    /// after the pass at `at`.
     fn prepare_promised(&mut self, id: JobId, at: u64, shared: &Shared) -> Result<(), String> {
-        if self.views.iter().any(|v| v.id == id) || self.preloaded.contains(&id) {
+        if self.views.iter().any(|v| v.id == id) || self.preloaded.contains_key(&id) {
             return Ok(());
         }
         let next = (self.next_number[id.task], self.next_release[id.task]);
@@ -429,9 +433,22 @@ impl Scheduler {
                 id.task, id.number
             ));
         }
-        let work = self.draw_work(id);
-        if self.load_slot(shared, id, work) {
-            self.preloaded.insert(id);
+        if self.earliest_release().is_some_and(|(_, when)| when < at) {
+            return Ok(());
+        }
+        for task in 0..self.tasks.len() {
+            let id = JobId {
+                task,
+                number: self.next_number[task],
+            };
+            if self.next_release[task] != at || self.preloaded.contains_key(&id) {
+                continue;
+            }
+            let work = self.draw_work(id);
+            if !self.load_slot(shared, id, work) {
+                return Ok(());
+            }
+            self.preloaded.insert(id, work);
         }
         Ok(())
     }
