@@ -24,6 +24,7 @@
 
 mod events;
 mod percore;
+mod promise;
 mod scheduler;
 mod shared;
 mod threads;

@@ -16,7 +16,7 @@ use super::shared::{encode, Shared};
 use crate::measure::{JobRecord, Measurements};
 use crate::platform::clock;
 use kairos_model::{Instant, Task, Workload};
-use kairos_policy::{Action, Ahead, JobId, JobSource, JobView, Policy, Reported, Step, TimerId};
+use kairos_policy::{Action, JobId, JobSource, JobView, Policy, Reported, Step, TimerId};
 use kairos_policy::{Decision, View};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
@@ -160,6 +160,8 @@ impl Scheduler {
             return;
         }
         let began = clock::now_ns();
+        // When this pass began, as the mode changes it makes record their detection.
+        let detected_at = began.saturating_sub(shared.origin.load(Ordering::Relaxed));
         let now = now.max(self.last_at);
         let mut decided = false;
         self.refresh_progress(shared);
@@ -172,8 +174,7 @@ impl Scheduler {
             self.report_exhausted(at);
             self.release_due(shared, at, &mut events);
             self.fire_due_timers(at, &mut events);
-            let since = clock::now_ns().saturating_sub(shared.origin.load(Ordering::Relaxed));
-            if let Err(reason) = self.decide(shared, at, events, since) {
+            if let Err(reason) = self.decide(shared, at, events, detected_at) {
                 let name = self.policy.name();
                 self.fail(format!(
                     "policy {name} at {}: {reason}",
@@ -212,16 +213,6 @@ impl Scheduler {
         self.failure.get_or_insert(reason);
     }
 
-    fn view(&self, at: u64) -> View<'_> {
-        View {
-            now: Instant::from_nanos(at),
-            cores: self.cores,
-            mode: self.mode,
-            jobs: &self.views,
-            tasks: &self.tasks,
-        }
-    }
-
     /// Asks for decisions at `at` until one leaves the mode as it is (bounded, as in the
     /// simulator), then places that one's jobs and publishes its promise.
     fn decide(
@@ -229,7 +220,7 @@ impl Scheduler {
         shared: &Shared,
         at: u64,
         events: Vec<Reported>,
-        since_origin: u64,
+        detected_at: u64,
     ) -> Result<(), String> {
         let most = 2 * self.levels + 2;
         let mut changes = Vec::new();
@@ -248,7 +239,7 @@ impl Scheduler {
             let jobs = self.views.clone();
             self.place(&decision.cores, shared)?;
             self.publish_promise(ahead, shared)?;
-            self.record_mode_changes(changes, at, since_origin, shared);
+            self.record_mode_changes(changes, at, detected_at, shared);
             self.steps.push(Step {
                 at: Instant::from_nanos(at),
                 events,
@@ -275,7 +266,7 @@ impl Scheduler {
             .map(|p| p.and_then(|id| self.views.iter().position(|j| j.id == id)))
             .collect();
         decision
-            .check(&self.view(at), &running)
+            .check(&view, &running)
             .map_err(|reason| format!("an impossible decision: {reason}"))?;
         Ok(decision)
     }
@@ -393,63 +384,6 @@ impl Scheduler {
                 .store(encode(alive), Ordering::Release);
         }
         self.placed = cores.to_vec();
-        Ok(())
-    }
-
-    /// Publishes what the policy promised for a later instant, loading the slots of the jobs it
-    /// names that are released only then, so their workers can start at the instant itself.
-    fn publish_promise(&mut self, ahead: Option<Ahead>, shared: &Shared) -> Result<(), String> {
-        let Some(ahead) = ahead.filter(|a| a.at.as_nanos() < self.end) else {
-            for core in &shared.cores {
-                core.ahead_at.store(u64::MAX, Ordering::Release);
-            }
-            return Ok(());
-        };
-        let at = ahead.at.as_nanos();
-        for (core, id) in ahead.cores.iter().enumerate() {
-            if let Some(id) = *id {
-                self.prepare_promised(id, at, shared)?;
-            }
-            let c = &shared.cores[core];
-            c.ahead.store(encode(*id), Ordering::Relaxed);
-            c.ahead_at.store(at, Ordering::Release);
-        }
-        Ok(())
-    }
-
-    /// A promised job is open now, or is its task's next release at `at`. Then every job
-    /// released at `at` is drawn and loaded now, in release order (a job source may draw from
-    /// one stream in that order, as the table's demands do), and reported at `at`; unless a
-    /// release before `at` is still pending, which must be drawn first: the job then starts
-    /// after the pass at `at`.
-    fn prepare_promised(&mut self, id: JobId, at: u64, shared: &Shared) -> Result<(), String> {
-        if self.views.iter().any(|v| v.id == id) || self.preloaded.contains_key(&id) {
-            return Ok(());
-        }
-        let next = (self.next_number[id.task], self.next_release[id.task]);
-        if next != (id.number, at) {
-            return Err(format!(
-                "a promise names job {}#{}, which is neither released nor released then",
-                id.task, id.number
-            ));
-        }
-        if self.earliest_release().is_some_and(|(_, when)| when < at) {
-            return Ok(());
-        }
-        for task in 0..self.tasks.len() {
-            let id = JobId {
-                task,
-                number: self.next_number[task],
-            };
-            if self.next_release[task] != at || self.preloaded.contains_key(&id) {
-                continue;
-            }
-            let work = self.draw_work(id);
-            if !self.load_slot(shared, id, work) {
-                return Ok(());
-            }
-            self.preloaded.insert(id, work);
-        }
         Ok(())
     }
 
