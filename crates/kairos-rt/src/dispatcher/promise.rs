@@ -1,0 +1,71 @@
+//! Promises ([`kairos_policy::Ahead`]) published to the cores: each core's promised job and
+//! instant, and the jobs released at that instant drawn and loaded ahead so that their workers
+//! can start at the instant itself ([`super::percore`] prepares the switch).
+
+use super::scheduler::Scheduler;
+use super::shared::{encode, Shared};
+use kairos_policy::{Ahead, JobId};
+use std::sync::atomic::Ordering;
+
+impl Scheduler {
+    /// Publishes what the policy promised for a later instant, loading the slots of the jobs it
+    /// names that are released only then, so their workers can start at the instant itself.
+    pub(super) fn publish_promise(
+        &mut self,
+        ahead: Option<Ahead>,
+        shared: &Shared,
+    ) -> Result<(), String> {
+        let Some(ahead) = ahead.filter(|a| a.at.as_nanos() < self.end) else {
+            for core in &shared.cores {
+                core.ahead_at.store(u64::MAX, Ordering::Release);
+            }
+            return Ok(());
+        };
+        let at = ahead.at.as_nanos();
+        for (core, id) in ahead.cores.iter().enumerate() {
+            if let Some(id) = *id {
+                self.prepare_promised(id, at, shared)?;
+            }
+            let c = &shared.cores[core];
+            c.ahead.store(encode(*id), Ordering::Relaxed);
+            c.ahead_at.store(at, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// A promised job is open now, or is its task's next release at `at`. Then every job
+    /// released at `at` is drawn and loaded now, in release order (a job source may draw from
+    /// one stream in that order, as the table's demands do), and reported at `at`; unless a
+    /// release before `at` is still pending, which must be drawn first: the job then starts
+    /// after the pass at `at`.
+    fn prepare_promised(&mut self, id: JobId, at: u64, shared: &Shared) -> Result<(), String> {
+        if self.views.iter().any(|v| v.id == id) || self.preloaded.contains_key(&id) {
+            return Ok(());
+        }
+        let next = (self.next_number[id.task], self.next_release[id.task]);
+        if next != (id.number, at) {
+            return Err(format!(
+                "a promise names job {}#{}, which is neither released nor released then",
+                id.task, id.number
+            ));
+        }
+        if self.earliest_release().is_some_and(|(_, when)| when < at) {
+            return Ok(());
+        }
+        for task in 0..self.tasks.len() {
+            let id = JobId {
+                task,
+                number: self.next_number[task],
+            };
+            if self.next_release[task] != at || self.preloaded.contains_key(&id) {
+                continue;
+            }
+            let work = self.draw_work(id);
+            if !self.load_slot(shared, id, work) {
+                return Ok(());
+            }
+            self.preloaded.insert(id, work);
+        }
+        Ok(())
+    }
+}
