@@ -120,6 +120,7 @@ fn simulate_case(case: &Case, kind: PolicyKind, arrivals: Arrivals) -> Metrics {
                 arrival,
                 priority: None,
                 core: None,
+                imprecise: None,
             }
         })
         .collect();

@@ -199,6 +199,7 @@ fn sets_only_the_published_cap_accepts_survive_simulation() {
                     arrival: Arrival::Periodic,
                     priority: None,
                     core: None,
+                    imprecise: None,
                 })
                 .collect();
             let workload = Workload {

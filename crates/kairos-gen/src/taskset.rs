@@ -215,6 +215,7 @@ impl Draw {
             arrival: Arrival::Periodic,
             priority: None,
             core: None,
+            imprecise: None,
         }
     }
 }

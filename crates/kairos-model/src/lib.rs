@@ -16,6 +16,7 @@ pub mod decode;
 pub mod diagnostics;
 pub mod document;
 pub mod duration_text;
+pub mod imprecise_load;
 pub mod load;
 pub mod mc;
 pub mod mc_load;
@@ -36,7 +37,7 @@ pub use overheads::{Cost, Overheads, Quantiles};
 pub use overheads_load::overheads_from_source;
 pub use tables::{Interval, LevelTable, TableSet};
 pub use time::{Duration, Instant};
-pub use workload::{Arrival, CoreId, Priority, Task, Workload};
+pub use workload::{Arrival, CoreId, ImpreciseParts, Part, Priority, Task, Workload};
 
 /// Reads and checks a workload file; the format follows the extension (`.json` or TOML).
 pub fn check_file(path: &std::path::Path) -> std::io::Result<Checked> {

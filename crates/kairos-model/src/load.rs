@@ -4,12 +4,14 @@
 use crate::decode::{Decoder, ZeroAllowed, MAX_CORES, TASK_KEYS, TOP_LEVEL_KEYS};
 use crate::diagnostics::Diagnostics;
 use crate::document::{self, Entry, Format, Node, Value};
+use crate::imprecise_load::{decode_parts, is_imprecise, PART_KEYS};
 use crate::overheads::Overheads;
 use crate::overheads_load::decode_overheads;
 use crate::validate;
 use crate::workload::{Arrival, CoreId, Priority, Task, Workload};
 
-const TASK_HINT: &str = "every task needs at least name, wcet and period";
+const TASK_HINT: &str =
+    "every task needs a name, a period and either wcet or mandatory, optional and windup";
 
 /// The result of checking a workload: the workload when there is no error, and every
 /// diagnostic (errors and warnings) in source order.
@@ -162,8 +164,13 @@ fn decode_tasks(
 
 fn decode_task(decoder: &mut Decoder, node: &Node, path: &str) -> Option<Task> {
     let entries = decoder.table(node, path)?;
-    decoder.reject_unknown_keys(entries, &TASK_KEYS, path);
+    let known: Vec<&str> = TASK_KEYS.iter().chain(&PART_KEYS).copied().collect();
+    decoder.reject_unknown_keys(entries, &known, path);
     let at = |key: &str| format!("{path}.{key}");
+    let imprecise = match is_imprecise(entries) {
+        true => Some(decode_parts(decoder, entries, node, path)),
+        false => None,
+    };
     let name = decoder
         .required(entries, "name", path, node.position, TASK_HINT)
         .and_then(|n| decoder.string(n, &at("name")));
@@ -179,7 +186,10 @@ fn decode_task(decoder: &mut Decoder, node: &Node, path: &str) -> Option<Task> {
             None => Some(None),
         }
     };
-    let wcet = duration("wcet", true, ZeroAllowed::No);
+    let wcet = match imprecise {
+        Some(parts) => parts.map(|p| Some(p.demand())),
+        None => duration("wcet", true, ZeroAllowed::No),
+    };
     let period = duration("period", true, ZeroAllowed::No);
     let deadline = duration("deadline", false, ZeroAllowed::No);
     let offset = duration("offset", false, ZeroAllowed::Yes);
@@ -210,6 +220,7 @@ fn decode_task(decoder: &mut Decoder, node: &Node, path: &str) -> Option<Task> {
         arrival,
         priority: priority.flatten().map(|p| Priority::from_level(p as u32)),
         core: core.flatten().map(|c| CoreId(c as usize)),
+        imprecise: imprecise.flatten(),
     };
     Some(task)
 }

@@ -3,7 +3,7 @@
 use crate::decode::{join, SourceMap};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::load::DecodedParts;
-use crate::workload::{Arrival, Task, Workload};
+use crate::workload::{Arrival, ImpreciseParts, Task, Workload};
 use std::collections::HashMap;
 
 /// Adds a diagnostic for every broken rule; see `docs/check.md` for the list. Rules run on every
@@ -57,7 +57,9 @@ fn task_rules(
         let position = map.get(&p);
         move |d: Diagnostic| d.at_path(p).at_position(position)
     };
-    if task.wcet > task.deadline {
+    if let Some(parts) = &task.imprecise {
+        imprecise_rules(task, parts, path, map, out);
+    } else if task.wcet > task.deadline {
         out.push(at("wcet")(
             Diagnostic::error(format!(
                 "wcet {} exceeds the deadline {}: no job can ever meet it",
@@ -114,6 +116,47 @@ fn task_rules(
                     core.0
                 ))
                 .with_hint(format!("use a core between 0 and {}", cores - 1)),
+            ));
+        }
+    }
+}
+
+/// An imprecise task's real-time demand `m + w` must fit its deadline, and a fixed optional
+/// deadline must leave the wind-up room before the deadline.
+fn imprecise_rules(
+    task: &Task,
+    parts: &ImpreciseParts,
+    path: &str,
+    map: &SourceMap,
+    out: &mut Diagnostics,
+) {
+    let located = |key: &str, d: Diagnostic| {
+        let p = join(path, key);
+        d.at_position(map.get(&p)).at_path(p)
+    };
+    if parts.demand() > task.deadline {
+        out.push(located(
+            "mandatory",
+            Diagnostic::error(format!(
+                "mandatory {} + windup {} exceeds the deadline {}: no job can ever meet it",
+                parts.mandatory, parts.windup, task.deadline
+            ))
+            .with_hint("shorten the mandatory or wind-up part, or raise the deadline"),
+        ));
+        return;
+    }
+    if let Some(od) = parts.optional_deadline {
+        if od + parts.windup > task.deadline {
+            out.push(located(
+                "optional_deadline",
+                Diagnostic::error(format!(
+                    "optional_deadline {od} leaves less than the windup {} before the deadline {}",
+                    parts.windup, task.deadline
+                ))
+                .with_hint(format!(
+                    "use at most {} (deadline - windup), or leave it out to have it computed",
+                    task.deadline - parts.windup
+                )),
             ));
         }
     }

@@ -1,9 +1,9 @@
 //! The workload model: what every stage of kairos consumes.
 //!
-//! This first version holds periodic and sporadic tasks on identical cores. The types leave room
-//! for the task kinds later stages add (see `docs/model.md` for the plan): a [`Task`] gains
-//! optional per-criticality WCETs and imprecise parts, and a [`Workload`] gains MC-DAGs, domains
-//! with VCPUs and core partitions as new optional sections, so existing files stay valid.
+//! Periodic and sporadic tasks on identical cores, each either plain (one WCET) or imprecise
+//! (mandatory, optional and wind-up parts, [`ImpreciseParts`]). The types leave room for what
+//! later stages add (see `docs/model.md` for the plan): a [`Workload`] gains domains with VCPUs
+//! and core partitions as new optional sections, so existing files stay valid.
 
 use crate::time::{checked_lcm, Duration, Instant};
 use serde::Serialize;
@@ -25,9 +25,9 @@ pub struct Workload {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Task {
     pub name: String,
-    /// Worst-case execution time C.
+    /// Worst-case execution time C; for an imprecise task, its real-time demand `m + w`.
     pub wcet: Duration,
-    /// Best-case execution time; defaults to the WCET.
+    /// Best-case execution time; defaults to the WCET (for an imprecise task: of `m + w`).
     pub bcet: Duration,
     /// Period T, or minimum inter-arrival time for sporadic tasks.
     pub period: Duration,
@@ -40,6 +40,54 @@ pub struct Task {
     pub priority: Option<Priority>,
     /// Core for partitioned policies, if given.
     pub core: Option<CoreId>,
+    /// The parts of an imprecise task; `None` for a plain task.
+    pub imprecise: Option<ImpreciseParts>,
+}
+
+/// The part of an imprecise job that executes (seed 001, section 2). A plain task's job is one
+/// mandatory part; a job of a policy that does not run parts is too (with `C = m + w`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Part {
+    Mandatory,
+    Optional,
+    Windup,
+}
+
+impl Part {
+    /// The part that follows this one in a job, if any.
+    pub fn next(self) -> Option<Part> {
+        match self {
+            Part::Mandatory => Some(Part::Optional),
+            Part::Optional => Some(Part::Windup),
+            Part::Windup => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Mandatory => "mandatory",
+            Part::Optional => "optional",
+            Part::Windup => "windup",
+        }
+    }
+}
+
+/// The parts of a task in the extended imprecise computation model (seed 001, section 2): a
+/// mandatory part `m`, an optional part `o` that may be cut, and a wind-up part `w` that must
+/// finish by the deadline. Only `m + w` is real-time demand: the task's `wcet` is that sum, so a
+/// policy or analysis that knows nothing of parts treats the task as plain with `C = m + w` (the
+/// G-RM and P-RM baselines of the seed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ImpreciseParts {
+    /// WCET of the mandatory part (greater than zero).
+    pub mandatory: Duration,
+    /// Execution the optional part asks for (may be zero).
+    pub optional: Duration,
+    /// WCET of the wind-up part (greater than zero).
+    pub windup: Duration,
+    /// The relative optional deadline, if the file fixes it; otherwise the analysis computes it.
+    pub optional_deadline: Option<Duration>,
 }
 
 /// How jobs of a task arrive.

@@ -7,7 +7,8 @@
 
 use kairos_model::decode::{MAX_CORES, MAX_DURATION};
 use kairos_model::{
-    check_source, Arrival, Checked, CoreId, Duration, Format, Overheads, Priority, Task, Workload,
+    check_source, Arrival, Checked, CoreId, Duration, Format, ImpreciseParts, Overheads, Priority,
+    Task, Workload,
 };
 use proptest::prelude::*;
 use std::collections::HashSet;
@@ -572,11 +573,24 @@ fn valid_task(cores: usize) -> impl Strategy<Value = (Task, Vec<u8>)> {
                     duration_up_to(0, wcet.as_nanos()),
                     duration_up_to(wcet.as_nanos(), max),
                     duration_up_to(period.as_nanos(), max),
+                    (
+                        any::<bool>(),
+                        any::<u64>(),
+                        duration_up_to(0, max),
+                        any::<u64>(),
+                    ),
                 )
             },
         )
         .prop_map(
-            |((wcet, period, offset, sporadic, priority, core, styles), bcet, deadline, mia)| {
+            |(
+                (wcet, period, offset, sporadic, priority, core, styles),
+                bcet,
+                deadline,
+                mia,
+                parts,
+            )| {
+                let imprecise = imprecise_parts(wcet, deadline, parts);
                 let task = Task {
                     name: String::new(),
                     wcet,
@@ -593,10 +607,34 @@ fn valid_task(cores: usize) -> impl Strategy<Value = (Task, Vec<u8>)> {
                     },
                     priority: priority.map(Priority::from_level),
                     core: core.map(CoreId),
+                    imprecise,
                 };
                 (task, styles)
             },
         )
+}
+
+/// Imprecise parts for a task of this wcet and deadline, when `imprecise` says so and the wcet
+/// can be split into a mandatory and a wind-up part of at least 1 ns each: `m + w` is the wcet,
+/// and the optional deadline, when there is one, leaves the wind-up room.
+fn imprecise_parts(
+    wcet: Duration,
+    deadline: Duration,
+    (imprecise, split, optional, od): (bool, u64, Duration, u64),
+) -> Option<ImpreciseParts> {
+    let c = wcet.as_nanos();
+    if !imprecise || c < 2 {
+        return None;
+    }
+    let mandatory = 1 + split % (c - 1);
+    let windup = c - mandatory;
+    let latest = deadline.as_nanos() - windup;
+    Some(ImpreciseParts {
+        mandatory: Duration::from_nanos(mandatory),
+        optional,
+        windup: Duration::from_nanos(windup),
+        optional_deadline: (od % 2 == 0).then(|| Duration::from_nanos((od / 2) % (latest + 1))),
+    })
 }
 
 fn valid_workload() -> impl Strategy<Value = (Workload, Vec<u8>)> {
@@ -675,9 +713,23 @@ fn fields(w: &Workload, styles: &[u8]) -> (Entries, Entries, Vec<Entries>) {
     for t in &w.tasks {
         let mut entries = vec![
             ("name".to_string(), Lit::Str(t.name.clone())),
-            ("wcet".to_string(), Lit::Str(spell(t.wcet, next()))),
             ("period".to_string(), Lit::Str(spell(t.period, next()))),
         ];
+        match &t.imprecise {
+            None => entries.push(("wcet".to_string(), Lit::Str(spell(t.wcet, next())))),
+            Some(p) => {
+                for (key, d) in [
+                    ("mandatory", p.mandatory),
+                    ("optional", p.optional),
+                    ("windup", p.windup),
+                ] {
+                    entries.push((key.to_string(), Lit::Str(spell(d, next()))));
+                }
+                if let Some(od) = p.optional_deadline {
+                    entries.push(("optional_deadline".into(), Lit::Str(spell(od, next()))));
+                }
+            }
+        }
         let mut optional = |key: &str, d: Duration, default: Duration, entries: &mut Vec<_>| {
             let style = next();
             if d != default || style % 2 == 0 {

@@ -21,6 +21,11 @@ pub enum Action {
     /// Enforce the job's budget: it runs no more, but stays an unfinished job of the system, so
     /// it misses its deadline. No later decision may place it.
     Stop(JobId),
+    /// End the job's optional part now, unfinished (seed 001's `terminate_optional`, or the
+    /// skip of `end_mandatory` past the optional deadline): its wind-up part becomes the
+    /// current part. Only for a job in its optional part. Cut at the instant the part began,
+    /// with nothing executed, the part counts as skipped.
+    CutOptional(JobId),
     /// Change the system's criticality mode to level `to` (an index into the system's levels;
     /// single-criticality workloads have level 0 only). `triggers` are the jobs whose overrun
     /// caused it (none for a return to a lower level). The engine reports

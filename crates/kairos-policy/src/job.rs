@@ -1,6 +1,6 @@
 //! Jobs as a policy sees them: a stable identity and what a real scheduler can know.
 
-use kairos_model::{Duration, Instant};
+use kairos_model::{Duration, Instant, Part};
 
 /// The `number`-th job (from 0) of task `task` (an index into the workload's tasks).
 ///
@@ -22,10 +22,15 @@ pub struct JobView {
     pub id: JobId,
     pub release: Instant,
     pub absolute_deadline: Instant,
-    /// What the job may execute: its task's WCET in the current criticality mode (the only
-    /// WCET of a single-criticality task).
+    /// The part executing. Always [`Part::Mandatory`] for a plain task, and for every task
+    /// under a policy that does not run parts ([`crate::Policy::runs_parts`]).
+    pub part: Part,
+    /// What the current part may execute: its task's WCET in the current criticality mode (the
+    /// only WCET of a single-criticality task; `m + w` for an imprecise task under a policy
+    /// that does not run parts), or the part's WCET when parts run (the optional part's: what
+    /// it asks for).
     pub budget: Duration,
-    /// Execution received so far, overheads excluded.
+    /// Execution the current part received so far, overheads excluded.
     pub executed: Duration,
     /// The core the job runs on right now, if any.
     pub running_on: Option<usize>,

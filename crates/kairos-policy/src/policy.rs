@@ -15,7 +15,7 @@
 use crate::decision::{Decision, TimerId};
 use crate::job::JobView;
 use crate::view::View;
-use kairos_model::{Instant, Workload};
+use kairos_model::{Instant, Part, Workload};
 use thiserror::Error;
 
 /// Why a policy cannot run a workload.
@@ -39,6 +39,13 @@ pub trait Policy {
         Vec::new()
     }
 
+    /// Whether the policy runs imprecise tasks by parts (mandatory, optional, wind-up; seed
+    /// 001). If not, the engine runs an imprecise task as a plain one with `C = m + w` and
+    /// never reports a part. Asked once, before the first event.
+    fn runs_parts(&self) -> bool {
+        false
+    }
+
     /// `job` was released at `now` (its release instant). It is in the next view's jobs, with
     /// nothing executed and on no core.
     fn job_released(&mut self, _now: Instant, _job: &JobView) {}
@@ -46,6 +53,13 @@ pub trait Policy {
     /// `job` completed at `now`: this is its last view, and it is in no later view. Its core,
     /// if it had one, is idle until the next decision.
     fn job_completed(&mut self, _now: Instant, _job: &JobView) {}
+
+    /// Part `ended` of `job` executed all its work at `now`; `job.part` is the part that
+    /// follows, with nothing executed (an empty optional part is passed over: after the
+    /// mandatory part, `job.part` is then [`Part::Windup`]). A cut is not reported: the policy
+    /// made it. The job keeps its core until a decision says otherwise. Reported after the
+    /// completions of the instant, only to policies that run parts.
+    fn part_completed(&mut self, _now: Instant, _job: &JobView, _ended: Part) {}
 
     /// `job` has executed its whole budget at `now` (its `budget_left()` is zero) and has work
     /// left: it overran. Reported once per budget (again only after a mode change gave it more),

@@ -350,6 +350,7 @@ fn event_time(event: &TraceEvent) -> u64 {
         | TraceEvent::DeadlineMiss { at, .. }
         | TraceEvent::Abort { at, .. }
         | TraceEvent::Discard { at, .. }
+        | TraceEvent::PartEnd { at, .. }
         | TraceEvent::ModeChange { at, .. } => at.as_nanos(),
         TraceEvent::Segment { end, .. } => end.as_nanos(),
     }

@@ -11,9 +11,16 @@
 //! - **busy time**: time a core ran a job, overheads included; **overhead time** is the part
 //!   spent on scheduling, context-switch and migration costs.
 //!
+//! - for imprecise tasks run by parts (seed 001): the optional time **requested** (each job's
+//!   optional part, counted when it ends) and **executed**, and how optional parts ended:
+//!   **completed**, **cut** (unfinished, at the optional deadline) or **skipped** (cut at the
+//!   instant it began: the mandatory part ended at or after the optional deadline); jobs with
+//!   an empty optional part count in none. **QoS** is executed / requested optional time.
+//!
 //! Memory is constant in the simulated duration: everything here is a running sum.
 
 use kairos_model::{Duration, Instant};
+use kairos_trace::PartOutcome;
 use serde::Serialize;
 
 /// Per-task figures.
@@ -31,6 +38,9 @@ pub struct TaskMetrics {
     pub response_min_ns: Option<u64>,
     pub response_mean_ns: Option<u64>,
     pub response_max_ns: Option<u64>,
+    /// For an imprecise task run by parts.
+    #[serde(flatten)]
+    pub optional: Option<OptionalMetrics>,
     #[serde(skip)]
     response_sum_ns: u128,
 }
@@ -62,8 +72,36 @@ pub struct Metrics {
     pub context_switches: u64,
     /// Calls of the policy.
     pub scheduling_points: u64,
+    /// Totals over imprecise tasks, when the policy runs parts.
+    #[serde(flatten)]
+    pub optional: Option<OptionalMetrics>,
+    /// Optional time executed / requested, when the policy runs parts and some was requested.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optional_qos: Option<f64>,
     pub tasks: Vec<TaskMetrics>,
     pub core_usage: Vec<CoreMetrics>,
+}
+
+/// How the optional parts of imprecise jobs went (definitions above).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct OptionalMetrics {
+    pub optional_requested_ns: u64,
+    pub optional_executed_ns: u64,
+    pub optional_completed: u64,
+    pub optional_cut: u64,
+    pub optional_skipped: u64,
+}
+
+impl OptionalMetrics {
+    fn add(&mut self, requested: Duration, executed: Duration, outcome: PartOutcome) {
+        self.optional_requested_ns += requested.as_nanos();
+        self.optional_executed_ns += executed.as_nanos();
+        match outcome {
+            PartOutcome::Completed => self.optional_completed += 1,
+            PartOutcome::Cut => self.optional_cut += 1,
+            PartOutcome::Skipped => self.optional_skipped += 1,
+        }
+    }
 }
 
 impl Metrics {
@@ -101,6 +139,29 @@ impl Metrics {
         t.response_sum_ns += u128::from(response);
     }
 
+    /// Keeps the optional-part figures of the imprecise tasks (`imprecise[i]`).
+    pub(crate) fn count_optional_parts(&mut self, imprecise: impl Iterator<Item = bool>) {
+        self.optional = Some(OptionalMetrics::default());
+        for (t, is) in self.tasks.iter_mut().zip(imprecise) {
+            t.optional = is.then(OptionalMetrics::default);
+        }
+    }
+
+    /// The optional part of a job of `task` ended.
+    pub(crate) fn record_optional(
+        &mut self,
+        task: usize,
+        requested: Duration,
+        executed: Duration,
+        outcome: PartOutcome,
+    ) {
+        for figures in [&mut self.optional, &mut self.tasks[task].optional] {
+            if let Some(f) = figures {
+                f.add(requested, executed, outcome);
+            }
+        }
+    }
+
     pub(crate) fn record_miss(&mut self, task: usize) {
         self.deadline_misses += 1;
         self.tasks[task].deadline_misses += 1;
@@ -112,6 +173,10 @@ impl Metrics {
             t.response_mean_ns = (t.jobs_completed > 0)
                 .then(|| (t.response_sum_ns / u128::from(t.jobs_completed)) as u64);
         }
+        self.optional_qos = self
+            .optional
+            .filter(|o| o.optional_requested_ns > 0)
+            .map(|o| o.optional_executed_ns as f64 / o.optional_requested_ns as f64);
         for c in &mut self.core_usage {
             c.utilization = if duration.is_zero() {
                 0.0

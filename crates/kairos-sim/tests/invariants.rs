@@ -603,7 +603,8 @@ fn task_of(e: &TraceEvent) -> usize {
         | TraceEvent::Completion { task, .. }
         | TraceEvent::DeadlineMiss { task, .. }
         | TraceEvent::Abort { task, .. }
-        | TraceEvent::Discard { task, .. } => task,
+        | TraceEvent::Discard { task, .. }
+        | TraceEvent::PartEnd { task, .. } => task,
         TraceEvent::ModeChange { .. } => panic!("mode change in a periodic run"),
     }
 }

@@ -16,7 +16,7 @@ use kairos_model::Instant;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{Trace, TraceEvent};
+use crate::{PartOutcome, Trace, TraceEvent};
 
 const PID: u32 = 1;
 /// The track that holds releases, deadline misses and aborts.
@@ -143,6 +143,16 @@ const DISCARD: InstantKind = InstantKind {
     category: "mode",
     scope: "p",
 };
+const CUT: InstantKind = InstantKind {
+    prefix: "optional cut: ",
+    category: "part",
+    scope: "t",
+};
+const SKIP: InstantKind = InstantKind {
+    prefix: "optional skipped: ",
+    category: "part",
+    scope: "t",
+};
 const MODE_CHANGE: InstantKind = InstantKind {
     prefix: "",
     category: "mode",
@@ -173,6 +183,18 @@ fn recorded_event<'a>(trace: &'a Trace, event: &TraceEvent) -> Option<ChromeEven
             );
             return Some(instant(name, &MODE_CHANGE, at));
         }
+        TraceEvent::PartEnd {
+            task,
+            job,
+            at,
+            outcome,
+            ..
+        } => match outcome {
+            PartOutcome::Cut => (CUT, task, job, at),
+            PartOutcome::Skipped => (SKIP, task, job, at),
+            // A segment's end shows it.
+            PartOutcome::Completed => return None,
+        },
         TraceEvent::Completion { .. } => return None,
     };
     let name = format!("{}{}#{job}", kind.prefix, task_name(trace, task));

@@ -8,7 +8,7 @@
 pub mod chrome;
 pub mod gantt;
 
-use kairos_model::Instant;
+use kairos_model::{Instant, Part};
 use serde::Serialize;
 
 /// Something that happened to a job at a point or over an interval of time.
@@ -39,9 +39,33 @@ pub enum TraceEvent {
     /// The job was dropped unfinished because the system entered a criticality level above the
     /// task's own (mixed-criticality discard model).
     Discard { task: usize, job: u64, at: Instant },
+    /// Part `part` of an imprecise job ended (`outcome`); the job's next part follows at once
+    /// (seed 001's extended imprecise computation model). Segments of a job run by parts
+    /// are split at part ends, so each segment belongs to one part: the part after the job's
+    /// last `PartEnd` before it, or the mandatory part.
+    PartEnd {
+        task: usize,
+        job: u64,
+        at: Instant,
+        part: Part,
+        outcome: PartOutcome,
+    },
     /// The system's criticality mode changed from level `from` to level `to` (indices into the
     /// system's level names; a return to the lowest level at a hyper-period is one too).
     ModeChange { at: Instant, from: usize, to: usize },
+}
+
+/// How a part ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartOutcome {
+    /// It executed all its work.
+    Completed,
+    /// The policy cut it unfinished (an optional part at its optional deadline).
+    Cut,
+    /// The policy cut it at the instant it began, before it executed anything (an optional
+    /// part whose mandatory part ended at or after the optional deadline).
+    Skipped,
 }
 
 /// A whole recorded schedule.

@@ -31,6 +31,7 @@ pub fn simulate_synchronous(
         arrival: Arrival::Periodic,
         priority: None,
         core: mapping.map(|m| CoreId(m[i])),
+        imprecise: None,
     };
     let workload = Workload {
         name: None,

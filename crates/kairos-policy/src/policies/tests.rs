@@ -21,6 +21,7 @@ fn job(task: usize, deadline: u64, budget: u64, executed: u64) -> JobView {
         id: JobId { task, number: 0 },
         release: at(0),
         absolute_deadline: at(deadline),
+        part: kairos_model::Part::Mandatory,
         budget: ms(budget),
         executed: ms(executed),
         running_on: None,
@@ -39,6 +40,7 @@ fn task(name: &str, period: u64, deadline: u64, priority: Option<u32>) -> Task {
         arrival: Arrival::Periodic,
         priority: priority.map(Priority::from_level),
         core: None,
+        imprecise: None,
     }
 }
 

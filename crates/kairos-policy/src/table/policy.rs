@@ -249,6 +249,7 @@ impl TablePlan {
                 arrival: Arrival::Periodic,
                 priority: None,
                 core: None,
+                imprecise: None,
             }
         });
         Workload {

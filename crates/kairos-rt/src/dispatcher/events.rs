@@ -6,7 +6,7 @@ use super::scheduler::Scheduler;
 use super::shared::{Shared, SLOTS_PER_TASK};
 use crate::measure::JobRecord;
 use kairos_model::{Duration, Instant};
-use kairos_policy::{JobId, JobView, Reported};
+use kairos_policy::{JobId, JobView, Part, Reported};
 use std::sync::atomic::Ordering;
 
 impl Scheduler {
@@ -82,6 +82,7 @@ impl Scheduler {
                 id,
                 release: Instant::from_nanos(when),
                 absolute_deadline: Instant::from_nanos(deadline),
+                part: Part::Mandatory,
                 budget: self.source.budget(task, spec, self.mode),
                 executed: Duration::ZERO,
                 running_on: None,

@@ -141,6 +141,12 @@ pub fn run_user_from(
     policy
         .prepare(workload)
         .map_err(|refusal| RunError::Invalid(format!("{}: {}", policy.name(), refusal.0)))?;
+    if policy.runs_parts() && workload.tasks.iter().any(|t| t.imprecise.is_some()) {
+        return Err(RunError::Invalid(format!(
+            "{}: the dispatcher does not run imprecise tasks by parts yet; simulate them",
+            policy.name()
+        )));
+    }
     let cpus = choose_cpus(workload, config)?;
     if workload.tasks.len() >= 0xffff {
         return Err(RunError::Invalid(format!(

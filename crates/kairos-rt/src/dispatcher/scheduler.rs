@@ -291,6 +291,14 @@ impl Scheduler {
                 self.remove_open(id, at, shared, "discard")?;
                 self.records[self.record_of[&id]].discarded = Some(at);
             }
+            Action::CutOptional(id) => {
+                // Runs refuse imprecise tasks under policies that run parts, so no job here has
+                // an optional part.
+                return Err(format!(
+                    "a cut of job {}#{}, which has no optional part",
+                    id.task, id.number
+                ));
+            }
             Action::Stop(id) => {
                 self.find(id, "stop")?;
                 self.stopped.insert(id);

@@ -90,6 +90,10 @@ impl Engine<'_> {
                 let i = self.find(id, "stop")?;
                 self.stop(i);
             }
+            Action::CutOptional(id) => {
+                let i = self.find(id, "cut")?;
+                self.cut_optional(i)?;
+            }
             Action::ChangeMode { to, triggers } => self.change_mode(to, &triggers, policy)?,
         }
         Ok(())

@@ -4,8 +4,7 @@
 use super::Engine;
 use crate::job::{released, JobWork};
 use crate::queue::Due;
-use kairos_model::Duration;
-use kairos_policy::{JobId, JobView, Policy};
+use kairos_policy::{JobId, JobView, PartWork, Policy};
 use kairos_trace::TraceEvent;
 
 impl Engine<'_> {
@@ -29,7 +28,8 @@ impl Engine<'_> {
     pub(super) fn complete_finished_jobs(&mut self, policy: &mut dyn Policy) -> bool {
         let mut any = false;
         for i in (0..self.views.len()).rev() {
-            if !self.work[i].remaining.is_zero() {
+            let work = &self.work[i];
+            if !work.remaining.is_zero() || !work.in_last_part(&self.views[i]) {
                 continue;
             }
             any = true;
@@ -165,9 +165,14 @@ impl Engine<'_> {
         let number = self.next_job_number[task_index];
         self.next_job_number[task_index] += 1;
         let source = &mut self.hosts.source;
-        let work = source.work(task_index, task, number);
+        let drawn = source.work(task_index, task, number);
         let gap = source.inter_arrival(task_index, task, number);
-        let budget = source.budget(task_index, task, self.mode);
+        let parts = (task.imprecise.as_ref()).filter(|_| self.runs_parts);
+        let part_work = parts.map(|p| PartWork::split(drawn, p));
+        let (work, budget) = match (part_work, parts) {
+            (Some(w), Some(p)) => (w.mandatory, p.mandatory),
+            _ => (drawn, source.budget(task_index, task, self.mode)),
+        };
         let deadline = at + task.deadline;
         let id = JobId {
             task: task_index,
@@ -183,7 +188,7 @@ impl Engine<'_> {
             deadline,
         });
         if let Some(observer) = self.observer() {
-            observer.released(id, work);
+            observer.released(id, drawn);
         }
         self.queue_release(at + gap, task_index);
         policy.job_released(at, &view);
@@ -194,12 +199,6 @@ impl Engine<'_> {
             return;
         }
         self.views.push(view);
-        self.work.push(JobWork {
-            remaining: work,
-            overhead_left: Duration::ZERO,
-            segment_start: at,
-            stopped: false,
-            exhausted: false,
-        });
+        self.work.push(JobWork::new(at, work, part_work));
     }
 }

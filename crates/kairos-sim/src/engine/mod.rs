@@ -6,8 +6,9 @@
 //! job, the instant a running job's budget runs out, the deadline of an unfinished job and the
 //! end of the run. At an instant it applies, in
 //! this order:
-//! 1. completions, each reported to the policy, then the jobs whose budget just ran out with
-//!    work left (an overrun), each reported once per budget;
+//! 1. completions, each reported to the policy; then, for a policy that runs imprecise tasks
+//!    by parts, the ends of parts (the job moves on to its next part, [`parts`]); then the jobs
+//!    whose budget just ran out with work left (an overrun), each reported once per budget;
 //! 2. with `--abort-on-miss`, the removal of every job whose deadline has come (a miss), so
 //!    that its core goes to another job at this instant;
 //! 3. releases (by task index), then timers (by arming order), each reported;
@@ -31,6 +32,7 @@
 
 mod decide;
 mod jobs;
+mod parts;
 
 use crate::charges::Charges;
 use crate::job::JobWork;
@@ -53,6 +55,8 @@ pub(crate) struct Engine<'w> {
     config: &'w SimConfig,
     hosts: Hosts<'w>,
     policy_name: &'static str,
+    /// Whether the policy runs imprecise tasks by parts ([`Policy::runs_parts`]).
+    runs_parts: bool,
     now: Instant,
     end: Instant,
     /// The criticality mode and how many levels there are (at least one).
@@ -94,6 +98,7 @@ impl<'w> Engine<'w> {
             config,
             hosts,
             policy_name,
+            runs_parts: false,
             now: Instant::ZERO,
             end,
             mode: 0,
@@ -119,8 +124,14 @@ impl<'w> Engine<'w> {
     }
 
     pub(crate) fn run(mut self, policy: &mut dyn Policy) -> Result<SimOutcome, SimError> {
+        self.runs_parts = policy.runs_parts();
+        if self.runs_parts {
+            let imprecise = self.workload.tasks.iter().map(|t| t.imprecise.is_some());
+            self.metrics.count_optional_parts(imprecise);
+        }
         loop {
             let mut changed = self.complete_finished_jobs(policy);
+            changed |= self.end_finished_parts(policy);
             changed |= self.report_overruns(policy);
             if self.config.abort_on_miss {
                 changed |= self.abort_late_jobs();

@@ -154,7 +154,8 @@ impl<'p> TableObserver<'p> {
 impl Observer for TableObserver<'_> {
     fn event(&mut self, event: &TraceEvent) {
         match *event {
-            TraceEvent::Release { .. } | TraceEvent::Abort { .. } => {}
+            // Table runs have no imprecise parts.
+            TraceEvent::Release { .. } | TraceEvent::Abort { .. } | TraceEvent::PartEnd { .. } => {}
             TraceEvent::Segment { task, job, end, .. } => {
                 if let Some(state) = self.job(task, job) {
                     state.last_stop = end;

@@ -6,11 +6,11 @@
 
 use std::collections::BTreeMap;
 
-use kairos_model::{Arrival, Duration, Instant, Task, Workload};
+use kairos_model::{Arrival, Duration, Instant, Part, Task, Workload};
 use kairos_policy::PolicyKind;
 use kairos_policy::PriorityOrder;
 use kairos_sim::{simulate, SimConfig, SimOutcome};
-use kairos_trace::{Trace, TraceEvent};
+use kairos_trace::{PartOutcome, Trace, TraceEvent};
 
 /// One time unit of the integer task parameters used by the tests (1 us), so hyper-periods stay
 /// small while the engine still works in nanoseconds.
@@ -38,6 +38,7 @@ pub fn task(name: &str, wcet: u64, period: u64, deadline: u64, offset: u64) -> T
         arrival: Arrival::Periodic,
         priority: None,
         core: None,
+        imprecise: None,
     }
 }
 
@@ -124,6 +125,8 @@ pub struct JobRecord {
     pub miss_at: Option<Instant>,
     /// Segments sorted by start.
     pub segments: Vec<Seg>,
+    /// Ends of the parts of an imprecise job run by parts, in order.
+    pub part_ends: Vec<(Instant, Part, PartOutcome)>,
 }
 
 impl JobRecord {
@@ -162,7 +165,8 @@ pub fn jobs_of(trace: &Trace) -> BTreeMap<JobId, JobRecord> {
             TraceEvent::Segment { task, job, .. }
             | TraceEvent::Completion { task, job, .. }
             | TraceEvent::DeadlineMiss { task, job, .. }
-            | TraceEvent::Abort { task, job, .. } => (task, job),
+            | TraceEvent::Abort { task, job, .. }
+            | TraceEvent::PartEnd { task, job, .. } => (task, job),
         };
         let record = jobs
             .get_mut(&(task, job))
@@ -186,6 +190,9 @@ pub fn jobs_of(trace: &Trace) -> BTreeMap<JobId, JobRecord> {
                 assert!(record.abort.is_none(), "job {task}#{job} aborted twice");
                 record.abort = Some(at);
             }
+            TraceEvent::PartEnd {
+                at, part, outcome, ..
+            } => record.part_ends.push((at, part, outcome)),
             TraceEvent::Release { .. }
             | TraceEvent::Discard { .. }
             | TraceEvent::ModeChange { .. } => unreachable!(),
