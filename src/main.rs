@@ -4,6 +4,7 @@
 mod args;
 mod commands;
 mod generation;
+mod imprecise;
 mod mc_input;
 mod report;
 

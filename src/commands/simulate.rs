@@ -29,7 +29,9 @@ pub struct SimulateArgs {
     pub file: PathBuf,
     /// Scheduling policy: required for a periodic workload; `table` (the default and only
     /// choice) for a mixed-criticality system.
-    #[arg(long, value_parser = ["gedf", "pedf", "gfp", "pfp", "edzl", "table"])]
+    /// grmwp and prmwp run imprecise tasks by parts (seed 001); grm and prm are their
+    /// rate-monotonic baselines (imprecise tasks as plain ones with C = m + w).
+    #[arg(long, value_parser = ["gedf", "pedf", "gfp", "pfp", "edzl", "grmwp", "prmwp", "grm", "prm", "table"])]
     pub policy: Option<String>,
     /// Override the number of cores of the file.
     #[arg(long)]
@@ -111,7 +113,7 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
     }
     let policy = match args.policy.as_deref() {
         None => Err(Failure::bad_input(
-            "--policy is required for a periodic workload: gedf, pedf, gfp, pfp or edzl",
+            "--policy is required for a periodic workload: gedf, pedf, gfp, pfp, edzl, grmwp, prmwp, grm or prm",
         )),
         Some("table") => Err(Failure::bad_input(format!(
             "--policy table runs mixed-criticality systems (files with `dags`, or MC-DAG .xml); {} is a periodic workload",
@@ -217,6 +219,7 @@ pub fn run_policy(
             workload.tasks.len()
         );
     }
+    let workload = &*crate::imprecise::prepare(kind, workload)?;
     let mut policy = kind.build(priorities);
     let outcome = simulate(workload, policy.as_mut(), config)
         .map_err(|e| Failure::bad_input(e.to_string()))?;

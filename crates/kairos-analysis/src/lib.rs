@@ -10,6 +10,7 @@ pub mod global_edf;
 pub mod global_fp;
 pub mod partition;
 pub mod registry;
+pub mod rmwp;
 pub mod uniprocessor;
 
 /// The unit tests' seeded source of random cases (xorshift64): `next(n)` is in `[0, n)`.
@@ -35,6 +36,9 @@ pub struct SporadicTask {
     pub deadline: u64,
     /// Period or minimum inter-arrival time T.
     pub period: u64,
+    /// For an imprecise task, its wind-up part `w` (then `wcet` is `m + w`); 0 for a plain
+    /// task. Only the RMWP tests ([`rmwp`]) read it.
+    pub windup: u64,
 }
 
 impl SporadicTask {
@@ -43,6 +47,17 @@ impl SporadicTask {
             wcet,
             deadline,
             period,
+            windup: 0,
+        }
+    }
+
+    /// An imprecise task: mandatory `m`, wind-up `w` (its optional part is no demand).
+    pub const fn imprecise(mandatory: u64, windup: u64, deadline: u64, period: u64) -> Self {
+        SporadicTask {
+            wcet: mandatory + windup,
+            deadline,
+            period,
+            windup,
         }
     }
     /// C / T, for bounds and heuristics.
@@ -60,8 +75,9 @@ pub fn tasks_of(workload: &kairos_model::Workload) -> Vec<SporadicTask> {
     workload
         .tasks
         .iter()
-        .map(|t| {
-            SporadicTask::new(
+        .map(|t| SporadicTask {
+            windup: t.imprecise.map_or(0, |p| p.windup.as_nanos()),
+            ..SporadicTask::new(
                 t.wcet.as_nanos(),
                 t.deadline.as_nanos(),
                 t.period.as_nanos(),
@@ -83,6 +99,10 @@ pub struct Verdict {
     /// For partitioning: the core of each task, when every task fit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mapping: Option<Vec<usize>>,
+    /// For the RMWP tests: the relative optional deadline of each task (its deadline for a
+    /// plain task, which has no wind-up to wait for).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optional_deadlines: Option<Vec<u64>>,
 }
 
 impl Verdict {
@@ -92,6 +112,7 @@ impl Verdict {
             response_times: None,
             failing_task: None,
             mapping: None,
+            optional_deadlines: None,
         }
     }
     pub fn no(failing_task: Option<usize>) -> Self {
@@ -100,6 +121,7 @@ impl Verdict {
             response_times: None,
             failing_task,
             mapping: None,
+            optional_deadlines: None,
         }
     }
     pub fn with_response_times(mut self, r: Vec<u64>) -> Self {

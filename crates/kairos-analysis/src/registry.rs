@@ -1,6 +1,7 @@
 //! Every test by its CLI name: what `kairos analyze --tests`, batch mode and experiments use.
 
 use crate::partition::{self, Admission, Heuristic};
+use crate::rmwp;
 use crate::uniprocessor::{bounds, edf_qpa, fp_rta};
 use crate::{SporadicTask, Verdict};
 use std::sync::OnceLock;
@@ -15,6 +16,15 @@ enum Runner {
     /// A uniprocessor test: analyses the set on one core.
     Uniprocessor(fn(&[SporadicTask]) -> Verdict),
     Partitioned(Heuristic, bool, Admission),
+    /// A semi-fixed-priority test of imprecise tasks ([`crate::rmwp`]); never in `default`.
+    Rmwp(RmwpScope),
+}
+
+#[derive(Clone, Copy)]
+enum RmwpScope {
+    Uniprocessor,
+    Global,
+    Partitioned(Heuristic),
 }
 
 /// One schedulability test.
@@ -48,12 +58,24 @@ impl Test {
             Runner::Partitioned(heuristic, decreasing, admission) => {
                 partition::partition(tasks, cores, heuristic, decreasing, admission)
             }
+            Runner::Rmwp(RmwpScope::Uniprocessor) => rmwp::uniprocessor::is_schedulable(tasks),
+            Runner::Rmwp(RmwpScope::Global) => rmwp::global::is_schedulable(tasks, cores),
+            Runner::Rmwp(RmwpScope::Partitioned(heuristic)) => {
+                rmwp::partitioned::is_schedulable(tasks, cores, heuristic)
+            }
         }
     }
 
     /// Whether the test is meant for `cores` cores (uniprocessor tests only for one).
     pub fn applies_to(&self, cores: usize) -> bool {
-        !matches!(self.runner, Runner::Uniprocessor(_)) || cores == 1
+        !self.is_uniprocessor() || cores == 1
+    }
+
+    fn is_uniprocessor(&self) -> bool {
+        matches!(
+            self.runner,
+            Runner::Uniprocessor(_) | Runner::Rmwp(RmwpScope::Uniprocessor)
+        )
     }
 }
 
@@ -114,6 +136,7 @@ fn build() -> Vec<Test> {
         ),
     ];
     tests.extend(global_tests());
+    tests.extend(rmwp_tests());
     for admission in Admission::ALL {
         for heuristic in Heuristic::ALL {
             for decreasing in [false, true] {
@@ -127,6 +150,40 @@ fn build() -> Vec<Test> {
                 });
             }
         }
+    }
+    tests
+}
+
+/// RMWP, G-RMWP and P-RMWP (first, next and best fit): verdicts and optional deadlines.
+fn rmwp_tests() -> Vec<Test> {
+    let test = |name: &str, summary: &str, scope| Test {
+        name: name.into(),
+        summary: summary.into(),
+        runner: Runner::Rmwp(scope),
+    };
+    let mut tests = vec![
+        test(
+            "rmwp",
+            "uniprocessor RMWP: RM response-time analysis with C = m + w, optional deadlines",
+            RmwpScope::Uniprocessor,
+        ),
+        test(
+            "g-rmwp",
+            "G-RMWP: Bertogna-Cirinei G-RM analysis with C = m + w, optional deadlines",
+            RmwpScope::Global,
+        ),
+    ];
+    for heuristic in [
+        Heuristic::FirstFit,
+        Heuristic::NextFit,
+        Heuristic::BestFit,
+        Heuristic::CyclicNextFit,
+    ] {
+        tests.push(test(
+            &format!("p-rmwp-{}", heuristic.short_name()),
+            &format!("P-RMWP: {heuristic:?} with RM response-time admission, optional deadlines"),
+            RmwpScope::Partitioned(heuristic),
+        ));
     }
     tests
 }
@@ -259,13 +316,14 @@ fn in_default(test: &Test) -> bool {
         Runner::Global(_) | Runner::GlobalFixedPriority(_) => true,
         Runner::Uniprocessor(_) => test.name == "uni-fp-rta" || test.name == "uni-edf-qpa",
         Runner::Partitioned(..) => DEFAULT_PARTITIONING.contains(&test.name.as_str()),
+        Runner::Rmwp(_) => false,
     }
 }
 
 fn default_skip(test: &Test, cores: usize) -> Option<&'static str> {
-    match (test.runner, cores) {
-        (Runner::Uniprocessor(_), 1) => None,
-        (Runner::Uniprocessor(_), _) => Some(MANY_CORES),
+    match (test.is_uniprocessor(), cores) {
+        (true, 1) => None,
+        (true, _) => Some(MANY_CORES),
         (_, 1) => Some(ONE_CORE),
         _ => None,
     }

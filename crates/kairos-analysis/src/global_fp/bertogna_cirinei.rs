@@ -79,7 +79,7 @@ pub fn is_schedulable_with_order(
         let r = if rank < m {
             Some(tasks[k].wcet)
         } else {
-            fixed_point(tasks, &response, higher, k, m, variant)
+            fixed_point(tasks, &response, higher, (k, tasks[k].wcet), m, variant)
         };
         match r {
             Some(r) => response[k] = r,
@@ -90,12 +90,14 @@ pub fn is_schedulable_with_order(
 }
 
 /// The least fixed point for task `k`, `None` once above `D_k` (the point the plain iteration
-/// from `C_k` reaches, found in fewer steps by [`least_fixed_point`]).
-fn fixed_point(
+/// from `C_k` reaches, found in fewer steps by [`least_fixed_point`]). `base` is the execution
+/// of task `k` itself: `C_k`, or only its wind-up part for the optional deadlines of
+/// G-RMWP ([`crate::rmwp`]), whose recurrence is the same with `C_k` replaced by `w_k`.
+pub(crate) fn fixed_point(
     tasks: &[SporadicTask],
     response: &[u64],
     higher: &[usize],
-    k: usize,
+    (k, base): (usize, u64),
     m: usize,
     variant: Variant,
 ) -> Option<u64> {
@@ -106,7 +108,7 @@ fn fixed_point(
         u128::from(x) + u128::from(ti.deadline - ti.wcet - slack)
     };
     let piece = |x: u64| {
-        let cap = Piece::ramp(i128::from(x - tk.wcet) + 1);
+        let cap = Piece::ramp(i128::from(x - base) + 1);
         higher.iter().fold(Piece::constant(0), |sum, &i| {
             let workload = sawtooth(span(x, i), tasks[i].wcet, tasks[i].period);
             sum.add(match variant {
@@ -116,7 +118,7 @@ fn fixed_point(
         })
     };
     let bound = |from: u64, to: u64, at: u64| {
-        let cap = i128::from(at - tk.wcet) + 1;
+        let cap = i128::from(at - base) + 1;
         higher
             .iter()
             .map(|&i| {
@@ -130,7 +132,7 @@ fn fixed_point(
             })
             .sum()
     };
-    least_fixed_point(tk.wcet, tk.wcet, tk.deadline, m, piece, bound)
+    least_fixed_point(base, base, tk.deadline, m, piece, bound)
 }
 
 #[cfg(test)]

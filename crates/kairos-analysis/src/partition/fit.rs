@@ -14,7 +14,9 @@
 //! - **best fit**: among admitting cores, the one with the least remaining capacity (largest
 //!   utilization sum, compared exactly), ties to the lower core;
 //! - **worst fit**: among admitting cores, the one with the most remaining capacity (smallest
-//!   utilization sum), ties to the lower core.
+//!   utilization sum), ties to the lower core;
+//! - **cyclic next fit**: the first admitting core in cyclic order from the one after the
+//!   previous task's core (the first task starts at core 0); evens the number of tasks per core.
 //!
 //! The first task that no core admits ends the search: `failing_task` names it (input index).
 
@@ -34,14 +36,43 @@ pub fn partition(
     decreasing: bool,
     admission: Admission,
 ) -> Verdict {
+    let mut verdict = partition_with(tasks, cores, heuristic, decreasing, |core_tasks| {
+        admission.admits(core_tasks)
+    });
+    if let (Some(mapping), Admission::FpExact) = (&verdict.mapping, admission) {
+        verdict.response_times = response_times(tasks, mapping, cores);
+    }
+    verdict
+}
+
+/// [`partition`] with any admission rule: `admits(core_tasks)` (the core's tasks by increasing
+/// task index) says whether a core can take its tasks. The verdict has the mapping only.
+pub fn partition_with(
+    tasks: &[SporadicTask],
+    cores: usize,
+    heuristic: Heuristic,
+    decreasing: bool,
+    admits: impl Fn(&[SporadicTask]) -> bool,
+) -> Verdict {
     let mut bins = vec![Bin::default(); cores];
     let mut mapping = vec![0usize; tasks.len()];
-    let mut current = 0; // next fit's open core
+    // Next fit's open core; cyclic next fit's previous core (so the first task tries core 0).
+    let mut current = match heuristic {
+        Heuristic::CyclicNextFit => cores.saturating_sub(1),
+        _ => 0,
+    };
     for task in consideration_order(tasks, decreasing) {
-        let admits = |bins: &[Bin], core: usize| admission.admits(&bins[core].with(tasks, task));
+        let fits = |bins: &[Bin], core: usize| admits(&bins[core].with(tasks, task));
         let chosen = match heuristic {
-            Heuristic::FirstFit => (0..cores).find(|&c| admits(&bins, c)),
-            Heuristic::NextFit => next_fit(&bins, &mut current, |c| admits(&bins, c)),
+            Heuristic::FirstFit => (0..cores).find(|&c| fits(&bins, c)),
+            Heuristic::NextFit => next_fit(&bins, &mut current, |c| fits(&bins, c)),
+            Heuristic::CyclicNextFit => {
+                let found = (1..=cores)
+                    .map(|k| (current + k) % cores)
+                    .find(|&c| fits(&bins, c));
+                current = found.unwrap_or(current);
+                found
+            }
             Heuristic::BestFit | Heuristic::WorstFit => {
                 let mut by_load: Vec<usize> = (0..cores).collect();
                 // Stable sort: equal loads keep the lower core first.
@@ -53,7 +84,7 @@ pub fn partition(
                         ord
                     }
                 });
-                by_load.into_iter().find(|&c| admits(&bins, c))
+                by_load.into_iter().find(|&c| fits(&bins, c))
             }
         };
         let Some(core) = chosen else {
@@ -63,9 +94,6 @@ pub fn partition(
         mapping[task] = core;
     }
     let mut verdict = Verdict::yes();
-    if admission == Admission::FpExact {
-        verdict.response_times = response_times(tasks, &bins);
-    }
     verdict.mapping = Some(mapping);
     verdict
 }
@@ -94,11 +122,13 @@ fn consideration_order(tasks: &[SporadicTask], decreasing: bool) -> Vec<usize> {
 }
 
 /// R_i of every task under DM on its core, in input order (each core passed RTA on admission).
-fn response_times(tasks: &[SporadicTask], bins: &[Bin]) -> Option<Vec<u64>> {
+fn response_times(tasks: &[SporadicTask], mapping: &[usize], cores: usize) -> Option<Vec<u64>> {
     let mut r = vec![0u64; tasks.len()];
-    for bin in bins {
-        let per_core = fp_rta::deadline_monotonic(&bin.tasks).response_times?;
-        for (&task, r_task) in bin.indices.iter().zip(per_core) {
+    for core in 0..cores {
+        let indices: Vec<usize> = (0..tasks.len()).filter(|&i| mapping[i] == core).collect();
+        let on_core: Vec<SporadicTask> = indices.iter().map(|&i| tasks[i]).collect();
+        let per_core = fp_rta::deadline_monotonic(&on_core).response_times?;
+        for (&task, r_task) in indices.iter().zip(per_core) {
             r[task] = r_task;
         }
     }

@@ -16,7 +16,7 @@ pub mod admission;
 pub mod fit;
 
 pub use admission::Admission;
-pub use fit::partition;
+pub use fit::{partition, partition_with};
 
 /// The bin-packing heuristic (see [`fit`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -25,6 +25,10 @@ pub enum Heuristic {
     NextFit,
     BestFit,
     WorstFit,
+    /// Next fit that evens the number of tasks per core, as seed 001 section 6.1 uses it for
+    /// P-RMWP and P-RM: each task tries the cores cyclically from the one after the previous
+    /// task's core. Not in [`Heuristic::ALL`] (the classic four).
+    CyclicNextFit,
 }
 
 impl Heuristic {
@@ -42,6 +46,7 @@ impl Heuristic {
             Heuristic::NextFit => "nf",
             Heuristic::BestFit => "bf",
             Heuristic::WorstFit => "wf",
+            Heuristic::CyclicNextFit => "cnf",
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod order;
 pub mod partition;
 pub mod partitioned;
 mod placement;
+pub mod rmwp;
 
 use crate::decision::{Action, TimerId};
 use crate::policy::Policy;
@@ -24,6 +25,12 @@ pub enum PolicyKind {
     GlobalFp,
     PartitionedFp,
     GlobalEdzl,
+    /// Semi-fixed-priority scheduling of imprecise tasks ([`rmwp`]), and its fixed-priority
+    /// baselines (rate-monotonic, imprecise tasks run as plain ones with `C = m + w`).
+    GlobalRmwp,
+    PartitionedRmwp,
+    GlobalRm,
+    PartitionedRm,
 }
 
 impl PolicyKind {
@@ -35,6 +42,15 @@ impl PolicyKind {
         PolicyKind::GlobalEdzl,
     ];
 
+    /// The semi-fixed-priority family (seed 001): policies that need imprecise tasks' optional
+    /// deadlines and, partitioned, the analysis' core mapping before they run.
+    pub const RMWP_FAMILY: [PolicyKind; 4] = [
+        PolicyKind::GlobalRmwp,
+        PolicyKind::PartitionedRmwp,
+        PolicyKind::GlobalRm,
+        PolicyKind::PartitionedRm,
+    ];
+
     /// The CLI name.
     pub fn cli_name(self) -> &'static str {
         match self {
@@ -43,17 +59,37 @@ impl PolicyKind {
             PolicyKind::GlobalFp => "gfp",
             PolicyKind::PartitionedFp => "pfp",
             PolicyKind::GlobalEdzl => "edzl",
+            PolicyKind::GlobalRmwp => "grmwp",
+            PolicyKind::PartitionedRmwp => "prmwp",
+            PolicyKind::GlobalRm => "grm",
+            PolicyKind::PartitionedRm => "prm",
         }
     }
 
     pub fn from_cli_name(name: &str) -> Option<PolicyKind> {
-        PolicyKind::ALL.into_iter().find(|k| k.cli_name() == name)
+        (PolicyKind::ALL.into_iter())
+            .chain(PolicyKind::RMWP_FAMILY)
+            .find(|k| k.cli_name() == name)
     }
 
-    /// A fresh policy object; fixed-priority policies use `priorities`.
+    /// Whether the policy is global (one queue for all cores).
+    pub fn is_global(self) -> bool {
+        matches!(
+            self,
+            PolicyKind::GlobalEdf
+                | PolicyKind::GlobalFp
+                | PolicyKind::GlobalEdzl
+                | PolicyKind::GlobalRmwp
+                | PolicyKind::GlobalRm
+        )
+    }
+
+    /// A fresh policy object; `gfp` and `pfp` use `priorities` (the RMWP family is
+    /// rate-monotonic by definition).
     pub fn build(self, priorities: PriorityOrder) -> Box<dyn Policy + Send> {
         use global::Global;
         use partitioned::Partitioned;
+        let rm = PriorityOrder::RateMonotonic;
         match self {
             PolicyKind::GlobalEdf => Box::new(Global::new("gedf", edf::Edf)),
             PolicyKind::PartitionedEdf => Box::new(Partitioned::new("pedf", edf::Edf)),
@@ -62,6 +98,10 @@ impl PolicyKind {
                 Box::new(Partitioned::new("pfp", FixedPriority::new(priorities)))
             }
             PolicyKind::GlobalEdzl => Box::new(Global::new("edzl", edzl::Edzl)),
+            PolicyKind::GlobalRmwp => Box::new(rmwp::Rmwp::new(rmwp::Scope::Global)),
+            PolicyKind::PartitionedRmwp => Box::new(rmwp::Rmwp::new(rmwp::Scope::Partitioned)),
+            PolicyKind::GlobalRm => Box::new(Global::new("grm", FixedPriority::new(rm))),
+            PolicyKind::PartitionedRm => Box::new(Partitioned::new("prm", FixedPriority::new(rm))),
         }
     }
 }

@@ -1,0 +1,49 @@
+//! G-RMWP on `m` cores: the verdict of Bertogna and Cirinei's response-time analysis for global
+//! fixed priorities ("Response-time analysis for globally scheduled symmetric multiprocessor
+//! platforms", RTSS 2007; `crate::global_fp::bertogna_cirinei`) in rate-monotonic order with
+//! `C = m + w`, and the optional deadlines `OD_i = D_i - R_i^w` of [`super`], where `R_i^w` is
+//! the least fixed point of the same recurrence with the task's own execution `w_i`:
+//!
+//! `R = w_i + floor((1/m) sum_{j in hp(i)} min(W_j(R), R - w_i + 1))`,
+//!
+//! `W_j` the slack-aware workload bound of the higher-priority task `j` (its response bound
+//! `R_j` from the verdict's analysis). The `m` most important tasks never wait: `R_i^w = w_i`.
+
+use super::{first_unconstrained, optional_deadline};
+use crate::global_fp::bertogna_cirinei::{self, fixed_point, rate_monotonic_order, Variant};
+use crate::{SporadicTask, Verdict};
+
+/// The G-RMWP verdict and optional deadlines of `tasks` on `m` cores.
+pub fn is_schedulable(tasks: &[SporadicTask], m: usize) -> Verdict {
+    if let Some(k) = first_unconstrained(tasks) {
+        return Verdict::no(Some(k));
+    }
+    let order = rate_monotonic_order(tasks);
+    let mut verdict = bertogna_cirinei::is_schedulable_with_order(tasks, m, &order, Variant::Paper);
+    let mut od = vec![0; tasks.len()];
+    if let Some(response) = &verdict.response_times {
+        for (rank, &i) in order.iter().enumerate() {
+            let r = match rank < m {
+                true => Some(tasks[i].windup),
+                false => windup_response(tasks, response, &order[..rank], i, m),
+            };
+            od[i] = optional_deadline(&tasks[i], r);
+        }
+    }
+    verdict.optional_deadlines = Some(od);
+    verdict
+}
+
+fn windup_response(
+    tasks: &[SporadicTask],
+    response: &[u64],
+    higher: &[usize],
+    i: usize,
+    m: usize,
+) -> Option<u64> {
+    let base = tasks[i].windup;
+    if base == 0 {
+        return Some(0);
+    }
+    fixed_point(tasks, response, higher, (i, base), m, Variant::Paper)
+}

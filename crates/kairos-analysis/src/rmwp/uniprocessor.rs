@@ -1,0 +1,54 @@
+//! RMWP on one core: the verdict of exact rate-monotonic response-time analysis with
+//! `C = m + w` (Joseph and Pandya 1986; `crate::uniprocessor::fp_rta`), and the optional
+//! deadlines `OD_i = D_i - R_i^w` of [`super`], where `R_i^w` is the least fixed point of
+//!
+//! `R = w_i + sum_{j in hp(i)} ceil(R / T_j) (m_j + w_j)`,
+//!
+//! iterated from `R = w_i` until it is fixed or exceeds `D_i`. Constrained deadlines
+//! (`D <= T`), rate-monotonic priorities (shorter period first, ties to the lower index, as the
+//! policy ranks them).
+
+use super::{first_unconstrained, optional_deadline};
+use crate::uniprocessor::fp_rta;
+use crate::{SporadicTask, Verdict};
+
+/// The RMWP verdict and optional deadlines of `tasks` on one core.
+pub fn is_schedulable(tasks: &[SporadicTask]) -> Verdict {
+    if let Some(k) = first_unconstrained(tasks) {
+        return Verdict::no(Some(k));
+    }
+    let mut verdict = fp_rta::rate_monotonic(tasks);
+    verdict.optional_deadlines = Some(optional_deadlines(tasks));
+    verdict
+}
+
+/// `OD_i` of every task, input order.
+pub fn optional_deadlines(tasks: &[SporadicTask]) -> Vec<u64> {
+    let order = fp_rta::rate_monotonic_order(tasks);
+    let mut od = vec![0; tasks.len()];
+    for (rank, &i) in order.iter().enumerate() {
+        let r = windup_response(tasks, &order[..rank], i);
+        od[i] = optional_deadline(&tasks[i], r);
+    }
+    od
+}
+
+/// `R_i^w`, `None` once above `D_i`.
+pub fn windup_response(tasks: &[SporadicTask], higher: &[usize], i: usize) -> Option<u64> {
+    let (w, deadline) = (u128::from(tasks[i].windup), u128::from(tasks[i].deadline));
+    let mut r = w;
+    loop {
+        let mut next = w;
+        for &j in higher {
+            let (c, t) = (u128::from(tasks[j].wcet), u128::from(tasks[j].period));
+            next = next.checked_add(r.div_ceil(t).checked_mul(c)?)?;
+        }
+        if next > deadline {
+            return None;
+        }
+        if next == r {
+            return u64::try_from(r).ok();
+        }
+        r = next;
+    }
+}

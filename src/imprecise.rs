@@ -1,0 +1,33 @@
+//! Getting a workload ready for the semi-fixed-priority policies (seed 001): the optional
+//! deadlines of G-RMWP and P-RMWP, and the partition P-RMWP and its baseline P-RM share (next
+//! fit that evens the number of tasks per core, with rate-monotonic response-time admission on
+//! `C = m + w`, as the seed's section 6.1 describes it), from
+//! `kairos_analysis::rmwp::plan`. Other policies take the workload as it is.
+
+use crate::args::Failure;
+use kairos_analysis::partition::Heuristic;
+use kairos_analysis::rmwp::plan::{plan, Placement};
+use kairos_model::Workload;
+use kairos_policy::PolicyKind;
+use std::borrow::Cow;
+
+/// The partitioning heuristic of P-RMWP and P-RM runs.
+pub const PARTITION: Heuristic = Heuristic::CyclicNextFit;
+
+/// `workload` as `kind` runs it, notices printed on stderr.
+pub fn prepare(kind: PolicyKind, workload: &Workload) -> Result<Cow<'_, Workload>, Failure> {
+    let placement = match kind {
+        PolicyKind::GlobalRmwp => Placement::Global,
+        PolicyKind::PartitionedRmwp | PolicyKind::PartitionedRm => {
+            Placement::Partitioned(PARTITION)
+        }
+        _ => return Ok(Cow::Borrowed(workload)),
+    };
+    let planned = plan(workload, placement).map_err(Failure::bad_input)?;
+    if kind != PolicyKind::PartitionedRm {
+        for notice in &planned.notices {
+            eprintln!("notice: {}: {notice}", kind.cli_name());
+        }
+    }
+    Ok(Cow::Owned(planned.workload))
+}
