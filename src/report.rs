@@ -36,8 +36,53 @@ pub fn metrics_table(workload: &Workload, m: &Metrics) -> String {
         m.preemptions, m.migrations, m.context_switches, m.scheduling_points
     ));
     out.push_str(&task_table(m));
+    if m.optional.is_some() {
+        out.push('\n');
+        out.push_str(&optional_table(m));
+    }
     out.push('\n');
     out.push_str(&core_table(m));
+    out
+}
+
+/// The optional parts of imprecise tasks (policies that run parts): time asked and executed,
+/// how the parts ended, and the QoS (executed / requested).
+fn optional_table(m: &Metrics) -> String {
+    let width = m
+        .tasks
+        .iter()
+        .map(|t| t.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(8);
+    let row = |name: &str, o: &kairos_sim::OptionalMetrics| {
+        let qos = match o.optional_requested_ns {
+            0 => "-".to_string(),
+            r => format!("{:.1}%", 100.0 * o.optional_executed_ns as f64 / r as f64),
+        };
+        format!(
+            "{:<width$} {:>11} {:>11} {:>9} {:>5} {:>7} {:>6}\n",
+            name,
+            human_ns(o.optional_requested_ns),
+            human_ns(o.optional_executed_ns),
+            o.optional_completed,
+            o.optional_cut,
+            o.optional_skipped,
+            qos
+        )
+    };
+    let mut out = format!(
+        "{:<width$} {:>11} {:>11} {:>9} {:>5} {:>7} {:>6}\n",
+        "optional", "requested", "executed", "completed", "cut", "skipped", "QoS"
+    );
+    for t in &m.tasks {
+        if let Some(o) = &t.optional {
+            out.push_str(&row(&t.name, o));
+        }
+    }
+    if let Some(total) = &m.optional {
+        out.push_str(&row("total", total));
+    }
     out
 }
 

@@ -159,6 +159,11 @@ fn json_report(
 /// mapping of tasks to cores).
 fn verdict_table(workload: &kairos_model::Workload, verdicts: &[(&str, Verdict)]) -> String {
     let names: Vec<&str> = workload.tasks.iter().map(|t| t.name.as_str()).collect();
+    let imprecise: Vec<bool> = workload
+        .tasks
+        .iter()
+        .map(|t| t.imprecise.is_some())
+        .collect();
     let mut out = format!(
         "{} on {} core(s), utilization {:.3}\n{:<24} {:<12} details\n",
         workload.name.as_deref().unwrap_or("workload"),
@@ -170,8 +175,9 @@ fn verdict_table(workload: &kairos_model::Workload, verdicts: &[(&str, Verdict)]
     for (test, v) in verdicts {
         let verdict = if v.schedulable { "schedulable" } else { "no" };
         out.push_str(&format!(
-            "{test:<24} {verdict:<12} {}\n",
-            details(v, &names)
+            "{test:<24} {verdict:<12} {}{}\n",
+            details(v, &names),
+            optional_deadlines(v, &names, &imprecise)
         ));
     }
     out
@@ -197,6 +203,21 @@ fn details(v: &Verdict, names: &[&str]) -> String {
     match v.failing_task {
         Some(i) => format!("fails at task {}", names.get(i).copied().unwrap_or("?")),
         None => String::new(),
+    }
+}
+
+/// The RMWP tests' optional deadlines of the imprecise tasks: `; OD slam:7.000ms ...`.
+fn optional_deadlines(v: &Verdict, names: &[&str], imprecise: &[bool]) -> String {
+    let Some(od) = &v.optional_deadlines else {
+        return String::new();
+    };
+    let listed: Vec<String> = (od.iter().zip(names).zip(imprecise))
+        .filter(|(_, &is)| is)
+        .map(|((od, n), _)| format!("{n}:{}", crate::report::human_ns(*od)))
+        .collect();
+    match listed.is_empty() {
+        true => String::new(),
+        false => format!("; OD {}", listed.join(" ")),
     }
 }
 

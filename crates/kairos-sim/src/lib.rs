@@ -39,7 +39,7 @@ pub mod replay;
 pub mod table;
 
 pub use kairos_policy::ExecutionTimeModel;
-pub use metrics::Metrics;
+pub use metrics::{Metrics, OptionalMetrics, TaskMetrics};
 pub use replay::{replay, ReplayError};
 
 use kairos_model::{Duration, Instant, Overheads, Workload};

@@ -155,10 +155,11 @@ impl Metrics {
         executed: Duration,
         outcome: PartOutcome,
     ) {
-        for figures in [&mut self.optional, &mut self.tasks[task].optional] {
-            if let Some(f) = figures {
-                f.add(requested, executed, outcome);
-            }
+        for figures in [&mut self.optional, &mut self.tasks[task].optional]
+            .into_iter()
+            .flatten()
+        {
+            figures.add(requested, executed, outcome);
         }
     }
 

@@ -49,6 +49,8 @@ pub enum TraceEvent {
         at: Instant,
         part: Part,
         outcome: PartOutcome,
+        /// The part the job runs next.
+        next: Part,
     },
     /// The system's criticality mode changed from level `from` to level `to` (indices into the
     /// system's level names; a return to the lowest level at a hyper-period is one too).

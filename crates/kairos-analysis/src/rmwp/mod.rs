@@ -23,7 +23,7 @@
 //! deadlines changes when higher-priority work arrives (like self-suspension), which the
 //! interference terms assume periodic. A random search over 20,000 small sets found no wind-up
 //! miss with these optional deadlines, and kairos's property tests keep checking that every set
-//! these tests accept shows no miss in simulation (`crates/kairos-sim/tests/rmwp.rs`).
+//! these tests accept shows no miss in simulation (`crates/kairos-analysis/tests/rmwp.rs`).
 //!
 //! Plain tasks have no wind-up: their optional deadline is their deadline. When the verdict is
 //! negative the optional deadlines are still given, for tasks the analysis could bound; 0 for

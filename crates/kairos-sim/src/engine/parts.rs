@@ -70,6 +70,7 @@ impl Engine<'_> {
             at: now,
             part: ended,
             outcome,
+            next,
         });
         let (view, work) = (&mut self.views[i], &mut self.work[i]);
         view.part = next;

@@ -15,10 +15,11 @@
 //! one chart per criticality level, e.g. the scheduling tables of one system (section 5).
 
 mod marks;
+mod parts;
 mod scale;
 mod style;
 
-use kairos_model::Instant;
+use kairos_model::{Instant, Part};
 use marks::{arrows, discards, keys, misses, mode_changes};
 use scale::{time_axis, TimeScale};
 use style::{colour, definitions, fit_label, hatch_overlay, legend, task_name};
@@ -184,7 +185,8 @@ fn chart(trace: &Trace, scale: &TimeScale, (by, rows): (RowsBy, usize), top: f64
     };
     let plot_top = top + label_space + MARKER_SPACE;
     let plot_bottom = plot_top + rows as f64 * ROW_HEIGHT;
-    let keys = keys(trace, by == RowsBy::Tasks);
+    let mut keys = keys(trace, by == RowsBy::Tasks);
+    keys.extend(parts::keys(trace));
     let (legend, legend_height) = legend(&trace.task_names, keys, plot_bottom + AXIS_HEIGHT);
     let mut chart = Group::new()
         .add(row_bands(trace, by, rows, plot_top))
@@ -194,6 +196,15 @@ fn chart(trace: &Trace, scale: &TimeScale, (by, rows): (RowsBy, usize), top: f64
         chart = chart.add(arrows(trace, scale, plot_top));
     }
     chart = chart.add(misses(trace, scale, plot_top, plot_bottom));
+    if has(trace, |e| matches!(e, TraceEvent::PartEnd { .. })) {
+        chart = chart.add(parts::cuts(
+            trace,
+            scale,
+            plot_top,
+            rows,
+            by == RowsBy::Tasks,
+        ));
+    }
     if has(trace, |e| matches!(e, TraceEvent::Discard { .. })) {
         chart = chart.add(discards(trace, scale, plot_top));
     }
@@ -268,7 +279,8 @@ fn row_bands(trace: &Trace, by: RowsBy, rows: usize, top: f64) -> Group {
 
 fn segments(trace: &Trace, scale: &TimeScale, by: RowsBy, top: f64) -> Group {
     let mut group = Group::new().set("class", "segments");
-    for (core, task, job, start, end) in trace.segments() {
+    let parts = parts::segment_parts(trace);
+    for ((core, task, job, start, end), part) in trace.segments().zip(parts) {
         let Some((from, to)) = scale.clip(start.as_nanos(), end.as_nanos()) else {
             continue;
         };
@@ -280,8 +292,17 @@ fn segments(trace: &Trace, scale: &TimeScale, by: RowsBy, top: f64) -> Group {
         let y = top + row as f64 * ROW_HEIGHT + BAR_INSET;
         let size = (width, ROW_HEIGHT - 2.0 * BAR_INSET);
         let name = task_name(trace, task);
-        let tooltip = Title::new(format!("{name} job {job} [{start}, {end}) on core {core}"));
-        let bar = rect("job", (x, y), size, colour(task));
+        let part_name = match part {
+            Part::Mandatory => String::new(),
+            other => format!(", {} part", other.name()),
+        };
+        let tooltip = Title::new(format!(
+            "{name} job {job} [{start}, {end}) on core {core}{part_name}"
+        ));
+        let mut bar = rect("job", (x, y), size, colour(task));
+        if part == Part::Optional {
+            bar = bar.set("fill-opacity", parts::OPTIONAL_OPACITY);
+        }
         // A white edge separates back-to-back jobs, but would hide bars only a few pixels wide.
         let bar = if width >= 4.0 {
             bar.set("stroke", "white")
@@ -291,6 +312,9 @@ fn segments(trace: &Trace, scale: &TimeScale, by: RowsBy, top: f64) -> Group {
         group = group.add(bar.add(tooltip));
         if let Some(overlay) = hatch_overlay(task, (x, y), size) {
             group = group.add(overlay);
+        }
+        if part == Part::Windup {
+            group = group.add(parts::windup_band((x, y), size));
         }
         let label = match by {
             RowsBy::Cores => name.into_owned(),

@@ -1,0 +1,226 @@
+//! Semi-fixed-priority scheduling checked from three sides: the RMWP analyses against the
+//! simulator (no accepted set misses a wind-up deadline), G-RMWP against G-RM when imprecise
+//! tasks have nothing optional (the seed's upward compatibility), and the simulator's G-RMWP and
+//! P-RMWP against a tick-by-tick twin written from the seed's semantics alone.
+
+#[path = "rmwp/sets.rs"]
+mod sets;
+#[path = "rmwp/twin.rs"]
+mod twin;
+
+use kairos_analysis::partition::Heuristic;
+use kairos_analysis::rmwp::plan::{plan, Placement};
+use kairos_analysis::{registry, tasks_of};
+use kairos_model::{Duration, Instant, Workload};
+use kairos_policy::{PolicyKind, PriorityOrder};
+use kairos_sim::{simulate, Metrics, SimConfig};
+use kairos_trace::{Trace, TraceEvent};
+use sets::{horizon, random_set, workload, Imp, Rng};
+use std::collections::BTreeMap;
+
+fn run(w: &Workload, kind: PolicyKind, end: u64, trace: bool) -> (Metrics, Option<Trace>) {
+    let config = SimConfig {
+        duration: Duration::from_nanos(end),
+        record_trace: trace,
+        ..SimConfig::default()
+    };
+    let mut policy = kind.build(PriorityOrder::RateMonotonic);
+    let outcome = simulate(w, policy.as_mut(), &config).expect("the simulation runs");
+    (outcome.metrics, outcome.trace)
+}
+
+/// Every set the analysis of `placement` accepts on `cores` cores runs under `kind` with no
+/// deadline miss: synchronous and with random offsets, optional parts at full length and at
+/// zero. Returns how many sets were accepted (the caller asserts the check was not vacuous).
+fn accepted_sets_meet_deadlines(
+    seed: u64,
+    cores: usize,
+    placement: Placement,
+    kind: PolicyKind,
+) -> usize {
+    let mut rng = Rng::new(seed);
+    let mut accepted = 0;
+    for _ in 0..400 {
+        let mut tasks = random_set(&mut rng, 2 + 2 * cores as u64);
+        for variant in 0..4 {
+            for x in tasks.iter_mut() {
+                x.offset = if variant % 2 == 1 { rng.next(x.t) } else { 0 };
+                if variant >= 2 {
+                    x.o = 0;
+                }
+            }
+            let Ok(planned) = plan(&workload(&tasks, cores), placement) else {
+                continue;
+            };
+            if !planned.verdict.schedulable {
+                continue;
+            }
+            accepted += 1;
+            let (metrics, _) = run(&planned.workload, kind, horizon(&tasks), false);
+            assert_eq!(
+                metrics.deadline_misses, 0,
+                "{kind:?} missed a deadline on an accepted set: {tasks:?}, optional deadlines {:?}",
+                planned.verdict.optional_deadlines
+            );
+        }
+    }
+    accepted
+}
+
+#[test]
+fn uniprocessor_rmwp_accepted_sets_never_miss() {
+    let n = accepted_sets_meet_deadlines(11, 1, Placement::Global, PolicyKind::GlobalRmwp);
+    assert!(n >= 200, "only {n} accepted sets");
+}
+
+#[test]
+fn g_rmwp_accepted_sets_never_miss() {
+    let n = accepted_sets_meet_deadlines(12, 2, Placement::Global, PolicyKind::GlobalRmwp);
+    assert!(n >= 200, "only {n} accepted sets");
+}
+
+#[test]
+fn p_rmwp_accepted_sets_never_miss() {
+    for (seed, h) in [(13, Heuristic::CyclicNextFit), (14, Heuristic::FirstFit)] {
+        let placement = Placement::Partitioned(h);
+        let n = accepted_sets_meet_deadlines(seed, 2, placement, PolicyKind::PartitionedRmwp);
+        assert!(n >= 200, "only {n} accepted sets with {h:?}");
+    }
+}
+
+/// Each job's execution as (core, start, end), adjacent pieces on one core joined: G-RMWP
+/// splits a segment where a part ends, G-RM has no parts.
+fn executions(trace: &Trace) -> BTreeMap<(usize, u64), Vec<(usize, Instant, Instant)>> {
+    let mut jobs: BTreeMap<(usize, u64), Vec<(usize, Instant, Instant)>> = BTreeMap::new();
+    for event in &trace.events {
+        if let TraceEvent::Segment {
+            core,
+            task,
+            job,
+            start,
+            end,
+        } = *event
+        {
+            let pieces = jobs.entry((task, job)).or_default();
+            match pieces.iter_mut().find(|p| p.0 == core && p.2 == start) {
+                Some(p) => p.2 = end,
+                None => pieces.push((core, start, end)),
+            }
+        }
+    }
+    for pieces in jobs.values_mut() {
+        pieces.sort_by_key(|p| p.1);
+    }
+    jobs
+}
+
+#[test]
+fn with_nothing_optional_g_rmwp_is_g_rm_job_by_job() {
+    let mut rng = Rng::new(21);
+    let mut differing_parts = 0;
+    for _ in 0..300 {
+        let mut tasks = random_set(&mut rng, 6);
+        for x in tasks.iter_mut() {
+            (x.o, x.od, x.offset) = (0, Some(0), rng.next(x.t));
+        }
+        let cores = 1 + rng.next(3) as usize;
+        let w = workload(&tasks, cores);
+        let end = horizon(&tasks);
+        let (rmwp, rmwp_trace) = run(&w, PolicyKind::GlobalRmwp, end, true);
+        let (rm, rm_trace) = run(&w, PolicyKind::GlobalRm, end, true);
+        let (a, b) = (
+            executions(&rmwp_trace.unwrap()),
+            executions(&rm_trace.unwrap()),
+        );
+        assert_eq!(a, b, "G-RMWP and G-RM differ on {tasks:?}, {cores} cores");
+        assert_eq!(rmwp.deadline_misses, rm.deadline_misses);
+        assert_eq!(rmwp.jobs_completed, rm.jobs_completed);
+        differing_parts += usize::from(rmwp.preemptions != rm.preemptions);
+    }
+    // Part ends are not preemptions: the two count the same.
+    assert_eq!(differing_parts, 0);
+}
+
+/// Random explicit optional deadlines (anything that leaves the wind-up room) and cores, so the
+/// twin is compared on sets the analysis would reject as well.
+fn twin_case(rng: &mut Rng, cores: usize) -> Vec<Imp> {
+    let mut tasks = random_set(rng, 5);
+    for x in tasks.iter_mut() {
+        x.od = Some(rng.next(x.t - x.w + 1));
+        x.offset = rng.next(3) * rng.next(x.t);
+        x.core = Some(rng.next(cores as u64) as usize);
+    }
+    tasks
+}
+
+#[test]
+fn the_engine_matches_a_tick_by_tick_twin() {
+    let mut rng = Rng::new(31);
+    let mut cut_or_skipped = 0;
+    for case in 0..600 {
+        let cores = 1 + case % 2;
+        let tasks = twin_case(&mut rng, cores);
+        let global = case % 3 != 0;
+        let kind = if global {
+            PolicyKind::GlobalRmwp
+        } else {
+            PolicyKind::PartitionedRmwp
+        };
+        let w = workload(&tasks, cores);
+        let end = horizon(&tasks);
+        let (metrics, _) = run(&w, kind, end, false);
+        let od: Vec<u64> = tasks.iter().map(|x| x.od.unwrap()).collect();
+        let mapping: Vec<usize> = tasks.iter().map(|x| x.core.unwrap()).collect();
+        let twin = twin::run(&tasks, &od, cores, (!global).then_some(&mapping[..]), end);
+        for (i, (t, f)) in metrics.tasks.iter().zip(&twin).enumerate() {
+            let o = t.optional.expect("imprecise tasks have optional figures");
+            let engine = twin::Figures {
+                completed: t.jobs_completed,
+                misses: t.deadline_misses,
+                optional_executed: o.optional_executed_ns,
+                optional_completed: o.optional_completed,
+                optional_cut: o.optional_cut,
+                optional_skipped: o.optional_skipped,
+            };
+            assert_eq!(
+                &engine, f,
+                "task {i} of {tasks:?} on {cores} cores, {kind:?}"
+            );
+            cut_or_skipped += o.optional_cut + o.optional_skipped;
+        }
+    }
+    assert!(
+        cut_or_skipped > 100,
+        "cuts and skips were rare: {cut_or_skipped}"
+    );
+}
+
+#[test]
+fn rmwp_analyses_accept_every_set_rate_monotonic_analysis_accepts() {
+    let mut rng = Rng::new(41);
+    let (mut both, mut rm_only) = (0, 0);
+    for _ in 0..2000 {
+        let tasks = random_set(&mut rng, 6);
+        let cores = 1 + rng.next(3) as usize;
+        let analysed = tasks_of(&workload(&tasks, cores));
+        let pairs: &[(&str, &str)] = match cores {
+            1 => &[("uni-fp-rta", "rmwp")],
+            _ => &[("gfp-bc", "g-rmwp")],
+        };
+        for (rm, rmwp) in pairs {
+            let run = |name: &str| registry::find(name).unwrap().run(&analysed, cores);
+            let (rm, rmwp) = (run(rm), run(rmwp));
+            if rm.schedulable {
+                assert!(rmwp.schedulable, "{tasks:?} on {cores}");
+                both += 1;
+            }
+            rm_only += usize::from(rmwp.schedulable && !rm.schedulable);
+            let od = rmwp.optional_deadlines.expect("optional deadlines");
+            for (x, od) in tasks.iter().zip(od) {
+                assert!(od + x.w <= x.t || od == 0, "{od} leaves no room for {x:?}");
+            }
+        }
+    }
+    assert!(both > 500, "{both} accepted sets");
+    assert_eq!(rm_only, 0, "RMWP accepted sets that RM rejects");
+}
