@@ -270,11 +270,11 @@ fn missing_task_name_wcet_and_period() {
 bcet = "1ms"
 "#,
         r#"w.toml:3:1: error: tasks[0].name: missing field `name` in tasks[0]
-  hint: every task needs at least name, wcet and period
+  hint: every task needs a name, a period and either wcet or mandatory, optional and windup
 w.toml:3:1: error: tasks[0].wcet: missing field `wcet` in tasks[0]
-  hint: every task needs at least name, wcet and period
+  hint: every task needs a name, a period and either wcet or mandatory, optional and windup
 w.toml:3:1: error: tasks[0].period: missing field `period` in tasks[0]
-  hint: every task needs at least name, wcet and period
+  hint: every task needs a name, a period and either wcet or mandatory, optional and windup
 w.toml: 3 error(s), 0 warning(s)
 "#,
         2,
@@ -295,7 +295,7 @@ name = "b"
 wcet = "1ms"
 "#,
         r#"w.toml:6:1: error: tasks[1].period: missing field `period` in tasks[1]
-  hint: every task needs at least name, wcet and period
+  hint: every task needs a name, a period and either wcet or mandatory, optional and windup
 w.toml: 1 error(s), 0 warning(s)
 "#,
         2,
@@ -1104,9 +1104,9 @@ w.json: error: tasks[0].wcet: duration 5 has no unit
 w.json: error: tasks[0].period: duration "5" has no unit
   hint: write a unit after the number: ns, us, ms or s (e.g. "5ms")
 w.json: error: tasks[1].name: missing field `name` in tasks[1]
-  hint: every task needs at least name, wcet and period
+  hint: every task needs a name, a period and either wcet or mandatory, optional and windup
 w.json: error: tasks[1].period: missing field `period` in tasks[1]
-  hint: every task needs at least name, wcet and period
+  hint: every task needs a name, a period and either wcet or mandatory, optional and windup
 w.json: error: tasks[2].wcet: wcet 2ms exceeds the deadline 1ms: no job can ever meet it
   hint: lower the wcet or raise the deadline (the deadline defaults to the period)
 w.json: 9 error(s), 0 warning(s)

@@ -85,8 +85,9 @@ pub fn run(args: &DemoArgs) -> CommandResult {
     }
     let mc = crate::commands::demo_mc::run(&args.out_dir, &mut files)?;
     crate::commands::demo_mc::run_for_real(&mc)?;
+    crate::commands::demo_imprecise::run(&args.out_dir, &mut files)?;
     println!(
-        "\n== 8. report: Gantt charts (open in a browser) and Perfetto traces (ui.perfetto.dev)"
+        "\n== 9. report: Gantt charts (open in a browser) and Perfetto traces (ui.perfetto.dev)"
     );
     for file in files {
         println!("  {file}");

@@ -9,6 +9,7 @@ pub mod bench_table;
 mod bench_table_report;
 pub mod check;
 pub mod demo;
+pub mod demo_imprecise;
 pub mod demo_mc;
 pub mod experiment;
 pub mod gen;

@@ -136,7 +136,13 @@ fn static_key(kind: PolicyKind, workload: &Workload) -> Option<KeyFn> {
                 (ranks[task], job, 0, 0)
             }))
         }
-        PolicyKind::GlobalEdzl => None,
+        // EDZL's order depends on laxity; the semi-fixed-priority family is checked against
+        // its own twin (crates/kairos-analysis/tests/rmwp.rs).
+        PolicyKind::GlobalEdzl
+        | PolicyKind::GlobalRmwp
+        | PolicyKind::PartitionedRmwp
+        | PolicyKind::GlobalRm
+        | PolicyKind::PartitionedRm => None,
     }
 }
 

@@ -209,6 +209,9 @@ fn compare_with(w: &Workload, kind: PolicyKind, abort_on_miss: bool) {
         PolicyKind::GlobalEdzl => (Order::Edzl, true),
         PolicyKind::PartitionedEdf => (Order::Edf, false),
         PolicyKind::PartitionedFp => (Order::RateMonotonic, false),
+        // On plain tasks the semi-fixed-priority family is rate-monotonic fixed priority.
+        PolicyKind::GlobalRm | PolicyKind::GlobalRmwp => (Order::RateMonotonic, true),
+        PolicyKind::PartitionedRm | PolicyKind::PartitionedRmwp => (Order::RateMonotonic, false),
     };
     let expected = if global {
         reference(

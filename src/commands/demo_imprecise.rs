@@ -1,0 +1,84 @@
+//! The demo's imprecise-task step: semi-fixed-priority scheduling (seed 001) on the embedded
+//! copy of `examples/imprecise.toml`: the RMWP analyses with their optional deadlines, then
+//! G-RMWP, P-RMWP and their baselines G-RM, P-RM simulated side by side with the optional work
+//! each lets run, and a per-task Gantt chart of G-RMWP's three parts.
+
+use crate::args::{write_output, Failure};
+use crate::commands::simulate::{resolve_duration, run_policy, write_pictures};
+use crate::report::human_ns;
+use kairos_model::{check_source, Format, Workload};
+use kairos_policy::{PolicyKind, PriorityOrder};
+use kairos_sim::SimConfig;
+use kairos_trace::gantt::{GanttOptions, RowsBy};
+use std::path::Path;
+
+/// The imprecise workload, also shipped as `examples/imprecise.toml`.
+pub const IMPRECISE_WORKLOAD: &str = include_str!("../../examples/imprecise.toml");
+
+pub fn run(out_dir: &Path, files: &mut Vec<String>) -> Result<(), Failure> {
+    println!("\n== 8. imprecise tasks (examples/imprecise.toml): G-RMWP and P-RMWP");
+    let workload = check_source(IMPRECISE_WORKLOAD, Format::Toml)
+        .workload
+        .ok_or_else(|| Failure::bad_input("the embedded imprecise workload is invalid"))?;
+    analyse(&workload);
+    let config = SimConfig {
+        duration: resolve_duration(&workload, None)?,
+        record_trace: true,
+        ..SimConfig::default()
+    };
+    println!(
+        "  {:<7} {:>7} {:>18} {:>6} {:>5} {:>7}",
+        "policy", "misses", "optional executed", "QoS", "cut", "skipped"
+    );
+    for kind in PolicyKind::RMWP_FAMILY {
+        let outcome = run_policy(&workload, kind, PriorityOrder::RateMonotonic, &config)?;
+        let m = &outcome.metrics;
+        let optional = m.optional.unwrap_or_default();
+        println!(
+            "  {:<7} {:>7} {:>18} {:>6} {:>5} {:>7}",
+            m.policy,
+            m.deadline_misses,
+            human_ns(optional.optional_executed_ns),
+            m.optional_qos
+                .map_or("-".into(), |q| format!("{:.1}%", 100.0 * q)),
+            optional.optional_cut,
+            optional.optional_skipped
+        );
+        if kind == PolicyKind::GlobalRmwp {
+            let view = GanttOptions {
+                rows: RowsBy::Tasks,
+                ..GanttOptions::default()
+            };
+            let gantt = out_dir.join("gantt-grmwp-parts.svg");
+            files.extend(write_pictures(
+                &outcome,
+                Some(&gantt),
+                view,
+                None,
+                &workload,
+            )?);
+        }
+    }
+    write_output(&out_dir.join("imprecise.toml"), IMPRECISE_WORKLOAD)?;
+    Ok(())
+}
+
+/// The verdicts of `g-rmwp` and `p-rmwp-cnf` and the optional deadlines of the imprecise tasks.
+fn analyse(workload: &Workload) {
+    let tasks = kairos_analysis::tasks_of(workload);
+    for name in ["g-rmwp", "p-rmwp-cnf"] {
+        let test = kairos_analysis::registry::find(name).expect("the RMWP tests exist");
+        let verdict = test.run(&tasks, workload.cores);
+        let od: Vec<String> = (workload.tasks.iter())
+            .zip(verdict.optional_deadlines.unwrap_or_default())
+            .filter(|(t, _)| t.imprecise.is_some())
+            .map(|(t, od)| format!("{}:{}", t.name, human_ns(od)))
+            .collect();
+        let answer = if verdict.schedulable {
+            "schedulable"
+        } else {
+            "not shown schedulable"
+        };
+        println!("  {name:<11} {answer}; optional deadlines {}", od.join(" "));
+    }
+}
