@@ -88,10 +88,13 @@ fn p_rmwp_accepted_sets_never_miss() {
     }
 }
 
+/// Where and when a job ran: (core, start, end).
+type Piece = (usize, Instant, Instant);
+
 /// Each job's execution as (core, start, end), adjacent pieces on one core joined: G-RMWP
 /// splits a segment where a part ends, G-RM has no parts.
-fn executions(trace: &Trace) -> BTreeMap<(usize, u64), Vec<(usize, Instant, Instant)>> {
-    let mut jobs: BTreeMap<(usize, u64), Vec<(usize, Instant, Instant)>> = BTreeMap::new();
+fn executions(trace: &Trace) -> BTreeMap<(usize, u64), Vec<Piece>> {
+    let mut jobs: BTreeMap<(usize, u64), Vec<Piece>> = BTreeMap::new();
     for event in &trace.events {
         if let TraceEvent::Segment {
             core,

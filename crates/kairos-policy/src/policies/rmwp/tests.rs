@@ -93,7 +93,10 @@ fn optional_parts_run_below_every_real_time_part_and_are_cut_at_the_optional_dea
     p.job_completed(at(7), &a_windup);
     let b_windup = job(1, Part::Windup);
     p.part_completed(at(9), &b_windup, Part::Optional);
-    assert_eq!(decide(&mut p, &w, 9, &[b_windup.clone()]).cores, vec![None]);
+    assert_eq!(
+        decide(&mut p, &w, 9, std::slice::from_ref(&b_windup)).cores,
+        vec![None]
+    );
     p.timer_fired(at(12), TimerId(0));
     let d = decide(&mut p, &w, 12, &[b_windup]);
     // The timer fired, so nothing is left to cancel.
