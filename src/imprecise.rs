@@ -1,7 +1,7 @@
-//! Getting a workload ready for the semi-fixed-priority policies (seed 001): the optional
+//! Getting a workload ready for the semi-fixed-priority policies (Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP): the optional
 //! deadlines of G-RMWP and P-RMWP, and the partition P-RMWP and its baseline P-RM share (next
 //! fit that evens the number of tasks per core, with rate-monotonic response-time admission on
-//! `C = m + w`, as the seed's section 6.1 describes it), from
+//! `C = m + w`, as section 6.1 of the paper describes it), from
 //! `kairos_analysis::rmwp::plan`. Other policies take the workload as it is.
 
 use crate::args::Failure;

@@ -1,4 +1,4 @@
-//! The demo's imprecise-task step: semi-fixed-priority scheduling (seed 001) on the embedded
+//! The demo's imprecise-task step: semi-fixed-priority scheduling (Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP) on the embedded
 //! copy of `examples/imprecise.toml`: the RMWP analyses with their optional deadlines, then
 //! G-RMWP, P-RMWP and their baselines G-RM, P-RM simulated side by side with the optional work
 //! each lets run, and a per-task Gantt chart of G-RMWP's three parts.

@@ -29,7 +29,7 @@ pub struct SimulateArgs {
     pub file: PathBuf,
     /// Scheduling policy: required for a periodic workload; `table` (the default and only
     /// choice) for a mixed-criticality system.
-    /// grmwp and prmwp run imprecise tasks by parts (seed 001); grm and prm are their
+    /// grmwp and prmwp run imprecise tasks by parts (Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP); grm and prm are their
     /// rate-monotonic baselines (imprecise tasks as plain ones with C = m + w).
     #[arg(long, value_parser = ["gedf", "pedf", "gfp", "pfp", "edzl", "grmwp", "prmwp", "grm", "prm", "table"])]
     pub policy: Option<String>,

@@ -1,7 +1,7 @@
 //! Semi-fixed-priority scheduling checked from three sides: the RMWP analyses against the
 //! simulator (no accepted set misses a wind-up deadline), G-RMWP against G-RM when imprecise
-//! tasks have nothing optional (the seed's upward compatibility), and the simulator's G-RMWP and
-//! P-RMWP against a tick-by-tick twin written from the seed's semantics alone.
+//! tasks have nothing optional (the paper's upward compatibility), and the simulator's G-RMWP and
+//! P-RMWP against a tick-by-tick twin written from the paper's semantics alone.
 
 #[path = "rmwp/sets.rs"]
 mod sets;
@@ -142,6 +142,50 @@ fn with_nothing_optional_g_rmwp_is_g_rm_job_by_job() {
     }
     // Part ends are not preemptions: the two count the same.
     assert_eq!(differing_parts, 0);
+}
+
+/// Jobs aborted at their deadline leave the policy's queues through the contract's removal
+/// callback: overloaded sets run to the end under `--abort-on-miss`, never placing a gone job.
+#[test]
+fn aborted_jobs_leave_the_rmwp_queues() {
+    let mut rng = Rng::new(51);
+    // A set that overloads one core: `b` is aborted while its wind-up waits in the queue.
+    let imp = |m, o, w, t, od| Imp {
+        m,
+        o,
+        w,
+        t,
+        offset: 0,
+        od: Some(od),
+        core: None,
+    };
+    let mut cases = vec![vec![imp(2, 1, 1, 4, 2), imp(3, 1, 2, 8, 4)]];
+    for _ in 0..100 {
+        let mut tasks = random_set(&mut rng, 6);
+        for x in tasks.iter_mut() {
+            (x.m, x.w, x.od) = (x.t / 2 + 1, x.t - x.t / 2 - 1, Some(x.t / 2));
+        }
+        cases.push(tasks);
+    }
+    let mut aborted = 0;
+    for tasks in &cases {
+        for (kind, cores) in [
+            (PolicyKind::GlobalRmwp, 1),
+            (PolicyKind::GlobalRmwp, 2),
+            (PolicyKind::PartitionedRmwp, 1),
+        ] {
+            let config = SimConfig {
+                duration: Duration::from_nanos(horizon(tasks)),
+                abort_on_miss: true,
+                ..SimConfig::default()
+            };
+            let mut policy = kind.build(PriorityOrder::RateMonotonic);
+            let outcome = simulate(&workload(tasks, cores), policy.as_mut(), &config)
+                .unwrap_or_else(|e| panic!("{kind:?} on {tasks:?}: {e}"));
+            aborted += outcome.metrics.jobs_aborted;
+        }
+    }
+    assert!(aborted > 100, "only {aborted} aborted jobs");
 }
 
 /// Random explicit optional deadlines (anything that leaves the wind-up room) and cores, so the

@@ -1,5 +1,5 @@
 //! Decoding the parts of an imprecise task (`mandatory`, `optional`, `windup`,
-//! `optional_deadline`; seed 001's extended imprecise computation model). A task gives either
+//! `optional_deadline`; the extended imprecise computation model of Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP). A task gives either
 //! `wcet` or the three parts; its `wcet` is then `mandatory + windup`.
 
 use crate::decode::{join, Decoder, ZeroAllowed};

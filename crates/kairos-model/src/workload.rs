@@ -44,7 +44,7 @@ pub struct Task {
     pub imprecise: Option<ImpreciseParts>,
 }
 
-/// The part of an imprecise job that executes (seed 001, section 2). A plain task's job is one
+/// The part of an imprecise job that executes (Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP, section 2). A plain task's job is one
 /// mandatory part; a job of a policy that does not run parts is too (with `C = m + w`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -73,11 +73,11 @@ impl Part {
     }
 }
 
-/// The parts of a task in the extended imprecise computation model (seed 001, section 2): a
+/// The parts of a task in the extended imprecise computation model (Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP, section 2): a
 /// mandatory part `m`, an optional part `o` that may be cut, and a wind-up part `w` that must
 /// finish by the deadline. Only `m + w` is real-time demand: the task's `wcet` is that sum, so a
 /// policy or analysis that knows nothing of parts treats the task as plain with `C = m + w` (the
-/// G-RM and P-RM baselines of the seed).
+/// G-RM and P-RM baselines of the paper).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ImpreciseParts {
     /// WCET of the mandatory part (greater than zero).

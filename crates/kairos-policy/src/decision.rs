@@ -21,7 +21,7 @@ pub enum Action {
     /// Enforce the job's budget: it runs no more, but stays an unfinished job of the system, so
     /// it misses its deadline. No later decision may place it.
     Stop(JobId),
-    /// End the job's optional part now, unfinished (seed 001's `terminate_optional`, or the
+    /// End the job's optional part now, unfinished (Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP, `terminate_optional`, or the
     /// skip of `end_mandatory` past the optional deadline): its wind-up part becomes the
     /// current part. Only for a job in its optional part. Cut at the instant the part began,
     /// with nothing executed, the part counts as skipped.

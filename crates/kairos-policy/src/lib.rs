@@ -6,7 +6,8 @@
 //! both; it depends on `kairos-model` only, and no engine depends on another.
 //!
 //! - Events, one callback each ([`Policy::job_released`], [`Policy::job_completed`],
-//!   [`Policy::budget_exhausted`], [`Policy::timer_fired`], [`Policy::mode_changed`]), all of an
+//!   [`Policy::part_completed`], [`Policy::job_removed`], [`Policy::budget_exhausted`],
+//!   [`Policy::timer_fired`], [`Policy::mode_changed`]), all of an
 //!   instant reported before the [`Policy::decide`] of that instant (asked again after a mode
 //!   change).
 //! - What a policy sees ([`View`], [`JobView`]): stable job ids ([`JobId`]), release, absolute

@@ -1,4 +1,4 @@
-//! The work of each part of an imprecise job (seed 001's extended imprecise computation model),
+//! The work of each part of an imprecise job (the extended imprecise computation model of Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP),
 //! split from the one draw both engines make per job, so that a policy that runs parts and one
 //! that does not (G-RMWP and its baseline G-RM) execute the same mandatory and wind-up work.
 

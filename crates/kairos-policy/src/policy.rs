@@ -61,6 +61,12 @@ pub trait Policy {
     /// completions of the instant, only to policies that run parts.
     fn part_completed(&mut self, _now: Instant, _job: &JobView, _ended: Part) {}
 
+    /// `job` left the system unfinished by no decision of the policy: aborted at its deadline
+    /// (the simulator's `--abort-on-miss`) or forgotten at the end of its frame (a table run's
+    /// hyper-period). This is its last view. Discards and stops the policy asked for are not
+    /// reported: it made them.
+    fn job_removed(&mut self, _now: Instant, _job: &JobView) {}
+
     /// `job` has executed its whole budget at `now` (its `budget_left()` is zero) and has work
     /// left: it overran. Reported once per budget (again only after a mode change gave it more),
     /// after the completions of the instant. The job keeps its core unless the decision moves,

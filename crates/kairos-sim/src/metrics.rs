@@ -11,7 +11,7 @@
 //! - **busy time**: time a core ran a job, overheads included; **overhead time** is the part
 //!   spent on scheduling, context-switch and migration costs.
 //!
-//! - for imprecise tasks run by parts (seed 001): the optional time **requested** (each job's
+//! - for imprecise tasks run by parts (Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP): the optional time **requested** (each job's
 //!   optional part, counted when it ends) and **executed**, and how optional parts ended:
 //!   **completed**, **cut** (unfinished, at the optional deadline) or **skipped** (cut at the
 //!   instant it began: the mandatory part ended at or after the optional deadline); jobs with

@@ -40,7 +40,7 @@ pub enum TraceEvent {
     /// task's own (mixed-criticality discard model).
     Discard { task: usize, job: u64, at: Instant },
     /// Part `part` of an imprecise job ended (`outcome`); the job's next part follows at once
-    /// (seed 001's extended imprecise computation model). Segments of a job run by parts
+    /// (the extended imprecise computation model of Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP). Segments of a job run by parts
     /// are split at part ends, so each segment belongs to one part: the part after the job's
     /// last `PartEnd` before it, or the mandatory part.
     PartEnd {

@@ -25,7 +25,7 @@ pub enum Heuristic {
     NextFit,
     BestFit,
     WorstFit,
-    /// Next fit that evens the number of tasks per core, as seed 001 section 6.1 uses it for
+    /// Next fit that evens the number of tasks per core, as section 6.1 of Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP uses it for
     /// P-RMWP and P-RM: each task tries the cores cyclically from the one after the previous
     /// task's core. Not in [`Heuristic::ALL`] (the classic four).
     CyclicNextFit,

@@ -1,10 +1,10 @@
 //! Optional deadlines and schedulability of imprecise tasks under semi-fixed-priority
-//! scheduling: RMWP on one core, G-RMWP and P-RMWP on `m` (seed 001: the experimental
+//! scheduling: RMWP on one core, G-RMWP and P-RMWP on `m` (H. Chishiro and N. Yamasaki: the experimental
 //! evaluation of global and partitioned semi-fixed-priority scheduling in the RT-Est OS,
 //! section 4). An imprecise task has a mandatory part `m`, an optional part and a wind-up part
 //! `w`; its wind-up may not start before the optional deadline `OD`, and must finish by `D`.
 //!
-//! **Where the formulas come from.** The seed defers the optional-deadline computation to its
+//! **Where the formulas come from.** The paper defers the optional-deadline computation to its
 //! references [7] (RMWP) and [8] (G-RMWP), which could not be retrieved; their abstracts say
 //! that a set schedulable under RM is schedulable under RMWP, and that G-RMWP computes the
 //! optional deadline by response-time analysis for G-RM. The derivation here is ours, the
@@ -45,7 +45,7 @@ fn optional_deadline(task: &SporadicTask, windup_response: Option<u64>) -> u64 {
     windup_response.map_or(0, |r| task.deadline.saturating_sub(r))
 }
 
-/// The first task with a deadline beyond its period, which RMWP does not define (seed 001's
+/// The first task with a deadline beyond its period, which RMWP does not define (Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP:
 /// tasks have `D = T`).
 fn first_unconstrained(tasks: &[SporadicTask]) -> Option<usize> {
     tasks.iter().position(|t| t.deadline > t.period)

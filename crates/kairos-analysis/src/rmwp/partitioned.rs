@@ -1,6 +1,6 @@
 //! P-RMWP on `m` cores: tasks bound to cores by a bin-packing heuristic (first, next or best
 //! fit, `crate::partition::fit`) that admits a task on a core if exact rate-monotonic
-//! response-time analysis with `C = m + w` accepts the core's tasks (seed 001, section 4: "P-RMWP
+//! response-time analysis with `C = m + w` accepts the core's tasks (Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP, section 4: "P-RMWP
 //! assigns tasks to processors by bin-packing heuristics ... using Response Time Analysis");
 //! then the optional deadlines of each core's tasks by [`super::uniprocessor`].
 

@@ -50,12 +50,12 @@ pub fn plan(workload: &Workload, placement: Placement) -> Result<Plan, String> {
     }
     let mut notices = Vec::new();
     if !verdict.schedulable {
-        let task = verdict
-            .failing_task
-            .map_or("some task", |t| &workload.tasks[t].name);
+        let task = (verdict.failing_task).map_or(String::new(), |t| {
+            format!(" (task `{}`)", workload.tasks[t].name)
+        });
         notices.push(format!(
-            "the analysis does not show the set schedulable (task `{task}`); optional deadlines it \
-             could not bound are 0 (optional parts skipped)"
+            "the analysis does not show the set schedulable{task}; optional deadlines it could \
+             not bound are 0 (optional parts skipped)"
         ));
     }
     Ok(Plan {

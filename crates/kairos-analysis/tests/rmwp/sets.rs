@@ -81,7 +81,8 @@ pub fn workload(tasks: &[Imp], cores: usize) -> Workload {
     }
 }
 
-/// Max offset + 2 hyper-periods (every situation of a periodic set, Leung & Merrill 1980).
+/// The feasibility interval (H, or max offset + 2H with offsets; Leung & Merrill 1980) and one
+/// hyper-period more, so that jobs late at its end are seen finishing or missing.
 pub fn horizon(tasks: &[Imp]) -> u64 {
     let w = workload(tasks, 1);
     w.feasibility_interval().expect("small periods").as_nanos()

@@ -1,5 +1,5 @@
-//! A tick-by-tick twin of G-RMWP and P-RMWP on integer task sets, written from seed 001's
-//! semantics alone (no queue structures, no events): at every integer instant it applies part
+//! A tick-by-tick twin of G-RMWP and P-RMWP on integer task sets, written from the semantics
+//! of Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP alone (no queue structures, no events): at every integer instant it applies part
 //! ends, releases, optional deadlines and deadlines, then runs the `m` (or per core, the one)
 //! most important ready parts for one tick. Its per-task figures must equal the engine's.
 

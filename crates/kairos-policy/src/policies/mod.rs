@@ -42,7 +42,7 @@ impl PolicyKind {
         PolicyKind::GlobalEdzl,
     ];
 
-    /// The semi-fixed-priority family (seed 001): policies that need imprecise tasks' optional
+    /// The semi-fixed-priority family (Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP): policies that need imprecise tasks' optional
     /// deadlines and, partitioned, the analysis' core mapping before they run.
     pub const RMWP_FAMILY: [PolicyKind; 4] = [
         PolicyKind::GlobalRmwp,

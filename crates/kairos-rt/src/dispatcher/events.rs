@@ -186,6 +186,9 @@ impl Scheduler {
                 .map(|v| v.id)
                 .collect();
             for id in old {
+                if let Some(job) = self.views.iter().find(|v| v.id == id).cloned() {
+                    self.policy.job_removed(Instant::from_nanos(at), &job);
+                }
                 // Found: `old` comes from the view.
                 let _ = self.remove_open(id, at, shared, "forget");
             }

@@ -214,6 +214,12 @@ impl Engine<'_> {
             return;
         };
         self.running[core] = None;
+        self.record_segment(i, core);
+    }
+
+    /// Records job `i`'s segment on `core` from its start to now (if not empty) and starts the
+    /// next one now.
+    pub(super) fn record_segment(&mut self, i: usize, core: usize) {
         let id = self.views[i].id;
         let (start, end) = (self.work[i].segment_start, self.now);
         if end > start {
@@ -225,5 +231,6 @@ impl Engine<'_> {
                 end,
             });
         }
+        self.work[i].segment_start = end;
     }
 }

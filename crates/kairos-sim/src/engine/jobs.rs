@@ -65,7 +65,7 @@ impl Engine<'_> {
     }
 
     /// Removes unfinished jobs whose deadline has come (`--abort-on-miss`).
-    pub(super) fn abort_late_jobs(&mut self) -> bool {
+    pub(super) fn abort_late_jobs(&mut self, policy: &mut dyn Policy) -> bool {
         let mut any = false;
         for i in (0..self.views.len()).rev() {
             if self.views[i].absolute_deadline > self.now {
@@ -82,6 +82,7 @@ impl Engine<'_> {
                 job: job.id.number,
                 at,
             });
+            policy.job_removed(at, &job);
         }
         any
     }
@@ -108,7 +109,7 @@ impl Engine<'_> {
     }
 
     /// At a frame boundary, forgets the jobs released before it: each has missed its deadline.
-    pub(super) fn forget_previous_frame(&mut self) {
+    pub(super) fn forget_previous_frame(&mut self, policy: &mut dyn Policy) {
         let Some(frame) = self.hosts.source.frame() else {
             return;
         };
@@ -118,7 +119,8 @@ impl Engine<'_> {
         }
         for i in (0..self.views.len()).rev() {
             if self.views[i].release < self.now {
-                self.remove(i);
+                let job = self.remove(i);
+                policy.job_removed(self.now, &job);
             }
         }
     }

@@ -134,7 +134,7 @@ impl<'w> Engine<'w> {
             changed |= self.end_finished_parts(policy);
             changed |= self.report_overruns(policy);
             if self.config.abort_on_miss {
-                changed |= self.abort_late_jobs();
+                changed |= self.abort_late_jobs(policy);
             }
             if changed {
                 // Something the promise did not assume happened.
@@ -145,7 +145,7 @@ impl<'w> Engine<'w> {
                 self.decide(policy)?;
             }
             self.observe_deadlines();
-            self.forget_previous_frame();
+            self.forget_previous_frame(policy);
             if self.now >= self.end {
                 break;
             }

@@ -1,4 +1,4 @@
-//! Imprecise jobs run by parts (seed 001's extended imprecise computation model): the end of a
+//! Imprecise jobs run by parts (the extended imprecise computation model of Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP): the end of a
 //! part by execution, reported to the policy, and the cut of an optional part the policy asks
 //! for. The engine moves a job from part to part; when each part may run is the policy's.
 
@@ -84,19 +84,8 @@ impl Engine<'_> {
 
     /// Closes the running segment of job `i` at now and opens the next one on the same core.
     fn split_segment(&mut self, i: usize) {
-        let Some(core) = self.views[i].running_on else {
-            return;
-        };
-        let (id, start, end) = (self.views[i].id, self.work[i].segment_start, self.now);
-        if end > start {
-            self.record(|| TraceEvent::Segment {
-                core,
-                task: id.task,
-                job: id.number,
-                start,
-                end,
-            });
+        if let Some(core) = self.views[i].running_on {
+            self.record_segment(i, core);
         }
-        self.work[i].segment_start = end;
     }
 }

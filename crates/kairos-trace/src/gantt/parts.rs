@@ -1,4 +1,4 @@
-//! Parts of imprecise jobs (seed 001) in the chart: each bar drawn in its part's style (the
+//! Parts of imprecise jobs (Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP) in the chart: each bar drawn in its part's style (the
 //! mandatory part solid, the optional part pale, the wind-up part solid with a dark band), a
 //! scissors-like mark where an optional part was cut or skipped, and their legend entries. A
 //! trace without part ends draws exactly as before.

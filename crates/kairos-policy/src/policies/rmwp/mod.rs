@@ -1,4 +1,4 @@
-//! G-RMWP and P-RMWP: semi-fixed-priority scheduling of imprecise tasks (seed 001: the
+//! G-RMWP and P-RMWP: semi-fixed-priority scheduling of imprecise tasks (H. Chishiro and N. Yamasaki: the
 //! experimental evaluation of global and partitioned semi-fixed-priority scheduling in the
 //! RT-Est OS, sections 4 and 5; RMWP is "rate monotonic with wind-up part").
 //!
@@ -11,7 +11,7 @@
 //! analysis' partitioning writes them) and runs one queue set per core. Plain tasks are
 //! imprecise tasks with a mandatory part only.
 //!
-//! The queues and the three functions of the seed's Algorithms 1-3 are in [`queues`]; they run
+//! The queues and the three functions of the paper's Algorithms 1-3 are in [`queues`]; they run
 //! in the contract's callbacks (`end_mandatory` and `end_optional` in
 //! [`Policy::part_completed`], `terminate_optional` in [`Policy::timer_fired`]), so an engine
 //! that times callbacks measures each of them.
@@ -96,36 +96,18 @@ impl Rmwp {
         }]
     }
 
-    /// Drops queued jobs that left the system with no callback (aborted at their deadline by
-    /// `--abort-on-miss`). Every job of the view is queued exactly once, so a surplus of
-    /// queued jobs, checked in O(cores), is the only sign needed.
-    fn forget_removed_jobs(&mut self, view: &View<'_>) {
-        let queued: usize = (self.schedulers.iter())
-            .map(|q| q.rtq.len() + q.nrtq.len() + q.sq.len())
-            .sum();
-        if queued == view.jobs.len() {
-            return;
-        }
-        let present = |k: &Key| view.job(queues::job_of(*k)).is_some();
-        for q in &mut self.schedulers {
-            q.rtq.retain(present);
-            q.nrtq.retain(present);
-            q.sq.retain(present);
-        }
-        self.odq.retain(present);
-        self.pending.cuts.retain(|&id| view.job(id).is_some());
-    }
-
     /// The job each core runs: G-RMWP the `m` first of RTQ then NRTQ, P-RMWP each core's first.
     fn choose(&self, view: &View<'_>) -> Vec<Option<JobId>> {
         match self.scope {
             Scope::Global => {
-                let chosen: Vec<&JobView> = self.schedulers[0]
-                    .ready()
-                    .take(view.cores)
-                    .filter_map(|id| view.job(id))
-                    .collect();
-                place_on_cores(view.cores, &chosen)
+                let ids: Vec<JobId> = self.schedulers[0].ready().take(view.cores).collect();
+                let chosen: Option<Vec<&JobView>> = ids.iter().map(|&id| view.job(id)).collect();
+                match chosen {
+                    Some(chosen) => place_on_cores(view.cores, &chosen),
+                    // A queued job the view lacks is a broken contract: hand it to the engine,
+                    // which refuses the decision with the reason, rather than hide it.
+                    None => (0..view.cores).map(|c| ids.get(c).copied()).collect(),
+                }
             }
             Scope::Partitioned => (0..view.cores)
                 .map(|core| self.schedulers.get(core).and_then(|q| q.ready().next()))
@@ -182,6 +164,16 @@ impl Policy for Rmwp {
         self.queues(job).rtq.remove(&key);
     }
 
+    fn job_removed(&mut self, _now: Instant, job: &JobView) {
+        let (key, od) = (self.key(job), self.optional_deadline(job));
+        let queues = self.queues(job);
+        for queue in [&mut queues.rtq, &mut queues.nrtq, &mut queues.sq] {
+            queue.remove(&key);
+        }
+        self.odq.remove(od, key);
+        self.pending.cuts.retain(|&id| id != job.id);
+    }
+
     fn part_completed(&mut self, now: Instant, job: &JobView, ended: Part) {
         let (key, od) = (self.key(job), self.optional_deadline(job));
         let scheduler = self.scheduler_of_task[job.id.task];
@@ -214,7 +206,6 @@ impl Policy for Rmwp {
     }
 
     fn decide(&mut self, view: &View<'_>) -> Decision {
-        self.forget_removed_jobs(view);
         let mut actions: Vec<Action> = (self.pending.cuts.drain(..))
             .map(Action::CutOptional)
             .collect();

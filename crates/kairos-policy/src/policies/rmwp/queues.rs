@@ -1,4 +1,4 @@
-//! RMWP's queues and the three functions of seed 001 section 5.2 (Algorithms 1-3), on job
+//! RMWP's queues and the three functions of section 5.2 of Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP (Algorithms 1-3), on job
 //! events instead of inside an OS kernel:
 //! - the real-time queue (RTQ): jobs ready to run their mandatory or wind-up part, by RM rank;
 //! - the non-real-time queue (NRTQ): jobs ready to run their optional part, by RM rank, all
@@ -58,11 +58,8 @@ impl OdQueue {
     fn insert(&mut self, at: Instant, key: Key) {
         self.0.insert((at, key));
     }
-    fn remove(&mut self, at: Instant, key: Key) {
+    pub fn remove(&mut self, at: Instant, key: Key) {
         self.0.remove(&(at, key));
-    }
-    pub fn retain(&mut self, mut keep: impl FnMut(&Key) -> bool) {
-        self.0.retain(|(_, key)| keep(key));
     }
     /// Removes and returns the head if its optional deadline is at or before `now`.
     fn pop_expired(&mut self, now: Instant) -> Option<Key> {
@@ -77,7 +74,7 @@ impl OdQueue {
 /// Algorithm 1, `end_mandatory`: the mandatory part of `key` ended at `now`. Before the
 /// optional deadline `od` the job drops to its optional part (NRTQ; with an empty optional
 /// part, straight to Algorithm 2: asleep until `od`). At or after it the optional part is
-/// skipped and the wind-up is ready at once. (The seed's listing prints
+/// skipped and the wind-up is ready at once. (The paper's listing prints
 /// `SleepUntil(release + period)` in this branch; its text and figure 3 say the wind-up runs
 /// at once, which is what is implemented.)
 pub(super) fn end_mandatory(
