@@ -26,10 +26,12 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 pub struct Args {
     /// Workload file (.toml or .json); an MC-DAG system with `--policy table`.
     pub file: PathBuf,
-    /// gedf, pedf, gfp, pfp, edzl: the simulator's policies (see --dispatch); edf:
+    /// gedf, pedf, gfp, pfp, edzl: the simulator's policies (see --dispatch); grmwp, prmwp:
+    /// semi-fixed-priority scheduling of imprecise tasks by parts, grm, prm: their
+    /// rate-monotonic baselines (user space only, as `kairos simulate` runs them); edf:
     /// SCHED_DEADLINE (the same as gedf --dispatch kernel); table: table-driven
     /// G-RES/G-MCRES for MC-DAG systems. Default: table for an MC-DAG system, pfp otherwise.
-    #[arg(long, value_parser = ["gedf", "pedf", "gfp", "pfp", "edzl", "edf", "table"])]
+    #[arg(long, value_parser = ["gedf", "pedf", "gfp", "pfp", "edzl", "grmwp", "prmwp", "grm", "prm", "edf", "table"])]
     pub policy: Option<String>,
     /// user: kairos's dispatcher runs the policy object the simulator runs (one dispatcher
     /// thread per core, workers resumed by futex); kernel: the kernel schedules the task
@@ -350,6 +352,15 @@ fn summary(workload: &Workload, r: &RunResult) -> String {
         r.mode_changes,
         if r.dma_latency_held { "held at 0" } else { "not held" }
     ));
+    if let Some(o) = &r.optional {
+        out.push_str(&format!(
+            "optional parts: {} completed, {} cut, {} skipped; QoS {} (optional time executed / requested)\n",
+            o.optional_completed,
+            o.optional_cut,
+            o.optional_skipped,
+            r.optional_qos.map_or("-".into(), |q| format!("{:.1} %", 100.0 * q)),
+        ));
+    }
     for (name, h) in &r.histograms {
         out.push_str(&format!("{name:<34} {}\n", h.summary.display_us()));
     }

@@ -10,15 +10,20 @@
 //!   sequence of cores of their execution segments, consecutive repeats merged: a preemption
 //!   and resumption on the same core is not a difference, a migration is);
 //! - `response_time_diff_ns`: percentiles of measured minus simulated response time over the
-//!   jobs completed in both (positive: the real job finished later).
+//!   jobs completed in both (positive: the real job finished later);
+//! - `jobs_by_parts`, `same_part_sequence`: for imprecise jobs run by parts, the jobs in both
+//!   with a part end in either, and those whose parts ended the same way in both (the sequence
+//!   of (part, outcome) of their `part_end` events: an optional part completed, cut or skipped
+//!   alike).
 
 use crate::args::Failure;
 use crate::report::human_ns;
+use kairos_model::Part;
 use kairos_model::{Duration, Workload};
 use kairos_policy::PolicyKind;
 use kairos_rt::measure::RunResult;
 use kairos_sim::{ExecutionTimeModel, SimConfig};
-use kairos_trace::{Trace, TraceEvent};
+use kairos_trace::{PartOutcome, Trace, TraceEvent};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -34,6 +39,8 @@ pub struct Compare {
     pub completed_measured_only: u64,
     pub same_core_sequence: u64,
     pub response_time_diff_ns: SignedSummary,
+    pub jobs_by_parts: u64,
+    pub same_part_sequence: u64,
 }
 
 /// Percentiles of signed differences, ns.
@@ -74,10 +81,26 @@ impl Compare {
         100.0 * self.same_core_sequence as f64 / self.jobs as f64
     }
 
-    /// One line for the readable report.
+    /// The share of jobs run by parts whose parts ended alike, in percent.
+    pub fn same_parts_percent(&self) -> f64 {
+        if self.jobs_by_parts == 0 {
+            return 100.0;
+        }
+        100.0 * self.same_part_sequence as f64 / self.jobs_by_parts as f64
+    }
+
+    /// One line for the readable report (two with jobs run by parts).
     pub fn line(&self) -> String {
         let d = &self.response_time_diff_ns;
-        format!(
+        let parts = match self.jobs_by_parts {
+            0 => String::new(),
+            n => format!(
+                "{n} job(s) run by parts in both: {} ({:.1} %) ended their parts alike (completed, cut, skipped)\n",
+                self.same_part_sequence,
+                self.same_parts_percent()
+            ),
+        };
+        parts + &format!(
             "{} job(s) in both: {} ({:.1} %) ran the same core sequence; completed: {} in both, {} only simulated, {} only measured; response time measured - simulated: median {}, p99 {}, max {}\n",
             self.jobs,
             self.same_core_sequence,
@@ -107,6 +130,7 @@ struct JobPath {
     release: u64,
     completion: Option<u64>,
     segments: Vec<(u64, usize)>,
+    parts: Vec<(Part, PartOutcome)>,
 }
 
 impl JobPath {
@@ -136,6 +160,13 @@ fn paths(trace: &Trace) -> BTreeMap<(usize, u64), JobPath> {
             TraceEvent::Completion { task, job, at } => {
                 paths.entry((task, job)).or_default().completion = Some(at.as_nanos());
             }
+            TraceEvent::PartEnd {
+                task,
+                job,
+                part,
+                outcome,
+                ..
+            } => (paths.entry((task, job)).or_default().parts).push((part, outcome)),
             _ => {}
         }
     }
@@ -151,6 +182,10 @@ pub fn compare(measured: &Trace, simulated: &Trace) -> Compare {
         let Some(s) = sim.get(id) else { continue };
         out.jobs += 1;
         out.same_core_sequence += u64::from(r.cores() == s.cores());
+        if !(r.parts.is_empty() && s.parts.is_empty()) {
+            out.jobs_by_parts += 1;
+            out.same_part_sequence += u64::from(r.parts == s.parts);
+        }
         match (r.completion, s.completion) {
             (Some(a), Some(b)) => {
                 out.completed_both += 1;

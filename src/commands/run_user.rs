@@ -22,6 +22,7 @@ pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
         crate::commands::simulate::override_cores(&mut workload, cores)?;
     }
     let priorities = crate::commands::simulate::priority_order(&args.priorities);
+    let prepared = crate::imprecise::prepare(kind, &workload)?;
     let policy = kind.build(priorities);
     let mut config = UserRunConfig::new(args.duration.as_nanos());
     config.control = Some(RunControl::new());
@@ -29,7 +30,7 @@ pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
     (config.execution_times, config.seed) = args.draws();
     privilege::require_rt().map_err(platform_failure)?;
     let signals = StopSignals::install();
-    let run = run_user(&workload, policy, &config);
+    let run = run_user(&prepared, policy, &config);
     drop(signals);
     let run = run.map_err(run_failure)?;
     let simulated = if args.compare {

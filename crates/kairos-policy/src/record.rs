@@ -5,7 +5,7 @@
 
 use crate::decision::TimerId;
 use crate::job::{JobId, JobView};
-use kairos_model::Instant;
+use kairos_model::{Instant, Part};
 
 /// One event an engine reported to the policy, at its nominal instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,6 +13,8 @@ pub enum Reported {
     Completed(JobId, Instant),
     Released(JobId, Instant),
     Timer(TimerId, Instant),
+    /// The job's part (the one named) executed all its work; the job is in its next part.
+    PartCompleted(JobId, Part, Instant),
 }
 
 /// One decision and what led to it.

@@ -9,7 +9,7 @@
 
 use crate::calibrate::Calibration;
 use kairos_model::Instant;
-use kairos_trace::{Trace, TraceEvent};
+use kairos_trace::{OptionalMetrics, Trace, TraceEvent};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -122,6 +122,9 @@ pub struct TaskSummary {
     pub deadline_misses: u64,
     pub release_latency_ns: Summary,
     pub response_time_ns: Summary,
+    /// For an imprecise task run by parts (the same fields as `kairos simulate --json`).
+    #[serde(flatten)]
+    pub optional: Option<OptionalMetrics>,
 }
 
 /// Everything a real run produced; its JSON is the `kairos run --json` output. The field
@@ -147,6 +150,12 @@ pub struct RunResult {
     pub mode_changes: u64,
     pub release_latency_ns: Summary,
     pub response_time_ns: Summary,
+    /// Totals over the imprecise tasks, when the policy runs parts.
+    #[serde(flatten)]
+    pub optional: Option<OptionalMetrics>,
+    /// Optional time executed / requested, when some was requested.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optional_qos: Option<f64>,
     pub calibration: Calibration,
     pub histograms: BTreeMap<String, HistogramJson>,
     pub tasks: Vec<TaskSummary>,
@@ -174,6 +183,8 @@ pub struct RunInputs {
     /// Criticality level names (empty for non-MC runs).
     pub levels: Vec<String>,
     pub notes: Vec<String>,
+    /// Optional-part figures per task (`None` for a task not run by parts; empty: none is).
+    pub optional: Vec<Option<OptionalMetrics>>,
 }
 
 impl RunResult {
@@ -204,7 +215,11 @@ impl RunResult {
             .iter()
             .filter(|e| matches!(e, TraceEvent::ModeChange { from, to, .. } if to > from))
             .count() as u64;
-        let tasks = task_summaries(&inputs.task_names, &jobs, end);
+        let mut tasks = task_summaries(&inputs.task_names, &jobs, end);
+        for (task, figures) in tasks.iter_mut().zip(&inputs.optional) {
+            task.optional = *figures;
+        }
+        let optional = optional_total(&inputs.optional);
         let trace = build_trace(&inputs, &jobs, &segments, end);
         RunResult {
             policy: inputs.policy,
@@ -221,6 +236,8 @@ impl RunResult {
             mode_changes,
             release_latency_ns: measurements.summary(names::RELEASE_LATENCY),
             response_time_ns: measurements.summary(names::RESPONSE_TIME),
+            optional,
+            optional_qos: optional.and_then(|o| o.qos()),
             calibration: inputs.calibration,
             histograms: measurements
                 .distributions
@@ -239,6 +256,22 @@ impl RunResult {
             trace,
         }
     }
+}
+
+/// The sum of the tasks' optional figures, if any task ran by parts.
+fn optional_total(tasks: &[Option<OptionalMetrics>]) -> Option<OptionalMetrics> {
+    let run: Vec<&OptionalMetrics> = tasks.iter().flatten().collect();
+    (!run.is_empty()).then(|| {
+        let mut total = OptionalMetrics::default();
+        for t in run {
+            total.optional_requested_ns += t.optional_requested_ns;
+            total.optional_executed_ns += t.optional_executed_ns;
+            total.optional_completed += t.optional_completed;
+            total.optional_cut += t.optional_cut;
+            total.optional_skipped += t.optional_skipped;
+        }
+        total
+    })
 }
 
 fn task_summaries(names: &[String], jobs: &[JobRecord], end: u64) -> Vec<TaskSummary> {
@@ -268,6 +301,7 @@ fn task_summaries(names: &[String], jobs: &[JobRecord], end: u64) -> Vec<TaskSum
                 deadline_misses: misses,
                 release_latency_ns: latency.summary(),
                 response_time_ns: response.summary(),
+                optional: None,
             }
         })
         .collect()

@@ -82,27 +82,7 @@ pub struct Metrics {
     pub core_usage: Vec<CoreMetrics>,
 }
 
-/// How the optional parts of imprecise jobs went (definitions above).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct OptionalMetrics {
-    pub optional_requested_ns: u64,
-    pub optional_executed_ns: u64,
-    pub optional_completed: u64,
-    pub optional_cut: u64,
-    pub optional_skipped: u64,
-}
-
-impl OptionalMetrics {
-    fn add(&mut self, requested: Duration, executed: Duration, outcome: PartOutcome) {
-        self.optional_requested_ns += requested.as_nanos();
-        self.optional_executed_ns += executed.as_nanos();
-        match outcome {
-            PartOutcome::Completed => self.optional_completed += 1,
-            PartOutcome::Cut => self.optional_cut += 1,
-            PartOutcome::Skipped => self.optional_skipped += 1,
-        }
-    }
-}
+pub use kairos_trace::OptionalMetrics;
 
 impl Metrics {
     pub(crate) fn new(
@@ -174,10 +154,7 @@ impl Metrics {
             t.response_mean_ns = (t.jobs_completed > 0)
                 .then(|| (t.response_sum_ns / u128::from(t.jobs_completed)) as u64);
         }
-        self.optional_qos = self
-            .optional
-            .filter(|o| o.optional_requested_ns > 0)
-            .map(|o| o.optional_executed_ns as f64 / o.optional_requested_ns as f64);
+        self.optional_qos = self.optional.and_then(|o| o.qos());
         for c in &mut self.core_usage {
             c.utilization = if duration.is_zero() {
                 0.0

@@ -5,7 +5,8 @@
 //! in the next view, every decision valid), so a runtime that lost or invented an event is
 //! caught even where the policy would not notice.
 
-use kairos_model::{Instant, Workload};
+use kairos_model::{Instant, Part, Workload};
+use kairos_policy::parts::part_budget;
 use kairos_policy::{JobId, JobView, Policy, Reported, Step, View};
 use std::collections::{HashMap, HashSet};
 use thiserror::Error;
@@ -89,12 +90,13 @@ fn report(
             if !open.insert(id) {
                 return Err(format!("job {}#{} released twice", task.name, id.number));
             }
+            let by_parts = task.imprecise.filter(|_| policy.runs_parts());
             let view = JobView {
                 id,
                 release: at,
                 absolute_deadline: at + task.deadline,
-                part: kairos_model::Part::Mandatory,
-                budget: task.wcet,
+                part: Part::Mandatory,
+                budget: by_parts.map_or(task.wcet, |p| part_budget(&p, Part::Mandatory)),
                 executed: kairos_model::Duration::ZERO,
                 running_on: None,
                 last_core: None,
@@ -115,6 +117,19 @@ fn report(
             policy.job_completed(at, &view);
         }
         Reported::Timer(timer, at) => policy.timer_fired(at, timer),
+        Reported::PartCompleted(id, ended, at) => {
+            let view = last_view.get_mut(&id).filter(|_| open.contains(&id));
+            let view = view.ok_or("a part end of a job not open")?;
+            let parts = (workload.tasks[id.task].imprecise).ok_or("a part end of a plain task")?;
+            let mut next = ended.next().ok_or("a part end of a wind-up part")?;
+            if next == Part::Optional && parts.optional.is_zero() {
+                next = Part::Windup;
+            }
+            view.part = next;
+            view.budget = part_budget(&parts, next);
+            view.executed = kairos_model::Duration::ZERO;
+            policy.part_completed(at, view, ended);
+        }
     }
     Ok(())
 }

@@ -7,6 +7,9 @@
 
 pub mod chrome;
 pub mod gantt;
+mod optional;
+
+pub use optional::OptionalMetrics;
 
 use kairos_model::{Instant, Part};
 use serde::Serialize;

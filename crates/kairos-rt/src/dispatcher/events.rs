@@ -2,10 +2,13 @@
 //! stamp them), budget overruns, releases (from the job source, at their nominal instants) and
 //! policy timers; and the end of a frame, after the instant's decision.
 
-use super::scheduler::Scheduler;
-use super::shared::{Shared, SLOTS_PER_TASK};
+use super::parts::{JobDraw, JobParts};
+use super::scheduler::{Scheduler, JOB_COMPLETED, JOB_RELEASED, TIMER_FIRED};
+use super::shared::{part_word, Shared, SLOTS_PER_TASK};
 use crate::measure::JobRecord;
+use crate::platform::clock;
 use kairos_model::{Duration, Instant};
+use kairos_policy::parts::part_budget;
 use kairos_policy::{JobId, JobView, Part, Reported};
 use std::sync::atomic::Ordering;
 
@@ -40,9 +43,12 @@ impl Scheduler {
             self.records[record].completion = Some(stamp);
             self.stopped.remove(&view.id);
             self.exhausted.remove(&view.id);
+            self.parts.remove(&view.id);
             let when = Instant::from_nanos(stamp.max(self.last_at));
             events.push(Reported::Completed(view.id, when));
+            let began = clock::now_ns();
             self.policy.job_completed(when, &view);
+            (self.measurements).record(JOB_COMPLETED, clock::now_ns().saturating_sub(began));
         }
     }
 
@@ -62,14 +68,14 @@ impl Scheduler {
         while let Some((task, when)) = self.earliest_release().filter(|&(_, w)| w <= at) {
             let number = self.next_number[task];
             let id = JobId { task, number };
-            let work = match self.preloaded.remove(&id) {
-                Some(work) => work,
+            let draw = match self.preloaded.remove(&id) {
+                Some(draw) => draw,
                 None => {
-                    let work = self.draw_work(id);
-                    if !self.load_slot(shared, id, work) {
+                    let draw = self.draw_job(id);
+                    if !self.load_slot(shared, id, &draw) {
                         return;
                     }
-                    work
+                    draw
                 }
             };
             let spec = &self.tasks[task];
@@ -78,18 +84,25 @@ impl Scheduler {
             let next = when + gap.max(1);
             self.next_release[task] = if next < self.end { next } else { u64::MAX };
             let deadline = when + spec.deadline.as_nanos();
+            let budget = match (&spec.imprecise, draw.parts) {
+                (Some(parts), Some(work)) => {
+                    self.parts.insert(id, JobParts::new(work, when));
+                    part_budget(parts, Part::Mandatory)
+                }
+                _ => self.source.budget(task, spec, self.mode),
+            };
             let view = JobView {
                 id,
                 release: Instant::from_nanos(when),
                 absolute_deadline: Instant::from_nanos(deadline),
                 part: Part::Mandatory,
-                budget: self.source.budget(task, spec, self.mode),
+                budget,
                 executed: Duration::ZERO,
                 running_on: None,
                 last_core: None,
             };
             self.record_of.insert(id, self.records.len());
-            self.work.push(work);
+            self.work.push(draw.first);
             self.records.push(JobRecord {
                 task,
                 job: number,
@@ -101,22 +114,17 @@ impl Scheduler {
                 cpu: None,
             });
             events.push(Reported::Released(id, view.release));
+            let began = clock::now_ns();
             self.policy.job_released(view.release, &view);
+            (self.measurements).record(JOB_RELEASED, clock::now_ns().saturating_sub(began));
             self.views.push(view);
         }
-    }
-
-    /// The work of a job as its body executes it: the source's draw, scaled. Called once per
-    /// job, in release order.
-    pub(super) fn draw_work(&mut self, id: JobId) -> u64 {
-        let drawn = (self.source).work(id.task, &self.tasks[id.task], id.number);
-        (drawn.as_nanos() as f64 * self.work_scale).round() as u64
     }
 
     /// Loads a new job's work into its slot; false (and the run fails) if the slot's previous
     /// job is still unfinished or a worker still holds it (then more than [`SLOTS_PER_TASK`]
     /// jobs of the task are pending: the run is overloaded beyond what it can track).
-    pub(super) fn load_slot(&mut self, shared: &Shared, id: JobId, work: u64) -> bool {
+    pub(super) fn load_slot(&mut self, shared: &Shared, id: JobId, draw: &JobDraw) -> bool {
         let slot = shared.slot(id);
         let used = slot.job.load(Ordering::Acquire) != 0;
         let open = used && slot.completed_at.load(Ordering::Acquire) == 0;
@@ -134,7 +142,9 @@ impl Scheduler {
         }
         slot.completed_at.store(0, Ordering::Relaxed);
         slot.last_core.store(0, Ordering::Relaxed);
-        slot.remaining.store(work, Ordering::Relaxed);
+        slot.remaining.store(draw.first, Ordering::Relaxed);
+        (slot.part).store(part_word(0, draw.parts.is_none()), Ordering::Relaxed);
+        slot.part_end_at.store(0, Ordering::Relaxed);
         slot.job.store(id.number + 1, Ordering::Release);
         true
     }
@@ -153,7 +163,9 @@ impl Scheduler {
         {
             let (timer, when) = self.timers.remove(i);
             events.push(Reported::Timer(timer, Instant::from_nanos(when)));
+            let began = clock::now_ns();
             self.policy.timer_fired(Instant::from_nanos(when), timer);
+            (self.measurements).record(TIMER_FIRED, clock::now_ns().saturating_sub(began));
         }
     }
 
@@ -168,6 +180,7 @@ impl Scheduler {
     ) -> Result<(), String> {
         let i = self.find(id, what)?;
         self.views.swap_remove(i);
+        self.parts.remove(&id);
         self.stopped.remove(&id);
         self.exhausted.remove(&id);
         (shared.slot(id).completed_at).store(at + 1, Ordering::Release);

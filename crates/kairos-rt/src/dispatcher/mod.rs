@@ -23,6 +23,7 @@
 //! timer's lateness and the request-to-start latency of a worker (also for migrations alone).
 
 mod events;
+mod parts;
 mod percore;
 mod promise;
 mod scheduler;
@@ -30,8 +31,10 @@ mod shared;
 mod threads;
 mod worker;
 
+pub use parts::{END_MANDATORY, END_OPTIONAL};
 pub use percore::{DispatcherLog, CONFIRM_SLACK_NS, TIMER_TO_HANDLER};
-pub use scheduler::{ModeChangeRecord, DECISION_COST, LOCK_WAIT};
+pub use scheduler::{ModeChangeRecord, DECIDE, DECISION_COST, JOB_COMPLETED, JOB_RELEASED};
+pub use scheduler::{LOCK_WAIT, TIMER_FIRED};
 pub use worker::{MIGRATION_REQUEST_TO_START, REQUEST_TO_START, UNIT_NS};
 
 use crate::calibrate::{self, Calibration};
@@ -141,12 +144,6 @@ pub fn run_user_from(
     policy
         .prepare(workload)
         .map_err(|refusal| RunError::Invalid(format!("{}: {}", policy.name(), refusal.0)))?;
-    if policy.runs_parts() && workload.tasks.iter().any(|t| t.imprecise.is_some()) {
-        return Err(RunError::Invalid(format!(
-            "{}: the dispatcher does not run imprecise tasks by parts yet; simulate them",
-            policy.name()
-        )));
-    }
     let cpus = choose_cpus(workload, config)?;
     if workload.tasks.len() >= 0xffff {
         return Err(RunError::Invalid(format!(
@@ -220,8 +217,10 @@ pub fn run_user_from(
     let rescheduled = (dispatcher_logs.iter())
         .flat_map(|d| d.rescheduled.iter().map(|&(e, at)| (d.core, e, at)))
         .collect();
-    let (records, steps, measurements) = scheduler.into_records();
-    let extra_events = extra_events(&records, &mode_changes);
+    let optional = std::mem::take(&mut scheduler.optional);
+    let (records, steps, measurements, part_events) = scheduler.into_records();
+    let mut extra_events = extra_events(&records, &mode_changes);
+    extra_events.extend(part_events);
     let logs = logs_of(records, measurements, worker_logs, dispatcher_logs);
     let result = RunResult::build(RunInputs {
         policy: name.to_string(),
@@ -236,6 +235,7 @@ pub fn run_user_from(
         extra_events,
         levels,
         notes,
+        optional,
     });
     Ok(UserRun {
         result,

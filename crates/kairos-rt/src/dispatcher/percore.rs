@@ -247,6 +247,9 @@ impl Dispatcher<'_> {
     /// `not_before` at the earliest.
     fn switch_now(&mut self, want: Option<JobId>, not_before: u64) {
         if want == self.current {
+            if let Some(job) = want.filter(|&job| self.let_go(job)) {
+                self.request(job, not_before);
+            }
             return;
         }
         if let Some(old) = self.current {
@@ -256,6 +259,14 @@ impl Dispatcher<'_> {
             self.request(new, not_before);
         }
         self.current = want;
+    }
+
+    /// Whether the worker of `job` on this core stopped by itself while the job is still
+    /// wanted here: at the end of a part (the scheduler has loaded the next one by now), or
+    /// at a completion this core's last pass did not see yet (the worker then finds the job
+    /// closed and parks again).
+    fn let_go(&self, job: JobId) -> bool {
+        (self.shared.worker(job.task, self.core).go).load(Ordering::Acquire) == PARK
     }
 
     fn request(&mut self, job: JobId, not_before: u64) {

@@ -60,11 +60,11 @@ impl Scheduler {
             if self.next_release[task] != at || self.preloaded.contains_key(&id) {
                 continue;
             }
-            let work = self.draw_work(id);
-            if !self.load_slot(shared, id, work) {
+            let draw = self.draw_job(id);
+            if !self.load_slot(shared, id, &draw) {
                 return Ok(());
             }
-            self.preloaded.insert(id, work);
+            self.preloaded.insert(id, draw);
         }
         Ok(())
     }

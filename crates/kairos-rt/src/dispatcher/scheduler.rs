@@ -12,12 +12,14 @@
 //! and promise ([`kairos_policy::Ahead`]) are then published to the cores
 //! ([`super::shared::CoreShared`]).
 
+use super::parts::{JobDraw, JobParts};
 use super::shared::{encode, Shared};
 use crate::measure::{JobRecord, Measurements};
 use crate::platform::clock;
 use kairos_model::{Instant, Task, Workload};
 use kairos_policy::{Action, JobId, JobSource, JobView, Policy, Reported, Step, TimerId};
 use kairos_policy::{Decision, View};
+use kairos_trace::{OptionalMetrics, TraceEvent};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 
@@ -25,6 +27,13 @@ use std::sync::atomic::Ordering;
 pub const DECISION_COST: &str = "dispatch.decision";
 /// Histogram of the wait for the scheduler's lock, ns.
 pub const LOCK_WAIT: &str = "dispatch.lock_wait";
+/// Histograms of single calls of the policy, ns (each includes one clock read, about the
+/// histogram's minimum): [`Policy::decide`] (the scheduler proper), and the callbacks of
+/// releases, completions and policy timers (G-RMWP's and P-RMWP's `terminate_optional`).
+pub const DECIDE: &str = "policy.decide";
+pub const JOB_RELEASED: &str = "policy.job_released";
+pub const JOB_COMPLETED: &str = "policy.job_completed";
+pub const TIMER_FIRED: &str = "policy.timer_fired";
 
 /// A change of the criticality mode made by a decision (times in ns since the origin).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,7 +75,15 @@ pub struct Scheduler {
     pub(super) exhausted: HashSet<JobId>,
     /// Jobs released at a promised instant whose work was drawn and slot loaded before their
     /// release, with that work.
-    pub(super) preloaded: HashMap<JobId, u64>,
+    pub(super) preloaded: HashMap<JobId, JobDraw>,
+    /// Whether the policy runs imprecise tasks by parts ([`Policy::runs_parts`]).
+    pub(super) runs_parts: bool,
+    /// The open jobs run by parts.
+    pub(super) parts: HashMap<JobId, JobParts>,
+    /// Every part end and cut, as the trace records them.
+    pub(super) part_events: Vec<TraceEvent>,
+    /// Optional-part figures per task (imprecise tasks run by parts).
+    pub optional: Vec<Option<OptionalMetrics>>,
     /// End of the frame the jobs in the view were released in (framed sources).
     pub(super) frame_end: Option<u64>,
     pub(super) records: Vec<JobRecord>,
@@ -108,7 +125,15 @@ impl Scheduler {
             .map(|t| end / t.period.as_nanos().max(1) + 1)
             .sum();
         let frame_end = source.frame().map(|f| f.as_nanos());
+        let runs_parts = policy.runs_parts();
+        let optional = (tasks.iter())
+            .map(|t| (runs_parts && t.imprecise.is_some()).then(OptionalMetrics::default))
+            .collect();
         Scheduler {
+            runs_parts,
+            parts: HashMap::new(),
+            part_events: Vec::new(),
+            optional,
             policy,
             home: (0..tasks.len()).map(|t| t % cores.max(1)).collect(),
             next_number: vec![0; tasks.len()],
@@ -149,8 +174,13 @@ impl Scheduler {
 
     /// Every job released so far, with what the scheduler knows (release, deadline,
     /// completion or discard); starts come from the workers' logs.
-    pub fn into_records(self) -> (Vec<JobRecord>, Vec<Step>, Measurements) {
-        (self.records, self.steps, self.measurements)
+    pub fn into_records(self) -> (Vec<JobRecord>, Vec<Step>, Measurements, Vec<TraceEvent>) {
+        (
+            self.records,
+            self.steps,
+            self.measurements,
+            self.part_events,
+        )
     }
 
     /// One pass at `now` (ns since the origin) by a dispatcher: a decision at every event
@@ -171,6 +201,7 @@ impl Scheduler {
             }
             let mut events = Vec::new();
             self.complete(shared, at, &mut events);
+            self.end_finished_parts(shared, at, &mut events);
             self.report_exhausted(at);
             self.release_due(shared, at, &mut events);
             self.fire_due_timers(at, &mut events);
@@ -194,8 +225,9 @@ impl Scheduler {
     /// The earliest instant up to `now` with an event (a completion, a release, a timer) not
     /// yet decided on; `now` itself at the first pass.
     fn next_instant(&self, shared: &Shared, now: u64, decided: bool) -> Option<u64> {
-        let completion = (self.views.iter())
-            .map(|v| shared.slot(v.id).completed_at.load(Ordering::Acquire))
+        let slots = self.views.iter().map(|v| shared.slot(v.id));
+        let completion = (slots.flat_map(|s| [&s.completed_at, &s.part_end_at]))
+            .map(|stamp| stamp.load(Ordering::Acquire))
             .filter(|&stamp| stamp != 0)
             .map(|stamp| (stamp - 1).max(self.last_at))
             .min();
@@ -261,7 +293,9 @@ impl Scheduler {
             jobs: &self.views,
             tasks: &self.tasks,
         };
+        let began = clock::now_ns();
         let decision = self.policy.decide(&view);
+        (self.measurements).record(DECIDE, clock::now_ns().saturating_sub(began));
         let running: Vec<Option<usize>> = (self.placed.iter())
             .map(|p| p.and_then(|id| self.views.iter().position(|j| j.id == id)))
             .collect();
@@ -291,14 +325,7 @@ impl Scheduler {
                 self.remove_open(id, at, shared, "discard")?;
                 self.records[self.record_of[&id]].discarded = Some(at);
             }
-            Action::CutOptional(id) => {
-                // Runs refuse imprecise tasks under policies that run parts, so no job here has
-                // an optional part.
-                return Err(format!(
-                    "a cut of job {}#{}, which has no optional part",
-                    id.task, id.number
-                ));
-            }
+            Action::CutOptional(id) => self.cut_optional(shared, id, at)?,
             Action::Stop(id) => {
                 self.find(id, "stop")?;
                 self.stopped.insert(id);

@@ -5,8 +5,16 @@
 //! Ownership rule that makes relaxed fields safe: a slot's progress is written only by the
 //! worker that holds the slot (the hand-off of [`crate::handoff`] passes the hold from core to
 //! core through Release/Acquire); a slot is (re)loaded only under the scheduler's lock while no
-//! worker can hold it (its previous job is closed); a worker's request fields are written by
-//! its core's dispatcher before it sets `go` (Release) and read after the worker sees it.
+//! worker can hold it (its previous job is closed, or its part ended and its worker let go); a
+//! worker's request fields are written by its core's dispatcher before it sets `go` (Release)
+//! and read after the worker sees it.
+//!
+//! The one exception is the cut of an optional part ([`kairos_policy::Action::CutOptional`]),
+//! which must take effect while a worker may be executing it: the scheduler swaps the wind-up's
+//! work into `remaining` and then publishes the new `part` (Release); the holder's progress
+//! stores are compare-exchanges, so a unit of work in flight at the cut is dropped rather than
+//! charged to the wind-up, and a worker that finds no work left re-reads `part` before
+//! `remaining` to know which part it finished.
 
 use super::scheduler::Scheduler;
 use crate::handoff::Holders;
@@ -30,6 +38,24 @@ pub struct SlotShared {
     pub completed_at: AtomicU64,
     /// Core + 1 the job last ran on (0 = never ran).
     pub last_core: AtomicUsize,
+    /// The part `remaining` belongs to: [`part_word`] of a count of the job's part changes and
+    /// whether the part is the job's last (a plain job's only part is its last).
+    pub part: AtomicU64,
+    /// When the holder found a part that is not the job's last finished, + 1 (0 = none since
+    /// the scheduler last looked), and that part's word: the worker let the job go and waits
+    /// for the scheduler to load its next part.
+    pub part_end_at: AtomicU64,
+    pub part_end_word: AtomicU64,
+}
+
+/// The word of a job's `count`-th part (from 0), `last` if it is the job's last.
+pub fn part_word(count: u64, last: bool) -> u64 {
+    (count << 1) | u64::from(last)
+}
+
+/// Whether a part word is the job's last part.
+pub fn is_last_part(word: u64) -> bool {
+    word & 1 == 1
 }
 
 /// One (task, core) worker thread.

@@ -15,7 +15,7 @@
 //! Work is counted in calibrated iterations, not with the CPU clock: counting keeps a
 //! preempted worker's waiting out of its progress, which is what a budget is about.
 
-use super::shared::{slot_index, Shared};
+use super::shared::{is_last_part, slot_index, Shared};
 use crate::calibrate::spin;
 use crate::handoff::Take;
 use crate::measure::{Measurements, SegmentRecord};
@@ -111,17 +111,23 @@ fn take(shared: &Shared, id: JobId, core: usize) -> bool {
     true
 }
 
-/// From taking the slot to a stop or the job's completion.
+/// From taking the slot to a stop, the end of a part, or the job's completion.
 fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut WorkerLog) {
     let origin = shared.origin.load(Ordering::Acquire);
     let slot = shared.slot(id);
     let w = shared.worker(id.task, core);
     let loaded = slot.job.load(Ordering::Acquire) == id.number + 1;
-    if !loaded || slot.completed_at.load(Ordering::Acquire) != 0 {
+    let closed = slot.completed_at.load(Ordering::Acquire) != 0;
+    // A part end the scheduler has not taken in yet: the next part is not loaded.
+    let between_parts = slot.part_end_at.load(Ordering::Acquire) != 0;
+    if !loaded || closed || between_parts {
         release(shared, id, core);
+        if between_parts {
+            let _ = (w.go).compare_exchange(RUNNING, PARK, Ordering::AcqRel, Ordering::Relaxed);
+        }
         return;
     }
-    let start = clock::now_ns().saturating_sub(origin);
+    let mut start = clock::now_ns().saturating_sub(origin);
     let requested =
         (w.requested_at.load(Ordering::Relaxed)).max(w.not_before.load(Ordering::Relaxed));
     let last = slot.last_core.swap(core + 1, Ordering::Relaxed);
@@ -133,26 +139,41 @@ fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut Work
         log.migrations += 1;
         m.record(MIGRATION_REQUEST_TO_START, start.saturating_sub(requested));
     }
-    let ended = execute(shared, id, core, unit);
-    let end = clock::now_ns().saturating_sub(origin);
-    log.segments.push(SegmentRecord {
-        cpu: core,
-        task: id.task,
-        job: id.number,
-        start,
-        end,
+    let ended = execute(shared, id, core, unit, |at| {
+        // A cut moved the job to its next part while it ran here: one segment per part.
+        log.segments.push(segment(id, core, start, at));
+        start = at;
     });
+    let end = clock::now_ns().saturating_sub(origin);
+    log.segments.push(segment(id, core, start, end));
     release(shared, id, core);
-    if ended == Ended::Completed {
-        // After the release: a slot marked completed is free for the task's next jobs.
-        slot.completed_at.store(end + 1, Ordering::Release);
+    match ended {
+        Ended::Completed => {
+            // After the release: a slot marked completed is free for the task's next jobs.
+            slot.completed_at.store(end + 1, Ordering::Release);
+        }
+        Ended::PartEnded(word) => {
+            slot.part_end_word.store(word, Ordering::Relaxed);
+            slot.part_end_at.store(end + 1, Ordering::Release);
+        }
+        Ended::Told | Ended::Switched => {}
     }
     if ended != Ended::Told {
         // Unless a new request came meanwhile, which the next loop takes.
         let _ = (w.go).compare_exchange(RUNNING, PARK, Ordering::AcqRel, Ordering::Relaxed);
     }
-    if ended == Ended::Completed {
+    if matches!(ended, Ended::Completed | Ended::PartEnded(_)) {
         shared.cores[core].ring();
+    }
+}
+
+fn segment(id: JobId, core: usize, start: u64, end: u64) -> SegmentRecord {
+    SegmentRecord {
+        cpu: core,
+        task: id.task,
+        job: id.number,
+        start,
+        end,
     }
 }
 
@@ -165,18 +186,28 @@ fn release(shared: &Shared, id: JobId, core: usize) {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Ended {
     Completed,
+    /// A part that is not the job's last has no work left (its part word).
+    PartEnded(u64),
     /// The dispatcher's next store (a stop, or another request).
     Told,
     /// The promised switch's instant ([`WorkerShared::stop_at`](super::shared::WorkerShared)).
     Switched,
 }
 
-/// Busy work until the job's work is done, the dispatcher's next store, or the stop instant of
-/// a promised switch.
-fn execute(shared: &Shared, id: JobId, core: usize, unit: u64) -> Ended {
+/// Busy work until the part's work is done, the dispatcher's next store, or the stop instant
+/// of a promised switch; `part_changed(at)` when a cut replaced the part meanwhile (ns since
+/// the origin).
+fn execute(
+    shared: &Shared,
+    id: JobId,
+    core: usize,
+    unit: u64,
+    mut part_changed: impl FnMut(u64),
+) -> Ended {
     let w = shared.worker(id.task, core);
     let slot = shared.slot(id);
     let origin = shared.origin.load(Ordering::Acquire);
+    let mut part = slot.part.load(Ordering::Acquire);
     let mut units = 0u32;
     loop {
         if w.go.load(Ordering::Acquire) != RUNNING {
@@ -186,14 +217,29 @@ fn execute(shared: &Shared, id: JobId, core: usize, unit: u64) -> Ended {
         if stop_at != u64::MAX && clock::now_ns() >= origin + stop_at {
             return Ended::Switched;
         }
-        let remaining = slot.remaining.load(Ordering::Relaxed);
+        // The part word before the work left (see `super::shared`): a cut publishes the work
+        // first, so work left read after a new word is the new part's.
+        let word = slot.part.load(Ordering::Acquire);
+        if word != part {
+            part = word;
+            part_changed(clock::now_ns().saturating_sub(origin));
+        }
+        let remaining = slot.remaining.load(Ordering::Acquire);
         if remaining == 0 {
-            return Ended::Completed;
+            return match is_last_part(word) {
+                true => Ended::Completed,
+                false => Ended::PartEnded(word),
+            };
         }
         let step = remaining.min(UNIT_NS);
         std::hint::black_box(spin(unit * step / UNIT_NS));
-        // Only the holder writes the progress, so a plain store is enough.
-        slot.remaining.store(remaining - step, Ordering::Relaxed);
+        // Fails only if a cut replaced the work meanwhile: the unit is then not counted.
+        let _ = (slot.remaining).compare_exchange(
+            remaining,
+            remaining - step,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        );
         units = units.wrapping_add(1);
         if units.is_multiple_of(256) {
             w.heartbeat.beat();

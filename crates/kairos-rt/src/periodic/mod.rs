@@ -175,6 +175,7 @@ pub fn run_periodic(
         extra_events: Vec::new(),
         levels: Vec::new(),
         notes,
+        optional: Vec::new(),
     }))
 }
 
