@@ -7,7 +7,7 @@
 use crate::args::Failure;
 use kairos_analysis::partition::Heuristic;
 use kairos_analysis::rmwp::plan::{plan, Placement};
-use kairos_model::Workload;
+use kairos_model::{Duration, Workload};
 use kairos_policy::PolicyKind;
 use std::borrow::Cow;
 
@@ -30,4 +30,27 @@ pub fn prepare(kind: PolicyKind, workload: &Workload) -> Result<Cow<'_, Workload
         }
     }
     Ok(Cow::Owned(planned.workload))
+}
+
+/// `workload` with every imprecise task's optional deadline fixed `margin` before the one
+/// `kind` computes (never below 0): the wind-up is then released that much earlier, room for
+/// what the analysis does not count and a real run pays before a wind-up starts (the policy
+/// timer's lateness, a decision, a worker's wake-up and migration). A zero margin, or a policy
+/// that has no optional deadlines, leaves the workload as it is.
+pub fn with_margin(
+    kind: PolicyKind,
+    workload: &Workload,
+    margin: Duration,
+) -> Result<Workload, Failure> {
+    if margin.is_zero() || !matches!(kind, PolicyKind::GlobalRmwp | PolicyKind::PartitionedRmwp) {
+        return Ok(workload.clone());
+    }
+    let mut planned = prepare(kind, workload)?.into_owned();
+    for task in &mut planned.tasks {
+        if let Some(parts) = &mut task.imprecise {
+            let od = parts.optional_deadline.unwrap_or_default();
+            parts.optional_deadline = Some(od.saturating_sub(margin));
+        }
+    }
+    Ok(planned)
 }

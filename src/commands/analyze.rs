@@ -232,7 +232,14 @@ struct BatchSet {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct BatchTask {
-    wcet: String,
+    /// Or, for an imprecise task, `mandatory` and `windup` (`optional` is accepted: the
+    /// analyses do not depend on it).
+    wcet: Option<String>,
+    mandatory: Option<String>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    optional: Option<String>,
+    windup: Option<String>,
     period: String,
     deadline: Option<String>,
     #[serde(default)]
@@ -261,13 +268,25 @@ fn parse_set(line: &str) -> Result<(Vec<SporadicTask>, usize), String> {
                         }
                     })
             };
-            let wcet = field("wcet", &t.wcet)?;
             let period = field("period", &t.period)?;
             let deadline = match &t.deadline {
                 Some(d) => field("deadline", d)?,
                 None => period,
             };
-            Ok(SporadicTask::new(wcet, deadline, period))
+            match (&t.wcet, &t.mandatory, &t.windup) {
+                (Some(wcet), None, None) => {
+                    Ok(SporadicTask::new(field("wcet", wcet)?, deadline, period))
+                }
+                (None, Some(m), Some(w)) => Ok(SporadicTask::imprecise(
+                    field("mandatory", m)?,
+                    field("windup", w)?,
+                    deadline,
+                    period,
+                )),
+                _ => Err(format!(
+                    "tasks[{i}]: give either wcet or mandatory and windup"
+                )),
+            }
         })
         .collect::<Result<Vec<_>, String>>()?;
     Ok((tasks, set.cores))

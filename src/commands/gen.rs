@@ -49,6 +49,12 @@ pub struct GenArgs {
     /// With --out: print what was written (file, format, utilizations, the command) as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Imprecise tasks (mandatory, optional, wind-up) as Chishiro and Yamasaki's evaluation of
+    /// G-RMWP and P-RMWP draws them: U_i in {0.02, ..., 0.1} split into m and w, periods in
+    /// {1, ..., 30} ms, optional utilization in [0, 0.3], until --utilization (the total real-time
+    /// utilization: the paper's U per core times --cores). Uses --grid, --seed, --count.
+    #[arg(long, conflicts_with_all = ["mcdag", "tasks", "method"])]
+    pub imprecise: bool,
     #[command(flatten)]
     pub mcdag: McDagArgs,
 }
@@ -94,6 +100,30 @@ pub fn run(args: &GenArgs) -> CommandResult {
     if args.mcdag.enabled {
         return run_mcdag(args);
     }
+    let sets = match args.imprecise {
+        true => imprecise_sets(args)?,
+        false => plain_sets(args)?,
+    };
+    write_sets(args, &sets)
+}
+
+/// `--imprecise`: the sets of Chishiro and Yamasaki's generator (`kairos_gen::imprecise`).
+fn imprecise_sets(args: &GenArgs) -> Result<Vec<Vec<Task>>, Failure> {
+    use kairos_gen::imprecise::{generate_imprecise, ImpreciseConfig};
+    let grid = crate::args::duration_arg(&args.grid).map_err(Failure::bad_input)?;
+    let config = ImpreciseConfig {
+        grid,
+        ..ImpreciseConfig::new(args.utilization)
+    };
+    let mut rng = seeded(args.seed);
+    (0..args.count)
+        .map(|_| {
+            generate_imprecise(&mut rng, &config).map_err(|e| Failure::bad_input(e.to_string()))
+        })
+        .collect()
+}
+
+fn plain_sets(args: &GenArgs) -> Result<Vec<Vec<Task>>, Failure> {
     let spec = GeneratorSpec {
         method: args.method,
         tasks: args.tasks,
@@ -116,6 +146,10 @@ pub fn run(args: &GenArgs) -> CommandResult {
                 .map_err(Failure::bad_input)?,
         );
     }
+    Ok(sets)
+}
+
+fn write_sets(args: &GenArgs, sets: &[Vec<Task>]) -> CommandResult {
     let format = output_format(args)?;
     let text = match format {
         SetFormat::Toml => workload_toml(args, &sets[0]),
@@ -202,6 +236,17 @@ fn output_format(args: &GenArgs) -> Result<SetFormat, Failure> {
 
 /// The command that regenerates this output: every generator flag, defaults included.
 fn command_line(args: &GenArgs) -> String {
+    if args.imprecise {
+        let count = if args.count > 1 {
+            format!(" --count {}", args.count)
+        } else {
+            String::new()
+        };
+        return format!(
+            "kairos gen --imprecise --utilization {} --cores {} --grid {} --seed {}{count}",
+            args.utilization, args.cores, args.grid, args.seed
+        );
+    }
     let mut line = format!(
         "kairos gen --method {} --utilization {} --cores {}",
         method_name(args.method),
@@ -234,7 +279,16 @@ fn task_value(task: &Task, with_name: bool) -> Value {
     if with_name {
         v.insert("name".into(), json!(task.name));
     }
-    v.insert("wcet".into(), json!(task.wcet.to_string()));
+    match &task.imprecise {
+        Some(p) => {
+            v.insert("mandatory".into(), json!(p.mandatory.to_string()));
+            v.insert("optional".into(), json!(p.optional.to_string()));
+            v.insert("windup".into(), json!(p.windup.to_string()));
+        }
+        None => {
+            v.insert("wcet".into(), json!(task.wcet.to_string()));
+        }
+    }
     v.insert("period".into(), json!(task.period.to_string()));
     v.insert("deadline".into(), json!(task.deadline.to_string()));
     Value::Object(v)
@@ -249,7 +303,10 @@ fn method_name(method: Method) -> String {
 
 fn workload_value(args: &GenArgs, tasks: &[Task]) -> Value {
     json!({
-        "name": format!("gen-{}-u{}-seed{}", method_name(args.method), args.utilization, args.seed),
+        "name": match args.imprecise {
+            true => format!("gen-imprecise-u{}-seed{}", args.utilization, args.seed),
+            false => format!("gen-{}-u{}-seed{}", method_name(args.method), args.utilization, args.seed),
+        },
         "cores": args.cores,
         "tasks": tasks.iter().map(|t| task_value(t, true)).collect::<Vec<_>>(),
     })

@@ -45,6 +45,11 @@ pub struct Args {
     /// later (0s: wake at the release).
     #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "50us")]
     pub lead: Duration,
+    /// grmwp, prmwp: fix each optional deadline this much before the analysis's, so the
+    /// wind-up starts early enough to absorb the runtime's own latencies (the analysis counts
+    /// none); --compare simulates with the same optional deadlines.
+    #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "0s")]
+    pub od_margin: Duration,
     /// Override the number of cores of the file (as `kairos simulate --cores`).
     #[arg(long)]
     pub cores: Option<usize>,

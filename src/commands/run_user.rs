@@ -22,6 +22,7 @@ pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
         crate::commands::simulate::override_cores(&mut workload, cores)?;
     }
     let priorities = crate::commands::simulate::priority_order(&args.priorities);
+    let workload = crate::imprecise::with_margin(kind, &workload, args.od_margin)?;
     let prepared = crate::imprecise::prepare(kind, &workload)?;
     let policy = kind.build(priorities);
     let mut config = UserRunConfig::new(args.duration.as_nanos());

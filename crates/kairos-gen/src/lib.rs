@@ -10,6 +10,7 @@
 //! | [`distributions`] | SchedCAT's named utilization, period and deadline distributions |
 //! | [`taskset`] | whole sets: draw until a utilization cap, or from a utilization vector |
 //! | [`rtxen`] | RT-Xen 2.0's bimodal generator with a pad task and domains |
+//! | [`imprecise`] | imprecise tasks (mandatory, optional, wind-up) as Chishiro and Yamasaki generate them |
 //! | [`mcdag`] | mixed-criticality DAG systems (the MC-DAG framework's generator, seeded) |
 //!
 //! ## Reproducibility
@@ -48,6 +49,7 @@
 
 pub mod distributions;
 pub mod error;
+pub mod imprecise;
 pub mod mcdag;
 pub mod portable_math;
 pub mod randfixedsum;

@@ -143,7 +143,7 @@ impl Scheduler {
         slot.completed_at.store(0, Ordering::Relaxed);
         slot.last_core.store(0, Ordering::Relaxed);
         slot.remaining.store(draw.first, Ordering::Relaxed);
-        (slot.part).store(part_word(0, draw.parts.is_none()), Ordering::Relaxed);
+        (slot.part).store(part_word(0, draw.parts.is_none(), false), Ordering::Relaxed);
         slot.part_end_at.store(0, Ordering::Relaxed);
         slot.job.store(id.number + 1, Ordering::Release);
         true

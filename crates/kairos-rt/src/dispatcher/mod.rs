@@ -32,7 +32,7 @@ mod threads;
 mod worker;
 
 pub use parts::{END_MANDATORY, END_OPTIONAL};
-pub use percore::{DispatcherLog, CONFIRM_SLACK_NS, TIMER_TO_HANDLER};
+pub use percore::{DispatcherLog, CONFIRM_SLACK_NS, PART_POLICY, TIMER_TO_HANDLER};
 pub use scheduler::{ModeChangeRecord, DECIDE, DECISION_COST, JOB_COMPLETED, JOB_RELEASED};
 pub use scheduler::{LOCK_WAIT, TIMER_FIRED};
 pub use worker::{MIGRATION_REQUEST_TO_START, REQUEST_TO_START, UNIT_NS};

@@ -103,7 +103,8 @@ impl Scheduler {
             if stamp == 0 || stamp - 1 > at {
                 continue;
             }
-            if slot.part_end_word.load(Ordering::Relaxed) == part_word(parts.count, false) {
+            let word = part_word(parts.count, false, view.part == Part::Optional);
+            if slot.part_end_word.load(Ordering::Relaxed) == word {
                 ended.push((view.id, stamp - 1));
             } else {
                 slot.part_end_at.store(0, Ordering::Release);
@@ -117,8 +118,7 @@ impl Scheduler {
             };
             let part = self.views[i].part;
             self.advance_part(shared, i, when, false);
-            // After the next part is loaded: the worker may take the job again from now on.
-            shared.slot(id).part_end_at.store(0, Ordering::Release);
+            self.part_ends_taken.push(id);
             events.push(Reported::PartCompleted(id, part, Instant::from_nanos(when)));
             let cost = match part {
                 Part::Mandatory => END_MANDATORY,
@@ -127,6 +127,15 @@ impl Scheduler {
             let began = clock::now_ns();
             (self.policy).part_completed(Instant::from_nanos(when), &self.views[i], part);
             (self.measurements).record(cost, clock::now_ns().saturating_sub(began));
+        }
+    }
+
+    /// Lets the workers of the jobs whose part ends this pass took in run their next parts:
+    /// called once the decision that followed is published, so that a worker that sees the
+    /// part end gone also sees where the job is wanted now (see `super::worker`).
+    pub(super) fn release_part_ends(&mut self, shared: &Shared) {
+        for id in self.part_ends_taken.drain(..) {
+            shared.slot(id).part_end_at.store(0, Ordering::Release);
         }
     }
 
@@ -147,6 +156,10 @@ impl Scheduler {
             ));
         }
         self.advance_part(shared, i, at, true);
+        if let Some(core) = self.views[i].running_on {
+            // Its worker runs the wind-up as a real-time thread again (see `super::percore`).
+            shared.cores[core].ring();
+        }
         Ok(())
     }
 
@@ -167,10 +180,8 @@ impl Scheduler {
         let slot = shared.slot(id);
         // The work first, then the part's word: see the cut in `super::shared`.
         let left = slot.remaining.swap(work, Ordering::AcqRel);
-        slot.part.store(
-            part_word(parts.count, next == Part::Windup),
-            Ordering::Release,
-        );
+        let word = part_word(parts.count, next == Part::Windup, next == Part::Optional);
+        slot.part.store(word, Ordering::Release);
         let record = self.record_of[&id];
         let executed = self.work[record].saturating_sub(left);
         let skipped = cut && parts.began == at && executed == 0;

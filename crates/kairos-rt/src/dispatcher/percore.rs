@@ -6,13 +6,27 @@
 //! ([`super::scheduler::Scheduler::pass`]), rings the other cores whose job or wake time
 //! changed, and applies this core's job itself: the worker it replaces is told to stop and the
 //! wanted job's worker is asked to run, both on this core (a store and a same-core futex wake).
+//!
+//! **Optional parts run as best-effort threads.** An optional part is work done in the slack
+//! (the extended imprecise computation model): semi-fixed-priority policies keep a core busy
+//! with optional parts whenever no real-time part is ready, which as SCHED_FIFO work would
+//! run into the kernel's real-time throttling (`sched_rt_runtime_us`: 95 % of each second
+//! by default, then every real-time thread of the CPU stops for the rest of it) and shut the
+//! rest of the machine out. So while its job is in an optional part, a worker is SCHED_OTHER;
+//! its dispatcher sets it back to SCHED_FIFO before it stops it and when the job moves on to
+//! its wind-up. Only a core's own dispatcher changes its workers' policies, and it runs on
+//! that core above them, so no worker runs between the dispatcher's look at a job's part and
+//! the change: a stopped worker is always a real-time one again, first in line to let go of
+//! its job (the hand-off rule of [`super::worker`]). The cost of each change is the
+//! [`PART_POLICY`] histogram.
 
 use super::scheduler::{Scheduler, LOCK_WAIT};
-use super::shared::{decode, Shared};
+use super::shared::{decode, is_optional_part, Shared};
 use crate::measure::Measurements;
 use crate::parking::{wait_for_origin, PARK, RUN};
 use crate::platform::futex::{self, Woke};
 use crate::platform::{clock, memory};
+use crate::platform::{priority, sched};
 use kairos_policy::JobId;
 use std::sync::atomic::Ordering;
 use std::sync::MutexGuard;
@@ -22,6 +36,10 @@ const SLEEP_STEP_NS: u64 = 20_000_000;
 
 /// Programmed wake-up to the dispatcher's handler, ns.
 pub const TIMER_TO_HANDLER: &str = "dispatch.timer_to_handler";
+
+/// One change of a worker's scheduling policy for an optional part (a `sched_setattr` of
+/// another thread), ns.
+pub const PART_POLICY: &str = "dispatch.part_policy";
 
 /// How long after a promised instant the pass that confirms it runs. The switch itself (a
 /// worker stopping itself, another starting) needs under a microsecond; the pass's timer
@@ -49,6 +67,8 @@ struct Dispatcher<'a> {
     /// The promised instant at which the running job's worker was told to stop by itself.
     stop_set_for: Option<u64>,
     seen_epoch: u64,
+    /// Per task, whether this core's worker of it is SCHED_OTHER (running an optional part).
+    best_effort: Vec<bool>,
     log: DispatcherLog,
 }
 
@@ -65,6 +85,7 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
         current: None,
         stop_set_for: None,
         seen_epoch: 0,
+        best_effort: vec![false; shared.slots.len() / super::shared::SLOTS_PER_TASK],
         log: DispatcherLog {
             core,
             ..DispatcherLog::default()
@@ -219,7 +240,36 @@ impl Dispatcher<'_> {
             let not_before = c.not_before.load(Ordering::Relaxed);
             self.switch_now(decode(c.wanted.load(Ordering::Acquire)), not_before);
         }
+        if let Some(job) = self.current {
+            let word = self.shared.slot(job).part.load(Ordering::Acquire);
+            self.set_best_effort(job.task, is_optional_part(word));
+        }
         self.note_mode_change(now);
+    }
+
+    /// Makes this core's worker of `task` a best-effort thread or a real-time one again (see
+    /// the module documentation). After a stop of the run, never real-time again: the watchdog
+    /// may be demoting every thread.
+    fn set_best_effort(&mut self, task: usize, on: bool) {
+        if self.best_effort[task] == on || (!on && self.shared.control.should_stop()) {
+            return;
+        }
+        let tid = self
+            .shared
+            .worker(task, self.core)
+            .tid
+            .load(Ordering::Acquire);
+        let began = clock::now_ns();
+        let changed = match on {
+            true => sched::set_other(tid),
+            false => sched::set_fifo(tid, priority::WORKER_MAX),
+        };
+        (self.log.measurements).record(PART_POLICY, clock::now_ns().saturating_sub(began));
+        match changed {
+            Ok(()) => self.best_effort[task] = on,
+            Err(e) => (self.shared.control)
+                .request_stop(format!("a worker's policy for an optional part: {e}")),
+        }
     }
 
     /// The promised switch at `at`: the running job's worker stops itself then, and the
@@ -231,6 +281,7 @@ impl Dispatcher<'_> {
             return;
         }
         if let Some(old) = self.current {
+            self.set_best_effort(old.task, false);
             (self.shared.worker(old.task, self.core).stop_at).store(at, Ordering::Release);
             self.stop_set_for = Some(at);
             if want.is_some_and(|new| new.task == old.task) {
@@ -253,6 +304,7 @@ impl Dispatcher<'_> {
             return;
         }
         if let Some(old) = self.current {
+            self.set_best_effort(old.task, false);
             (self.shared.worker(old.task, self.core).go).store(PARK, Ordering::Release);
         }
         if let Some(new) = want {

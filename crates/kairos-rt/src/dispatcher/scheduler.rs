@@ -80,6 +80,8 @@ pub struct Scheduler {
     pub(super) runs_parts: bool,
     /// The open jobs run by parts.
     pub(super) parts: HashMap<JobId, JobParts>,
+    /// Jobs whose part end a pass took in, until its decision is published.
+    pub(super) part_ends_taken: Vec<JobId>,
     /// Every part end and cut, as the trace records them.
     pub(super) part_events: Vec<TraceEvent>,
     /// Optional-part figures per task (imprecise tasks run by parts).
@@ -132,6 +134,7 @@ impl Scheduler {
         Scheduler {
             runs_parts,
             parts: HashMap::new(),
+            part_ends_taken: Vec::new(),
             part_events: Vec::new(),
             optional,
             policy,
@@ -270,6 +273,7 @@ impl Scheduler {
             }
             let jobs = self.views.clone();
             self.place(&decision.cores, shared)?;
+            self.release_part_ends(shared);
             self.publish_promise(ahead, shared)?;
             self.record_mode_changes(changes, at, detected_at, shared);
             self.steps.push(Step {

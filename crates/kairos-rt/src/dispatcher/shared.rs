@@ -48,14 +48,20 @@ pub struct SlotShared {
     pub part_end_word: AtomicU64,
 }
 
-/// The word of a job's `count`-th part (from 0), `last` if it is the job's last.
-pub fn part_word(count: u64, last: bool) -> u64 {
-    (count << 1) | u64::from(last)
+/// The word of a job's `count`-th part (from 0), `last` if it is the job's last, `optional` if
+/// it is an optional part.
+pub fn part_word(count: u64, last: bool, optional: bool) -> u64 {
+    (count << 2) | (u64::from(optional) << 1) | u64::from(last)
 }
 
 /// Whether a part word is the job's last part.
 pub fn is_last_part(word: u64) -> bool {
     word & 1 == 1
+}
+
+/// Whether a part word is an optional part.
+pub fn is_optional_part(word: u64) -> bool {
+    word & 2 == 2
 }
 
 /// One (task, core) worker thread.
@@ -75,6 +81,8 @@ pub struct WorkerShared {
     /// The worker stops by itself at this time (a promised switch), ns since the origin;
     /// `u64::MAX`: only when told.
     pub stop_at: AtomicU64,
+    /// The worker's thread id, for its dispatcher to change its scheduling policy.
+    pub tid: std::sync::atomic::AtomicI32,
     pub heartbeat: Arc<Heartbeat>,
 }
 

@@ -15,7 +15,7 @@
 //! Work is counted in calibrated iterations, not with the CPU clock: counting keeps a
 //! preempted worker's waiting out of its progress, which is what a budget is about.
 
-use super::shared::{is_last_part, slot_index, Shared};
+use super::shared::{decode, is_last_part, part_word, slot_index, Shared};
 use crate::calibrate::spin;
 use crate::handoff::Take;
 use crate::measure::{Measurements, SegmentRecord};
@@ -49,6 +49,7 @@ pub struct WorkerLog {
 /// Runs the worker of `task` on `core` (the thread is pinned there) until told to exit.
 pub fn run_worker(shared: &Shared, task: usize, core: usize, iterations_per_us: f64) -> WorkerLog {
     memory::prefault_stack();
+    (shared.worker(task, core).tid).store(clock::gettid(), Ordering::Release);
     let mut log = WorkerLog {
         task,
         core,
@@ -118,8 +119,13 @@ fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut Work
     let w = shared.worker(id.task, core);
     let loaded = slot.job.load(Ordering::Acquire) == id.number + 1;
     let closed = slot.completed_at.load(Ordering::Acquire) != 0;
-    // A part end the scheduler has not taken in yet: the next part is not loaded.
-    let between_parts = slot.part_end_at.load(Ordering::Acquire) != 0;
+    // A part end the scheduler has not taken in yet (the next part is not loaded), or has
+    // taken in with a decision that no longer wants the job here: a request made while the
+    // job was between parts must not run its next part (the scheduler publishes the decision
+    // before it clears the part end, see `Scheduler::release_part_ends`).
+    let between_parts = slot.part_end_at.load(Ordering::Acquire) != 0
+        || (slot.part.load(Ordering::Acquire) != part_word(0, true, false)
+            && decode(shared.effective(core, clock::now_ns().saturating_sub(origin))) != Some(id));
     if !loaded || closed || between_parts {
         release(shared, id, core);
         if between_parts {
