@@ -40,6 +40,10 @@ pub enum RuntimeBench {
     /// The user-space dispatcher's overheads as measured distributions, written as a
     /// workload's [overheads] table for `kairos simulate --overheads` (docs/bench.md).
     Overheads(crate::commands::bench_overheads::OverheadsArgs),
+    /// The overhead measurements of Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP:
+    /// end_mandatory, end_optional, terminate_optional, the scheduler and a whole dispatcher
+    /// pass, average and maximum, against the number of tasks (docs/bench.md).
+    Rmwp(crate::commands::bench_rmwp::RmwpArgs),
     /// Table synthesis time per MC-DAG file: the first synthesis in the process and the warm
     /// median (docs/synth.md).
     Synth(crate::commands::bench_synth::SynthBenchArgs),
@@ -70,6 +74,7 @@ pub fn run(bench: &RuntimeBench) -> CommandResult {
         RuntimeBench::Synth(args) => crate::commands::bench_synth::run(args),
         RuntimeBench::Dispatch(args) => crate::commands::bench_dispatch::run(args),
         RuntimeBench::Overheads(args) => crate::commands::bench_overheads::run(args),
+        RuntimeBench::Rmwp(args) => crate::commands::bench_rmwp::run(args),
     }
 }
 

@@ -100,6 +100,37 @@ pub fn generate_imprecise(
     }
 }
 
+/// `n` tasks drawn as [`generate_imprecise`] draws them, their mandatory and wind-up parts then
+/// scaled together so that the set's real-time utilization is `target` (each part at least one
+/// grid unit): the sets of an experiment over the number of tasks, such as the paper's
+/// overhead measurements (section 6.2), at one utilization.
+pub fn generate_imprecise_count(
+    rng: &mut ChaCha8Rng,
+    n: usize,
+    config: &ImpreciseConfig,
+) -> Result<Vec<Task>, GenError> {
+    let unbounded = ImpreciseConfig {
+        target: n as f64 * 0.1 + 1.0,
+        ..*config
+    };
+    let mut tasks = generate_imprecise(rng, &unbounded)?;
+    tasks.truncate(n);
+    let total: f64 = tasks.iter().map(Task::utilization).sum();
+    let grid = grid_units(config.grid)?;
+    let factor = config.target / total;
+    for t in &mut tasks {
+        let p = t.imprecise.as_mut().expect("generated tasks are imprecise");
+        let scaled = |d: Duration| {
+            let units = (d.as_nanos() as f64 * factor / grid as f64).round() as u64;
+            Duration::from_nanos(units.max(1) * grid)
+        };
+        (p.mandatory, p.windup) = (scaled(p.mandatory), scaled(p.windup));
+        t.wcet = p.mandatory + p.windup;
+        t.bcet = t.wcet;
+    }
+    Ok(tasks)
+}
+
 fn imprecise_task(index: usize, t: u64, m: u64, o: u64, w: u64, grid: u64) -> Task {
     let ns = |units: u64| Duration::from_nanos(units * grid);
     Task {
@@ -169,6 +200,22 @@ mod tests {
         let c = generate_imprecise(&mut seeded(10), &config).unwrap();
         assert_eq!(a, b);
         assert_ne!(a, c);
+    }
+
+    #[test]
+    fn a_counted_set_has_its_tasks_and_utilization() {
+        for n in [1, 4, 16, 64] {
+            let tasks =
+                generate_imprecise_count(&mut seeded(n as u64), n, &ImpreciseConfig::new(1.0))
+                    .unwrap();
+            assert_eq!(tasks.len(), n);
+            let total: f64 = tasks.iter().map(Task::utilization).sum();
+            assert!((total - 1.0).abs() < 0.01, "{n} tasks: U = {total}");
+            for t in &tasks {
+                let p = t.imprecise.unwrap();
+                assert_eq!(p.mandatory + p.windup, t.wcet);
+            }
+        }
     }
 
     #[test]
