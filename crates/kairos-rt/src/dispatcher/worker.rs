@@ -158,7 +158,7 @@ fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut Work
             // After the release: a slot marked completed is free for the task's next jobs.
             slot.completed_at.store(end + 1, Ordering::Release);
         }
-        Ended::PartEnded(word) => {
+        Ended::PartDone(word) => {
             slot.part_end_word.store(word, Ordering::Relaxed);
             slot.part_end_at.store(end + 1, Ordering::Release);
         }
@@ -168,7 +168,7 @@ fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut Work
         // Unless a new request came meanwhile, which the next loop takes.
         let _ = (w.go).compare_exchange(RUNNING, PARK, Ordering::AcqRel, Ordering::Relaxed);
     }
-    if matches!(ended, Ended::Completed | Ended::PartEnded(_)) {
+    if matches!(ended, Ended::Completed | Ended::PartDone(_)) {
         shared.cores[core].ring();
     }
 }
@@ -193,7 +193,7 @@ fn release(shared: &Shared, id: JobId, core: usize) {
 enum Ended {
     Completed,
     /// A part that is not the job's last has no work left (its part word).
-    PartEnded(u64),
+    PartDone(u64),
     /// The dispatcher's next store (a stop, or another request).
     Told,
     /// The promised switch's instant ([`WorkerShared::stop_at`](super::shared::WorkerShared)).
@@ -234,7 +234,7 @@ fn execute(
         if remaining == 0 {
             return match is_last_part(word) {
                 true => Ended::Completed,
-                false => Ended::PartEnded(word),
+                false => Ended::PartDone(word),
             };
         }
         let step = remaining.min(UNIT_NS);
