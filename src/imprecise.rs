@@ -32,25 +32,26 @@ pub fn prepare(kind: PolicyKind, workload: &Workload) -> Result<Cow<'_, Workload
     Ok(Cow::Owned(planned.workload))
 }
 
-/// `workload` with every imprecise task's optional deadline fixed `margin` before the one
-/// `kind` computes (never below 0): the wind-up is then released that much earlier, room for
-/// what the analysis does not count and a real run pays before a wind-up starts (the policy
-/// timer's lateness, a decision, a worker's wake-up and migration). A zero margin, or a policy
-/// that has no optional deadlines, leaves the workload as it is.
-pub fn with_margin(
+/// [`prepare`], then every imprecise task's optional deadline `margin` earlier (never below
+/// 0): the wind-up is then released that much earlier, room for what the analyses do not count
+/// and a real run pays before a wind-up starts (the policy timer's lateness, a decision, a
+/// worker's wake-up and migration). The deadlines are written into the workload, so a
+/// simulation of it (`kairos run --compare`) uses the same ones.
+pub fn prepare_with_margin(
     kind: PolicyKind,
     workload: &Workload,
     margin: Duration,
-) -> Result<Workload, Failure> {
-    if margin.is_zero() || !matches!(kind, PolicyKind::GlobalRmwp | PolicyKind::PartitionedRmwp) {
-        return Ok(workload.clone());
+) -> Result<Cow<'_, Workload>, Failure> {
+    let mut prepared = prepare(kind, workload)?;
+    let has_ods = matches!(kind, PolicyKind::GlobalRmwp | PolicyKind::PartitionedRmwp);
+    if margin.is_zero() || !has_ods {
+        return Ok(prepared);
     }
-    let mut planned = prepare(kind, workload)?.into_owned();
-    for task in &mut planned.tasks {
+    for task in &mut prepared.to_mut().tasks {
         if let Some(parts) = &mut task.imprecise {
             let od = parts.optional_deadline.unwrap_or_default();
             parts.optional_deadline = Some(od.saturating_sub(margin));
         }
     }
-    Ok(planned)
+    Ok(prepared)
 }

@@ -16,8 +16,6 @@
 //! figure does not include (`dispatch.timer_to_handler` in `kairos run`).
 
 use crate::args::{duration_arg, write_output, CommandResult, Failure};
-use kairos_analysis::partition::Heuristic;
-use kairos_analysis::rmwp::plan::{plan, Placement};
 use kairos_gen::imprecise::{generate_imprecise_count, ImpreciseConfig};
 use kairos_model::{Duration, Workload};
 use kairos_policy::{PolicyKind, PriorityOrder};
@@ -138,11 +136,7 @@ fn generated(args: &RmwpArgs, n: usize) -> Result<Workload, Failure> {
 
 /// One real run of `set` under `kind`, with the optional deadlines and partition it uses.
 fn run_one(args: &RmwpArgs, set: &Workload, kind: PolicyKind) -> Result<RunResult, Failure> {
-    let placement = match kind {
-        PolicyKind::GlobalRmwp | PolicyKind::GlobalRm => Placement::Global,
-        _ => Placement::Partitioned(Heuristic::CyclicNextFit),
-    };
-    let planned = plan(set, placement).map_err(Failure::bad_input)?.workload;
+    let planned = crate::imprecise::prepare(kind, set)?;
     let mut config = UserRunConfig::new(args.duration.as_nanos());
     config.control = Some(RunControl::new());
     let run = run_user(&planned, kind.build(PriorityOrder::RateMonotonic), &config)

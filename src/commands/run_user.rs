@@ -22,8 +22,7 @@ pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
         crate::commands::simulate::override_cores(&mut workload, cores)?;
     }
     let priorities = crate::commands::simulate::priority_order(&args.priorities);
-    let workload = crate::imprecise::with_margin(kind, &workload, args.od_margin)?;
-    let prepared = crate::imprecise::prepare(kind, &workload)?;
+    let prepared = crate::imprecise::prepare_with_margin(kind, &workload, args.od_margin)?;
     let policy = kind.build(priorities);
     let mut config = UserRunConfig::new(args.duration.as_nanos());
     config.control = Some(RunControl::new());
@@ -36,8 +35,10 @@ pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
     let run = run.map_err(run_failure)?;
     let simulated = if args.compare {
         let overheads = measured_overheads(&run.result, config.lead_ns > 0);
+        // The prepared workload: its optional deadlines (with the margin) and partition are
+        // the run's, which the simulation keeps.
         Some(simulate_same(
-            &workload,
+            &prepared,
             kind,
             priorities,
             &run.result,

@@ -260,18 +260,11 @@ impl RunResult {
 
 /// The sum of the tasks' optional figures, if any task ran by parts.
 fn optional_total(tasks: &[Option<OptionalMetrics>]) -> Option<OptionalMetrics> {
-    let run: Vec<&OptionalMetrics> = tasks.iter().flatten().collect();
-    (!run.is_empty()).then(|| {
-        let mut total = OptionalMetrics::default();
-        for t in run {
-            total.optional_requested_ns += t.optional_requested_ns;
-            total.optional_executed_ns += t.optional_executed_ns;
-            total.optional_completed += t.optional_completed;
-            total.optional_cut += t.optional_cut;
-            total.optional_skipped += t.optional_skipped;
-        }
-        total
-    })
+    let mut run = tasks.iter().flatten().peekable();
+    run.peek()?;
+    let mut total = OptionalMetrics::default();
+    run.for_each(|t| total.merge(t));
+    Some(total)
 }
 
 fn task_summaries(names: &[String], jobs: &[JobRecord], end: u64) -> Vec<TaskSummary> {

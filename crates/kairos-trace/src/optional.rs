@@ -30,6 +30,15 @@ impl OptionalMetrics {
         }
     }
 
+    /// Adds `other`'s figures (another task's, for a total).
+    pub fn merge(&mut self, other: &OptionalMetrics) {
+        self.optional_requested_ns += other.optional_requested_ns;
+        self.optional_executed_ns += other.optional_executed_ns;
+        self.optional_completed += other.optional_completed;
+        self.optional_cut += other.optional_cut;
+        self.optional_skipped += other.optional_skipped;
+    }
+
     /// The QoS ratio, optional time executed / requested (none when nothing was requested).
     pub fn qos(&self) -> Option<f64> {
         (self.optional_requested_ns > 0)

@@ -86,7 +86,8 @@ impl Scheduler {
     }
 
     /// Reports every part whose worker finished it by `at` (by the end's time, by task index)
-    /// and moves its job to its next part. A stamp of a part a cut has replaced is dropped.
+    /// and moves its job to its next part. A stamp of a part a cut has replaced is
+    /// dropped (after the decision, as every part end).
     pub(super) fn end_finished_parts(
         &mut self,
         shared: &Shared,
@@ -107,7 +108,9 @@ impl Scheduler {
             if slot.part_end_word.load(Ordering::Relaxed) == word {
                 ended.push((view.id, stamp - 1));
             } else {
-                slot.part_end_at.store(0, Ordering::Release);
+                // A part a cut replaced: nothing to report, but its worker let the job go, and
+                // may take it again only under the decision that follows (as after a part end).
+                self.part_ends_taken.push(view.id);
             }
         }
         ended.sort_by_key(|&(id, _)| (id.task, id.number));

@@ -15,7 +15,7 @@
 //! Work is counted in calibrated iterations, not with the CPU clock: counting keeps a
 //! preempted worker's waiting out of its progress, which is what a budget is about.
 
-use super::shared::{decode, is_last_part, part_word, slot_index, Shared};
+use super::shared::{decode, is_last_part, is_optional_part, part_word, slot_index, Shared};
 use crate::calibrate::spin;
 use crate::handoff::Take;
 use crate::measure::{Measurements, SegmentRecord};
@@ -223,15 +223,25 @@ fn execute(
         if stop_at != u64::MAX && clock::now_ns() >= origin + stop_at {
             return Ended::Switched;
         }
-        // The part word before the work left (see `super::shared`): a cut publishes the work
-        // first, so work left read after a new word is the new part's.
-        let word = slot.part.load(Ordering::Acquire);
-        if word != part {
-            part = word;
-            part_changed(clock::now_ns().saturating_sub(origin));
+        // Only an optional part can be cut under a running worker: the other parts (and plain
+        // jobs) keep the loop of plain stores.
+        let cuttable = is_optional_part(part);
+        if cuttable {
+            let word = slot.part.load(Ordering::Acquire);
+            if word != part {
+                part = word;
+                part_changed(clock::now_ns().saturating_sub(origin));
+                continue;
+            }
         }
         let remaining = slot.remaining.load(Ordering::Acquire);
         if remaining == 0 {
+            // The part word before the work left (see `super::shared`): a cut publishes the
+            // work first, so work left read after a new word is the new part's.
+            let word = slot.part.load(Ordering::Acquire);
+            if slot.remaining.load(Ordering::Acquire) != 0 {
+                continue;
+            }
             return match is_last_part(word) {
                 true => Ended::Completed,
                 false => Ended::PartDone(word),
@@ -239,13 +249,18 @@ fn execute(
         }
         let step = remaining.min(UNIT_NS);
         std::hint::black_box(spin(unit * step / UNIT_NS));
-        // Fails only if a cut replaced the work meanwhile: the unit is then not counted.
-        let _ = (slot.remaining).compare_exchange(
-            remaining,
-            remaining - step,
-            Ordering::Relaxed,
-            Ordering::Relaxed,
-        );
+        if cuttable {
+            // Fails only if a cut replaced the work meanwhile: the unit is then not counted.
+            let _ = (slot.remaining).compare_exchange(
+                remaining,
+                remaining - step,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+        } else {
+            // Only the holder writes the progress of a part no cut can replace.
+            slot.remaining.store(remaining - step, Ordering::Relaxed);
+        }
         units = units.wrapping_add(1);
         if units.is_multiple_of(256) {
             w.heartbeat.beat();
