@@ -1,6 +1,7 @@
 //! What to generate, as written in experiment configs and on `kairos gen`'s command line, and
 //! the call into `kairos-gen` that does it.
 
+use kairos_gen::imprecise::{generate_imprecise, ImpreciseConfig};
 use kairos_gen::{
     generate_rtxen, generate_until_cap, generate_with_randfixedsum, generate_with_uunifast,
     ChaCha8Rng, DeadlineDist, PeriodDist, RtXenConfig, UtilDist,
@@ -18,6 +19,9 @@ pub enum Method {
     Randfixedsum,
     /// RT-Xen 2.0: bimodal utilizations, periods 350-850 ms, a pad task to hit the target.
     Rtxen,
+    /// Imprecise tasks (mandatory, optional, wind-up) as Chishiro and Yamasaki's evaluation of
+    /// G-RMWP and P-RMWP draws them (`kairos_gen::imprecise`); uses only the grid.
+    Imprecise,
 }
 
 /// A generator as written in a config (every field but `method` has a default).
@@ -175,6 +179,13 @@ impl Generator {
                     ..RtXenConfig::new(target, self.utilizations)
                 };
                 generate_rtxen(rng, &config).map(|set| set.tasks)
+            }
+            Method::Imprecise => {
+                let config = ImpreciseConfig {
+                    grid: self.grid,
+                    ..ImpreciseConfig::new(target)
+                };
+                generate_imprecise(rng, &config)
             }
         };
         result.map_err(|e| e.to_string())

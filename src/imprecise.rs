@@ -16,20 +16,34 @@ pub const PARTITION: Heuristic = Heuristic::CyclicNextFit;
 
 /// `workload` as `kind` runs it, notices printed on stderr.
 pub fn prepare(kind: PolicyKind, workload: &Workload) -> Result<Cow<'_, Workload>, Failure> {
+    let (prepared, notices) = planned(kind, workload).map_err(Failure::bad_input)?;
+    for notice in &notices {
+        eprintln!("notice: {}: {notice}", kind.cli_name());
+    }
+    Ok(prepared)
+}
+
+/// `workload` as `kind` runs it and what a user should be told about it (a negative verdict
+/// of the analysis that set the optional deadlines); an error when P-RMWP or P-RM find no
+/// partition.
+pub fn planned(
+    kind: PolicyKind,
+    workload: &Workload,
+) -> Result<(Cow<'_, Workload>, Vec<String>), String> {
     let placement = match kind {
         PolicyKind::GlobalRmwp => Placement::Global,
         PolicyKind::PartitionedRmwp | PolicyKind::PartitionedRm => {
             Placement::Partitioned(PARTITION)
         }
-        _ => return Ok(Cow::Borrowed(workload)),
+        _ => return Ok((Cow::Borrowed(workload), Vec::new())),
     };
-    let planned = plan(workload, placement).map_err(Failure::bad_input)?;
-    if kind != PolicyKind::PartitionedRm {
-        for notice in &planned.notices {
-            eprintln!("notice: {}: {notice}", kind.cli_name());
-        }
-    }
-    Ok(Cow::Owned(planned.workload))
+    let planned = plan(workload, placement)?;
+    // P-RM has no optional deadlines: the verdict on them is not its concern.
+    let notices = match kind {
+        PolicyKind::PartitionedRm => Vec::new(),
+        _ => planned.notices,
+    };
+    Ok((Cow::Owned(planned.workload), notices))
 }
 
 /// [`prepare`], then every imprecise task's optional deadline `margin` earlier (never below

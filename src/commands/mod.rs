@@ -15,6 +15,7 @@ pub mod demo_imprecise;
 pub mod demo_mc;
 pub mod experiment;
 pub mod gen;
+mod gen_mcdag;
 pub mod import;
 pub mod run;
 pub mod run_compare;

@@ -43,7 +43,7 @@ const MCDAG_KEYS: [&str; 9] = [
     "hyperperiod_base",
 ];
 const METHOD_KEYS: [&str; 3] = ["test", "simulate", "synth"];
-const GEN_METHODS: &str = "until-cap, uunifast-discard, randfixedsum, rtxen";
+const GEN_METHODS: &str = "until-cap, uunifast-discard, randfixedsum, rtxen, imprecise";
 
 /// The config as far as it could be read (`None` when a required part could not), every
 /// problem found, and the source map that locates fields for later checks.

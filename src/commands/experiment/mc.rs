@@ -65,5 +65,6 @@ fn verdict(system: &McSystem, method: McMethod, cores: usize) -> Result<Verdict,
             preemptions: total.preemptions,
             migrations: total.migrations,
         }),
+        qos: None,
     })
 }

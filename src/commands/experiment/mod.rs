@@ -24,9 +24,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use kairos_analysis::tasks_of;
 use kairos_gen::{make_workload, seeded};
 use kairos_policy::PriorityOrder;
-use kairos_sim::{simulate, SimConfig};
+use kairos_sim::{simulate, SimConfig, SimError};
 use rayon::prelude::*;
-use resume::{PointResult, Progress, QualitySum};
+use resume::{PointResult, Progress, QosSum, QualitySum};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -153,6 +153,7 @@ fn run_point(
     let mut accepted = vec![0u64; config.methods.len()];
     let mut inconclusive = vec![0u64; config.methods.len()];
     let mut quality = vec![QualitySum::default(); config.methods.len()];
+    let mut qos = vec![QosSum::default(); config.methods.len()];
     for verdicts in outcomes {
         let verdicts =
             verdicts.map_err(|e| Failure::bad_input(format!("U = {utilization}: {e}")))?;
@@ -161,6 +162,9 @@ fn run_point(
             inconclusive[m] += u64::from(verdict.inconclusive);
             if let Some(q) = verdict.quality {
                 quality[m].add(q);
+            }
+            if let Some(q) = verdict.qos {
+                qos[m].add(q);
             }
         }
     }
@@ -171,6 +175,11 @@ fn run_point(
         accepted,
         inconclusive,
         quality: if is_mc { quality } else { Vec::new() },
+        qos: if qos.iter().any(|q| q.sets > 0) {
+            qos
+        } else {
+            Vec::new()
+        },
     })
 }
 
@@ -181,6 +190,8 @@ struct Verdict {
     inconclusive: bool,
     /// Table quality of an accepted MC-DAG system.
     quality: Option<QualitySum>,
+    /// A simulation's QoS of imprecise tasks run by parts (optional time executed / requested).
+    qos: Option<f64>,
 }
 
 impl Verdict {
@@ -189,6 +200,7 @@ impl Verdict {
             accepted,
             inconclusive: false,
             quality: None,
+            qos: None,
         }
     }
 }
@@ -216,7 +228,7 @@ fn run_sample(
             Method::Test(test) => Ok(Verdict::plain(
                 test.run(&analysis_tasks, config.cores).schedulable,
             )),
-            Method::Simulate(kind) => Ok(simulated(&workload, *kind, config.simulation_cap)),
+            Method::Simulate(kind) => simulated(&workload, *kind, config.simulation_cap),
             Method::Synth(_) => Err("synthesis methods need an [mcdag] generator".to_string()),
         })
         .collect()
@@ -224,12 +236,17 @@ fn run_sample(
 
 /// The simulation verdict: accepted only if the run covered the feasibility interval with no
 /// miss, rejected on any miss, inconclusive when the cap (or an interval too long to name)
-/// ended a run with no miss.
+/// ended a run with no miss. G-RMWP, P-RMWP and P-RM run the set as analysed for them
+/// (optional deadlines, partition); a set a partitioned policy cannot partition is rejected.
+/// An impossible decision (a policy bug) stops the experiment rather than count as a miss.
 fn simulated(
     workload: &kairos_model::Workload,
     kind: kairos_policy::PolicyKind,
     cap: kairos_model::Duration,
-) -> Verdict {
+) -> Result<Verdict, String> {
+    let Ok((workload, _notices)) = crate::imprecise::planned(kind, workload) else {
+        return Ok(Verdict::plain(false));
+    };
     let interval = workload.feasibility_interval();
     let complete = interval.is_some_and(|d| d <= cap);
     let mut policy = kind.build(PriorityOrder::RateMonotonic);
@@ -237,13 +254,18 @@ fn simulated(
         duration: interval.map_or(cap, |d| d.min(cap)),
         ..SimConfig::default()
     };
-    let no_miss =
-        simulate(workload, policy.as_mut(), &sim).is_ok_and(|o| o.metrics.deadline_misses == 0);
-    Verdict {
+    let metrics = match simulate(&workload, policy.as_mut(), &sim) {
+        Ok(outcome) => outcome.metrics,
+        Err(SimError::Unsupported { .. }) => return Ok(Verdict::plain(false)),
+        Err(bug) => return Err(format!("{} (please report it)", bug)),
+    };
+    let no_miss = metrics.deadline_misses == 0;
+    Ok(Verdict {
         accepted: no_miss && complete,
         inconclusive: no_miss && !complete,
         quality: None,
-    }
+        qos: metrics.optional_qos,
+    })
 }
 
 /// SplitMix64 of (seed, point, sample): independent streams per sample, so results do not
@@ -296,7 +318,8 @@ mod tests {
             &overloaded_core(),
             PolicyKind::PartitionedEdf,
             Duration::from_millis(50),
-        );
+        )
+        .unwrap();
         assert!(!cut.accepted && cut.inconclusive);
     }
 
@@ -306,7 +329,8 @@ mod tests {
             &overloaded_core(),
             PolicyKind::PartitionedEdf,
             Duration::from_secs(1),
-        );
+        )
+        .unwrap();
         assert!(!whole.accepted && !whole.inconclusive);
     }
 
@@ -315,13 +339,15 @@ mod tests {
         let mut light = overloaded_core();
         light.tasks[1].wcet = Duration::from_millis(5);
         light.tasks[1].bcet = Duration::from_millis(5);
-        let verdict = simulated(&light, PolicyKind::PartitionedEdf, Duration::from_secs(1));
+        let verdict =
+            simulated(&light, PolicyKind::PartitionedEdf, Duration::from_secs(1)).unwrap();
         assert!(verdict.accepted && !verdict.inconclusive);
         let cut = simulated(
             &light,
             PolicyKind::PartitionedEdf,
             Duration::from_millis(76),
-        );
+        )
+        .unwrap();
         assert!(
             !cut.accepted && cut.inconclusive,
             "77 ms were not all simulated"

@@ -1,5 +1,6 @@
 //! Acceptance ratio against utilization, one line per method, as SVG and PNG (plotters); for
-//! MC-DAG experiments also preemptions and migrations per job of the accepted tables.
+//! MC-DAG experiments also preemptions and migrations per job of the accepted tables, and for
+//! imprecise sets run by parts the mean QoS.
 //!
 //! Readability rules: every method has its own colour (a colour-blind-safe palette without
 //! yellow), marker shape and dash pattern, so equal curves stay visible on top of each other;
@@ -52,7 +53,7 @@ pub fn write_plots(
         return Ok(Vec::new());
     }
     let mut written = Vec::new();
-    for chart in charts(config) {
+    for chart in charts(config, results) {
         let svg = out.join(format!("{}.svg", chart.file));
         let png = out.join(format!("{}.png", chart.file));
         let plot = Plot {
@@ -76,7 +77,7 @@ pub fn listed(files: &[String]) -> String {
     files.iter().map(|f| format!(", {f}")).collect()
 }
 
-fn charts(config: &Config) -> Vec<Chart> {
+fn charts(config: &Config, results: &[PointResult]) -> Vec<Chart> {
     let mut charts = vec![Chart {
         file: "acceptance",
         y_desc: "acceptance ratio",
@@ -94,6 +95,14 @@ fn charts(config: &Config) -> Vec<Chart> {
             file: "migrations",
             y_desc: "migrations per job (accepted tables)",
             value: |p, m| p.quality.get(m).and_then(QualitySum::migrations_per_job),
+            upper: None,
+        });
+    }
+    if results.iter().any(|p| !p.qos.is_empty()) {
+        charts.push(Chart {
+            file: "qos",
+            y_desc: "mean QoS (optional time executed / requested)",
+            value: |p, m| p.qos(m),
             upper: None,
         });
     }
@@ -216,6 +225,12 @@ impl Plot<'_> {
         })
     }
 
+    fn has_values(&self, m: usize) -> bool {
+        self.results
+            .iter()
+            .any(|p| (self.chart.value)(p, m).is_some())
+    }
+
     fn has_upper(&self, m: usize) -> bool {
         self.upper_points(m).is_some()
     }
@@ -227,6 +242,10 @@ impl Plot<'_> {
         let font = ("sans-serif", 14).into_font().color(&BLACK);
         let mut y = 60;
         for (m, label) in self.labels.iter().enumerate() {
+            if !self.has_values(m) {
+                // A method this chart has nothing for (QoS of an analysis test).
+                continue;
+            }
             let style = PALETTE[m % PALETTE.len()].stroke_width(2);
             let line = vec![(8, y), (44, y)];
             match dash(m) {

@@ -21,6 +21,29 @@ pub struct PointResult {
     /// MC-DAG experiments: table quality summed over the accepted systems, per method.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub quality: Vec<QualitySum>,
+    /// Experiments on imprecise tasks: the QoS of the sets each method simulated by parts,
+    /// per method (empty when no method did).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub qos: Vec<QosSum>,
+}
+
+/// QoS ratios (optional time executed / requested) of simulated sets, summed to a mean.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct QosSum {
+    pub sets: u64,
+    pub ratio_sum: f64,
+}
+
+impl QosSum {
+    pub fn add(&mut self, ratio: f64) {
+        self.sets += 1;
+        self.ratio_sum += ratio;
+    }
+
+    /// The mean QoS of a set, `None` when no set was simulated by parts.
+    pub fn mean(&self) -> Option<f64> {
+        (self.sets > 0).then(|| self.ratio_sum / self.sets as f64)
+    }
 }
 
 /// Jobs, preemptions and migrations over every level's table, summed over accepted systems.
@@ -135,19 +158,28 @@ impl PointResult {
     pub fn inconclusive(&self, m: usize) -> u64 {
         self.inconclusive.get(m).copied().unwrap_or(0)
     }
+
+    /// The mean QoS of method `m`'s simulations by parts at this point.
+    pub fn qos(&self, m: usize) -> Option<f64> {
+        self.qos.get(m).and_then(QosSum::mean)
+    }
 }
 
 /// `utilization,method,accepted,samples,ratio,inconclusive`, one row per point and method;
 /// MC-DAG experiments add `preemptions_per_job,migrations_per_job` (empty where nothing was
-/// accepted).
+/// accepted), experiments whose sets ran by parts add `qos` (empty for other methods).
 pub fn csv(results: &[PointResult], labels: &[String]) -> String {
     let with_quality = results.iter().any(|p| !p.quality.is_empty());
+    let with_qos = results.iter().any(|p| !p.qos.is_empty());
     let mut out = String::from("utilization,method,accepted,samples,ratio,inconclusive");
-    out.push_str(if with_quality {
-        ",preemptions_per_job,migrations_per_job\n"
-    } else {
-        "\n"
-    });
+    if with_quality {
+        out.push_str(",preemptions_per_job,migrations_per_job");
+    }
+    if with_qos {
+        out.push_str(",qos");
+    }
+    out.push('\n');
+    let show = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.4}"));
     for p in results {
         for (m, (label, accepted)) in labels.iter().zip(&p.accepted).enumerate() {
             let ratio = *accepted as f64 / p.samples as f64;
@@ -159,12 +191,14 @@ pub fn csv(results: &[PointResult], labels: &[String]) -> String {
             ));
             if with_quality {
                 let q = p.quality.get(m).copied().unwrap_or_default();
-                let show = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.4}"));
                 out.push_str(&format!(
                     ",{},{}",
                     show(q.preemptions_per_job()),
                     show(q.migrations_per_job())
                 ));
+            }
+            if with_qos {
+                out.push_str(&format!(",{}", show(p.qos(m))));
             }
             out.push('\n');
         }
@@ -229,6 +263,10 @@ pub struct SummaryPoint {
     pub accepted: Vec<u64>,
     pub ratio: Vec<f64>,
     pub inconclusive: Vec<u64>,
+    /// Mean QoS per method of the sets simulated by parts (null for other methods); absent
+    /// when no method ran sets by parts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qos: Option<Vec<Option<f64>>>,
 }
 
 impl Summary {
@@ -252,6 +290,7 @@ impl Summary {
                     .map(|&a| a as f64 / p.samples as f64)
                     .collect(),
                 inconclusive: (0..labels.len()).map(|m| p.inconclusive(m)).collect(),
+                qos: (!p.qos.is_empty()).then(|| (0..labels.len()).map(|m| p.qos(m)).collect()),
             })
             .collect();
         Summary {
