@@ -334,6 +334,7 @@ mod tests {
     fn trace(events: Vec<TraceEvent>) -> Trace {
         Trace {
             levels: Vec::new(),
+            optional_deadlines: Vec::new(),
             task_names: vec!["a".into()],
             cores: 2,
             end: Instant::from_nanos(100),

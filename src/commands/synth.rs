@@ -203,6 +203,7 @@ pub(crate) fn gantt(
                 levels: tables.levels.clone(),
                 cores: tables.cores,
                 end: Instant::from_nanos(tables.hyperperiod),
+                optional_deadlines: Vec::new(),
                 events,
             };
             (format!("table of level {}", table.level), trace)

@@ -185,6 +185,8 @@ pub struct RunInputs {
     pub notes: Vec<String>,
     /// Optional-part figures per task (`None` for a task not run by parts; empty: none is).
     pub optional: Vec<Option<OptionalMetrics>>,
+    /// Optional deadlines per task, for the trace (`kairos_trace::optional_deadlines_of`).
+    pub optional_deadlines: Vec<Option<kairos_model::Duration>>,
 }
 
 impl RunResult {
@@ -366,6 +368,7 @@ fn build_trace(
         levels: inputs.levels.clone(),
         cores: inputs.cpus.iter().max().map_or(1, |m| m + 1),
         end: at(end),
+        optional_deadlines: inputs.optional_deadlines.clone(),
         events: timed.into_iter().map(|(_, _, e)| e).collect(),
     }
 }

@@ -11,7 +11,7 @@ mod optional;
 
 pub use optional::OptionalMetrics;
 
-use kairos_model::{Instant, Part};
+use kairos_model::{Duration, Instant, Part, Workload};
 use serde::Serialize;
 
 /// Something that happened to a job at a point or over an interval of time.
@@ -85,8 +85,25 @@ pub struct Trace {
     pub cores: usize,
     /// The end of the observed window (the schedule starts at 0).
     pub end: Instant,
+    /// Optional deadlines of imprecise tasks relative to their jobs' releases, indexed like
+    /// `task_names` (`None`: the task has none); empty when no task has one. The Gantt marks
+    /// each job's optional deadline from them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub optional_deadlines: Vec<Option<Duration>>,
     /// Events in the order they happened; segments are emitted when they close.
     pub events: Vec<TraceEvent>,
+}
+
+/// The optional deadline of each task of `workload` (as [`Trace::optional_deadlines`] keeps
+/// them): empty when no task has one.
+pub fn optional_deadlines_of(workload: &Workload) -> Vec<Option<Duration>> {
+    let deadlines: Vec<Option<Duration>> = (workload.tasks.iter())
+        .map(|t| t.imprecise.as_ref().and_then(|p| p.optional_deadline))
+        .collect();
+    match deadlines.iter().any(Option::is_some) {
+        true => deadlines,
+        false => Vec::new(),
+    }
 }
 
 impl Trace {

@@ -236,6 +236,7 @@ pub fn run_user_from(
         levels,
         notes,
         optional,
+        optional_deadlines: kairos_trace::optional_deadlines_of(workload),
     });
     Ok(UserRun {
         result,

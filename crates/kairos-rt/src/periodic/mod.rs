@@ -175,7 +175,9 @@ pub fn run_periodic(
         extra_events: Vec::new(),
         levels: Vec::new(),
         notes,
+        // Kernel-scheduled runs run no parts.
         optional: Vec::new(),
+        optional_deadlines: Vec::new(),
     }))
 }
 

@@ -91,6 +91,7 @@ impl<'w> Engine<'w> {
             task_names: workload.tasks.iter().map(|t| t.name.clone()).collect(),
             cores: workload.cores,
             end,
+            optional_deadlines: kairos_trace::optional_deadlines_of(workload),
             events: Vec::new(),
         });
         let mut engine = Engine {

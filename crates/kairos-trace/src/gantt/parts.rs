@@ -1,7 +1,8 @@
 //! Parts of imprecise jobs (Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP) in the chart: each bar drawn in its part's style (the
 //! mandatory part solid, the optional part pale, the wind-up part solid with a dark band), a
-//! scissors-like mark where an optional part was cut or skipped, and their legend entries. A
-//! trace without part ends draws exactly as before.
+//! scissors-like mark where an optional part was cut or skipped, in the per-task view each
+//! job's optional deadline, and their legend entries. A trace without part ends draws exactly
+//! as before.
 
 use super::scale::TimeScale;
 use super::style::{task_name, MarkKey};
@@ -100,14 +101,70 @@ pub(super) fn cuts(
     group
 }
 
+/// Per-task view: a dotted orange line over the task's row at each job's optional deadline
+/// (release + the task's optional deadline), with a small diamond on top.
+pub(super) fn optional_deadlines(trace: &Trace, scale: &TimeScale, top: f64) -> Group {
+    let mut group = Group::new().set("class", "optional-deadlines");
+    for event in &trace.events {
+        let TraceEvent::Release { task, job, at, .. } = *event else {
+            continue;
+        };
+        let Some(Some(od)) = trace.optional_deadlines.get(task) else {
+            continue;
+        };
+        let when = at + *od;
+        if !scale.shows_instant(when.as_nanos()) {
+            continue;
+        }
+        let x = scale.x(when.as_nanos());
+        let row_top = top + task as f64 * ROW_HEIGHT;
+        let tooltip = Title::new(format!(
+            "optional deadline: {} job {job} at {when}",
+            task_name(trace, task)
+        ));
+        group = group.add(
+            od_mark(x, row_top + 3.0, row_top + ROW_HEIGHT - 2.0)
+                .set("class", "optional-deadline")
+                .add(tooltip),
+        );
+    }
+    group
+}
+
+fn od_mark(x: f64, top: f64, bottom: f64) -> Group {
+    let diamond = format!(
+        "{},{} {},{} {},{} {},{}",
+        x,
+        top - 3.0,
+        x + 3.0,
+        top,
+        x,
+        top + 3.0,
+        x - 3.0,
+        top
+    );
+    Group::new()
+        .add(
+            line((x, top), (x, bottom), CUT_COLOUR)
+                .set("stroke-dasharray", "2,2")
+                .set("stroke-width", 1.2),
+        )
+        .add(
+            svg::node::element::Polygon::new()
+                .set("points", diamond)
+                .set("fill", CUT_COLOUR),
+        )
+}
+
 fn scissors(x: f64, y: f64) -> Group {
     Group::new()
         .add(line((x - 3.0, y - 6.0), (x + 3.0, y), CUT_COLOUR).set("stroke-width", 1.5))
         .add(line((x + 3.0, y - 6.0), (x - 3.0, y), CUT_COLOUR).set("stroke-width", 1.5))
 }
 
-/// Legend entries for the parts, when the trace has part ends.
-pub(super) fn keys(trace: &Trace) -> Vec<MarkKey> {
+/// Legend entries for the parts, when the trace has part ends (and for the optional
+/// deadlines, in the per-task view of a trace that has them).
+pub(super) fn keys(trace: &Trace, per_task: bool) -> Vec<MarkKey> {
     let ends = (trace.events.iter()).filter(|e| matches!(e, TraceEvent::PartEnd { .. }));
     let (mut any, mut cut) = (false, false);
     for e in ends {
@@ -135,6 +192,12 @@ pub(super) fn keys(trace: &Trace) -> Vec<MarkKey> {
                 .add(windup_band((0.0, 0.0), (12.0, 12.0))),
         },
     ];
+    if per_task && !trace.optional_deadlines.is_empty() {
+        keys.push(MarkKey {
+            label: "optional deadline",
+            swatch: od_mark(6.0, 3.0, 12.0),
+        });
+    }
     if cut {
         keys.push(MarkKey {
             label: "optional part cut or skipped",
@@ -175,7 +238,14 @@ mod tests {
             task_names: vec!["slam".into()],
             cores: 1,
             end: at(100),
+            optional_deadlines: vec![Some(kairos_model::Duration::from_nanos(50))],
             events: vec![
+                TraceEvent::Release {
+                    task: 0,
+                    job: 0,
+                    at: at(0),
+                    deadline: at(100),
+                },
                 segment(0, 20),
                 end(20, Part::Mandatory, PartOutcome::Completed, Part::Optional),
                 segment(20, 50),
@@ -204,5 +274,16 @@ mod tests {
             "the bar and the legend"
         );
         assert!(svg.contains("[20ns, 50ns) on core 0, optional part"));
+        // Optional deadlines have a row only in the per-task view.
+        let od = "optional deadline: slam job 0 at 50ns";
+        assert!(!svg.contains(od), "{svg}");
+        let by_task = GanttOptions {
+            rows: crate::gantt::RowsBy::Tasks,
+            ..GanttOptions::default()
+        };
+        let svg = render_svg(&trace, &by_task);
+        assert!(svg.contains(od), "{svg}");
+        let legend = svg.split("class=\"legend\"").nth(1).expect("a legend");
+        assert!(legend.contains("optional deadline"), "legend entry: {svg}");
     }
 }

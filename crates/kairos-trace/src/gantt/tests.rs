@@ -26,6 +26,7 @@ fn bar(core: usize, task: usize, start_us: u64, end_us: u64) -> TraceEvent {
 fn sample_trace() -> Trace {
     Trace {
         levels: Vec::new(),
+        optional_deadlines: Vec::new(),
         task_names: vec!["ctrl".into(), "log".into(), "video".into()],
         cores: 2,
         end: ms(5),
@@ -202,6 +203,7 @@ fn legend_wraps_many_tasks() {
     let task_names = (0..60).map(|i| format!("sensor_fusion_{i}")).collect();
     let trace = Trace {
         levels: Vec::new(),
+        optional_deadlines: Vec::new(),
         task_names,
         cores: 1,
         end: ms(1),
@@ -327,6 +329,7 @@ fn many_tasks_stay_apart_by_colour_and_hatching() {
     let tasks = 48;
     let trace = Trace {
         levels: Vec::new(),
+        optional_deadlines: Vec::new(),
         task_names: (0..tasks).map(|i| format!("t{i}")).collect(),
         cores: 1,
         end: ms(tasks as u64),

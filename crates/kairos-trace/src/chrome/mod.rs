@@ -4,7 +4,8 @@
 //! The output is `{"traceEvents": [...], "displayTimeUnit": "ns"}` with one process ("kairos",
 //! pid 1) holding one thread track per core (tid = core + 1, named "core N") and an "events"
 //! track (tid 0). Every execution segment is a complete event (`"ph": "X"`) named after its task;
-//! releases, deadline misses and aborts are instant events (`"ph": "i"`). Mixed-criticality runs
+//! releases, deadline misses and aborts are instant events (`"ph": "i"`), and so are, for
+//! imprecise jobs run by parts, optional deadlines, cuts and skips. Mixed-criticality runs
 //! (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", section 6) add discards (process-wide instants) and mode
 //! changes named "mode LO -> HI" (global instants, a line across every track). Times are
 //! microseconds as floats (`ns / 1000.0`), so nanoseconds survive.
@@ -84,10 +85,14 @@ fn chrome_events(trace: &Trace) -> impl Iterator<Item = ChromeEvent<'_>> {
     let tracks = std::iter::once((EVENTS_TID, Cow::Borrowed("events")))
         .chain((0..trace.cores).map(|core| (core_tid(core), format!("core {core}").into())))
         .flat_map(|(tid, name)| track_metadata(tid, name));
-    let recorded = trace
-        .events
-        .iter()
-        .filter_map(|event| recorded_event(trace, event));
+    let recorded = trace.events.iter().flat_map(|event| {
+        [
+            recorded_event(trace, event),
+            optional_deadline(trace, event),
+        ]
+        .into_iter()
+        .flatten()
+    });
     std::iter::once(process).chain(tracks).chain(recorded)
 }
 
@@ -153,6 +158,11 @@ const SKIP: InstantKind = InstantKind {
     category: "part",
     scope: "t",
 };
+const OPTIONAL_DEADLINE: InstantKind = InstantKind {
+    prefix: "optional deadline ",
+    category: "part",
+    scope: "t",
+};
 const MODE_CHANGE: InstantKind = InstantKind {
     prefix: "",
     category: "mode",
@@ -199,6 +209,20 @@ fn recorded_event<'a>(trace: &'a Trace, event: &TraceEvent) -> Option<ChromeEven
     };
     let name = format!("{}{}#{job}", kind.prefix, task_name(trace, task));
     Some(instant(name, &kind, at))
+}
+
+/// The optional deadline of a released job whose task has one ([`Trace::optional_deadlines`]).
+fn optional_deadline<'a>(trace: &'a Trace, event: &TraceEvent) -> Option<ChromeEvent<'a>> {
+    let TraceEvent::Release { task, job, at, .. } = *event else {
+        return None;
+    };
+    let od = (*trace.optional_deadlines.get(task)?)?;
+    let name = format!(
+        "{}{}#{job}",
+        OPTIONAL_DEADLINE.prefix,
+        task_name(trace, task)
+    );
+    Some(instant(name, &OPTIONAL_DEADLINE, at + od))
 }
 
 fn segment(
@@ -252,185 +276,4 @@ fn task_name(trace: &Trace, task: usize) -> Cow<'_, str> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample_trace() -> Trace {
-        let at = Instant::from_nanos;
-        Trace {
-            levels: Vec::new(),
-            task_names: vec!["ctrl".into(), "log".into()],
-            cores: 2,
-            end: at(4_000_000),
-            events: vec![
-                TraceEvent::Release {
-                    task: 0,
-                    job: 0,
-                    at: at(0),
-                    deadline: at(2_000_000),
-                },
-                TraceEvent::Segment {
-                    core: 0,
-                    task: 0,
-                    job: 0,
-                    start: at(1_500_000),
-                    end: at(2_000_000),
-                },
-                TraceEvent::Segment {
-                    core: 1,
-                    task: 1,
-                    job: 3,
-                    start: at(1),
-                    end: at(1_000_002),
-                },
-                TraceEvent::Completion {
-                    task: 1,
-                    job: 3,
-                    at: at(1_000_002),
-                },
-                TraceEvent::DeadlineMiss {
-                    task: 0,
-                    job: 0,
-                    at: at(2_000_000),
-                },
-                TraceEvent::Abort {
-                    task: 1,
-                    job: 4,
-                    at: at(3_000_000),
-                },
-            ],
-        }
-    }
-
-    fn events_with_phase(json: &Value, phase: &str) -> Vec<Value> {
-        let events = json["traceEvents"]
-            .as_array()
-            .expect("traceEvents is an array");
-        events
-            .iter()
-            .filter(|e| e["ph"] == phase)
-            .cloned()
-            .collect()
-    }
-
-    #[test]
-    fn segments_become_complete_events_in_microseconds() {
-        let json = to_chrome_json(&sample_trace());
-        assert_eq!(json["displayTimeUnit"], "ns");
-        let complete = events_with_phase(&json, "X");
-        assert_eq!(complete.len(), 2);
-        let first = &complete[0];
-        assert_eq!(
-            (first["name"].as_str(), first["cat"].as_str()),
-            (Some("ctrl"), Some("job"))
-        );
-        assert_eq!(
-            (first["pid"].as_u64(), first["tid"].as_u64()),
-            (Some(1), Some(1))
-        );
-        assert_eq!(
-            (first["ts"].as_f64(), first["dur"].as_f64()),
-            (Some(1500.0), Some(500.0))
-        );
-        assert_eq!(
-            first["args"],
-            serde_json::json!({ "task": "ctrl", "job": 0 })
-        );
-        let second = &complete[1];
-        assert_eq!(second["tid"].as_u64(), Some(2));
-        assert_eq!(
-            (second["ts"].as_f64(), second["dur"].as_f64()),
-            (Some(0.001), Some(1000.001))
-        );
-    }
-
-    #[test]
-    fn every_core_gets_a_named_ordered_track() {
-        let json = to_chrome_json(&sample_trace());
-        let metadata = events_with_phase(&json, "M");
-        let find = |name: &str, tid: u64| {
-            metadata
-                .iter()
-                .find(|e| e["name"] == name && e["tid"].as_u64() == Some(tid))
-                .cloned()
-        };
-        assert_eq!(
-            find("process_name", 0).expect("process name")["args"]["name"],
-            "kairos"
-        );
-        assert_eq!(
-            find("thread_name", 0).expect("events track")["args"]["name"],
-            "events"
-        );
-        for core in 0..2u64 {
-            let tid = core + 1;
-            let name = find("thread_name", tid).expect("core track name");
-            assert_eq!(name["args"]["name"], format!("core {core}"));
-            let order = find("thread_sort_index", tid).expect("core track order");
-            assert_eq!(order["args"]["sort_index"].as_u64(), Some(tid));
-        }
-        assert_eq!(metadata.len(), 1 + 2 * 3);
-    }
-
-    #[test]
-    fn misses_aborts_and_releases_are_instants_on_the_events_track() {
-        let json = to_chrome_json(&sample_trace());
-        let instants = events_with_phase(&json, "i");
-        let names: Vec<&str> = instants.iter().filter_map(|e| e["name"].as_str()).collect();
-        assert_eq!(
-            names,
-            ["release ctrl#0", "deadline miss: ctrl#0", "abort: log#4"]
-        );
-        assert!(instants.iter().all(|e| e["tid"].as_u64() == Some(0)));
-        assert_eq!(
-            (instants[1]["s"].as_str(), instants[1]["ts"].as_f64()),
-            (Some("p"), Some(2000.0))
-        );
-        assert_eq!(
-            (instants[2]["s"].as_str(), instants[2]["ts"].as_f64()),
-            (Some("p"), Some(3000.0))
-        );
-    }
-
-    #[test]
-    fn streamed_output_parses_to_the_same_json() {
-        let trace = sample_trace();
-        let mut bytes = Vec::new();
-        write_chrome_trace(&trace, &mut bytes).expect("writing to a Vec succeeds");
-        let parsed: Value = serde_json::from_slice(&bytes).expect("output is valid JSON");
-        assert_eq!(parsed, to_chrome_json(&trace));
-    }
-
-    #[test]
-    fn empty_trace_has_only_process_and_events_track_metadata() {
-        let json = to_chrome_json(&Trace::default());
-        assert_eq!(json["traceEvents"].as_array().map(Vec::len), Some(3));
-    }
-
-    #[test]
-    fn mode_changes_are_global_instants_named_after_the_levels() {
-        let mut trace = sample_trace();
-        trace.levels = vec!["LO".into(), "HI".into()];
-        trace.events = vec![
-            TraceEvent::ModeChange {
-                at: Instant::from_nanos(1_000),
-                from: 0,
-                to: 1,
-            },
-            TraceEvent::Discard {
-                task: 1,
-                job: 2,
-                at: Instant::from_nanos(1_000),
-            },
-        ];
-        let instants = events_with_phase(&to_chrome_json(&trace), "i");
-        let fields: Vec<(&str, &str, f64)> = instants
-            .iter()
-            .filter_map(|e| Some((e["name"].as_str()?, e["s"].as_str()?, e["ts"].as_f64()?)))
-            .collect();
-        assert_eq!(
-            fields,
-            [("mode LO -> HI", "g", 1.0), ("discard: log#2", "p", 1.0)]
-        );
-    }
-}
+mod tests;
