@@ -1,10 +1,14 @@
 //! Imprecise tasks run by parts on real cores: a generated set (Chishiro and Yamasaki's
 //! generator) under G-RMWP, P-RMWP and their baselines G-RM and P-RM through the user-space
 //! dispatcher, each run checked against the simulation of the same set and replayed against a
-//! fresh policy. Behaviour only, never a latency bound: the share of jobs whose parts ended as
-//! simulated is printed and only checked to be a clear majority (the note of the
-//! semi-fixed-priority work quotes the measured figure). Needs real-time privilege: ignored by
-//! a plain `cargo test`, run by the README's command and CI (as root).
+//! fresh policy. Behaviour, never a latency bound: the simulation is given the run's measured
+//! overheads (as `kairos run --compare` does), and the share of jobs whose parts ended as
+//! simulated is printed and checked against a floor of 90 %: 95 to 97 % is measured on this
+//! shared 2-vCPU machine, the rest being optional parts cut a little short at their optional
+//! deadline by interference the simulation does not see, so asserting 95 % would assert the
+//! machine's noise; without the overheads the simulation stays ahead of the run and about 80 %
+//! agree. Needs real-time privilege: ignored by a plain `cargo test`, run by the README's
+//! command and CI (as root).
 
 use kairos_analysis::partition::Heuristic;
 use kairos_analysis::rmwp::plan::{plan, Placement};
@@ -12,7 +16,8 @@ use kairos_gen::imprecise::{generate_imprecise, ImpreciseConfig};
 use kairos_gen::seeded;
 use kairos_model::{Part, Workload};
 use kairos_policy::{PolicyKind, PriorityOrder};
-use kairos_rt::dispatcher::{run_user, UserRunConfig, END_MANDATORY, PART_POLICY};
+use kairos_rt::dispatcher::{measured_overheads, run_user, UserRunConfig};
+use kairos_rt::dispatcher::{END_MANDATORY, PART_POLICY};
 use kairos_rt::platform::{online_cpus, privilege};
 use kairos_sim::{replay, simulate, SimConfig};
 use kairos_trace::{PartOutcome, Trace, TraceEvent};
@@ -111,9 +116,13 @@ fn imprecise_sets_run_by_parts_on_real_cores_as_simulated() {
             real.result.notes
         );
         assert!(real.result.jobs_completed > 10_000, "{name}");
+        // The run's own overheads, as `kairos run --compare` simulates it: without them the
+        // simulation's cores never idle between a part's end and the next start, stay ahead of
+        // the run, and complete optional parts the run cuts (about 20 % of the jobs).
         let sim_config = SimConfig {
             duration: kairos_model::Duration::from_nanos(real.result.ran_ns),
             record_trace: true,
+            overheads: measured_overheads(&real.result),
             ..SimConfig::default()
         };
         let sim = simulate(&w, kind.build(PriorityOrder::Auto).as_mut(), &sim_config)
@@ -144,7 +153,7 @@ fn imprecise_sets_run_by_parts_on_real_cores_as_simulated() {
             "{name}: {:.1} % of the jobs ended their parts as simulated",
             100.0 * share
         );
-        assert!(share > 0.7, "{name}: {:.1} %", 100.0 * share);
+        assert!(share >= 0.9, "{name}: {:.1} %", 100.0 * share);
         for histogram in [END_MANDATORY, PART_POLICY] {
             assert!(
                 real.result.histograms[histogram].summary.count > 1000,

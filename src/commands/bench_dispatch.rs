@@ -202,7 +202,7 @@ fn user_run(
 }
 
 fn policy_row(w: &Workload, kind: PolicyKind, r: &RunResult) -> Result<PolicyRow, Failure> {
-    let overheads = crate::commands::run_user::measured_overheads(r, true);
+    let overheads = kairos_rt::dispatcher::measured_overheads(r);
     let wcet = (kairos_sim::ExecutionTimeModel::Wcet, 0);
     let sim = crate::commands::run_compare::simulate_same(
         w,

@@ -6,7 +6,7 @@ use super::run::{check_duration, platform_failure, report, run_failure, Args};
 use super::run_compare::simulate_same;
 use crate::args::{CommandResult, Failure};
 use kairos_policy::PolicyKind;
-use kairos_rt::dispatcher::{run_user, UserRunConfig};
+use kairos_rt::dispatcher::{measured_overheads, run_user, UserRunConfig};
 use kairos_rt::platform::{privilege, signals::StopSignals};
 use kairos_rt::watchdog::RunControl;
 
@@ -34,7 +34,7 @@ pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
     drop(signals);
     let run = run.map_err(run_failure)?;
     let simulated = if args.compare {
-        let overheads = measured_overheads(&run.result, config.lead_ns > 0);
+        let overheads = measured_overheads(&run.result);
         // The prepared workload: its optional deadlines (with the margin) and partition are
         // the run's, which the simulation keeps.
         Some(simulate_same(
@@ -49,25 +49,4 @@ pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
         None
     };
     report(args, &workload, &run.result, simulated.as_ref())
-}
-
-/// The overheads this run measured, in the simulator's model (medians): the dispatcher's
-/// path from an event to a decision (timer lateness and decision cost) as `scheduling`, the
-/// request to the worker's first instruction as `context_switch`, and what a migration adds
-/// to it as `migration`.
-pub fn measured_overheads(
-    result: &kairos_rt::measure::RunResult,
-    lead: bool,
-) -> kairos_model::Overheads {
-    use kairos_rt::dispatcher::{
-        DECISION_COST, MIGRATION_REQUEST_TO_START, REQUEST_TO_START, TIMER_TO_HANDLER,
-    };
-    let p50 = |name: &str| result.histograms.get(name).map_or(0, |h| h.summary.p50);
-    let ns = kairos_model::Duration::from_nanos;
-    let start = p50(REQUEST_TO_START);
-    kairos_model::Overheads::fixed(
-        ns(p50(DECISION_COST) + if lead { 0 } else { p50(TIMER_TO_HANDLER) }),
-        ns(start),
-        ns(p50(MIGRATION_REQUEST_TO_START).saturating_sub(start)),
-    )
 }

@@ -70,3 +70,38 @@ fn measured_overheads_are_drawn_per_switch_in() {
     let (fixed, fixed_switches) = run(Overheads::fixed(us(0), us(2), us(0)), 1);
     assert_eq!(fixed, fixed_switches * 2_000);
 }
+
+/// A job run by parts pays a switch at each part it ends by execution (the runtime hands it
+/// back to its dispatcher there), not at a cut. Alone on its core under G-RMWP, mandatory
+/// 10 us, optional 5 us, wind-up 5 us (released at the optional deadline), overheads 1 + 1 us.
+#[test]
+fn a_job_run_by_parts_pays_a_switch_at_each_part_it_ends() {
+    let source = |od: &str| {
+        format!(
+            "cores = 1\n[[tasks]]\nname = \"t\"\nmandatory = \"10us\"\noptional = \"5us\"\n\
+             windup = \"5us\"\nperiod = \"1ms\"\noptional_deadline = \"{od}\"\n"
+        )
+    };
+    let completion = |od: &str, overheads: Overheads| {
+        let w = check_source(&source(od), Format::Toml).workload.unwrap();
+        let config = SimConfig {
+            duration: Duration::from_micros(990),
+            overheads,
+            ..SimConfig::default()
+        };
+        let mut rmwp = PolicyKind::GlobalRmwp.build(PriorityOrder::Auto);
+        let m = simulate(&w, rmwp.as_mut(), &config).unwrap().metrics;
+        (m.tasks[0].response_max_ns, m.core_usage[0].overhead_ns)
+    };
+    let switch = Overheads::fixed(us(1), us(1), Duration::ZERO);
+    assert_eq!(
+        completion("900us", Overheads::default()),
+        (Some(905_000), 0)
+    );
+    // 2 (first start) + 10 + 2 (mandatory ended) + 5: the optional part completes at 19 us,
+    // the job sleeps (its unpaid switch dropped) until the wind-up at 900 us: 2 + 5 more.
+    assert_eq!(completion("900us", switch), (Some(907_000), 6_000));
+    // The optional part, begun at 14 us (2 + 10 + 2), is cut at 15 us after 1 us of work: the
+    // wind-up goes on at once, with no switch.
+    assert_eq!(completion("15us", switch), (Some(20_000), 4_000));
+}

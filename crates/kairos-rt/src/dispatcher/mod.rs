@@ -32,7 +32,8 @@ mod threads;
 mod worker;
 
 pub use parts::{END_MANDATORY, END_OPTIONAL};
-pub use percore::{DispatcherLog, CONFIRM_SLACK_NS, PART_POLICY, TIMER_TO_HANDLER};
+pub use percore::TIMER_TO_HANDLER;
+pub use percore::{DispatcherLog, CONFIRM_SLACK_NS, EVENT_TO_HANDLER, PART_POLICY};
 pub use scheduler::{ModeChangeRecord, DECIDE, DECISION_COST, JOB_COMPLETED, JOB_RELEASED};
 pub use scheduler::{LOCK_WAIT, TIMER_FIRED};
 pub use worker::{MIGRATION_REQUEST_TO_START, REQUEST_TO_START, UNIT_NS};
@@ -316,4 +317,22 @@ fn logs_of(
         ..ThreadLog::default()
     }));
     logs
+}
+
+/// The overheads this run measured, in the simulator's model (means): the dispatcher's
+/// path from an event to a decision (the event's wait for its pass, [`EVENT_TO_HANDLER`], and
+/// the decision's cost) as `scheduling`, the request to the worker's first instruction as
+/// `context_switch`, and what a migration adds to it as `migration`. A simulation with them
+/// follows the run closely (`kairos run --compare`). Means, not medians: a fixed charge per
+/// event should lose as much time over a run as the events did, and these distributions have
+/// long right tails (a median left the simulation ahead of the run).
+pub fn measured_overheads(result: &RunResult) -> kairos_model::Overheads {
+    let mean = |name: &str| result.histograms.get(name).map_or(0, |h| h.summary.mean);
+    let ns = kairos_model::Duration::from_nanos;
+    let start = mean(REQUEST_TO_START);
+    kairos_model::Overheads::fixed(
+        ns(mean(DECISION_COST) + mean(EVENT_TO_HANDLER)),
+        ns(start),
+        ns(mean(MIGRATION_REQUEST_TO_START).saturating_sub(start)),
+    )
 }

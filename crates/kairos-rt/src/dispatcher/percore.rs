@@ -37,6 +37,12 @@ const SLEEP_STEP_NS: u64 = 20_000_000;
 /// Programmed wake-up to the dispatcher's handler, ns.
 pub const TIMER_TO_HANDLER: &str = "dispatch.timer_to_handler";
 
+/// An event to the pass that decides on it, ns: for a timed event, its instant to the pass
+/// (none when the dispatcher woke ahead of it in time); for a ring of the doorbell (a worker's
+/// completion or part end, another core's decision), the ring to the pass. What a decision
+/// waits for before it is made, whatever triggered it ([`super::measured_overheads`]).
+pub const EVENT_TO_HANDLER: &str = "dispatch.event_to_handler";
+
 /// One change of a worker's scheduling policy for an optional part (a `sched_setattr` of
 /// another thread), ns.
 pub const PART_POLICY: &str = "dispatch.part_policy";
@@ -128,10 +134,21 @@ impl Dispatcher<'_> {
             if !timed_out || now >= pass_alarm {
                 // Woken ahead of an event on purpose: decide as of the event's instant.
                 let at = if timed_out && early { wake_at } else { now };
+                let event_delay = match timed_out {
+                    true => now.saturating_sub(if early { wake_at } else { pass_alarm }),
+                    false => self.since_ring(),
+                };
+                (self.log.measurements).record(EVENT_TO_HANDLER, event_delay);
                 wake_at = self.pass(at);
             }
             self.settle();
         }
+    }
+
+    /// Time since the doorbell last rang, ns.
+    fn since_ring(&self) -> u64 {
+        let rung = self.shared.cores[self.core].rung_at.load(Ordering::Relaxed);
+        clock::now_ns().saturating_sub(rung)
     }
 
     /// When to pass for an event at `wake_at`, and whether that is ahead of it. After a

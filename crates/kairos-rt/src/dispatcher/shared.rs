@@ -91,6 +91,8 @@ pub struct WorkerShared {
 pub struct CoreShared {
     /// Bumped to make the core's dispatcher look at the scheduler now (futex word).
     pub doorbell: AtomicU32,
+    /// When the doorbell last rang (CLOCK_MONOTONIC ns), for [`super::EVENT_TO_HANDLER`].
+    pub rung_at: AtomicU64,
     /// The job the last decision placed here ([`encode`]); 0 = idle.
     pub wanted: AtomicU64,
     /// When this core's dispatcher must next run a pass (ns since the origin).
@@ -111,6 +113,8 @@ pub struct CoreShared {
 impl CoreShared {
     /// Makes this core's dispatcher look again (from any thread).
     pub fn ring(&self) {
+        self.rung_at
+            .store(crate::platform::clock::now_ns(), Ordering::Relaxed);
         self.doorbell.fetch_add(1, Ordering::Release);
         crate::platform::futex::wake(&self.doorbell);
     }

@@ -72,14 +72,29 @@ impl Engine<'_> {
             outcome,
             next,
         });
+        let handback = match outcome {
+            PartOutcome::Completed if self.views[i].running_on.is_some() => self.handback_cost(),
+            _ => Duration::ZERO,
+        };
         let (view, work) = (&mut self.views[i], &mut self.work[i]);
         view.part = next;
         view.budget = part_budget(&spec, next);
         view.executed = Duration::ZERO;
         // Overhead of the current switch still to pay stays to pay.
+        work.overhead_left += handback;
         work.remaining = work.overhead_left + parts.of(next);
         work.exhausted = false;
         work.part_began = now;
+    }
+
+    /// What a running job pays when a part ends by execution: the runtime's worker hands the
+    /// job back to its dispatcher there (the policy decides what runs next, as at a
+    /// completion) and is started again when the decision keeps it: a scheduling decision and
+    /// a context switch. Zero with the default (zero) overheads, so the paper's schedules stay
+    /// as they are; a cut is not charged, the runtime's worker goes on through it.
+    fn handback_cost(&mut self) -> Duration {
+        let overheads = self.config.overheads;
+        self.charges.charge(overheads.scheduling) + self.charges.charge(overheads.context_switch)
     }
 
     /// Closes the running segment of job `i` at now and opens the next one on the same core.
