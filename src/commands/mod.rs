@@ -19,6 +19,7 @@ mod gen_mcdag;
 pub mod import;
 pub mod run;
 pub mod run_compare;
+mod run_report;
 pub mod run_table;
 pub mod run_user;
 pub mod simulate;

@@ -3,7 +3,8 @@
 //! overruns, the measured parts of every migration and mode change, and with `--compare` the
 //! simulator's run of the same tables, overruns and seed next to it.
 
-use super::run::{exit_code, report_header, write_outputs, Args};
+use super::run::Args;
+use super::run_report::{exit_code, report_header, write_outputs};
 use crate::args::{CommandResult, Failure};
 use crate::report::human_ns;
 use kairos_model::{Duration, McSystem};

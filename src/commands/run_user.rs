@@ -2,8 +2,9 @@
 //! own dispatcher ([`kairos_rt::dispatcher`]), which hosts the very policy object `kairos
 //! simulate` runs, so a measured run and its simulation make their decisions the same way.
 
-use super::run::{check_duration, platform_failure, report, run_failure, Args};
+use super::run::{check_duration, platform_failure, run_failure, Args};
 use super::run_compare::simulate_same;
+use super::run_report::report;
 use crate::args::{CommandResult, Failure};
 use kairos_policy::PolicyKind;
 use kairos_rt::dispatcher::{measured_overheads, run_user, UserRunConfig};

@@ -22,6 +22,7 @@
 //! mechanism: the decision (callbacks, decide and check, lock held), the lock wait, the
 //! timer's lateness and the request-to-start latency of a worker (also for migrations alone).
 
+mod decide;
 mod events;
 mod parts;
 mod percore;
