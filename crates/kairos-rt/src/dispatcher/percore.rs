@@ -134,21 +134,32 @@ impl Dispatcher<'_> {
             if !timed_out || now >= pass_alarm {
                 // Woken ahead of an event on purpose: decide as of the event's instant.
                 let at = if timed_out && early { wake_at } else { now };
-                let event_delay = match timed_out {
-                    true => now.saturating_sub(if early { wake_at } else { pass_alarm }),
-                    false => self.since_ring(),
-                };
-                (self.log.measurements).record(EVENT_TO_HANDLER, event_delay);
+                self.record_event_delay(
+                    seen,
+                    timed_out.then_some((now, early, wake_at, pass_alarm)),
+                );
                 wake_at = self.pass(at);
             }
             self.settle();
         }
     }
 
-    /// Time since the doorbell last rang, ns.
-    fn since_ring(&self) -> u64 {
-        let rung = self.shared.cores[self.core].rung_at.load(Ordering::Relaxed);
-        clock::now_ns().saturating_sub(rung)
+    /// Records [`EVENT_TO_HANDLER`] for the pass about to run: after a timed wake `(now, early,
+    /// wake_at, pass_alarm)`, the lateness against the event (none when woken ahead of it);
+    /// else the time since the doorbell rang, if it rang since `seen` (a wake-up between two
+    /// sleep steps is no event).
+    fn record_event_delay(&mut self, seen: u32, timed: Option<(u64, bool, u64, u64)>) {
+        let c = &self.shared.cores[self.core];
+        let delay = match timed {
+            Some((now, early, wake_at, pass_alarm)) => {
+                now.saturating_sub(if early { wake_at } else { pass_alarm })
+            }
+            None if c.doorbell.load(Ordering::Acquire) != seen => {
+                clock::now_ns().saturating_sub(c.rung_at.load(Ordering::Relaxed))
+            }
+            None => return,
+        };
+        (self.log.measurements).record(EVENT_TO_HANDLER, delay);
     }
 
     /// When to pass for an event at `wake_at`, and whether that is ahead of it. After a
