@@ -24,8 +24,7 @@ use crate::platform::{clock, memory};
 use kairos_policy::JobId;
 use std::sync::atomic::Ordering;
 
-/// CPU work between two looks at the parking word, ns.
-pub const UNIT_NS: u64 = 500;
+pub use crate::calibrate::UNIT_NS;
 
 /// Dispatcher's request (or the decision's instant, if later) to the job's first instruction
 /// on this core, ns.
