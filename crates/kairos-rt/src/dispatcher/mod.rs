@@ -320,19 +320,24 @@ fn logs_of(
     logs
 }
 
-/// The overheads this run measured, in the simulator's model (means): the dispatcher's
-/// path from an event to a decision (the event's wait for its pass, [`EVENT_TO_HANDLER`], and
-/// the decision's cost) as `scheduling`, the request to the worker's first instruction as
-/// `context_switch`, and what a migration adds to it as `migration`. A simulation with them
-/// follows the run closely (`kairos run --compare`). Means, not medians: a fixed charge per
-/// event should lose as much time over a run as the events did, and these distributions have
-/// long right tails (a median left the simulation ahead of the run).
+/// The overheads this run measured, in the simulator's model, which charges them per switch-in:
+/// as `scheduling`, everything the dispatchers' passes cost (each event's wait for its pass,
+/// [`EVENT_TO_HANDLER`], the pass itself, [`DECISION_COST`], and the optional parts' policy
+/// changes, [`PART_POLICY`]) divided by the switch-ins, so the simulation loses as much time
+/// as the run did, passes that switched nothing included; as `context_switch` the mean request
+/// to the worker's first instruction; as `migration` what a migration adds to it on average.
+/// Means, not medians: these distributions have long tails, and a median left the simulation
+/// ahead of the run. A simulation with them follows the run closely (`kairos run --compare`).
 pub fn measured_overheads(result: &RunResult) -> kairos_model::Overheads {
-    let mean = |name: &str| result.histograms.get(name).map_or(0, |h| h.summary.mean);
+    let summary = |name: &str| result.histograms.get(name).map(|h| &h.summary);
+    let mean = |name: &str| summary(name).map_or(0, |s| s.mean);
+    let total = |name: &str| summary(name).map_or(0, |s| s.mean * s.count);
     let ns = kairos_model::Duration::from_nanos;
     let start = mean(REQUEST_TO_START);
+    let switches = summary(REQUEST_TO_START).map_or(0, |s| s.count).max(1);
+    let passes = total(DECISION_COST) + total(EVENT_TO_HANDLER) + total(PART_POLICY);
     kairos_model::Overheads::fixed(
-        ns(mean(DECISION_COST) + mean(EVENT_TO_HANDLER)),
+        ns(passes / switches),
         ns(start),
         ns(mean(MIGRATION_REQUEST_TO_START).saturating_sub(start)),
     )
