@@ -83,6 +83,11 @@ impl GeneratorSpec {
                 "`tasks` (the number of tasks) is required for this method".to_string(),
             )),
             (true, Some(0)) => problems.push(("tasks", "must be at least 1".to_string())),
+            (false, Some(_)) if self.method == Method::Imprecise => problems.push((
+                "tasks",
+                "the imprecise generator draws tasks until the utilization is reached: leave `tasks` out"
+                    .to_string(),
+            )),
             _ => {}
         }
         if !(self.max_task_utilization > 0.0 && self.max_task_utilization <= 1.0) {

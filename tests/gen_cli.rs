@@ -134,3 +134,37 @@ fn gen_refuses_a_batch_in_a_single_set_format_and_reports_json() {
     let lines = std::fs::read_to_string(dir.join("three.jsonl")).unwrap();
     assert_eq!(lines.lines().count(), 3);
 }
+
+/// `--method imprecise` is `--imprecise` (the same file), and refuses a task count it could not
+/// honour.
+#[test]
+fn gen_method_imprecise_is_the_imprecise_flag_and_refuses_a_task_count() {
+    let scratch = Scratch::new("gen-imprecise");
+    let common = [
+        "--utilization",
+        "0.8",
+        "--cores",
+        "2",
+        "--seed",
+        "5",
+        "--out",
+    ];
+    let flag = scratch.kairos(&[&["gen", "--imprecise"][..], &common, &["a.toml"]].concat());
+    let method =
+        scratch.kairos(&[&["gen", "--method", "imprecise"][..], &common, &["b.toml"]].concat());
+    assert!(flag.status.success() && method.status.success());
+    let read = |f: &str| std::fs::read_to_string(scratch.0.join(f)).unwrap();
+    assert_eq!(read("a.toml"), read("b.toml"));
+    assert!(read("a.toml").contains("mandatory"));
+    let counted = scratch.kairos(&[
+        "gen",
+        "--method",
+        "imprecise",
+        "--tasks",
+        "5",
+        "--utilization",
+        "1",
+    ]);
+    assert_eq!(counted.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&counted.stderr).contains("--tasks: the imprecise generator"));
+}
