@@ -16,7 +16,8 @@ pub(super) const MODE_COLOUR: &str = "#6a3d9a";
 const DISCARD_COLOUR: &str = "#555";
 const ARROW_COLOUR: &str = "#333";
 
-fn triangle(points: [(f64, f64); 3], fill: &str) -> Polygon {
+/// A filled polygon through `points` (triangles of the marks, the optional deadline's diamond).
+pub(super) fn polygon(points: &[(f64, f64)], fill: &str) -> Polygon {
     let text: Vec<String> = points.iter().map(|(x, y)| format!("{x},{y}")).collect();
     Polygon::new()
         .set("points", text.join(" "))
@@ -45,8 +46,8 @@ pub(super) fn misses(trace: &Trace, scale: &TimeScale, top: f64, bottom: f64) ->
             .set("class", "miss")
             .add(tooltip)
             .add(line((x, base), (x, bottom), MISS_COLOUR).set("stroke-width", 1.5))
-            .add(triangle(
-                [(x - 5.0, base), (x + 5.0, base), (x, top)],
+            .add(polygon(
+                &[(x - 5.0, base), (x + 5.0, base), (x, top)],
                 MISS_COLOUR,
             ));
         let label = format!("{name}#{job}");
@@ -138,8 +139,8 @@ pub(super) fn discards(trace: &Trace, scale: &TimeScale, plot_top: f64) -> Group
 fn up_arrow(x: f64, top: f64, bottom: f64) -> Group {
     Group::new()
         .add(line((x, bottom), (x, top + 4.0), ARROW_COLOUR))
-        .add(triangle(
-            [(x - 3.0, top + 5.0), (x + 3.0, top + 5.0), (x, top)],
+        .add(polygon(
+            &[(x - 3.0, top + 5.0), (x + 3.0, top + 5.0), (x, top)],
             ARROW_COLOUR,
         ))
 }
@@ -147,8 +148,8 @@ fn up_arrow(x: f64, top: f64, bottom: f64) -> Group {
 fn down_arrow(x: f64, top: f64, bottom: f64) -> Group {
     Group::new()
         .add(line((x, top), (x, bottom - 4.0), ARROW_COLOUR))
-        .add(triangle(
-            [
+        .add(polygon(
+            &[
                 (x - 3.0, bottom - 5.0),
                 (x + 3.0, bottom - 5.0),
                 (x, bottom),
@@ -214,7 +215,7 @@ pub(super) fn keys(trace: &Trace, with_arrows: bool) -> Vec<MarkKey> {
     }) {
         let swatch = Group::new()
             .add(line((6.0, 0.0), (6.0, 12.0), MISS_COLOUR))
-            .add(triangle([(1.0, 0.0), (11.0, 0.0), (6.0, 6.0)], MISS_COLOUR));
+            .add(polygon(&[(1.0, 0.0), (11.0, 0.0), (6.0, 6.0)], MISS_COLOUR));
         keys.push(MarkKey {
             label: "deadline miss (task#job)",
             swatch,

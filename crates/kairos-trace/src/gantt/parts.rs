@@ -4,6 +4,7 @@
 //! job's optional deadline, and their legend entries. A trace without part ends draws exactly
 //! as before.
 
+use super::marks::polygon;
 use super::scale::TimeScale;
 use super::style::{task_name, MarkKey};
 use super::{line, rect, ROW_HEIGHT};
@@ -132,28 +133,19 @@ pub(super) fn optional_deadlines(trace: &Trace, scale: &TimeScale, top: f64) -> 
 }
 
 fn od_mark(x: f64, top: f64, bottom: f64) -> Group {
-    let diamond = format!(
-        "{},{} {},{} {},{} {},{}",
-        x,
-        top - 3.0,
-        x + 3.0,
-        top,
-        x,
-        top + 3.0,
-        x - 3.0,
-        top
-    );
+    let diamond = [
+        (x, top - 3.0),
+        (x + 3.0, top),
+        (x, top + 3.0),
+        (x - 3.0, top),
+    ];
     Group::new()
         .add(
             line((x, top), (x, bottom), CUT_COLOUR)
                 .set("stroke-dasharray", "2,2")
                 .set("stroke-width", 1.2),
         )
-        .add(
-            svg::node::element::Polygon::new()
-                .set("points", diamond)
-                .set("fill", CUT_COLOUR),
-        )
+        .add(polygon(&diamond, CUT_COLOUR))
 }
 
 fn scissors(x: f64, y: f64) -> Group {
