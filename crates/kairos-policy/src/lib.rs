@@ -65,6 +65,6 @@ pub use parts::PartWork;
 pub use policies::fixed_priority::{PriorityOrder, Rank};
 pub use policies::PolicyKind;
 pub use policy::{Policy, Refusal};
-pub use record::{Reported, Step};
+pub use record::{Recorder, Reported, Step};
 pub use source::{JobSource, WorkloadJobs};
 pub use view::View;

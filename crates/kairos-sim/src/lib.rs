@@ -40,7 +40,7 @@ pub mod table;
 
 pub use kairos_policy::ExecutionTimeModel;
 pub use metrics::{Metrics, OptionalMetrics, TaskMetrics};
-pub use replay::{replay, ReplayError};
+pub use replay::{replay, replay_from, ReplayError};
 
 use kairos_model::{Duration, Instant, Overheads, Workload};
 use kairos_policy::Policy;

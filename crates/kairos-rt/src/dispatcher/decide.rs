@@ -22,29 +22,31 @@ impl Scheduler {
     ) -> Result<(), String> {
         let most = 2 * self.levels + 2;
         let mut changes = Vec::new();
+        let mut events = events;
         for _ in 0..most {
             let decision = self.ask(at)?;
-            let mode = self.mode;
+            let (mode, jobs) = (self.mode, self.views.clone());
             let ahead = decision.ahead.clone();
-            for action in decision.actions {
+            for action in decision.actions.iter().cloned() {
                 if let Some(change) = self.carry_out(action, at, shared)? {
                     changes.push(change);
                 }
             }
+            self.steps.push(Step {
+                at: Instant::from_nanos(at),
+                mode,
+                events: std::mem::take(&mut events),
+                jobs,
+                decision: decision.cores.clone(),
+                actions: decision.actions,
+            });
             if self.mode != mode {
                 continue;
             }
-            let jobs = self.views.clone();
             self.place(&decision.cores, shared)?;
             self.release_part_ends(shared);
             self.publish_promise(ahead, shared)?;
             self.record_mode_changes(changes, at, detected_at, shared);
-            self.steps.push(Step {
-                at: Instant::from_nanos(at),
-                events,
-                jobs,
-                decision: decision.cores,
-            });
             return Ok(());
         }
         Err(format!(

@@ -53,11 +53,12 @@ impl Scheduler {
     }
 
     /// Reports every unfinished job that has executed its whole budget, once per budget.
-    pub(super) fn report_exhausted(&mut self, at: u64) {
+    pub(super) fn report_exhausted(&mut self, at: u64, events: &mut Vec<Reported>) {
         let now = Instant::from_nanos(at);
         for i in 0..self.views.len() {
             let view = &self.views[i];
             if view.budget_left().is_zero() && self.exhausted.insert(view.id) {
+                events.push(Reported::BudgetExhausted(view.id, now));
                 self.policy.budget_exhausted(now, &self.views[i]);
             }
         }
@@ -189,6 +190,7 @@ impl Scheduler {
 
     /// At each frame boundary up to `at`, after the instant's decision, the jobs released
     /// before it are forgotten unfinished: each has missed its deadline (at most the boundary).
+    /// Reported to the policy now, and recorded with the next question's events.
     pub(super) fn forget_ended_frames(&mut self, shared: &Shared, at: u64) {
         let Some(frame) = self.source.frame().map(|f| f.as_nanos()) else {
             return;
@@ -200,6 +202,8 @@ impl Scheduler {
                 .collect();
             for id in old {
                 if let Some(job) = self.views.iter().find(|v| v.id == id).cloned() {
+                    self.removed
+                        .push(Reported::Removed(id, Instant::from_nanos(at)));
                     self.policy.job_removed(Instant::from_nanos(at), &job);
                 }
                 // Found: `old` comes from the view.

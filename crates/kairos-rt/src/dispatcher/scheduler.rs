@@ -17,7 +17,7 @@ use super::shared::Shared;
 use crate::measure::{JobRecord, Measurements};
 use crate::platform::clock;
 use kairos_model::{Instant, Task, Workload};
-use kairos_policy::{JobId, JobSource, JobView, Policy, Step, TimerId};
+use kairos_policy::{JobId, JobSource, JobView, Policy, Reported, Step, TimerId};
 use kairos_trace::{OptionalMetrics, TraceEvent};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
@@ -97,6 +97,8 @@ pub struct Scheduler {
     /// Instant of the last decision: passes never go back in time.
     pub(super) last_at: u64,
     pub steps: Vec<Step>,
+    /// Jobs a frame end removed after the last question, to record with the next one's events.
+    pub(super) removed: Vec<Reported>,
     pub mode_changes: Vec<ModeChangeRecord>,
     pub stops: u64,
     pub measurements: Measurements,
@@ -159,6 +161,7 @@ impl Scheduler {
             work_scale,
             last_at: 0,
             steps: Vec::with_capacity(2 * expected as usize),
+            removed: Vec::new(),
             mode_changes: Vec::new(),
             stops: 0,
             measurements: Measurements::default(),
@@ -201,10 +204,10 @@ impl Scheduler {
             if self.failure.is_some() {
                 return;
             }
-            let mut events = Vec::new();
+            let mut events = std::mem::take(&mut self.removed);
             self.complete(shared, at, &mut events);
             self.end_finished_parts(shared, at, &mut events);
-            self.report_exhausted(at);
+            self.report_exhausted(at, &mut events);
             self.release_due(shared, at, &mut events);
             self.fire_due_timers(at, &mut events);
             if let Err(reason) = self.decide(shared, at, events, detected_at) {

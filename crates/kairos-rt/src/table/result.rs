@@ -35,6 +35,8 @@ pub struct TableRun {
     pub overruns_absorbed: u64,
     /// Jobs stopped for good by budget enforcement.
     pub jobs_killed: u64,
+    /// Every question to the table policy, with what led to it (to replay the run).
+    pub steps: Vec<kairos_policy::Step>,
 }
 
 /// Completes a dispatcher run of the table policy (see the module documentation).
@@ -44,7 +46,7 @@ pub fn build(plan: &TablePlan, run: UserRun) -> TableRun {
         mode_changes,
         rescheduled,
         stops,
-        ..
+        steps,
     } = run;
     let mut parts = mode_change_parts(&mode_changes, &rescheduled, plan.cores);
     for (name, d) in std::mem::take(&mut parts) {
@@ -86,6 +88,7 @@ pub fn build(plan: &TablePlan, run: UserRun) -> TableRun {
         overlaps,
         overruns_absorbed: absorbed,
         jobs_killed: stops,
+        steps,
     }
 }
 
