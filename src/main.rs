@@ -54,6 +54,8 @@ enum Command {
     ValidateTables(commands::validate_tables::Args),
     /// Run a workload for real on this machine's cores with real-time threads.
     Run(commands::run::Args),
+    /// Compute the VCPUs of a VM file's domains (compositional analysis) and write them in.
+    Interface(commands::vm::InterfaceArgs),
 }
 
 /// Lets `kairos ... | head` end quietly: Rust ignores SIGPIPE, so a closed pipe turns every
@@ -82,6 +84,7 @@ fn main() -> ExitCode {
         Command::Synth(args) => commands::synth::run(&args),
         Command::ValidateTables(args) => commands::validate_tables::run(&args),
         Command::Run(args) => commands::run::run(&args),
+        Command::Interface(args) => commands::vm::interface(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -16,7 +16,7 @@ const BATCH_CHUNK: usize = 512;
 
 #[derive(clap::Args)]
 pub struct AnalyzeArgs {
-    /// Workload file (.toml or .json).
+    /// Workload file (.toml or .json); a VM file (with `domains`) gets compositional analysis.
     #[arg(required_unless_present = "batch", conflicts_with = "batch")]
     pub file: Option<PathBuf>,
     /// Comma-separated test names, `default` (on one core the exact uniprocessor tests, on more
@@ -57,6 +57,9 @@ pub fn run(args: &AnalyzeArgs) -> CommandResult {
 }
 
 fn run_file(path: &Path, list: &registry::TestList, json: bool) -> CommandResult {
+    if crate::commands::vm::is_vm_file(path) {
+        return crate::commands::vm::analyze(path, json);
+    }
     let workload = crate::commands::check::load_valid(path)?;
     let selection = list.for_cores(workload.cores);
     let tasks = tasks_of(&workload);

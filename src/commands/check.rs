@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 #[derive(clap::Args)]
 pub struct CheckArgs {
     /// Workload file (.toml or .json), mixed-criticality system (.toml or .json with `dags`),
-    /// or MC-DAG framework XML (.xml).
+    /// VM system (with `domains`), or MC-DAG framework XML (.xml).
     pub file: PathBuf,
     /// For .xml files: how long one time unit of the file lasts.
     #[arg(long, allow_hyphen_values = true, default_value = "1ms", value_parser = crate::mc_input::slot_arg)]
@@ -24,7 +24,19 @@ pub fn run(args: &CheckArgs) -> CommandResult {
     let name = args.file.display().to_string();
     let source = mc_input::read_text(&args.file)?;
     let format = Format::from_path(&args.file.to_string_lossy());
-    let has_errors = if mc_input::is_xml(&args.file) || is_mc_source(&source, format) {
+    let has_errors = if kairos_model::is_vm_source(&source, format) {
+        let checked = kairos_model::check_vm_source(&source, format);
+        let summary = checked.system.as_ref().map(crate::commands::vm::summary);
+        match args.json {
+            true => print_json(
+                &name,
+                summary.map(serde_json::Value::String),
+                &checked.diagnostics,
+            ),
+            false => print!("{}", report(&checked.diagnostics, &name, summary)),
+        }
+        checked.diagnostics.has_errors()
+    } else if mc_input::is_xml(&args.file) || is_mc_source(&source, format) {
         let options = ImportOptions {
             slot: args.slot,
             cores: None,

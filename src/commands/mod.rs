@@ -26,3 +26,4 @@ pub mod simulate;
 mod simulate_tables;
 pub mod synth;
 pub mod validate_tables;
+pub mod vm;

@@ -5,6 +5,7 @@
 //! comment cites the paper and equations it implements. Tests are pure: tasks in, verdict out.
 #![forbid(unsafe_code)]
 
+pub mod csa;
 pub mod gedzl;
 pub mod global_edf;
 pub mod global_fp;

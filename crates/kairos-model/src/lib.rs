@@ -26,6 +26,8 @@ mod overheads_load;
 pub mod tables;
 pub mod time;
 pub mod validate;
+pub mod vm;
+pub mod vm_load;
 pub mod workload;
 
 pub use diagnostics::{Diagnostic, Diagnostics, Position, Severity};
@@ -37,6 +39,10 @@ pub use overheads::{Cost, Overheads, Quantiles};
 pub use overheads_load::overheads_from_source;
 pub use tables::{Interval, LevelTable, TableSet};
 pub use time::{Duration, Instant};
+pub use vm::{
+    Domain, GuestScheduler, ServerKind, ServerPriority, Vcpu, VmSystem, Vmm, VmmScheduler,
+};
+pub use vm_load::{check_vm_source, is_vm_source, VmChecked};
 pub use workload::{Arrival, CoreId, ImpreciseParts, Part, Priority, Task, Workload};
 
 /// Reads and checks a workload file; the format follows the extension (`.json` or TOML).

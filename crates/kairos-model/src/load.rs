@@ -162,7 +162,7 @@ fn decode_tasks(
     )
 }
 
-fn decode_task(decoder: &mut Decoder, node: &Node, path: &str) -> Option<Task> {
+pub(crate) fn decode_task(decoder: &mut Decoder, node: &Node, path: &str) -> Option<Task> {
     let entries = decoder.table(node, path)?;
     let known: Vec<&str> = TASK_KEYS.iter().chain(&PART_KEYS).copied().collect();
     decoder.reject_unknown_keys(entries, &known, path);

@@ -45,7 +45,7 @@ fn core_count_zero(map: &SourceMap, out: &mut Diagnostics) {
     );
 }
 
-fn task_rules(
+pub(crate) fn task_rules(
     cores: Option<usize>,
     task: &Task,
     path: &str,

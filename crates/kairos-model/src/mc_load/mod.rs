@@ -214,6 +214,7 @@ mod decode;
 mod rules;
 mod whole;
 mod write;
+pub(crate) use write::toml_string;
 
 use decode::*;
 use rules::*;

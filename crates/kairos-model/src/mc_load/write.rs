@@ -88,7 +88,7 @@ pub fn to_json(system: &McSystem) -> String {
 }
 
 /// A TOML basic string, escaped as the TOML specification requires.
-pub(super) fn toml_string(s: &str) -> String {
+pub(crate) fn toml_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

@@ -1,0 +1,160 @@
+//! Interfaces: the least resource under which a domain's guest scheduler meets every deadline,
+//! and the VCPUs that supply it.
+//!
+//! - One VCPU (partitioned guests, per VCPU): the smallest Θ for the given Π such that the
+//!   EDF or DM component test passes on the PRM (Π, Θ) (Shin and Lee, RTSS 2003, section 6).
+//! - A gEDF guest: the MPR ⟨Π, Θ, m'⟩ with the smallest m' from ⌈U⌉ upward, then the smallest
+//!   Θ in `[(m'-1)Π, m'Π]` that passes (Easwaran, Shin and Lee, RTS 2009, section 6), as m'
+//!   VCPUs of period Π whose budgets are ⌊Θ/m'⌋ or ⌊Θ/m'⌋+1 and sum to Θ (section 7); the unit
+//!   tests check on small integers that those VCPUs' worst-case supplies add up to at least
+//!   the MPR's.
+//!
+//! Every budget is found by bisection and returned only after the test passed on it, so it is
+//! safe even where the test is not monotonic in Θ; it is the least one when it is (the unit
+//! tests compare with a scan of every Θ).
+
+use super::edf::{edf_fits, fp_fits};
+use super::gedf::gedf_fits;
+use super::supply::Mpr;
+use crate::uniprocessor::fp_rta::deadline_monotonic_order;
+use crate::SporadicTask;
+
+/// Which component test a one-VCPU interface answers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UniGuest {
+    Edf,
+    Dm,
+}
+
+/// The least PRM of period `period` under which `guest` schedules `tasks`, if any.
+pub fn prm_interface(tasks: &[SporadicTask], guest: UniGuest, period: u64) -> Option<Mpr> {
+    let fits = |budget: u64| {
+        let supply = Mpr::prm(period, budget).expect("budget within the period");
+        match guest {
+            UniGuest::Edf => edf_fits(tasks, &supply),
+            UniGuest::Dm => fp_fits(tasks, &deadline_monotonic_order(tasks), &supply),
+        }
+    };
+    least_budget(0, period, fits).and_then(|budget| Mpr::prm(period, budget))
+}
+
+/// The least MPR of period `period` and parallelism at most `most` under which gEDF
+/// schedules `tasks`, if any.
+pub fn mpr_interface(tasks: &[SporadicTask], period: u64, most: u64) -> Option<Mpr> {
+    let utilization: f64 = tasks.iter().map(SporadicTask::utilization).sum();
+    let first = (utilization.ceil() as u64).max(1);
+    (first..=most).find_map(|m| {
+        let fits =
+            |budget: u64| gedf_fits(tasks, &Mpr::new(period, budget, m).expect("at most m Π"));
+        least_budget((m - 1) * period, m * period, fits).and_then(|b| Mpr::new(period, b, m))
+    })
+}
+
+/// The budgets of the m' VCPUs that realize `mpr`: ⌊Θ/m'⌋+1 for the first Θ mod m', ⌊Θ/m'⌋
+/// for the others.
+pub fn vcpu_budgets(mpr: &Mpr) -> Vec<u64> {
+    let m = mpr.parallelism;
+    let (base, extra) = (mpr.budget / m, mpr.budget % m);
+    (0..m).map(|j| base + u64::from(j < extra)).collect()
+}
+
+/// The smallest budget in `[low, high]` that `fits`, by bisection over a predicate assumed
+/// monotonic; `None` when even `high` does not fit.
+fn least_budget(low: u64, high: u64, fits: impl Fn(u64) -> bool) -> Option<u64> {
+    if !fits(high) {
+        return None;
+    }
+    let (mut lo, mut hi) = (low, high);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Some(hi).filter(|&b| fits(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng;
+
+    fn random_set(next: &mut impl FnMut(u64) -> u64, n: u64) -> Vec<SporadicTask> {
+        (0..n)
+            .map(|_| {
+                let period = 4 + next(12);
+                let wcet = 1 + next(period / 3);
+                SporadicTask::new(wcet, period - next(2), period)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn one_vcpu_interfaces_are_the_least_budget_that_passes() {
+        let mut next = test_rng(0x0001_face);
+        let mut found = 0;
+        for _ in 0..400 {
+            let n = 1 + next(3);
+            let tasks = random_set(&mut next, n);
+            let period = 2 + next(6);
+            for guest in [UniGuest::Edf, UniGuest::Dm] {
+                let scan = (0..=period).find(|&b| {
+                    let s = Mpr::prm(period, b).unwrap();
+                    match guest {
+                        UniGuest::Edf => edf_fits(&tasks, &s),
+                        UniGuest::Dm => fp_fits(&tasks, &deadline_monotonic_order(&tasks), &s),
+                    }
+                });
+                let got = prm_interface(&tasks, guest, period).map(|m| m.budget);
+                assert_eq!(got, scan, "{guest:?} {tasks:?} Π={period}");
+                found += usize::from(got.is_some());
+            }
+        }
+        assert!(found > 200, "{found} interfaces found");
+    }
+
+    #[test]
+    fn gedf_interfaces_are_the_least_parallelism_then_budget() {
+        let mut next = test_rng(0x0e1e_c7ed);
+        let mut found = 0;
+        for _ in 0..200 {
+            let n = 2 + next(3);
+            let tasks = random_set(&mut next, n);
+            let period = 2 + next(5);
+            let scan = (1..=3).find_map(|m| {
+                ((m - 1) * period..=m * period)
+                    .find(|&b| gedf_fits(&tasks, &Mpr::new(period, b, m).unwrap()))
+                    .map(|b| (m, b))
+            });
+            let utilization: f64 = tasks.iter().map(SporadicTask::utilization).sum();
+            let got = mpr_interface(&tasks, period, 3).map(|r| (r.parallelism, r.budget));
+            if scan.is_some_and(|(m, _)| m as f64 >= utilization.ceil()) {
+                assert_eq!(got, scan, "{tasks:?} Π={period}");
+            }
+            found += usize::from(got.is_some());
+        }
+        assert!(found > 50, "{found} interfaces found");
+    }
+
+    #[test]
+    fn the_vcpus_supply_at_least_the_mpr_in_every_window() {
+        for period in 1..=9u64 {
+            for m in 1..=3u64 {
+                for budget in 1..=m * period {
+                    let mpr = Mpr::new(period, budget, m).unwrap();
+                    let budgets = vcpu_budgets(&mpr);
+                    assert_eq!(budgets.iter().sum::<u64>(), budget);
+                    for t in 0..=6 * period {
+                        let vcpus: u64 = budgets
+                            .iter()
+                            .map(|&b| Mpr::prm(period, b).unwrap().sbf(t))
+                            .sum();
+                        assert!(vcpus >= mpr.sbf(t), "{mpr:?} t={t}: {vcpus}");
+                    }
+                }
+            }
+        }
+    }
+}

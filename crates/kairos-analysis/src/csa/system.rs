@@ -1,0 +1,327 @@
+//! A whole VM system: each domain's interface and VCPUs, then the VMM's verdict on them.
+//! Domains with `vcpus = "auto"` get computed VCPUs of the system's `vcpu_period`; explicit
+//! VCPUs are checked as given.
+
+use super::edf::{edf_fits, fp_fits};
+use super::gedf::gedf_fits;
+use super::interface::{mpr_interface, vcpu_budgets, UniGuest};
+use super::packing::{pack_servers, pack_tasks, PackedVcpu, ServerTask};
+use super::supply::Mpr;
+use crate::global_edf::GlobalEdfTest;
+use crate::global_fp::GlobalFpTest;
+use crate::uniprocessor::fp_rta::deadline_monotonic_order;
+use crate::SporadicTask;
+use kairos_model::{Domain, GuestScheduler, ServerPriority, VmSystem, VmmScheduler};
+use serde::Serialize;
+
+/// Interfaces and verdicts of one system (`kairos analyze --json` on a VM file).
+#[derive(Clone, Debug, Serialize)]
+pub struct CsaReport {
+    pub interfaces: Vec<DomainInterface>,
+    pub vmm: VmmVerdict,
+    /// Every guest and the VMM shown schedulable; `None` when some part is not analysed.
+    pub schedulable: Option<bool>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DomainInterface {
+    pub domain: String,
+    pub guest: &'static str,
+    /// `PRM` (one per VCPU), `MPR`, `explicit` (the file's VCPUs) or `none` (no interface).
+    pub model: &'static str,
+    pub period_ns: u64,
+    /// Total budget of the VCPUs per period.
+    pub budget_ns: u64,
+    /// Number of VCPUs.
+    pub parallelism: u64,
+    pub vcpus: Vec<VcpuInterface>,
+    /// The guest meets every deadline on these VCPUs; `None`: not analysed (see `note`).
+    pub schedulable: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct VcpuInterface {
+    pub name: String,
+    pub budget_ns: u64,
+    pub period_ns: u64,
+    /// Allowed cores; `None`: every core.
+    pub cpus: Option<Vec<usize>>,
+    /// The guest tasks packed on it (partitioned guests), by name.
+    pub tasks: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct VmmVerdict {
+    pub scheduler: &'static str,
+    pub priority: &'static str,
+    /// `None` for the credit scheduler, which has no analysis.
+    pub schedulable: Option<bool>,
+    /// The test or packing that decided.
+    pub test: String,
+}
+
+/// Interfaces of every domain and the VMM verdict.
+pub fn analyze(system: &VmSystem) -> CsaReport {
+    let period = system.vmm.vcpu_period.as_nanos();
+    let mut interfaces: Vec<DomainInterface> = system
+        .domains
+        .iter()
+        .map(|d| domain_interface(d, period, system.cores as u64))
+        .collect();
+    let vmm = vmm_verdict(system, &mut interfaces);
+    let guests: Option<bool> = interfaces
+        .iter()
+        .map(|i| i.schedulable)
+        .collect::<Option<Vec<bool>>>()
+        .map(|v| v.iter().all(|&b| b));
+    let schedulable = match (guests, vmm.schedulable) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    };
+    CsaReport {
+        interfaces,
+        vmm,
+        schedulable,
+    }
+}
+
+fn tasks_of(domain: &Domain) -> Vec<SporadicTask> {
+    (domain.tasks.iter())
+        .map(|t| {
+            SporadicTask::new(
+                t.wcet.as_nanos(),
+                t.deadline.as_nanos(),
+                t.period.as_nanos(),
+            )
+        })
+        .collect()
+}
+
+fn domain_interface(domain: &Domain, period: u64, cores: u64) -> DomainInterface {
+    let tasks = tasks_of(domain);
+    let mut out = DomainInterface {
+        domain: domain.name.clone(),
+        guest: domain.guest.name(),
+        model: "none",
+        period_ns: period,
+        budget_ns: 0,
+        parallelism: 0,
+        vcpus: Vec::new(),
+        schedulable: Some(false),
+        note: None,
+    };
+    if let Some(given) = &domain.vcpus {
+        explicit(domain, &tasks, given, &mut out);
+        return out;
+    }
+    match domain.guest {
+        GuestScheduler::Pedf | GuestScheduler::Pdm => {
+            let guest = uni(domain.guest);
+            match pack_tasks(&tasks, guest, period) {
+                Ok(vcpus) => packed(domain, &vcpus, &mut out),
+                Err(task) => {
+                    out.note = Some(format!(
+                        "task `{}` fits no VCPU of period {}",
+                        domain.tasks[task].name,
+                        domain_period(period)
+                    ))
+                }
+            }
+        }
+        GuestScheduler::Gedf => match mpr_interface(&tasks, period, cores.max(1)) {
+            Some(mpr) => global(domain, &mpr, &mut out),
+            None => {
+                out.note = Some(format!(
+                    "no MPR of period {} and at most {cores} VCPUs schedules the tasks",
+                    domain_period(period)
+                ))
+            }
+        },
+        GuestScheduler::Gdm => {
+            out.schedulable = None;
+            out.note = Some("gDM components (Xu et al., RTAS 2014) are not analysed: give explicit VCPUs and simulate".into());
+        }
+    }
+    out
+}
+
+fn domain_period(ns: u64) -> kairos_model::Duration {
+    kairos_model::Duration::from_nanos(ns)
+}
+
+fn uni(guest: GuestScheduler) -> UniGuest {
+    match guest {
+        GuestScheduler::Pdm | GuestScheduler::Gdm => UniGuest::Dm,
+        GuestScheduler::Pedf | GuestScheduler::Gedf => UniGuest::Edf,
+    }
+}
+
+fn packed(domain: &Domain, vcpus: &[PackedVcpu], out: &mut DomainInterface) {
+    out.model = "PRM";
+    out.schedulable = Some(true);
+    out.parallelism = vcpus.len() as u64;
+    out.budget_ns = vcpus.iter().map(|v| v.supply.budget).sum();
+    out.vcpus = (vcpus.iter().enumerate())
+        .map(|(j, v)| VcpuInterface {
+            name: format!("v{j}"),
+            budget_ns: v.supply.budget,
+            period_ns: v.supply.period,
+            cpus: None,
+            tasks: in_file_order(&v.tasks)
+                .map(|k| domain.tasks[k].name.clone())
+                .collect(),
+        })
+        .collect();
+}
+
+fn in_file_order(tasks: &[usize]) -> impl Iterator<Item = usize> {
+    let mut sorted = tasks.to_vec();
+    sorted.sort_unstable();
+    sorted.into_iter()
+}
+
+fn global(domain: &Domain, mpr: &Mpr, out: &mut DomainInterface) {
+    let _ = domain;
+    out.model = "MPR";
+    out.schedulable = Some(true);
+    out.parallelism = mpr.parallelism;
+    out.budget_ns = mpr.budget;
+    out.vcpus = (vcpu_budgets(mpr).into_iter().enumerate())
+        .map(|(j, budget)| VcpuInterface {
+            name: format!("v{j}"),
+            budget_ns: budget,
+            period_ns: mpr.period,
+            cpus: None,
+            tasks: Vec::new(),
+        })
+        .collect();
+}
+
+/// The file's own VCPUs: a partitioned guest's tasks on the VCPU their `core` names, each
+/// VCPU a PRM; a gEDF guest's VCPUs as the MPR they form when they share one period and their
+/// budgets differ by at most one unit (the split [`vcpu_budgets`] makes), else not analysed.
+fn explicit(
+    domain: &Domain,
+    tasks: &[SporadicTask],
+    given: &[kairos_model::Vcpu],
+    out: &mut DomainInterface,
+) {
+    out.model = "explicit";
+    out.parallelism = given.len() as u64;
+    out.budget_ns = given.iter().map(|v| v.budget.as_nanos()).sum();
+    out.period_ns = given.first().map_or(0, |v| v.period.as_nanos());
+    let on = |j: usize| -> Vec<usize> {
+        (0..tasks.len())
+            .filter(|&k| domain.tasks[k].core.map(|c| c.0) == Some(j))
+            .collect()
+    };
+    out.vcpus = (given.iter().enumerate())
+        .map(|(j, v)| VcpuInterface {
+            name: v.name.clone(),
+            budget_ns: v.budget.as_nanos(),
+            period_ns: v.period.as_nanos(),
+            cpus: v.cpus.as_ref().map(|c| c.iter().map(|c| c.0).collect()),
+            tasks: match domain.guest.is_partitioned() {
+                true => on(j)
+                    .iter()
+                    .map(|&k| domain.tasks[k].name.clone())
+                    .collect(),
+                false => Vec::new(),
+            },
+        })
+        .collect();
+    out.schedulable = match domain.guest {
+        GuestScheduler::Pedf | GuestScheduler::Pdm => {
+            Some(given.iter().enumerate().all(|(j, v)| {
+                let set: Vec<SporadicTask> = on(j).iter().map(|&k| tasks[k]).collect();
+                let supply = Mpr::prm(v.period.as_nanos(), v.budget.as_nanos())
+                    .expect("checked: budget within the period");
+                match uni(domain.guest) {
+                    UniGuest::Edf => edf_fits(&set, &supply),
+                    UniGuest::Dm => fp_fits(&set, &deadline_monotonic_order(&set), &supply),
+                }
+            }))
+        }
+        GuestScheduler::Gedf => as_mpr(given).map(|mpr| gedf_fits(tasks, &mpr)),
+        GuestScheduler::Gdm => None,
+    };
+    if out.schedulable.is_none() {
+        out.note = Some("not analysed: a gEDF guest's VCPUs must share one period with budgets within one unit; gDM has no analysis".into());
+    }
+}
+
+fn as_mpr(given: &[kairos_model::Vcpu]) -> Option<Mpr> {
+    let period = given.first()?.period.as_nanos();
+    let budgets: Vec<u64> = given.iter().map(|v| v.budget.as_nanos()).collect();
+    let (lo, hi) = (budgets.iter().min()?, budgets.iter().max()?);
+    let same = given.iter().all(|v| v.period.as_nanos() == period) && hi - lo <= 1;
+    same.then(|| Mpr::new(period, budgets.iter().sum(), given.len() as u64))
+        .flatten()
+}
+
+fn vmm_verdict(system: &VmSystem, interfaces: &mut [DomainInterface]) -> VmmVerdict {
+    let edf = system.vmm.priority == ServerPriority::Edf;
+    let mut verdict = VmmVerdict {
+        scheduler: match system.vmm.scheduler {
+            VmmScheduler::RtGlobal => "rt-global",
+            VmmScheduler::RtPartition => "rt-partition",
+            VmmScheduler::Credit => "credit",
+        },
+        priority: if edf { "edf" } else { "dm" },
+        schedulable: None,
+        test: String::new(),
+    };
+    let servers: Vec<ServerTask> = (interfaces.iter().enumerate())
+        .flat_map(|(d, i)| {
+            i.vcpus.iter().map(move |v| ServerTask {
+                domain: d,
+                task: SporadicTask::new(v.budget_ns, v.period_ns, v.period_ns),
+            })
+        })
+        .collect();
+    let tasks: Vec<SporadicTask> = servers.iter().map(|s| s.task).collect();
+    match system.vmm.scheduler {
+        VmmScheduler::Credit => {
+            verdict.test = "none: the credit scheduler has no analysis (simulate it)".into()
+        }
+        VmmScheduler::RtPartition => {
+            let (cores, fits) = pack_servers(&servers, system.cores, edf);
+            let mut next = cores.into_iter();
+            for v in interfaces.iter_mut().flat_map(|i| i.vcpus.iter_mut()) {
+                v.cpus = next.next().map(|c| vec![c]);
+            }
+            verdict.schedulable = Some(fits);
+            verdict.test = format!(
+                "best-fit packing, {} per core",
+                if edf {
+                    "EDF bandwidth <= 1"
+                } else {
+                    "DM response times"
+                }
+            );
+        }
+        VmmScheduler::RtGlobal if edf => {
+            let passed = GlobalEdfTest::ALL
+                .into_iter()
+                .find(|t| t.run(&tasks, system.cores).schedulable);
+            verdict.schedulable = Some(passed.is_some());
+            verdict.test = passed.map_or("every global EDF test failed".into(), |t| {
+                format!("global EDF ({})", t.cli_name())
+            });
+        }
+        VmmScheduler::RtGlobal => {
+            let order = deadline_monotonic_order(&tasks);
+            let passed = GlobalFpTest::ALL
+                .into_iter()
+                .find(|t| t.run_with_order(&tasks, system.cores, &order).schedulable);
+            verdict.schedulable = Some(passed.is_some());
+            verdict.test = passed.map_or("every global DM test failed".into(), |t| {
+                format!("global DM ({})", t.cli_name())
+            });
+        }
+    }
+    verdict
+}
