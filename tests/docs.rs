@@ -107,6 +107,13 @@ fn examples(page: &Path) -> Vec<Example> {
         let follows = lines
             .get(next)
             .is_some_and(|l| output_fence.contains(&l.trim()));
+        let after_blank = lines[next..].iter().find(|l| !l.trim().is_empty());
+        assert!(
+            follows || !after_blank.is_some_and(|l| output_fence.contains(&l.trim())),
+            "{file}:{}: an output block separated from its ```sh block by a blank line would \
+             go unchecked; remove the blank line",
+            i + 1
+        );
         let mut output_lines = 0..0;
         let expected = follows.then(|| {
             let out_end = fence_end(&lines, next + 1);
