@@ -137,6 +137,30 @@ impl Decoder {
         node
     }
 
+    /// The items of an array of tables, or an error naming what was found instead.
+    pub fn array_of_tables<'n>(
+        &mut self,
+        node: &'n Node,
+        path: &str,
+        hint: &str,
+    ) -> Option<&'n [Node]> {
+        match &node.value {
+            Value::Array(items) => Some(items),
+            other => {
+                self.report(
+                    Diagnostic::error(format!(
+                        "expected an array of tables, found {}",
+                        other.kind_name()
+                    ))
+                    .at_path(path)
+                    .at_position(node.position)
+                    .with_hint(hint),
+                );
+                None
+            }
+        }
+    }
+
     pub fn string(&mut self, node: &Node, path: &str) -> Option<String> {
         match &node.value {
             Value::String(s) => Some(s.clone()),

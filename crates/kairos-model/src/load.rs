@@ -3,7 +3,7 @@
 
 use crate::decode::{Decoder, ZeroAllowed, MAX_CORES, TASK_KEYS, TOP_LEVEL_KEYS};
 use crate::diagnostics::Diagnostics;
-use crate::document::{self, Entry, Format, Node, Value};
+use crate::document::{self, Entry, Format, Node};
 use crate::imprecise_load::{decode_parts, is_imprecise, PART_KEYS};
 use crate::overheads::Overheads;
 use crate::overheads_load::decode_overheads;
@@ -141,18 +141,7 @@ fn decode_tasks(
         root.position,
         "add at least one [[tasks]] table",
     )?;
-    let Value::Array(items) = &node.value else {
-        decoder.diagnostics.push(
-            crate::Diagnostic::error(format!(
-                "expected an array of tables, found {}",
-                node.value.kind_name()
-            ))
-            .at_path("tasks")
-            .at_position(node.position)
-            .with_hint("write each task as a [[tasks]] table"),
-        );
-        return None;
-    };
+    let items = decoder.array_of_tables(node, "tasks", "write each task as a [[tasks]] table")?;
     Some(
         items
             .iter()

@@ -55,7 +55,7 @@ pub(super) fn decode_system(decoder: &mut Decoder, root: &Node) -> Option<System
     let mut dags_complete = false;
     if let Some(node) = dags_node {
         if let Some(items) =
-            array_of_tables(decoder, node, "dags", "write each DAG as a [[dags]] table")
+            decoder.array_of_tables(node, "dags", "write each DAG as a [[dags]] table")
         {
             dags = items
                 .iter()
@@ -114,30 +114,6 @@ pub(super) fn decode_levels(decoder: &mut Decoder, node: &Node) -> Option<Vec<Lo
     names.into_iter().collect()
 }
 
-/// The items of an array of tables, or an error naming what was found instead.
-pub(super) fn array_of_tables<'n>(
-    decoder: &mut Decoder,
-    node: &'n Node,
-    path: &str,
-    hint: &str,
-) -> Option<&'n [Node]> {
-    match &node.value {
-        Value::Array(items) => Some(items),
-        other => {
-            decoder.diagnostics.push(
-                Diagnostic::error(format!(
-                    "expected an array of tables, found {}",
-                    other.kind_name()
-                ))
-                .at_path(path)
-                .at_position(node.position)
-                .with_hint(hint),
-            );
-            None
-        }
-    }
-}
-
 pub(super) fn decode_dag(decoder: &mut Decoder, node: &Node, path: &str) -> Option<DagParts> {
     let entries = decoder.table(node, path)?;
     decoder.reject_unknown_keys(entries, &DAG_KEYS, path);
@@ -188,8 +164,7 @@ pub(super) fn decode_dag(decoder: &mut Decoder, node: &Node, path: &str) -> Opti
     );
     if let Some(n) = tasks_node {
         dag.tasks_loc = Loc::new(at("tasks"), n.position);
-        if let Some(items) = array_of_tables(
-            decoder,
+        if let Some(items) = decoder.array_of_tables(
             n,
             &at("tasks"),
             "write each task of the DAG as a [[dags.tasks]] table",

@@ -68,13 +68,7 @@ pub enum AnyChecked {
 /// Whether `source` is a mixed-criticality system: its top level has `dags` or `levels`. A
 /// source that does not parse is not one (the periodic checker reports its syntax errors).
 pub fn is_mc_source(source: &str, format: Format) -> bool {
-    match document::parse(source, format) {
-        Ok(Node {
-            value: Value::Table(entries),
-            ..
-        }) => entries.iter().any(|e| e.key == "dags" || e.key == "levels"),
-        _ => false,
-    }
+    document::top_level_has_any(source, format, &["dags", "levels"])
 }
 
 /// Checks `source` as a mixed-criticality system or as a periodic workload, whichever it is.

@@ -143,29 +143,10 @@ fn optional_duration(
     }
 }
 
-/// The array of tables under `key`, reported when it is something else.
-fn tables<'n>(decoder: &mut Decoder, node: &'n Node, path: &str, hint: &str) -> Option<&'n [Node]> {
-    match &node.value {
-        Value::Array(items) => Some(items),
-        other => {
-            decoder.diagnostics.push(
-                Diagnostic::error(format!(
-                    "expected an array of tables, found {}",
-                    other.kind_name()
-                ))
-                .at_path(path)
-                .at_position(node.position)
-                .with_hint(hint),
-            );
-            None
-        }
-    }
-}
-
 fn domains(decoder: &mut Decoder, entries: &[Entry], root: &Node) -> Option<Vec<Domain>> {
     let hint = "add a [[domains]] table with a name, a guest scheduler and [[domains.tasks]]";
     let node = decoder.required(entries, "domains", "", root.position, hint)?;
-    let items = tables(decoder, node, "domains", hint)?;
+    let items = decoder.array_of_tables(node, "domains", hint)?;
     let decoded: Vec<Option<Domain>> = items
         .iter()
         .enumerate()
@@ -235,7 +216,7 @@ fn domain_tasks(
 ) -> Option<Vec<Task>> {
     let hint = "add at least one [[domains.tasks]] table with name, wcet and period";
     let list = decoder.required(entries, "tasks", path, node.position, hint)?;
-    let items = tables(decoder, list, &format!("{path}.tasks"), hint)?;
+    let items = decoder.array_of_tables(list, &format!("{path}.tasks"), hint)?;
     let decoded: Vec<Option<Task>> = items
         .iter()
         .enumerate()
@@ -286,7 +267,7 @@ fn vcpus(decoder: &mut Decoder, entries: &[Entry], path: &str) -> Option<Option<
         }
         _ => {}
     }
-    let items = tables(decoder, node, &at, hint)?;
+    let items = decoder.array_of_tables(node, &at, hint)?;
     let decoded: Vec<Option<Vcpu>> = items
         .iter()
         .enumerate()

@@ -35,7 +35,7 @@ pub use write::to_toml;
 
 use crate::decode::Decoder;
 use crate::diagnostics::Diagnostics;
-use crate::document::{self, Format, Node, Value};
+use crate::document::{self, Format};
 use crate::vm::VmSystem;
 
 /// Keys of a VM system file.
@@ -51,13 +51,7 @@ pub struct VmChecked {
 
 /// Whether `source` is a VM system: its top level has `domains` or `vmm`.
 pub fn is_vm_source(source: &str, format: Format) -> bool {
-    match document::parse(source, format) {
-        Ok(Node {
-            value: Value::Table(entries),
-            ..
-        }) => entries.iter().any(|e| e.key == "domains" || e.key == "vmm"),
-        _ => false,
-    }
+    document::top_level_has_any(source, format, &["domains", "vmm"])
 }
 
 /// Parses and checks a VM system.
