@@ -49,11 +49,11 @@ pub fn dbf(tasks: &[SporadicTask], t: u64) -> u64 {
 /// is not below the bandwidth (then some long window always lacks supply, unless the
 /// resource is a whole processor and the set fits exactly, which this test does not try).
 fn horizon(tasks: &[SporadicTask], supply: &Mpr) -> Option<u64> {
-    let utilization: f64 = tasks.iter().map(SporadicTask::utilization).sum();
-    let slack = supply.bandwidth() - utilization;
     if tasks.is_empty() {
         return Some(0);
     }
+    let utilization: f64 = tasks.iter().map(SporadicTask::utilization).sum();
+    let slack = supply.bandwidth() - utilization;
     if slack <= 1e-12 {
         return None;
     }

@@ -37,11 +37,9 @@ pub fn gedf_fits(tasks: &[SporadicTask], supply: &Mpr) -> bool {
         let Some(last) = last_instant(tasks, k, supply) else {
             return false;
         };
-        let points = candidates(tasks, k, supply, last);
-        points.len() <= MAX_POINTS
-            && points
-                .iter()
-                .all(|&t| demand(tasks, k, supply.parallelism, t) <= supply.sbf(t))
+        candidates(tasks, k, supply, last).is_some_and(|points| {
+            (points.iter()).all(|&t| demand(tasks, k, supply.parallelism, t) <= supply.sbf(t))
+        })
     })
 }
 
@@ -92,16 +90,16 @@ fn last_instant(tasks: &[SporadicTask], k: usize, supply: &Mpr) -> Option<u64> {
 }
 
 /// Every kink and jump of the terms of `DEM` and of `sbf` in `[D_k, last]`, with the integer
-/// before each jump, sorted and without repeats.
-fn candidates(tasks: &[SporadicTask], k: usize, supply: &Mpr, last: u64) -> Vec<u64> {
+/// before each jump, sorted and without repeats; `None` when they would be too many.
+fn candidates(tasks: &[SporadicTask], k: usize, supply: &Mpr, last: u64) -> Option<Vec<u64>> {
     let first = tasks[k].deadline;
     let ck = tasks[k].wcet;
-    let mut points = vec![first, last, ck, tasks[k].deadline];
+    let mut points = vec![first, last, ck];
     for (i, task) in tasks.iter().enumerate() {
         points.extend([task.wcet, task.wcet + ck]);
         let pieces = (last.saturating_sub(task.deadline)) / task.period + 1;
         if pieces as usize > MAX_POINTS {
-            return vec![0; MAX_POINTS + 1];
+            return None;
         }
         for l in 0..pieces {
             let (n, jump) = (l + 1, l * task.period + task.deadline);
@@ -118,7 +116,7 @@ fn candidates(tasks: &[SporadicTask], k: usize, supply: &Mpr, last: u64) -> Vec<
     points.retain(|&t| (first..=last).contains(&t));
     points.sort_unstable();
     points.dedup();
-    points
+    Some(points).filter(|p| p.len() <= MAX_POINTS)
 }
 
 fn supply_kinks(supply: &Mpr, last: u64, points: &mut Vec<u64>) {

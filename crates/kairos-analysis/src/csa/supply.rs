@@ -84,11 +84,6 @@ impl Mpr {
         let m = self.parallelism as f64;
         2.0 * (self.period as f64 - self.budget as f64 / m) + 2.0
     }
-
-    /// `lsbf(t)`, never above [`Mpr::sbf`].
-    pub fn lsbf(&self, t: u64) -> f64 {
-        (self.bandwidth() * (t as f64 - self.linear_intercept())).max(0.0)
-    }
 }
 
 #[cfg(test)]
@@ -157,7 +152,8 @@ mod tests {
         for (pi, theta, m) in small_resources() {
             let r = Mpr::new(pi, theta, m).unwrap();
             for t in 0..=6 * pi {
-                assert!(r.lsbf(t) <= r.sbf(t) as f64 + 1e-9, "{r:?} t={t}");
+                let lsbf = r.bandwidth() * (t as f64 - r.linear_intercept());
+                assert!(lsbf <= r.sbf(t) as f64 + 1e-9, "{r:?} t={t}");
             }
         }
     }

@@ -11,7 +11,7 @@ use crate::global_edf::GlobalEdfTest;
 use crate::global_fp::GlobalFpTest;
 use crate::uniprocessor::fp_rta::deadline_monotonic_order;
 use crate::SporadicTask;
-use kairos_model::{Domain, GuestScheduler, ServerPriority, VmSystem, VmmScheduler};
+use kairos_model::{Domain, Duration, GuestScheduler, ServerPriority, VmSystem, VmmScheduler};
 use serde::Serialize;
 
 /// Interfaces and verdicts of one system (`kairos analyze --json` on a VM file).
@@ -126,17 +126,17 @@ fn domain_interface(domain: &Domain, period: u64, cores: u64) -> DomainInterface
                     out.note = Some(format!(
                         "task `{}` fits no VCPU of period {}",
                         domain.tasks[task].name,
-                        domain_period(period)
+                        Duration::from_nanos(period)
                     ))
                 }
             }
         }
         GuestScheduler::Gedf => match mpr_interface(&tasks, period, cores.max(1)) {
-            Some(mpr) => global(domain, &mpr, &mut out),
+            Some(mpr) => global(&mpr, &mut out),
             None => {
                 out.note = Some(format!(
                     "no MPR of period {} and at most {cores} VCPUs schedules the tasks",
-                    domain_period(period)
+                    Duration::from_nanos(period)
                 ))
             }
         },
@@ -146,10 +146,6 @@ fn domain_interface(domain: &Domain, period: u64, cores: u64) -> DomainInterface
         }
     }
     out
-}
-
-fn domain_period(ns: u64) -> kairos_model::Duration {
-    kairos_model::Duration::from_nanos(ns)
 }
 
 fn uni(guest: GuestScheduler) -> UniGuest {
@@ -183,8 +179,7 @@ fn in_file_order(tasks: &[usize]) -> impl Iterator<Item = usize> {
     sorted.into_iter()
 }
 
-fn global(domain: &Domain, mpr: &Mpr, out: &mut DomainInterface) {
-    let _ = domain;
+fn global(mpr: &Mpr, out: &mut DomainInterface) {
     out.model = "MPR";
     out.schedulable = Some(true);
     out.parallelism = mpr.parallelism;
