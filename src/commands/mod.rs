@@ -24,6 +24,7 @@ pub mod run_table;
 pub mod run_user;
 pub mod simulate;
 mod simulate_tables;
+mod simulate_vm;
 pub mod synth;
 pub mod validate_tables;
 pub mod vm;

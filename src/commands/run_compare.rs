@@ -335,6 +335,7 @@ mod tests {
         Trace {
             levels: Vec::new(),
             optional_deadlines: Vec::new(),
+            server_names: Vec::new(),
             task_names: vec!["a".into()],
             cores: 2,
             end: Instant::from_nanos(100),

@@ -106,6 +106,9 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
     if is_mc_file(&args.file) {
         return run_tables(args);
     }
+    if super::vm::is_vm_file(&args.file) {
+        return super::simulate_vm::run(args);
+    }
     refuse_mc_options(args)?;
     let mut workload = crate::commands::check::load_valid(&args.file)?;
     if let Some(cores) = args.cores {

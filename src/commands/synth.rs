@@ -204,6 +204,7 @@ pub(crate) fn gantt(
                 cores: tables.cores,
                 end: Instant::from_nanos(tables.hyperperiod),
                 optional_deadlines: Vec::new(),
+                server_names: Vec::new(),
                 events,
             };
             (format!("table of level {}", table.level), trace)

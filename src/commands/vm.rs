@@ -4,9 +4,9 @@
 
 use crate::args::{CommandResult, Failure};
 use crate::commands::check::read_source;
-use kairos_analysis::csa::{analyze as csa, CsaReport};
+use kairos_analysis::csa::{analyze as csa, with_vcpus, CsaReport};
 use kairos_model::vm_load::{check_vm_source, is_vm_source, to_toml};
-use kairos_model::{CoreId, Duration, Format, Vcpu, VmSystem};
+use kairos_model::{Duration, Format, VmSystem};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -37,7 +37,7 @@ pub fn summary(system: &VmSystem) -> String {
 }
 
 /// "rt-global EDF with deferrable servers".
-fn vmm_name(system: &VmSystem) -> String {
+pub(crate) fn vmm_name(system: &VmSystem) -> String {
     use kairos_model::{ServerKind, ServerPriority, VmmScheduler};
     let scheduler = match system.vmm.scheduler {
         VmmScheduler::RtGlobal => "rt-global",
@@ -152,42 +152,8 @@ fn text(system: &VmSystem, report: &CsaReport) -> String {
 /// `kairos interface FILE [--out F]`: the file with each `vcpus = "auto"` domain's computed
 /// VCPUs (and, for partitioned guests, each task's VCPU as `core`) written in.
 pub fn interface(args: &InterfaceArgs) -> CommandResult {
-    let mut system = load_valid(&args.file)?;
-    let report = csa(&system);
-    for (domain, i) in system.domains.iter_mut().zip(&report.interfaces) {
-        if domain.vcpus.is_some() {
-            continue;
-        }
-        if i.vcpus.is_empty() {
-            let why = i.note.clone().unwrap_or_default();
-            return Err(Failure::bad_input(format!(
-                "domain `{}` has no interface: {why}",
-                domain.name
-            )));
-        }
-        for (j, v) in i.vcpus.iter().enumerate() {
-            for task in domain
-                .tasks
-                .iter_mut()
-                .filter(|t| v.tasks.contains(&t.name))
-            {
-                task.core = Some(CoreId(j));
-            }
-        }
-        domain.vcpus = Some(
-            (i.vcpus.iter())
-                .map(|v| Vcpu {
-                    name: v.name.clone(),
-                    budget: Duration::from_nanos(v.budget_ns),
-                    period: Duration::from_nanos(v.period_ns),
-                    cpus: v
-                        .cpus
-                        .as_ref()
-                        .map(|c| c.iter().map(|&c| CoreId(c)).collect()),
-                })
-                .collect(),
-        );
-    }
+    let system = load_valid(&args.file)?;
+    let system = with_vcpus(&system, &csa(&system)).map_err(Failure::bad_input)?;
     let toml = to_toml(&system);
     match &args.out {
         Some(path) => {

@@ -4,6 +4,7 @@
 
 use crate::decision::Decision;
 use crate::job::JobId;
+use crate::server::ServerSpec;
 use crate::view::View;
 
 impl Decision {
@@ -56,5 +57,61 @@ fn name(view: &View<'_>, id: JobId) -> String {
     match view.tasks.get(id.task) {
         Some(task) => format!("job {}#{}", task.name, id.number),
         None => format!("job of task index {} (no such task)", id.task),
+    }
+}
+
+impl Decision {
+    /// `Ok` if the decision's servers fit the declared `specs`: one entry per core, no server on
+    /// two cores, each on a core it allows and with budget left, and each job on a core whose
+    /// server may run it. A decision without servers passes when none are declared.
+    pub fn check_servers(&self, view: &View<'_>, specs: &[ServerSpec]) -> Result<(), String> {
+        if specs.is_empty() {
+            return match self.servers.is_empty() {
+                true => Ok(()),
+                false => Err("servers placed, but the policy declared none".to_string()),
+            };
+        }
+        if self.servers.len() != view.cores {
+            return Err(format!(
+                "{} server entries for {} cores",
+                self.servers.len(),
+                view.cores
+            ));
+        }
+        for (core, placed) in self.servers.iter().enumerate() {
+            let job = self.cores[core];
+            let Some(id) = *placed else {
+                return match job {
+                    Some(job) => Err(format!(
+                        "{} on core {core}, which has no server",
+                        name(view, job)
+                    )),
+                    None => continue,
+                };
+            };
+            let (Some(spec), Some(state)) = (specs.get(id.0), view.servers.get(id.0)) else {
+                return Err(format!("server index {} (no such server)", id.0));
+            };
+            if self.servers[core + 1..].contains(placed) {
+                return Err(format!("server {} on two cores at once", spec.name));
+            }
+            if !spec.allows(core) {
+                return Err(format!(
+                    "server {} on core {core}, outside its cpus",
+                    spec.name
+                ));
+            }
+            if state.budget_left.is_zero() {
+                return Err(format!("server {} placed with no budget left", spec.name));
+            }
+            if let Some(job) = job.filter(|j| !spec.runs(j.task)) {
+                return Err(format!(
+                    "{} on server {}, which may not run it",
+                    name(view, job),
+                    spec.name
+                ));
+            }
+        }
+        Ok(())
     }
 }

@@ -1,6 +1,7 @@
 //! What a policy returns: where each job runs from now on, and what the engine must do.
 
 use crate::job::JobId;
+use crate::server::ServerId;
 use kairos_model::Instant;
 
 /// A timer a policy arms, named by the policy (ids are the policy's own; arming an id that is
@@ -53,12 +54,16 @@ pub struct Ahead {
 ///
 /// `cores[c]` is the job core `c` runs from now on (`None`: idle). The engine checks it (one
 /// entry per core, only released unfinished jobs, no job on two cores) and refuses an impossible
-/// decision with a typed error instead of guessing. `ahead`, if any, is the placement the
+/// decision with a typed error instead of guessing. A policy with servers also says which
+/// server each core runs (`servers[c]`, one entry per core); a job may run only on a core whose
+/// server may run it ([`crate::server`]). `ahead`, if any, is the placement the
 /// policy promises for a later instant ([`Ahead`]).
 #[must_use = "a decision does nothing until the engine applies it"]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Decision {
     pub cores: Vec<Option<JobId>>,
+    /// Per core, the server placed there; empty for a policy without servers.
+    pub servers: Vec<Option<ServerId>>,
     pub actions: Vec<Action>,
     pub ahead: Option<Ahead>,
 }
@@ -68,8 +73,17 @@ impl Decision {
     pub fn idle(cores: usize) -> Decision {
         Decision {
             cores: vec![None; cores],
+            servers: Vec::new(),
             actions: Vec::new(),
             ahead: None,
+        }
+    }
+
+    /// Every core idle with no server placed, no action (for a policy with servers).
+    pub fn idle_with_servers(cores: usize) -> Decision {
+        Decision {
+            servers: vec![None; cores],
+            ..Decision::idle(cores)
         }
     }
 }

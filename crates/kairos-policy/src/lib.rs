@@ -7,7 +7,8 @@
 //!
 //! - Events, one callback each ([`Policy::job_released`], [`Policy::job_completed`],
 //!   [`Policy::part_completed`], [`Policy::job_removed`], [`Policy::budget_exhausted`],
-//!   [`Policy::timer_fired`], [`Policy::mode_changed`]), all of an
+//!   [`Policy::timer_fired`], [`Policy::mode_changed`], [`Policy::server_replenished`],
+//!   [`Policy::server_exhausted`]), all of an
 //!   instant reported before the [`Policy::decide`] of that instant (asked again after a mode
 //!   change).
 //! - What a policy sees ([`View`], [`JobView`]): stable job ids ([`JobId`]), release, absolute
@@ -15,6 +16,10 @@
 //! - What it returns ([`Decision`], `#[must_use]`): the job of each core and the [`Action`]s the
 //!   engine carries out (arm or cancel a policy timer, discard or stop a job, change the
 //!   criticality mode). Engines refuse impossible decisions with typed errors.
+//! - Servers ([`server`]: VCPUs with a budget every period on allowed cores) are declared by
+//!   the policy and accounted by the engine; a decision then places servers on cores and jobs
+//!   on the cores of servers that may run them. Hierarchical scheduling
+//!   ([`policies::hierarchical`]) is a VMM policy and guest policies composed on them.
 //! - Priorities are never bare integers: [`policies::fixed_priority::Rank`] has no `Ord`.
 //! - What both engines must agree on besides the contract, so that a simulated and a measured
 //!   run execute the same jobs: the job sources ([`source`]), the resolved scheduling tables, the
@@ -40,7 +45,14 @@
 //!     }
 //! }
 //!
-//! let view = View { now: kairos_model::Instant::ZERO, cores: 2, mode: 0, jobs: &[], tasks: &[] };
+//! let view = View {
+//!     now: kairos_model::Instant::ZERO,
+//!     cores: 2,
+//!     mode: 0,
+//!     jobs: &[],
+//!     tasks: &[],
+//!     servers: &[],
+//! };
 //! assert_eq!(FirstCome.decide(&view), Decision::idle(2));
 //! ```
 #![forbid(unsafe_code)]
@@ -53,6 +65,7 @@ pub mod parts;
 pub mod policies;
 mod policy;
 mod record;
+pub mod server;
 pub mod source;
 pub mod table;
 mod view;
@@ -66,5 +79,6 @@ pub use policies::fixed_priority::{PriorityOrder, Rank};
 pub use policies::PolicyKind;
 pub use policy::{Policy, Refusal};
 pub use record::{Recorder, Reported, Step};
+pub use server::{ServerId, ServerKind, ServerSpec, ServerView};
 pub use source::{JobSource, WorkloadJobs};
 pub use view::View;

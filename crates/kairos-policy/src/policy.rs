@@ -14,6 +14,7 @@
 
 use crate::decision::{Decision, TimerId};
 use crate::job::JobView;
+use crate::server::{ServerSpec, ServerView};
 use crate::view::View;
 use kairos_model::{Instant, Part, Workload};
 use thiserror::Error;
@@ -73,6 +74,22 @@ pub trait Policy {
     /// stops or discards it. The simulator reports it at the exact instant; the runtime's
     /// dispatcher at its first pass after it (it sees progress only then).
     fn budget_exhausted(&mut self, _now: Instant, _job: &JobView) {}
+
+    /// The servers this policy schedules through ([`crate::server`]), asked once after
+    /// [`Policy::prepare`]; none by default. From then on every decision places servers too.
+    fn servers(&self) -> Vec<ServerSpec> {
+        Vec::new()
+    }
+
+    /// `server`'s period began at `now`: its budget is full again and its deadline is the
+    /// period's end. Reported after the completions of the instant, before its releases, for
+    /// every server at 0 too. The server keeps its core, if it has one.
+    fn server_replenished(&mut self, _now: Instant, _server: &ServerView) {}
+
+    /// `server`, placed on a core, used the last of its budget at `now` (before its period
+    /// ended). Reported after the completions of the instant. The next decision must not place
+    /// it: the engine refuses a server without budget.
+    fn server_exhausted(&mut self, _now: Instant, _server: &ServerView) {}
 
     /// The timer `timer`, armed by an earlier decision for `now`, fired. It is no longer armed.
     fn timer_fired(&mut self, _now: Instant, _timer: TimerId) {}

@@ -1,6 +1,7 @@
 //! The read-only picture of the system a policy decides from.
 
 use crate::job::{JobId, JobView};
+use crate::server::ServerView;
 use kairos_model::{Instant, Task};
 
 /// What a policy sees at a scheduling point.
@@ -16,6 +17,9 @@ pub struct View<'a> {
     pub jobs: &'a [JobView],
     /// The workload's tasks: `JobId::task` indexes this.
     pub tasks: &'a [Task],
+    /// The servers the policy declared ([`crate::Policy::servers`]), indexed by
+    /// [`crate::ServerId`]; empty for a policy without servers.
+    pub servers: &'a [ServerView],
 }
 
 impl View<'_> {

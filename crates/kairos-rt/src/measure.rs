@@ -369,6 +369,7 @@ fn build_trace(
         cores: inputs.cpus.iter().max().map_or(1, |m| m + 1),
         end: at(end),
         optional_deadlines: inputs.optional_deadlines.clone(),
+        server_names: Vec::new(),
         events: timed.into_iter().map(|(_, _, e)| e).collect(),
     }
 }
@@ -381,8 +382,10 @@ fn event_time(event: &TraceEvent) -> u64 {
         | TraceEvent::Abort { at, .. }
         | TraceEvent::Discard { at, .. }
         | TraceEvent::PartEnd { at, .. }
-        | TraceEvent::ModeChange { at, .. } => at.as_nanos(),
-        TraceEvent::Segment { end, .. } => end.as_nanos(),
+        | TraceEvent::ModeChange { at, .. }
+        | TraceEvent::Replenish { at, .. }
+        | TraceEvent::ServerExhausted { at, .. } => at.as_nanos(),
+        TraceEvent::Segment { end, .. } | TraceEvent::ServerSegment { end, .. } => end.as_nanos(),
     }
 }
 

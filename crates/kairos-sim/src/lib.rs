@@ -37,9 +37,10 @@ pub mod observe;
 mod queue;
 pub mod replay;
 pub mod table;
+pub mod vm;
 
 pub use kairos_policy::ExecutionTimeModel;
-pub use metrics::{Metrics, OptionalMetrics, TaskMetrics};
+pub use metrics::{Metrics, OptionalMetrics, ServerMetrics, TaskMetrics};
 pub use replay::{replay, replay_from, ReplayError};
 
 use kairos_model::{Duration, Instant, Overheads, Workload};

@@ -1,7 +1,7 @@
 //! The engine's pending events in one queue keyed by (time, kind, sequence).
 //!
-//! At one instant releases come before policy timers; releases by task index, timers in the
-//! order they were armed. A timer re-armed or cancelled leaves its old entry in the heap; the
+//! At one instant server replenishments come first (by server index), then releases (by task
+//! index), then policy timers (in the order they were armed). A timer re-armed or cancelled leaves its old entry in the heap; the
 //! entry is skipped when it surfaces (lazy cancellation: O(log n) per operation, no search).
 
 use kairos_model::Instant;
@@ -9,12 +9,14 @@ use kairos_policy::TimerId;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-const RELEASE: u8 = 0;
-const TIMER: u8 = 1;
+const REPLENISH: u8 = 0;
+const RELEASE: u8 = 1;
+const TIMER: u8 = 2;
 
 /// A due event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Due {
+    Replenish { server: usize },
     Release { task: usize },
     Timer(TimerId),
 }
@@ -30,6 +32,10 @@ pub(crate) struct EventQueue {
 impl EventQueue {
     pub fn release(&mut self, at: Instant, task: usize) {
         self.heap.push(Reverse((at, RELEASE, task as u64)));
+    }
+
+    pub fn replenish(&mut self, at: Instant, server: usize) {
+        self.heap.push(Reverse((at, REPLENISH, server as u64)));
     }
 
     /// Arms `timer` for `at`, replacing its earlier arming.
@@ -59,8 +65,14 @@ impl EventQueue {
             return None;
         }
         self.heap.pop();
-        if kind == RELEASE {
-            return Some(Due::Release { task: key as usize });
+        match kind {
+            RELEASE => return Some(Due::Release { task: key as usize }),
+            REPLENISH => {
+                return Some(Due::Replenish {
+                    server: key as usize,
+                })
+            }
+            _ => {}
         }
         let index = (self.armed.iter()).position(|&(_, s)| s == key)?;
         Some(Due::Timer(self.armed.swap_remove(index).0))

@@ -612,6 +612,9 @@ fn task_of(e: &TraceEvent) -> usize {
         | TraceEvent::Discard { task, .. }
         | TraceEvent::PartEnd { task, .. } => task,
         TraceEvent::ModeChange { .. } => panic!("mode change in a periodic run"),
+        TraceEvent::ServerSegment { .. }
+        | TraceEvent::Replenish { .. }
+        | TraceEvent::ServerExhausted { .. } => panic!("server event in a run without servers"),
     }
 }
 

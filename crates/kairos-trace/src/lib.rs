@@ -58,6 +58,18 @@ pub enum TraceEvent {
     /// The system's criticality mode changed from level `from` to level `to` (indices into the
     /// system's level names; a return to the lowest level at a hyper-period is one too).
     ModeChange { at: Instant, from: usize, to: usize },
+    /// Server `server` (an index into [`Trace::server_names`]) was placed on `core` over
+    /// `[start, end)`: the core's time went to it (the jobs it ran have their own segments).
+    ServerSegment {
+        core: usize,
+        server: usize,
+        start: Instant,
+        end: Instant,
+    },
+    /// Server `server`'s period began: its budget is full again.
+    Replenish { server: usize, at: Instant },
+    /// Server `server` used the last of its budget on a core before its period ended.
+    ServerExhausted { server: usize, at: Instant },
 }
 
 /// How a part ended.
@@ -90,6 +102,10 @@ pub struct Trace {
     /// each job's optional deadline from them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub optional_deadlines: Vec<Option<Duration>>,
+    /// Names of the servers (VCPUs) of a run through servers, indexed by the `server` field of
+    /// events; empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub server_names: Vec<String>,
     /// Events in the order they happened; segments are emitted when they close.
     pub events: Vec<TraceEvent>,
 }

@@ -11,6 +11,7 @@
 //! | [`interface`] | least budgets, MPR to VCPUs | both |
 //! | [`packing`] | tasks to VCPUs, VCPUs to cores | Xi et al. EMSOFT 2014, section V-B |
 //! | [`system`] | a whole VM file: interfaces and the VMM verdict | |
+//! | [`resolve`] | the file with its computed VCPUs written in | |
 //!
 //! gDM guests (Xu et al., RTAS 2014) are not analysed: the report says so.
 
@@ -18,8 +19,10 @@ pub mod edf;
 pub mod gedf;
 pub mod interface;
 pub mod packing;
+pub mod resolve;
 pub mod supply;
 pub mod system;
 
+pub use resolve::with_vcpus;
 pub use supply::Mpr;
 pub use system::{analyze, CsaReport, DomainInterface, VcpuInterface, VmmVerdict};

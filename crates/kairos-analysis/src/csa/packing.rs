@@ -70,10 +70,13 @@ fn by_decreasing_utilization(tasks: &[SporadicTask]) -> Vec<usize> {
 pub struct ServerTask {
     pub domain: usize,
     pub task: SporadicTask,
+    /// The core the file gives it (`cpus = [N]`): it stays there, and is placed first.
+    pub pinned: Option<usize>,
 }
 
 /// The core of each server, and whether every core can schedule its servers (EDF: total
 /// bandwidth at most 1, exact for implicit deadlines; DM: exact response-time analysis).
+/// Pinned servers keep their core; the others are packed around them.
 pub fn pack_servers(servers: &[ServerTask], cores: usize, edf: bool) -> (Vec<usize>, bool) {
     let mut on: Vec<Vec<usize>> = vec![Vec::new(); cores];
     let mut mapping = vec![0; servers.len()];
@@ -87,9 +90,19 @@ pub fn pack_servers(servers: &[ServerTask], cores: usize, edf: bool) -> (Vec<usi
             .map(|&s| servers[s].task.utilization())
             .sum::<f64>()
     };
+    for (s, server) in servers.iter().enumerate() {
+        if let Some(core) = server.pinned.filter(|&c| c < cores) {
+            on[core].push(s);
+            mapping[s] = core;
+        }
+    }
+    for core in &on {
+        let set: Vec<SporadicTask> = core.iter().map(|&k| servers[k].task).collect();
+        fits_all &= feasible(&set);
+    }
     let order: Vec<usize> =
         by_decreasing_utilization(&servers.iter().map(|s| s.task).collect::<Vec<_>>());
-    for s in order {
+    for s in order.into_iter().filter(|&s| servers[s].pinned.is_none()) {
         let fitting = (0..cores).filter(|&c| {
             let set: Vec<SporadicTask> =
                 on[c].iter().chain([&s]).map(|&k| servers[k].task).collect();
@@ -150,6 +163,7 @@ mod tests {
         let server = |domain, c| ServerTask {
             domain,
             task: SporadicTask::new(c, 10, 10),
+            pinned: None,
         };
         let servers = [server(0, 3), server(0, 3), server(1, 5)];
         let (mapping, fits) = pack_servers(&servers, 2, true);
@@ -160,5 +174,23 @@ mod tests {
         );
         let (_, fits) = pack_servers(&[server(0, 8), server(1, 8), server(2, 8)], 2, true);
         assert!(!fits, "2.4 cores' worth on 2 cores");
+    }
+
+    #[test]
+    fn pinned_servers_keep_their_core_and_count_against_it() {
+        let server = |c, pinned| ServerTask {
+            domain: 0,
+            task: SporadicTask::new(c, 10, 10),
+            pinned,
+        };
+        // Unpinned, best fit would put the 0.6 server beside nothing; pinned on core 1 it stays
+        // there and the 0.5 one goes to core 0.
+        let (mapping, fits) = pack_servers(&[server(6, Some(1)), server(5, None)], 2, true);
+        assert!(fits);
+        assert_eq!(mapping, vec![1, 0]);
+        // Two pinned servers overloading core 0 fail even though core 1 is free.
+        let (mapping, fits) = pack_servers(&[server(6, Some(0)), server(5, Some(0))], 2, true);
+        assert_eq!(mapping, vec![0, 0]);
+        assert!(!fits, "1.1 cores' worth pinned on core 0");
     }
 }

@@ -60,6 +60,7 @@ impl<O: JobOrder> Policy for Global<O> {
         let mut waiting = self.keyed[running..].iter().map(|&(_, i)| &view.jobs[i]);
         let reorder = self.order.reorder_at(view.now, &mut waiting);
         Decision {
+            servers: Vec::new(),
             cores: place_on_cores(view.cores, &chosen),
             actions: self.reorder.update(reorder),
             ahead: None,

@@ -6,6 +6,7 @@ pub mod edf;
 pub mod edzl;
 pub mod fixed_priority;
 pub mod global;
+pub mod hierarchical;
 pub mod order;
 pub mod partition;
 pub mod partitioned;

@@ -74,6 +74,7 @@ impl<O: JobOrder> Policy for Partitioned<O> {
             .map(|(_, j)| j);
         let reorder = self.order.reorder_at(view.now, &mut waiting);
         Decision {
+            servers: Vec::new(),
             cores: (best.iter())
                 .map(|b| b.map(|(_, i)| view.jobs[i].id))
                 .collect(),

@@ -137,6 +137,7 @@ fn every_kind_decides_for_every_core() {
         mode: 0,
         jobs: &jobs,
         tasks: &w.tasks,
+        servers: &[],
     };
     for kind in PolicyKind::ALL {
         let mut policy = kind.build(PriorityOrder::Auto);

@@ -61,6 +61,7 @@ impl Scheduler {
             mode: self.mode,
             jobs: &self.views,
             tasks: &self.tasks,
+            servers: &[],
         };
         let began = clock::now_ns();
         let decision = self.policy.decide(&view);

@@ -146,6 +146,13 @@ pub fn run_user_from(
     policy
         .prepare(workload)
         .map_err(|refusal| RunError::Invalid(format!("{}: {}", policy.name(), refusal.0)))?;
+    if !policy.servers().is_empty() {
+        return Err(RunError::Invalid(format!(
+            "{} schedules through servers (VCPUs), which the user-space dispatcher does not \
+             account yet; simulate it with `kairos simulate`",
+            policy.name()
+        )));
+    }
     let cpus = choose_cpus(workload, config)?;
     if workload.tasks.len() >= 0xffff {
         return Err(RunError::Invalid(format!(

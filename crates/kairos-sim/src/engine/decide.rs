@@ -26,11 +26,13 @@ impl Engine<'_> {
                     self.keep_promise(&decision.cores)?;
                 }
                 self.promised = decision.ahead;
-                return if inside {
-                    self.place(&decision.cores)
-                } else {
-                    Ok(())
-                };
+                if !inside {
+                    return Ok(());
+                }
+                self.place_servers(&decision.servers);
+                let placed = self.place(&decision.cores);
+                self.count_back_to_back();
+                return placed;
             }
         }
         Err(self.invalid(format!(
@@ -60,10 +62,13 @@ impl Engine<'_> {
             mode: self.mode,
             jobs: &self.views,
             tasks: &self.workload.tasks,
+            servers: &self.servers.views,
         };
         let decision = policy.decide(&view);
         self.metrics.scheduling_points += 1;
         (decision.check(&view, &self.running)).map_err(|reason| self.invalid(reason))?;
+        (decision.check_servers(&view, &self.servers.specs))
+            .map_err(|reason| self.invalid(reason))?;
         Ok(decision)
     }
 

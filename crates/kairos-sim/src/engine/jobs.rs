@@ -147,12 +147,14 @@ impl Engine<'_> {
         }
     }
 
-    /// Releases every job due now and fires every timer due now; returns whether any was.
+    /// Replenishes every server, releases every job and fires every timer due now; returns
+    /// whether any was.
     pub(super) fn apply_due_events(&mut self, policy: &mut dyn Policy) -> bool {
         let mut any = false;
         while let Some(due) = self.queue.pop_due(self.now) {
             any = true;
             match due {
+                Due::Replenish { server } => self.replenish(server, policy),
                 Due::Release { task } => self.release(task, policy),
                 Due::Timer(timer) => policy.timer_fired(self.now, timer),
             }

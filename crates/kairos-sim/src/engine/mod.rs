@@ -11,7 +11,10 @@
 //!    whose budget just ran out with work left (an overrun), each reported once per budget;
 //! 2. with `--abort-on-miss`, the removal of every job whose deadline has come (a miss), so
 //!    that its core goes to another job at this instant;
-//! 3. releases (by task index), then timers (by arming order), each reported;
+//!    then the placed servers whose budget just ran out ([`servers`]), each reported once per
+//!    period;
+//! 3. server replenishments (by server index), releases (by task index), then timers (by
+//!    arming order), each reported;
 //! 4. if anything happened, the decision: its actions are carried out in order, and after a
 //!    decision that changed the criticality mode the engine reports the change and asks again,
 //!    placing only the last decision's jobs (and none at the end instant: nothing runs after
@@ -33,6 +36,7 @@
 mod decide;
 mod jobs;
 mod parts;
+mod servers;
 
 use crate::charges::Charges;
 use crate::job::JobWork;
@@ -43,6 +47,7 @@ use crate::{SimConfig, SimError, SimOutcome};
 use kairos_model::{Instant, Workload};
 use kairos_policy::{Ahead, JobSource, JobView, Policy};
 use kairos_trace::{Trace, TraceEvent};
+use servers::Servers;
 
 /// What the engine runs besides the workload: where jobs come from and who watches.
 pub(crate) struct Hosts<'h> {
@@ -71,6 +76,8 @@ pub(crate) struct Engine<'w> {
     /// The last decision's promise ([`kairos_policy::Ahead`]), until it is checked or void.
     promised: Option<Ahead>,
     queue: EventQueue,
+    /// The policy's servers ([`servers`]); empty for most policies.
+    servers: Servers,
     next_job_number: Vec<u64>,
     charges: Charges,
     metrics: Metrics,
@@ -92,6 +99,7 @@ impl<'w> Engine<'w> {
             cores: workload.cores,
             end,
             optional_deadlines: kairos_trace::optional_deadlines_of(workload),
+            server_names: Vec::new(),
             events: Vec::new(),
         });
         let mut engine = Engine {
@@ -109,6 +117,7 @@ impl<'w> Engine<'w> {
             running: vec![None; workload.cores],
             promised: None,
             queue: EventQueue::default(),
+            servers: Servers::default(),
             next_job_number: vec![0; workload.tasks.len()],
             charges: Charges::new(config.seed),
             metrics: Metrics::new(
@@ -130,10 +139,15 @@ impl<'w> Engine<'w> {
             let imprecise = self.workload.tasks.iter().map(|t| t.imprecise.is_some());
             self.metrics.count_optional_parts(imprecise);
         }
+        self.declare_servers(policy.servers());
+        if let Some(trace) = &mut self.trace {
+            trace.server_names = self.servers.specs.iter().map(|s| s.name.clone()).collect();
+        }
         loop {
             let mut changed = self.complete_finished_jobs(policy);
             changed |= self.end_finished_parts(policy);
             changed |= self.report_overruns(policy);
+            changed |= self.report_server_exhaustion(policy);
             if self.config.abort_on_miss {
                 changed |= self.abort_late_jobs(policy);
             }
@@ -203,11 +217,15 @@ impl<'w> Engine<'w> {
                 next = next.min(view.absolute_deadline);
             }
         }
+        if let Some(at) = self.next_server_exhaustion() {
+            next = next.min(at);
+        }
         next
     }
 
     fn advance_to(&mut self, next: Instant) {
         let elapsed = next - self.now;
+        self.charge_servers(elapsed);
         for (view, work) in self.views.iter_mut().zip(&mut self.work) {
             let Some(core) = view.running_on else {
                 continue;
@@ -227,6 +245,8 @@ impl<'w> Engine<'w> {
         for i in 0..self.views.len() {
             self.close_segment(i);
         }
+        self.close_server_segments();
+        self.metrics.servers = std::mem::take(&mut self.servers.metrics);
         self.metrics.finish(self.end.since_origin());
         SimOutcome {
             metrics: self.metrics,

@@ -51,6 +51,10 @@ pub fn replay_from(
         let reason = format!("the policy refused the workload: {}", r.0);
         fail(0, Instant::ZERO, reason)
     })?;
+    if !policy.servers().is_empty() {
+        let reason = "runs through servers are not recorded for replay".to_string();
+        return Err(fail(0, Instant::ZERO, reason));
+    }
     let mut state = Replayed::new(workload, budgets, policy.runs_parts());
     for (i, step) in steps.iter().enumerate() {
         let at = step.at;
@@ -65,6 +69,7 @@ pub fn replay_from(
             mode: state.mode,
             jobs: &step.jobs,
             tasks: &workload.tasks,
+            servers: &[],
         };
         let decision = policy.decide(&view);
         if decision.cores != step.decision || decision.actions != step.actions {

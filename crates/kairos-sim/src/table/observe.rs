@@ -155,7 +155,13 @@ impl Observer for TableObserver<'_> {
     fn event(&mut self, event: &TraceEvent) {
         match *event {
             // Table runs have no imprecise parts.
-            TraceEvent::Release { .. } | TraceEvent::Abort { .. } | TraceEvent::PartEnd { .. } => {}
+            // Table runs have no servers either.
+            TraceEvent::Release { .. }
+            | TraceEvent::Abort { .. }
+            | TraceEvent::PartEnd { .. }
+            | TraceEvent::ServerSegment { .. }
+            | TraceEvent::Replenish { .. }
+            | TraceEvent::ServerExhausted { .. } => {}
             TraceEvent::Segment { task, job, end, .. } => {
                 if let Some(state) = self.job(task, job) {
                     state.last_stop = end;

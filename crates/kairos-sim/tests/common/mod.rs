@@ -162,6 +162,11 @@ pub fn jobs_of(trace: &Trace) -> BTreeMap<JobId, JobRecord> {
             TraceEvent::Discard { .. } | TraceEvent::ModeChange { .. } => {
                 panic!("mixed-criticality event {event:?} in a periodic run")
             }
+            TraceEvent::ServerSegment { .. }
+            | TraceEvent::Replenish { .. }
+            | TraceEvent::ServerExhausted { .. } => {
+                panic!("server event {event:?} in a run without servers")
+            }
             TraceEvent::Segment { task, job, .. }
             | TraceEvent::Completion { task, job, .. }
             | TraceEvent::DeadlineMiss { task, job, .. }
@@ -193,9 +198,7 @@ pub fn jobs_of(trace: &Trace) -> BTreeMap<JobId, JobRecord> {
             TraceEvent::PartEnd {
                 at, part, outcome, ..
             } => record.part_ends.push((at, part, outcome)),
-            TraceEvent::Release { .. }
-            | TraceEvent::Discard { .. }
-            | TraceEvent::ModeChange { .. } => unreachable!(),
+            _ => unreachable!(),
         }
     }
     for record in jobs.values_mut() {

@@ -163,6 +163,16 @@ const OPTIONAL_DEADLINE: InstantKind = InstantKind {
     category: "part",
     scope: "t",
 };
+const REPLENISH: InstantKind = InstantKind {
+    prefix: "replenish ",
+    category: "server",
+    scope: "t",
+};
+const SERVER_EXHAUSTED: InstantKind = InstantKind {
+    prefix: "budget exhausted: ",
+    category: "server",
+    scope: "t",
+};
 const MODE_CHANGE: InstantKind = InstantKind {
     prefix: "",
     category: "mode",
@@ -206,6 +216,20 @@ fn recorded_event<'a>(trace: &'a Trace, event: &TraceEvent) -> Option<ChromeEven
             PartOutcome::Completed => return None,
         },
         TraceEvent::Completion { .. } => return None,
+        TraceEvent::ServerSegment {
+            core,
+            server,
+            start,
+            end,
+        } => return Some(server_segment(trace, core, server, start, end)),
+        TraceEvent::Replenish { server, at } => {
+            let name = format!("{}{}", REPLENISH.prefix, server_name(trace, server));
+            return Some(instant(name, &REPLENISH, at));
+        }
+        TraceEvent::ServerExhausted { server, at } => {
+            let name = format!("{}{}", SERVER_EXHAUSTED.prefix, server_name(trace, server));
+            return Some(instant(name, &SERVER_EXHAUSTED, at));
+        }
     };
     let name = format!("{}{}#{job}", kind.prefix, task_name(trace, task));
     Some(instant(name, &kind, at))
@@ -245,6 +269,28 @@ fn segment(
     }
 }
 
+/// A server's time on a core: the slices of the jobs it ran nest inside it on the core's track
+/// (the engine splits a job's segment where its core's server changes).
+fn server_segment(
+    trace: &Trace,
+    core: usize,
+    server: usize,
+    start: Instant,
+    end: Instant,
+) -> ChromeEvent<'_> {
+    ChromeEvent {
+        name: server_name(trace, server),
+        cat: Some("server"),
+        ph: "X",
+        s: None,
+        pid: PID,
+        tid: core_tid(core),
+        ts: micros(start.as_nanos()),
+        dur: Some(micros(end.saturating_since(start).as_nanos())),
+        args: None,
+    }
+}
+
 fn instant(name: String, kind: &InstantKind, at: Instant) -> ChromeEvent<'static> {
     ChromeEvent {
         name: name.into(),
@@ -273,6 +319,11 @@ fn task_name(trace: &Trace, task: usize) -> Cow<'_, str> {
         .task_names
         .get(task)
         .map_or_else(|| format!("task {task}").into(), |name| name.into())
+}
+
+fn server_name(trace: &Trace, server: usize) -> Cow<'_, str> {
+    (trace.server_names.get(server))
+        .map_or_else(|| format!("server {server}").into(), |name| name.into())
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ fn sample_trace() -> Trace {
     Trace {
         levels: Vec::new(),
         optional_deadlines: Vec::new(),
+        server_names: Vec::new(),
         task_names: vec!["ctrl".into(), "log".into()],
         cores: 2,
         end: at(4_000_000),

@@ -27,6 +27,7 @@ fn sample_trace() -> Trace {
     Trace {
         levels: Vec::new(),
         optional_deadlines: Vec::new(),
+        server_names: Vec::new(),
         task_names: vec!["ctrl".into(), "log".into(), "video".into()],
         cores: 2,
         end: ms(5),
@@ -204,6 +205,7 @@ fn legend_wraps_many_tasks() {
     let trace = Trace {
         levels: Vec::new(),
         optional_deadlines: Vec::new(),
+        server_names: Vec::new(),
         task_names,
         cores: 1,
         end: ms(1),
@@ -330,6 +332,7 @@ fn many_tasks_stay_apart_by_colour_and_hatching() {
     let trace = Trace {
         levels: Vec::new(),
         optional_deadlines: Vec::new(),
+        server_names: Vec::new(),
         task_names: (0..tasks).map(|i| format!("t{i}")).collect(),
         cores: 1,
         end: ms(tasks as u64),

@@ -211,6 +211,7 @@ impl Policy for Rmwp {
             .collect();
         actions.extend(self.timer_actions());
         Decision {
+            servers: Vec::new(),
             cores: self.choose(view),
             actions,
             ahead: None,

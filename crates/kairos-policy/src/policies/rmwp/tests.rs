@@ -38,6 +38,7 @@ fn decide(policy: &mut Rmwp, w: &Workload, now: u64, jobs: &[JobView]) -> Decisi
         mode: 0,
         jobs,
         tasks: &w.tasks,
+        servers: &[],
     };
     policy.decide(&view)
 }

@@ -1,0 +1,37 @@
+//! A VM system with its computed VCPUs written in: what `kairos interface` writes and what the
+//! two-level simulation runs.
+
+use super::system::CsaReport;
+use kairos_model::{CoreId, Duration, Vcpu, VmSystem};
+
+/// `system` with each `vcpus = "auto"` domain's VCPUs from `report` (the analysis of
+/// `system`) and, for partitioned guests, each task's VCPU as its `core`. Fails, naming the
+/// domain and why, when a domain has no interface.
+pub fn with_vcpus(system: &VmSystem, report: &CsaReport) -> Result<VmSystem, String> {
+    let mut system = system.clone();
+    for (domain, i) in system.domains.iter_mut().zip(&report.interfaces) {
+        if domain.vcpus.is_some() {
+            continue;
+        }
+        if i.vcpus.is_empty() {
+            let why = i.note.clone().unwrap_or_default();
+            return Err(format!("domain `{}` has no interface: {why}", domain.name));
+        }
+        for (j, v) in i.vcpus.iter().enumerate() {
+            for task in (domain.tasks.iter_mut()).filter(|t| v.tasks.contains(&t.name)) {
+                task.core = Some(CoreId(j));
+            }
+        }
+        domain.vcpus = Some(
+            (i.vcpus.iter())
+                .map(|v| Vcpu {
+                    name: v.name.clone(),
+                    budget: Duration::from_nanos(v.budget_ns),
+                    period: Duration::from_nanos(v.period_ns),
+                    cpus: (v.cpus.as_ref()).map(|c| c.iter().map(|&c| CoreId(c)).collect()),
+                })
+                .collect(),
+        );
+    }
+    Ok(system)
+}
