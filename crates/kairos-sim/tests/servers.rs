@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{at_units, task, units, workload};
+use common::{task, units, workload};
 use kairos_model::{Instant, ServerKind};
 use kairos_policy::{Decision, JobId, Policy, ServerId, ServerSpec, ServerView, View};
 use kairos_sim::{simulate, SimConfig, SimError};
