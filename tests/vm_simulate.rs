@@ -249,3 +249,48 @@ fn every_domain_gets_at_least_its_supply_bound_in_every_window() {
     assert!(tested >= 40, "only {tested} systems passed the VMM verdict");
     eprintln!("{tested} systems: every window got at least the sbf");
 }
+
+/// Two domains, each one VCPU with a job that never ends, on one core under credit.
+fn credit_pair(weights: [u32; 2], cap_light: u32) -> VmPlan {
+    let mut text = "cores = 1\n[vmm]\nscheduler = \"credit\"\n".to_string();
+    for (name, weight, cap) in [("heavy", weights[0], 0), ("light", weights[1], cap_light)] {
+        text.push_str(&format!(
+            "[[domains]]\nname = \"{name}\"\nguest = \"gedf\"\nweight = {weight}\ncap = {cap}\n\
+             [[domains.vcpus]]\nname = \"v\"\nbudget = \"5ms\"\nperiod = \"10ms\"\n\
+             [[domains.tasks]]\nname = \"hog\"\nwcet = \"100ms\"\nperiod = \"100ms\"\n"
+        ));
+    }
+    VmPlan::new(&checked(&text)).unwrap()
+}
+
+fn credit_supply(plan: &VmPlan) -> [f64; 2] {
+    let config = SimConfig {
+        duration: kairos_model::Duration::from_secs(30),
+        ..SimConfig::default()
+    };
+    let (_, m) = simulate_vm(plan, &config).unwrap();
+    let seconds = |v: usize| m.vcpus[v].server.supply_ns as f64 / 1e9;
+    [seconds(0), seconds(1)]
+}
+
+#[test]
+fn credit_shares_a_core_by_weight_and_enforces_caps() {
+    let [heavy, light] = credit_supply(&credit_pair([512, 256], 0));
+    assert!(
+        (heavy / light - 2.0).abs() < 0.05,
+        "weights 2:1 gave {heavy} s : {light} s"
+    );
+    assert!(
+        (heavy + light - 30.0).abs() < 1e-9,
+        "work-conserving: the core never idles"
+    );
+    let [heavy, light] = credit_supply(&credit_pair([256, 256], 20));
+    assert!(
+        (light / 30.0 - 0.20).abs() < 0.01,
+        "cap 20 % gave {light} s of 30 s"
+    );
+    assert!(
+        (heavy + light - 30.0).abs() < 1e-9,
+        "the capped share goes to the other domain"
+    );
+}

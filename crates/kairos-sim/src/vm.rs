@@ -3,7 +3,9 @@
 //! figures of Xi et al. (EMSOFT 2014) per domain and per VCPU.
 
 use crate::{simulate, Metrics, ServerMetrics, SimConfig, SimError, SimOutcome};
-use kairos_policy::policies::hierarchical::{Hierarchical, VmPlan};
+use kairos_model::VmmScheduler;
+use kairos_policy::policies::hierarchical::{Credit, Hierarchical, VmPlan};
+use kairos_policy::{Policy, Refusal, ServerSpec};
 use serde::Serialize;
 
 /// Per-domain figures.
@@ -38,19 +40,29 @@ pub struct VmMetrics {
     pub vcpus: Vec<VcpuMetrics>,
 }
 
+/// The policy of `plan`'s `[vmm]`: RT-Xen 2.0's rt-global or rt-partition, or Xen's credit.
+pub fn vm_policy(plan: &VmPlan) -> Result<Box<dyn Policy + Send>, Refusal> {
+    Ok(match plan.vmm.scheduler {
+        VmmScheduler::Credit => Box::new(Credit::new(plan.clone())?),
+        _ => Box::new(Hierarchical::new(plan.clone())?),
+    })
+}
+
 /// Simulates `plan` under its VMM and guest schedulers.
 pub fn simulate_vm(plan: &VmPlan, config: &SimConfig) -> Result<(SimOutcome, VmMetrics), SimError> {
-    let mut policy = Hierarchical::new(plan.clone()).map_err(|r| SimError::Unsupported {
-        policy: "hierarchical".to_string(),
+    let mut policy = vm_policy(plan).map_err(|r| SimError::Unsupported {
+        policy: "vmm".to_string(),
         reason: r.0,
     })?;
-    let mut outcome = simulate(&plan.workload, &mut policy, config)?;
-    let metrics = vm_metrics(plan, &mut outcome.metrics);
+    let mut outcome = simulate(&plan.workload, policy.as_mut(), config)?;
+    let metrics = vm_metrics(plan, &policy.servers(), &mut outcome.metrics);
     Ok((outcome, metrics))
 }
 
-/// Splits a run's figures by domain and VCPU (the per-VCPU figures move out of `metrics`).
-fn vm_metrics(plan: &VmPlan, metrics: &mut Metrics) -> VmMetrics {
+/// Splits a run's figures by domain and VCPU (the per-VCPU figures move out of `metrics`);
+/// `specs` are the servers the policy declared (under credit: the 30 ms accounting period as
+/// both budget and period, so only supply and budget used speak of the VCPU).
+fn vm_metrics(plan: &VmPlan, specs: &[ServerSpec], metrics: &mut Metrics) -> VmMetrics {
     let servers = std::mem::take(&mut metrics.servers);
     let domains = (plan.domains.iter())
         .map(|d| {
@@ -73,7 +85,7 @@ fn vm_metrics(plan: &VmPlan, metrics: &mut Metrics) -> VmMetrics {
     let vcpus = (servers.into_iter().enumerate())
         .map(|(s, server)| {
             let d = plan.domains.iter().find(|d| d.servers.contains(&s));
-            let spec = &plan.servers[s];
+            let spec = &specs[s];
             VcpuMetrics {
                 domain: d.map_or_else(String::new, |d| d.name.clone()),
                 budget_ns: spec.budget.as_nanos(),

@@ -6,7 +6,9 @@
 //! aborts, named `task#job`, a time axis with round tick labels and a legend of the task colours
 //! and of the marks present. The task view adds an up arrow at every release and a down arrow at
 //! every deadline. Past twelve tasks the colours repeat with a hatching (`style`).
-//! [`GanttOptions::window`] restricts the chart to a time window.
+//! [`GanttOptions::window`] restricts the chart to a time window. A run through servers (the
+//! VCPUs of hierarchical scheduling) shows, in the per-core view, which VCPU held each core in a
+//! strip above the jobs it ran.
 //!
 //! Mixed-criticality runs (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static
 //! scheduling of mixed criticality systems", section 6, G-MCRES mode changes) add a labelled
@@ -17,6 +19,7 @@
 mod marks;
 mod parts;
 mod scale;
+mod servers;
 mod style;
 
 use kairos_model::{Instant, Part};
@@ -192,6 +195,9 @@ fn chart(trace: &Trace, scale: &TimeScale, (by, rows): (RowsBy, usize), top: f64
         .add(row_bands(trace, by, rows, plot_top))
         .add(time_axis(scale, plot_top, plot_bottom))
         .add(segments(trace, scale, by, plot_top));
+    if by == RowsBy::Cores && servers::present(trace) {
+        chart = chart.add(servers::strips(trace, scale, plot_top));
+    }
     if by == RowsBy::Tasks {
         chart = chart.add(arrows(trace, scale, plot_top));
         chart = chart.add(parts::optional_deadlines(trace, scale, plot_top));
@@ -281,6 +287,11 @@ fn row_bands(trace: &Trace, by: RowsBy, rows: usize, top: f64) -> Group {
 fn segments(trace: &Trace, scale: &TimeScale, by: RowsBy, top: f64) -> Group {
     let mut group = Group::new().set("class", "segments");
     let parts = parts::segment_parts(trace);
+    // Under a VCPU strip in the per-core view of a run through servers.
+    let strip = match by == RowsBy::Cores && servers::present(trace) {
+        true => servers::STRIP,
+        false => 0.0,
+    };
     for ((core, task, job, start, end), part) in trace.segments().zip(parts) {
         let Some((from, to)) = scale.clip(start.as_nanos(), end.as_nanos()) else {
             continue;
@@ -290,8 +301,8 @@ fn segments(trace: &Trace, scale: &TimeScale, by: RowsBy, top: f64) -> Group {
             RowsBy::Tasks => task,
         };
         let (x, width) = (scale.x(from), (scale.x(to) - scale.x(from)).max(0.5));
-        let y = top + row as f64 * ROW_HEIGHT + BAR_INSET;
-        let size = (width, ROW_HEIGHT - 2.0 * BAR_INSET);
+        let y = top + row as f64 * ROW_HEIGHT + BAR_INSET + strip;
+        let size = (width, ROW_HEIGHT - 2.0 * BAR_INSET - strip);
         let name = task_name(trace, task);
         let part_name = match part {
             Part::Mandatory => String::new(),
@@ -322,7 +333,7 @@ fn segments(trace: &Trace, scale: &TimeScale, by: RowsBy, top: f64) -> Group {
             RowsBy::Tasks => format!("c{core}"),
         };
         if let Some(label) = fit_label(&label, width, MIN_LABEL_WIDTH) {
-            let centre = (x + width / 2.0, y + ROW_HEIGHT / 2.0 + 1.0);
+            let centre = (x + width / 2.0, y + size.1 / 2.0 + 4.0);
             group = group.add(
                 text(label, centre.0, centre.1)
                     .set("text-anchor", "middle")

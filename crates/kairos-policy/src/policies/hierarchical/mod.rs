@@ -11,20 +11,23 @@
 //! takes its core anyway (it burns budget idle). Then a global guest's jobs are matched to its
 //! placed VCPUs so that a job keeps its core when it can.
 
+mod build;
+pub mod credit;
 pub mod guest;
 pub mod plan;
 pub mod vmm;
 
 pub use plan::{DomainPlan, VmPlan};
 
+pub use credit::Credit;
+
 use crate::decision::{Action, Decision, TimerId};
-use crate::job::JobId;
 use crate::policy::{Policy, Refusal};
-use crate::server::{ServerId, ServerKind, ServerSpec};
+use crate::server::ServerSpec;
 use crate::view::View;
-use guest::{QueueMap, Queues};
+use build::Building;
+use guest::QueueMap;
 use kairos_model::{Instant, VmmScheduler, Workload};
-use vmm::Placement;
 
 /// RT-Xen 2.0's rt-global or rt-partition VMM with its domains' guest schedulers.
 pub struct Hierarchical {
@@ -68,70 +71,6 @@ impl Hierarchical {
     }
 }
 
-/// One decision being built.
-struct Building<'a, 'v> {
-    view: &'a View<'v>,
-    specs: &'a [ServerSpec],
-    queues: Queues,
-    map: &'a QueueMap,
-    placement: Placement,
-    jobs: Vec<Option<JobId>>,
-    /// Per core, whether a server runs there before this decision.
-    occupied: Vec<bool>,
-}
-
-impl Building<'_, '_> {
-    /// Places server `s` with its guest's next job, if it has a core and (deferrable) work.
-    fn try_place(&mut self, s: usize) {
-        let spec = &self.specs[s];
-        let server = &self.view.servers[s];
-        if server.budget_left.is_zero() || self.placement.cores.contains(&Some(s)) {
-            return;
-        }
-        let q = self.map.server_queue(s);
-        let job = self.queues.peek(q);
-        if job.is_none() && spec.kind == ServerKind::Deferrable {
-            return;
-        }
-        let Some(core) = self.placement.core_for(spec, server, &self.occupied) else {
-            return;
-        };
-        self.placement.cores[core] = Some(s);
-        if let Some(i) = job {
-            self.queues.take(q);
-            self.jobs[core] = Some(self.view.jobs[i].id);
-        }
-    }
-
-    /// Matches each global guest's chosen jobs to its placed VCPUs' cores (there are at least
-    /// as many: each job came with a VCPU), a job keeping the core it runs on when that core
-    /// is among them.
-    fn keep_cores(&mut self, plan: &VmPlan) {
-        for domain in plan.domains.iter().filter(|d| !d.guest.is_partitioned()) {
-            let cores: Vec<usize> = (0..self.jobs.len())
-                .filter(|&c| self.placement.cores[c].is_some_and(|s| domain.servers.contains(&s)))
-                .collect();
-            let chosen: Vec<JobId> = cores.iter().filter_map(|&c| self.jobs[c]).collect();
-            cores.iter().for_each(|&c| self.jobs[c] = None);
-            let mut moving = Vec::new();
-            for id in chosen {
-                let on = self.view.job(id).and_then(|j| j.running_on);
-                match on.filter(|c| cores.contains(c)) {
-                    Some(c) => self.jobs[c] = Some(id),
-                    None => moving.push(id),
-                }
-            }
-            let free: Vec<usize> = cores
-                .into_iter()
-                .filter(|&c| self.jobs[c].is_none())
-                .collect();
-            for (id, c) in moving.into_iter().zip(free) {
-                self.jobs[c] = Some(id);
-            }
-        }
-    }
-}
-
 impl Policy for Hierarchical {
     fn name(&self) -> &'static str {
         match self.plan.vmm.scheduler {
@@ -163,17 +102,8 @@ impl Policy for Hierarchical {
     }
 
     fn decide(&mut self, view: &View<'_>) -> Decision {
-        let mut b = Building {
-            view,
-            specs: &self.plan.servers,
-            queues: Queues::build(&self.queues, view),
-            map: &self.queues,
-            placement: Placement::new(view.cores),
-            jobs: vec![None; view.cores],
-            occupied: (0..view.cores)
-                .map(|c| view.servers.iter().any(|s| s.running_on == Some(c)))
-                .collect(),
-        };
+        let actions = self.tick_actions(view.now);
+        let mut b = Building::new(view, &self.plan, &self.queues);
         let ranked = vmm::ranked(self.plan.vmm.priority, &self.plan.servers, view.servers);
         if self.keeps_placed(view.now) {
             (ranked
@@ -182,14 +112,7 @@ impl Policy for Hierarchical {
             .for_each(|&s| b.try_place(s));
         }
         ranked.iter().for_each(|&s| b.try_place(s));
-        b.keep_cores(&self.plan);
-        let (jobs, servers) = (b.jobs, b.placement.cores);
-        Decision {
-            cores: jobs,
-            servers: servers.into_iter().map(|s| s.map(ServerId)).collect(),
-            actions: self.tick_actions(view.now),
-            ahead: None,
-        }
+        b.finish(&self.plan, actions)
     }
 }
 

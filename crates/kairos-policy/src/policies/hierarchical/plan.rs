@@ -15,6 +15,9 @@ pub struct DomainPlan {
     pub tasks: Range<usize>,
     /// Its VCPUs, as indices into the plan's servers.
     pub servers: Range<usize>,
+    /// Credit scheduler weight and cap (percent of one core, 0: none).
+    pub weight: u32,
+    pub cap: u32,
 }
 
 /// A VM system whose VCPUs are all explicit, ready for [`super::Hierarchical`].
@@ -92,6 +95,8 @@ impl VmPlan {
                 guest: domain.guest,
                 tasks,
                 servers: first_server..plan.servers.len(),
+                weight: domain.weight,
+                cap: domain.cap,
             });
         }
         Ok(plan)
