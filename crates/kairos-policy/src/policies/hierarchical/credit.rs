@@ -182,8 +182,7 @@ impl Credit {
 
     /// Wake-ups boost; a VCPU whose slice ended goes to the back of its class.
     fn update_queue(&mut self, view: &View<'_>, has_work: &[bool]) {
-        for s in 0..self.credit.len() {
-            let work = has_work[s];
+        for (s, &work) in has_work.iter().enumerate() {
             if work && !self.had_work[s] && self.credit[s] >= 0 {
                 self.boosted[s] = true;
             }
@@ -192,12 +191,12 @@ impl Credit {
             let ended = self.slice_end[s].is_some_and(|end| end <= view.now);
             if ended {
                 self.slice_end[s] = None;
-                self.to_back(s);
+                self.requeue(s);
             }
         }
     }
 
-    fn to_back(&mut self, s: usize) {
+    fn requeue(&mut self, s: usize) {
         self.fifo[s] = self.next_fifo;
         self.next_fifo += 1;
     }
@@ -220,7 +219,7 @@ impl Credit {
                 None => {
                     self.working[s] = false;
                     if was_on && self.had_work[s] {
-                        self.to_back(s);
+                        self.requeue(s);
                     }
                     self.slice_end[s] = None;
                 }

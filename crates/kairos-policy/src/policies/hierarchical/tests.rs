@@ -2,8 +2,8 @@
 //! deferrable and periodic VCPUs, the quantum, and the plans it refuses.
 
 use super::*;
-use crate::job::JobView;
-use crate::server::ServerView;
+use crate::job::{JobId, JobView};
+use crate::server::{ServerId, ServerView};
 use kairos_model::{check_vm_source, Duration, Format, Part, VmSystem};
 
 fn system(vmm: &str, domains: &str) -> VmSystem {
