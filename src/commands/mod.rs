@@ -22,6 +22,7 @@ pub mod run_compare;
 mod run_report;
 pub mod run_table;
 pub mod run_user;
+mod run_vm;
 pub mod simulate;
 mod simulate_tables;
 mod simulate_vm;

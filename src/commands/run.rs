@@ -121,6 +121,9 @@ fn overrun_arg(text: &str) -> Result<kairos_sim::table::Overrun, String> {
 
 pub fn run(args: &Args) -> CommandResult {
     check_duration(args.duration)?;
+    if crate::commands::vm::is_vm_file(&args.file) {
+        return crate::commands::run_vm::run(args);
+    }
     let is_mc = crate::commands::simulate::is_mc_file(&args.file);
     let policy_name = args
         .policy

@@ -10,6 +10,13 @@ use kairos_rt::measure::{RunResult, Summary};
 use kairos_trace::gantt::{render_levels_svg, render_svg, GanttOptions};
 use kairos_trace::Trace;
 
+/// What a kind of run reports besides the common result: JSON fields and a text section.
+#[derive(Default)]
+pub(super) struct Extra {
+    pub fields: Vec<(&'static str, serde_json::Value)>,
+    pub text: String,
+}
+
 /// Prints a finished run (text or JSON, with the comparison when there is a simulation),
 /// writes `--gantt`/`--trace` and returns the exit code.
 pub(super) fn report(
@@ -17,6 +24,17 @@ pub(super) fn report(
     workload: &Workload,
     result: &RunResult,
     simulated: Option<&Trace>,
+) -> CommandResult {
+    report_with(args, workload, result, simulated, Extra::default())
+}
+
+/// [`report`] with `extra` fields and text after the common ones.
+pub(super) fn report_with(
+    args: &Args,
+    workload: &Workload,
+    result: &RunResult,
+    simulated: Option<&Trace>,
+    extra: Extra,
 ) -> CommandResult {
     let compared = simulated.map(|sim| run_compare::compare(&result.trace, sim));
     if args.json {
@@ -26,6 +44,11 @@ pub(super) fn report(
                 "compare".into(),
                 serde_json::to_value(c).expect("comparison serializes"),
             );
+        }
+        if let Some(map) = json.as_object_mut() {
+            for (key, value) in extra.fields {
+                map.insert(key.into(), value);
+            }
         }
         println!(
             "{}",
@@ -37,6 +60,7 @@ pub(super) fn report(
             print!("{}", run_compare::job_by_job(workload, &result.trace, sim));
             print!("{}", c.line());
         }
+        print!("{}", extra.text);
     }
     let name = workload.name.as_deref().unwrap_or("workload");
     write_outputs(

@@ -187,6 +187,8 @@ pub struct RunInputs {
     pub optional: Vec<Option<OptionalMetrics>>,
     /// Optional deadlines per task, for the trace (`kairos_trace::optional_deadlines_of`).
     pub optional_deadlines: Vec<Option<kairos_model::Duration>>,
+    /// Names of the servers (VCPUs) of a run through servers; empty otherwise.
+    pub server_names: Vec<String>,
 }
 
 impl RunResult {
@@ -369,7 +371,7 @@ fn build_trace(
         cores: inputs.cpus.iter().max().map_or(1, |m| m + 1),
         end: at(end),
         optional_deadlines: inputs.optional_deadlines.clone(),
-        server_names: Vec::new(),
+        server_names: inputs.server_names.clone(),
         events: timed.into_iter().map(|(_, _, e)| e).collect(),
     }
 }

@@ -85,32 +85,7 @@ pub struct Metrics {
     pub servers: Vec<ServerMetrics>,
 }
 
-/// Per-server figures (see `kairos_sim`'s engine documentation of servers).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct ServerMetrics {
-    pub name: String,
-    /// Periods begun inside the run (the one at 0 included).
-    pub replenishments: u64,
-    /// Replenishments inside one executing window (Xi et al., EMSOFT 2014, Table I).
-    pub back_to_back: u64,
-    /// Placed servers that used their whole budget before their period ended.
-    pub exhaustions: u64,
-    /// Budget charged.
-    pub budget_used_ns: u64,
-    /// Time placed on a core.
-    pub supply_ns: u64,
-}
-
-impl ServerMetrics {
-    pub(crate) fn named(name: &str) -> Self {
-        ServerMetrics {
-            name: name.to_string(),
-            ..ServerMetrics::default()
-        }
-    }
-}
-
-pub use kairos_trace::OptionalMetrics;
+pub use kairos_trace::{OptionalMetrics, ServerMetrics};
 
 impl Metrics {
     pub(crate) fn new(

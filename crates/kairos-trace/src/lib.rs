@@ -8,8 +8,10 @@
 pub mod chrome;
 pub mod gantt;
 mod optional;
+mod servers;
 
 pub use optional::OptionalMetrics;
+pub use servers::ServerMetrics;
 
 use kairos_model::{Duration, Instant, Part, Workload};
 use serde::Serialize;

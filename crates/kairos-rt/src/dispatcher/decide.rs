@@ -43,6 +43,7 @@ impl Scheduler {
             if self.mode != mode {
                 continue;
             }
+            self.place_servers(&decision.servers, at);
             self.place(&decision.cores, shared)?;
             self.release_part_ends(shared);
             self.publish_promise(ahead, shared)?;
@@ -61,7 +62,7 @@ impl Scheduler {
             mode: self.mode,
             jobs: &self.views,
             tasks: &self.tasks,
-            servers: &[],
+            servers: &self.servers.views,
         };
         let began = clock::now_ns();
         let decision = self.policy.decide(&view);
@@ -69,8 +70,8 @@ impl Scheduler {
         let running: Vec<Option<usize>> = (self.placed.iter())
             .map(|p| p.and_then(|id| self.views.iter().position(|j| j.id == id)))
             .collect();
-        decision
-            .check(&view, &running)
+        (decision.check(&view, &running))
+            .and_then(|()| decision.check_servers(&view, &self.servers.specs))
             .map_err(|reason| format!("an impossible decision: {reason}"))?;
         Ok(decision)
     }

@@ -28,6 +28,7 @@ mod parts;
 mod percore;
 mod promise;
 mod scheduler;
+mod servers;
 mod shared;
 mod threads;
 mod worker;
@@ -112,6 +113,8 @@ pub struct UserRun {
     pub rescheduled: Vec<(usize, u64, u64)>,
     /// Jobs stopped for good by budget enforcement.
     pub stops: u64,
+    /// Per server of a policy that schedules through servers (VCPUs), in nominal time.
+    pub servers: Vec<kairos_trace::ServerMetrics>,
 }
 
 /// Where the jobs of a run come from besides the workload: the job source the simulator
@@ -146,13 +149,6 @@ pub fn run_user_from(
     policy
         .prepare(workload)
         .map_err(|refusal| RunError::Invalid(format!("{}: {}", policy.name(), refusal.0)))?;
-    if !policy.servers().is_empty() {
-        return Err(RunError::Invalid(format!(
-            "{} schedules through servers (VCPUs), which the user-space dispatcher does not \
-             account yet; simulate it with `kairos simulate`",
-            policy.name()
-        )));
-    }
     let cpus = choose_cpus(workload, config)?;
     if workload.tasks.len() >= 0xffff {
         return Err(RunError::Invalid(format!(
@@ -227,9 +223,12 @@ pub fn run_user_from(
         .flat_map(|d| d.rescheduled.iter().map(|&(e, at)| (d.core, e, at)))
         .collect();
     let optional = std::mem::take(&mut scheduler.optional);
+    scheduler.close_servers();
+    let servers = std::mem::take(&mut scheduler.servers);
     let (records, steps, measurements, part_events) = scheduler.into_records();
     let mut extra_events = extra_events(&records, &mode_changes);
     extra_events.extend(part_events);
+    extra_events.extend(servers.events);
     let logs = logs_of(records, measurements, worker_logs, dispatcher_logs);
     let result = RunResult::build(RunInputs {
         policy: name.to_string(),
@@ -246,6 +245,7 @@ pub fn run_user_from(
         notes,
         optional,
         optional_deadlines: kairos_trace::optional_deadlines_of(workload),
+        server_names: servers.specs.iter().map(|s| s.name.clone()).collect(),
     });
     Ok(UserRun {
         result,
@@ -253,6 +253,7 @@ pub fn run_user_from(
         mode_changes,
         rescheduled,
         stops,
+        servers: servers.metrics,
     })
 }
 

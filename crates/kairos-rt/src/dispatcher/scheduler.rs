@@ -13,6 +13,7 @@
 //! ([`super::shared::CoreShared`]).
 
 use super::parts::{JobDraw, JobParts};
+use super::servers::{self, RunServers};
 use super::shared::Shared;
 use crate::measure::{JobRecord, Measurements};
 use crate::platform::clock;
@@ -104,6 +105,8 @@ pub struct Scheduler {
     pub measurements: Measurements,
     /// Why the run cannot go on (an impossible decision, an overloaded slot ring).
     pub failure: Option<String>,
+    /// The policy's servers ([`super::servers`]); empty for most policies.
+    pub(super) servers: RunServers,
 }
 
 impl Scheduler {
@@ -129,6 +132,7 @@ impl Scheduler {
             .sum();
         let frame_end = source.frame().map(|f| f.as_nanos());
         let runs_parts = policy.runs_parts();
+        let servers = servers::declare(policy.as_ref(), cores);
         let optional = (tasks.iter())
             .map(|t| (runs_parts && t.imprecise.is_some()).then(OptionalMetrics::default))
             .collect();
@@ -166,6 +170,7 @@ impl Scheduler {
             stops: 0,
             measurements: Measurements::default(),
             failure: None,
+            servers,
         }
     }
 
@@ -205,9 +210,12 @@ impl Scheduler {
                 return;
             }
             let mut events = std::mem::take(&mut self.removed);
+            self.charge_servers(at);
             self.complete(shared, at, &mut events);
             self.end_finished_parts(shared, at, &mut events);
             self.report_exhausted(at, &mut events);
+            self.report_server_exhaustion(at);
+            self.replenish_due(at);
             self.release_due(shared, at, &mut events);
             self.fire_due_timers(at, &mut events);
             if let Err(reason) = self.decide(shared, at, events, detected_at) {
@@ -227,8 +235,9 @@ impl Scheduler {
         }
     }
 
-    /// The earliest instant up to `now` with an event (a completion, a release, a timer) not
-    /// yet decided on; `now` itself at the first pass.
+    /// The earliest instant up to `now` with an event (a completion, a release, a timer, a
+    /// server's exhaustion or replenishment) not yet decided on; `now` itself at the first
+    /// pass.
     fn next_instant(&self, shared: &Shared, now: u64, decided: bool) -> Option<u64> {
         let slots = self.views.iter().map(|v| shared.slot(v.id));
         let completion = (slots.flat_map(|s| [&s.completed_at, &s.part_end_at]))
@@ -239,11 +248,20 @@ impl Scheduler {
         let release = self.earliest_release().map(|(_, at)| at);
         let timer = self.timers.iter().map(|&(_, at)| at).min();
         let first = !decided && self.steps.is_empty();
-        [completion, release, timer, first.then_some(now)]
-            .into_iter()
-            .flatten()
-            .filter(|&at| at <= now)
-            .min()
+        let exhaustion = self.next_server_exhaustion().map(|(at, _)| at);
+        let replenishment = self.next_replenishment().map(|(at, _)| at);
+        [
+            completion,
+            release,
+            timer,
+            exhaustion,
+            replenishment,
+            first.then_some(now),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|&at| at <= now)
+        .min()
     }
 
     pub(super) fn fail(&mut self, reason: String) {
@@ -251,7 +269,8 @@ impl Scheduler {
     }
 
     /// When each core's dispatcher must next run a pass: its home tasks' next releases, the
-    /// policy's timers (core 0), and the end of the run.
+    /// policy's timers (core 0), its servers' exhaustions and replenishments, and the end of
+    /// the run.
     pub fn wake_times(&self) -> Vec<u64> {
         let mut wake = vec![self.end; self.cores];
         for (task, &at) in self.next_release.iter().enumerate() {
@@ -260,6 +279,12 @@ impl Scheduler {
         }
         if let Some(first) = self.timers.iter().map(|&(_, at)| at).min() {
             wake[0] = wake[0].min(first);
+        }
+        for (at, core) in [self.next_server_exhaustion(), self.next_replenishment()]
+            .into_iter()
+            .flatten()
+        {
+            wake[core] = wake[core].min(at);
         }
         wake
     }

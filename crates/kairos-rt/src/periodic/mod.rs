@@ -178,6 +178,7 @@ pub fn run_periodic(
         // Kernel-scheduled runs run no parts.
         optional: Vec::new(),
         optional_deadlines: Vec::new(),
+        server_names: Vec::new(),
     }))
 }
 

@@ -47,6 +47,7 @@ pub fn build(plan: &TablePlan, run: UserRun) -> TableRun {
         rescheduled,
         stops,
         steps,
+        ..
     } = run;
     let mut parts = mode_change_parts(&mode_changes, &rescheduled, plan.cores);
     for (name, d) in std::mem::take(&mut parts) {

@@ -1,0 +1,174 @@
+//! `kairos run` on a VM file: the two levels of scheduling (the file's `[vmm]` over its
+//! domains' guest schedulers) run for real by kairos's user-space dispatcher, the VCPUs'
+//! budgets accounted and enforced by it, the guest tasks as real worker threads. With
+//! `--compare`, the same plan simulated with the overheads the run measured, side by side per
+//! domain and per VCPU.
+
+use super::run::{check_duration, platform_failure, run_failure, Args};
+use super::run_report::{report_with, Extra};
+use super::simulate::refuse;
+use super::vm::load_valid;
+use crate::args::{CommandResult, Failure};
+use crate::report::human_ns;
+use kairos_analysis::csa::{analyze as csa, with_vcpus};
+use kairos_policy::policies::hierarchical::VmPlan;
+use kairos_rt::dispatcher::{measured_overheads, run_user, UserRunConfig};
+use kairos_rt::measure::RunResult;
+use kairos_rt::platform::{privilege, signals::StopSignals};
+use kairos_rt::watchdog::RunControl;
+use kairos_sim::vm::{simulate_vm, vm_policy, DomainMetrics, VcpuMetrics, VmMetrics};
+use kairos_sim::SimConfig;
+use kairos_trace::ServerMetrics;
+use serde_json::json;
+
+pub fn run(args: &Args) -> CommandResult {
+    check_duration(args.duration)?;
+    refuse_options(args)?;
+    let system = load_valid(&args.file)?;
+    let system = with_vcpus(&system, &csa(&system)).map_err(Failure::bad_input)?;
+    let plan = VmPlan::new(&system).map_err(|r| Failure::bad_input(r.0))?;
+    let policy = vm_policy(&plan).map_err(|r| Failure::bad_input(r.0))?;
+    let mut config = UserRunConfig::new(args.duration.as_nanos());
+    config.control = Some(RunControl::new());
+    config.lead_ns = args.lead.as_nanos();
+    (config.execution_times, config.seed) = args.draws();
+    privilege::require_rt().map_err(platform_failure)?;
+    let signals = StopSignals::install();
+    let run = run_user(&plan.workload, policy, &config);
+    drop(signals);
+    let run = run.map_err(run_failure)?;
+    let measured = Figures {
+        domains: measured_domains(&plan, &run.result),
+        vcpus: vcpus_of(&plan, run.servers),
+    };
+    let simulated = match args.compare {
+        true => Some(simulate_like(&plan, &run.result, args)?),
+        false => None,
+    };
+    let extra = extra(&measured, simulated.as_ref().map(|(m, _)| m));
+    let trace = simulated.as_ref().and_then(|(_, t)| t.as_ref());
+    report_with(args, &plan.workload, &run.result, trace, extra)
+}
+
+/// Options that belong to other kinds of files or runs.
+fn refuse_options(args: &Args) -> Result<(), Failure> {
+    let flags = [
+        (args.policy.is_some(), "--policy"),
+        (
+            args.dispatch.as_deref() == Some("kernel"),
+            "--dispatch kernel",
+        ),
+        (args.cores.is_some(), "--cores"),
+        (!args.commands.is_empty(), "--command"),
+        (args.tables.is_some(), "--tables"),
+        (!args.overrun.is_empty(), "--overrun"),
+        (args.overrun_probability > 0.0, "--overrun-probability"),
+        (!args.od_margin.is_zero(), "--od-margin"),
+    ];
+    refuse(
+        &flags,
+        "does not apply to a VM file: it runs under its [vmm] and guest schedulers on kairos's user-space dispatcher",
+    )
+}
+
+/// What a run, measured or simulated, shows per domain and per VCPU.
+struct Figures {
+    domains: Vec<DomainMetrics>,
+    vcpus: Vec<VcpuMetrics>,
+}
+
+fn measured_domains(plan: &VmPlan, result: &RunResult) -> Vec<DomainMetrics> {
+    (plan.domains.iter())
+        .map(|d| {
+            let tasks = &result.tasks[d.tasks.clone()];
+            let released: u64 = tasks.iter().map(|t| t.jobs_released).sum();
+            let misses: u64 = tasks.iter().map(|t| t.deadline_misses).sum();
+            DomainMetrics {
+                domain: d.name.clone(),
+                guest: d.guest.name(),
+                jobs_released: released,
+                jobs_completed: tasks.iter().map(|t| t.jobs_completed).sum(),
+                deadline_misses: misses,
+                miss_ratio: if released == 0 {
+                    0.0
+                } else {
+                    misses as f64 / released as f64
+                },
+            }
+        })
+        .collect()
+}
+
+fn vcpus_of(plan: &VmPlan, servers: Vec<ServerMetrics>) -> Vec<VcpuMetrics> {
+    let specs = vm_policy(plan).map(|p| p.servers()).unwrap_or_default();
+    (servers.into_iter().zip(specs))
+        .enumerate()
+        .map(|(s, (server, spec))| VcpuMetrics {
+            domain: (plan.domains.iter())
+                .find(|d| d.servers.contains(&s))
+                .map_or_else(String::new, |d| d.name.clone()),
+            budget_ns: spec.budget.as_nanos(),
+            period_ns: spec.period.as_nanos(),
+            server,
+        })
+        .collect()
+}
+
+/// The plan simulated over the time the run ran, with its draws and measured overheads.
+fn simulate_like(
+    plan: &VmPlan,
+    result: &RunResult,
+    args: &Args,
+) -> Result<(Figures, Option<kairos_trace::Trace>), Failure> {
+    let (execution_times, seed) = args.draws();
+    let config = SimConfig {
+        duration: kairos_model::Duration::from_nanos(result.ran_ns.max(1)),
+        execution_times,
+        seed,
+        record_trace: true,
+        overheads: measured_overheads(result),
+        ..SimConfig::default()
+    };
+    let (outcome, VmMetrics { domains, vcpus, .. }) =
+        simulate_vm(plan, &config).map_err(|e| Failure::bad_input(e.to_string()))?;
+    Ok((Figures { domains, vcpus }, outcome.trace))
+}
+
+fn extra(measured: &Figures, simulated: Option<&Figures>) -> Extra {
+    let mut fields = vec![
+        ("domains", json!(measured.domains)),
+        ("vcpus", json!(measured.vcpus)),
+    ];
+    let mut text = table("measured", measured);
+    if let Some(sim) = simulated {
+        fields.push((
+            "simulated",
+            json!({ "domains": sim.domains, "vcpus": sim.vcpus }),
+        ));
+        text.push_str(&table("simulated with the measured overheads", sim));
+    }
+    Extra { fields, text }
+}
+
+fn table(title: &str, f: &Figures) -> String {
+    let mut out = format!("\n{title}:\n");
+    for d in &f.domains {
+        out.push_str(&format!(
+            "  domain {:<14} {:<5} released {:>6}, misses {:>5} ({:.4})\n",
+            d.domain, d.guest, d.jobs_released, d.deadline_misses, d.miss_ratio
+        ));
+    }
+    for v in &f.vcpus {
+        let s = &v.server;
+        out.push_str(&format!(
+            "  vcpu {:<18} budget used {:>12}, supply {:>12}, {} exhaustion(s), {} back-to-back of {} periods\n",
+            s.name,
+            human_ns(s.budget_used_ns),
+            human_ns(s.supply_ns),
+            s.exhaustions,
+            s.back_to_back,
+            s.replenishments
+        ));
+    }
+    out
+}

@@ -1,0 +1,225 @@
+//! VM systems on real cores: the VMM and guest policies run by the user-space dispatcher,
+//! VCPU budgets accounted and enforced by it, guest tasks as real worker threads; the run
+//! against the simulation of the same plan; `kairos run` on a VM file. Behaviour only, never a
+//! latency bound. The runs need real-time privilege: ignored by a plain `cargo test`, run by
+//! the README's command and CI (as root), where a missing privilege fails them. One lock
+//! serialises them: they share the CPUs.
+
+mod common;
+
+use common::{stderr, Scratch};
+use kairos_analysis::csa::{analyze, with_vcpus};
+use kairos_model::vm_load::check_vm_source;
+use kairos_model::Format;
+use kairos_policy::policies::hierarchical::VmPlan;
+use kairos_rt::dispatcher::{run_user, UserRun, UserRunConfig};
+use kairos_sim::vm::{simulate_vm, vm_policy};
+use kairos_sim::SimConfig;
+use kairos_trace::TraceEvent;
+use std::sync::{Mutex, MutexGuard};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A hungry domain (a job that never finishes) beside a periodic one, on 2 cores: without
+/// enforcement the hog's VCPU would take a whole core.
+fn hog_system(server: &str) -> String {
+    format!(
+        r#"
+name = "hog"
+cores = 2
+[vmm]
+scheduler = "rt-global"
+priority = "edf"
+server = "{server}"
+[[domains]]
+name = "hog"
+guest = "gedf"
+[[domains.vcpus]]
+name = "v0"
+budget = "3ms"
+period = "10ms"
+[[domains.tasks]]
+name = "spin"
+wcet = "400ms"
+period = "400ms"
+[[domains]]
+name = "ctl"
+guest = "pedf"
+[[domains.vcpus]]
+name = "v0"
+budget = "4ms"
+period = "10ms"
+[[domains.tasks]]
+name = "loop"
+wcet = "2ms"
+period = "10ms"
+core = 0
+[[domains.tasks]]
+name = "log"
+wcet = "5ms"
+period = "50ms"
+core = 0
+"#
+    )
+}
+
+fn plan_of(text: &str) -> VmPlan {
+    let checked = check_vm_source(text, Format::Toml);
+    let system = checked
+        .system
+        .unwrap_or_else(|| panic!("{:?}", checked.diagnostics));
+    let system = with_vcpus(&system, &analyze(&system)).unwrap();
+    VmPlan::new(&system).unwrap()
+}
+
+fn run(plan: &VmPlan, seconds: u64) -> UserRun {
+    let config = UserRunConfig::new(seconds * 1_000_000_000);
+    let run = run_user(&plan.workload, vm_policy(plan).unwrap(), &config).expect("the run starts");
+    assert_eq!(run.result.stopped_by, None, "{:?}", run.result.notes);
+    run
+}
+
+/// CPU time the jobs of `tasks` executed, from the run's segments.
+fn executed(run: &UserRun, tasks: std::ops::Range<usize>) -> u64 {
+    (run.result.trace.events.iter())
+        .filter_map(|e| match *e {
+            TraceEvent::Segment {
+                task, start, end, ..
+            } if tasks.contains(&task) => Some(end.as_nanos() - start.as_nanos()),
+            _ => None,
+        })
+        .sum()
+}
+
+#[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
+fn budgets_are_enforced_on_real_cores_as_in_the_simulation() {
+    let _serial = serial();
+    for server in ["deferrable", "periodic"] {
+        let plan = plan_of(&hog_system(server));
+        let run = run(&plan, 2);
+        let hog = &plan.domains[0];
+        let vcpu = &run.servers[hog.servers.start];
+        // Two seconds of 3 ms every 10 ms: 0.6 s of budget; the hog's job ran no more than
+        // that (with room for the passes that stop it), far from the 2 s it would take.
+        let budget = vcpu.replenishments * 3_000_000;
+        let ran = executed(&run, hog.tasks.clone());
+        assert!(
+            ran <= budget + budget / 10,
+            "{server}: the hog ran {ran} ns on {budget} ns of budget"
+        );
+        assert!(
+            ran >= budget / 2,
+            "{server}: the hog ran only {ran} ns of {budget} ns"
+        );
+        assert_eq!(
+            vcpu.exhaustions, vcpu.replenishments,
+            "{server}: it always wants more"
+        );
+        // The simulation of the same plan charges the VCPUs alike (within 10 %).
+        let config = SimConfig {
+            duration: kairos_model::Duration::from_nanos(run.result.ran_ns),
+            ..SimConfig::default()
+        };
+        let (_, sim) = simulate_vm(&plan, &config).unwrap();
+        for (measured, simulated) in run.servers.iter().zip(&sim.vcpus) {
+            let (m, s) = (
+                measured.budget_used_ns as f64,
+                simulated.server.budget_used_ns as f64,
+            );
+            assert!(
+                (m - s).abs() <= 0.1 * s,
+                "{server}: {} used {m} ns measured, {s} ns simulated",
+                measured.name
+            );
+            if server == "periodic" {
+                assert_eq!(
+                    measured.budget_used_ns, measured.supply_ns,
+                    "burnt idle too"
+                );
+            }
+        }
+        eprintln!(
+            "{server}: hog ran {:.1} ms on {:.1} ms of budget; VCPU budget used measured/simulated: {}",
+            ran as f64 / 1e6,
+            budget as f64 / 1e6,
+            (run.servers.iter().zip(&sim.vcpus))
+                .map(|(m, s)| format!("{} {:.1}/{:.1} ms", m.name, m.budget_used_ns as f64 / 1e6, s.server.budget_used_ns as f64 / 1e6))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
+fn the_credit_scheduler_runs_for_real() {
+    let _serial = serial();
+    let text =
+        hog_system("deferrable").replace("scheduler = \"rt-global\"", "scheduler = \"credit\"");
+    let text = text.replace("priority = \"edf\"\nserver = \"deferrable\"\n", "");
+    let plan = plan_of(&text);
+    let run = run(&plan, 1);
+    assert!(run.result.jobs_completed > 0);
+    // One core's worth for the hog's one VCPU, less what the other domain needs.
+    let hog = executed(&run, plan.domains[0].tasks.clone());
+    assert!(
+        hog > run.result.ran_ns / 2,
+        "the hog ran {hog} ns in {} ns",
+        run.result.ran_ns
+    );
+}
+
+#[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
+fn kairos_run_on_a_vm_file_compares_per_domain_and_per_vcpu() {
+    let _serial = serial();
+    let dir = Scratch::new("vm-run");
+    let out = dir.kairos(&[
+        "run",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/examples/vm/two-domains.toml"),
+        "--duration",
+        "2s",
+        "--compare",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in ["domains", "vcpus", "compare"] {
+        assert!(json.get(key).is_some(), "no {key} in {json}");
+    }
+    let domains = json["domains"].as_array().unwrap();
+    assert_eq!(domains.len(), 2);
+    assert!(domains
+        .iter()
+        .all(|d| d["jobs_released"].as_u64() > Some(0)));
+    let measured = json["vcpus"].as_array().unwrap();
+    let simulated = json["simulated"]["vcpus"].as_array().unwrap();
+    for (m, s) in measured.iter().zip(simulated) {
+        assert_eq!(m["name"], s["name"]);
+        let (m, s) = (
+            m["budget_used_ns"].as_f64().unwrap(),
+            s["budget_used_ns"].as_f64().unwrap(),
+        );
+        assert!(
+            (m - s).abs() <= 0.1 * s,
+            "budget used {m} measured vs {s} simulated"
+        );
+    }
+    let refused = dir.kairos(&[
+        "run",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/examples/vm/two-domains.toml"),
+        "--policy",
+        "gedf",
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("does not apply to a VM file"),
+        "{}",
+        stderr(&refused)
+    );
+}
