@@ -126,6 +126,34 @@ fn edf_through_sched_deadline_releases_and_completes_every_job() {
     assert_no_rt_thread_left();
 }
 
+/// Two tasks of 6 ms every 10 ms on one core (U = 1.2) under partitioned FP: the low-priority
+/// thread falls further behind at every period. Every release before the end still happens:
+/// the thread works off its backlog (it used to stop at the end of the run and lose the
+/// releases it had not reached, as a host stall near the end did to the SCHED_DEADLINE test).
+#[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
+fn a_thread_behind_its_releases_still_runs_every_job_due_before_the_end() {
+    let _lock = serial();
+    require_rt();
+    let w = workload(
+        "cores = 1\n[[tasks]]\nname = \"a\"\nwcet = \"6ms\"\nperiod = \"10ms\"\ncore = 0\n\
+         [[tasks]]\nname = \"b\"\nwcet = \"6ms\"\nperiod = \"10ms\"\ncore = 0\n",
+    );
+    let result = run(&w, &PeriodicConfig::new(PeriodicPolicy::Pfp, 100_000_000)).expect("run");
+    let released: Vec<u64> = result.tasks.iter().map(|t| t.jobs_released).collect();
+    assert_eq!(released, vec![10, 10], "{:?}", result.tasks);
+    assert_eq!(
+        result.jobs_completed, 20,
+        "the backlog is worked off after the end"
+    );
+    assert!(
+        result.tasks[1].deadline_misses > 0,
+        "b is overloaded: {:?}",
+        result.tasks
+    );
+    assert_no_rt_thread_left();
+}
+
 /// SCHED_DEADLINE admission is on unless `sched_rt_runtime_us` is -1; the test needs it on.
 fn require_admission_control() {
     let limit = std::fs::read_to_string("/proc/sys/kernel/sched_rt_runtime_us")
