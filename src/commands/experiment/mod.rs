@@ -17,6 +17,7 @@ mod decode;
 mod mc;
 pub(crate) mod plot;
 mod resume;
+mod vm;
 
 use crate::args::{write_output, CommandResult, Failure};
 use config::{Config, Method, Workloads};
@@ -56,6 +57,9 @@ pub struct ExperimentArgs {
 pub fn run(args: &ExperimentArgs) -> CommandResult {
     let text = std::fs::read_to_string(&args.config)
         .map_err(|e| Failure::bad_input(format!("cannot read {}: {e}", args.config.display())))?;
+    if vm::is_study(&text) {
+        return vm::run(args, &text);
+    }
     let config = decode::load(&args.config, &text)?;
     let out = args
         .out

@@ -3,6 +3,7 @@
 //! finished point, appended and flushed as soon as the point is done).
 
 use crate::args::{write_output, Failure};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -72,14 +73,25 @@ impl QualitySum {
     }
 }
 
-pub struct Progress {
-    points_file: PathBuf,
-    done: Vec<PointResult>,
+/// A finished utilization point of some kind of experiment, as `points.jsonl` keeps it.
+pub trait Point: Clone + Serialize + DeserializeOwned {
+    fn utilization(&self) -> f64;
 }
 
-impl Progress {
+impl Point for PointResult {
+    fn utilization(&self) -> f64 {
+        self.utilization
+    }
+}
+
+pub struct Progress<P: Point = PointResult> {
+    points_file: PathBuf,
+    done: Vec<P>,
+}
+
+impl<P: Point> Progress<P> {
     /// Opens the output folder; reuses finished points if they come from the same config.
-    pub fn open(out: &Path, config_text: &str, fresh: bool) -> Result<Progress, Failure> {
+    pub fn open(out: &Path, config_text: &str, fresh: bool) -> Result<Progress<P>, Failure> {
         let saved_config = out.join("config.toml");
         let points_file = out.join("points.jsonl");
         let previous = std::fs::read_to_string(&saved_config).ok();
@@ -110,10 +122,10 @@ impl Progress {
     }
 
     pub fn is_done(&self, utilization: f64) -> bool {
-        self.done.iter().any(|p| p.utilization == utilization)
+        self.done.iter().any(|p| p.utilization() == utilization)
     }
 
-    pub fn record(&mut self, point: PointResult) -> Result<(), Failure> {
+    pub fn record(&mut self, point: P) -> Result<(), Failure> {
         let line = serde_json::to_string(&point).expect("point serializes");
         let mut file = std::fs::OpenOptions::new()
             .append(true)
@@ -130,18 +142,18 @@ impl Progress {
     }
 
     /// Finished points in the order of `points`.
-    pub fn results_in_order(&self, points: &[f64]) -> Vec<PointResult> {
+    pub fn results_in_order(&self, points: &[f64]) -> Vec<P> {
         points
             .iter()
-            .filter_map(|u| self.done.iter().find(|p| p.utilization == *u).cloned())
+            .filter_map(|u| self.done.iter().find(|p| p.utilization() == *u).cloned())
             .collect()
     }
 }
 
 /// Reads saved points; a torn last line (interrupted write) is ignored and recomputed.
-fn read_points(path: &Path) -> Result<Vec<PointResult>, Failure> {
+fn read_points<P: Point>(path: &Path) -> Result<Vec<P>, Failure> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    let points: Vec<PointResult> = text
+    let points: Vec<P> = text
         .lines()
         .filter_map(|line| serde_json::from_str(line).ok())
         .collect();

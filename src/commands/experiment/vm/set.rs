@@ -1,0 +1,232 @@
+//! One generated set of the RT-Xen study under every configuration the paper compares (Xi et
+//! al., EMSOFT 2014, section VI): the compositional analysis's verdict (figure 4), a
+//! simulation on the interfaces' VCPUs (figures 5, 7, 8 and Table I) and the interfaces' total
+//! bandwidth (figure 6).
+
+use kairos_analysis::csa::{analyze, with_vcpus, CsaReport};
+use kairos_gen::RtXenSet;
+use kairos_model::{
+    Domain, Duration, GuestScheduler, ServerKind, ServerPriority, VmSystem, Vmm, VmmScheduler,
+};
+use kairos_policy::policies::hierarchical::VmPlan;
+use kairos_sim::vm::simulate_vm;
+use kairos_sim::SimConfig;
+
+/// A guest scheduler under a VMM scheduler and priority: one line of figures 4 and 5.
+#[derive(Clone, Copy, Debug)]
+pub struct Combo {
+    pub guest: GuestScheduler,
+    pub scheduler: VmmScheduler,
+    pub priority: ServerPriority,
+}
+
+impl Combo {
+    /// "guest pEDF, VMM gDM".
+    pub fn label(&self) -> String {
+        format!(
+            "guest {}, VMM {}",
+            paper_name(self.guest.name()),
+            vmm_name(self.scheduler, self.priority)
+        )
+    }
+}
+
+fn paper_name(name: &str) -> String {
+    let (scope, order) = name.split_at(1);
+    format!("{scope}{}", order.to_uppercase())
+}
+
+pub fn vmm_name(scheduler: VmmScheduler, priority: ServerPriority) -> String {
+    let scope = match scheduler {
+        VmmScheduler::RtGlobal => "g",
+        VmmScheduler::RtPartition => "p",
+        VmmScheduler::Credit => return "credit".into(),
+    };
+    let order = match priority {
+        ServerPriority::Edf => "EDF",
+        ServerPriority::Dm => "DM",
+    };
+    format!("{scope}{order}")
+}
+
+/// The four RT-Xen VMM schedulers, in the paper's order of figure 7.
+pub const RT_VMMS: [(VmmScheduler, ServerPriority); 4] = [
+    (VmmScheduler::RtGlobal, ServerPriority::Edf),
+    (VmmScheduler::RtGlobal, ServerPriority::Dm),
+    (VmmScheduler::RtPartition, ServerPriority::Edf),
+    (VmmScheduler::RtPartition, ServerPriority::Dm),
+];
+
+/// Guest pEDF and gEDF under each RT VMM: figures 4 and 5.
+pub fn combos() -> Vec<Combo> {
+    [GuestScheduler::Pedf, GuestScheduler::Gedf]
+        .into_iter()
+        .flat_map(|guest| {
+            RT_VMMS.map(|(scheduler, priority)| Combo {
+                guest,
+                scheduler,
+                priority,
+            })
+        })
+        .collect()
+}
+
+/// How the study runs each set.
+pub struct Setup {
+    pub cores: usize,
+    pub domains: usize,
+    pub vcpu_period: Duration,
+    pub duration: Duration,
+    /// The guest of the miss-ratio figures (7 and 8).
+    pub guest: GuestScheduler,
+    pub seed: u64,
+}
+
+/// A simulation's counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub released: u64,
+    pub misses: u64,
+    pub back_to_back: u64,
+    pub replenishments: u64,
+}
+
+/// Everything one set gives.
+#[derive(Debug, Default)]
+pub struct SetResult {
+    /// Per combo: the analysis accepts the system.
+    pub theory: Vec<bool>,
+    /// Per combo: the simulation on its interfaces (None: some domain has no interface).
+    pub practice: Vec<Option<Counts>>,
+    /// Per guest (pEDF, gEDF): total VCPU bandwidth of the interfaces, when all exist.
+    pub bandwidth: Vec<Option<f64>>,
+    /// The chosen guest under credit, and under gEDF and pEDF VMMs with periodic servers.
+    pub credit: Option<Counts>,
+    pub periodic: Vec<Option<Counts>>,
+}
+
+/// The study's VM system for `set` under `vmm` with every domain's guest `guest`.
+fn system(set: &RtXenSet, setup: &Setup, vmm: Vmm, guest: GuestScheduler) -> VmSystem {
+    let domains = (0..setup.domains)
+        .filter(|&d| set.domain_of.contains(&d))
+        .map(|d| Domain {
+            name: format!("d{d}"),
+            guest,
+            tasks: (set.tasks.iter().zip(&set.domain_of))
+                .filter(|(_, &of)| of == d)
+                .map(|(t, _)| t.clone())
+                .collect(),
+            vcpus: None,
+            weight: kairos_model::vm::DEFAULT_WEIGHT,
+            cap: 0,
+        })
+        .collect();
+    VmSystem {
+        name: None,
+        cores: setup.cores,
+        vmm,
+        domains,
+    }
+}
+
+fn vmm(
+    scheduler: VmmScheduler,
+    priority: ServerPriority,
+    server: ServerKind,
+    setup: &Setup,
+) -> Vmm {
+    Vmm {
+        scheduler,
+        priority,
+        server,
+        quantum: None,
+        vcpu_period: setup.vcpu_period,
+    }
+}
+
+/// Simulates `system` on the VCPUs of its analysis `report`, if every domain has some.
+fn simulate(
+    system: &VmSystem,
+    report: &CsaReport,
+    setup: &Setup,
+) -> Result<Option<Counts>, String> {
+    let Ok(resolved) = with_vcpus(system, report) else {
+        return Ok(None);
+    };
+    let plan = VmPlan::new(&resolved).map_err(|r| r.0)?;
+    let config = SimConfig {
+        duration: setup.duration,
+        seed: setup.seed,
+        ..SimConfig::default()
+    };
+    let (_, m) = simulate_vm(&plan, &config).map_err(|e| e.to_string())?;
+    Ok(Some(Counts {
+        released: m.totals.jobs_released,
+        misses: m.totals.deadline_misses,
+        back_to_back: m.vcpus.iter().map(|v| v.server.back_to_back).sum(),
+        replenishments: m.vcpus.iter().map(|v| v.server.replenishments).sum(),
+    }))
+}
+
+/// Total bandwidth of the interfaces' VCPUs, if every domain has some.
+fn bandwidth(report: &CsaReport) -> Option<f64> {
+    (report.interfaces.iter())
+        .map(|i| {
+            (!i.vcpus.is_empty()).then(|| {
+                i.vcpus
+                    .iter()
+                    .map(|v| v.budget_ns as f64 / v.period_ns as f64)
+                    .sum::<f64>()
+            })
+        })
+        .sum()
+}
+
+/// Runs one set under every configuration.
+pub fn run(set: &RtXenSet, setup: &Setup) -> Result<SetResult, String> {
+    let mut out = SetResult::default();
+    for combo in combos() {
+        let vmm = vmm(
+            combo.scheduler,
+            combo.priority,
+            ServerKind::Deferrable,
+            setup,
+        );
+        let system = system(set, setup, vmm, combo.guest);
+        let report = analyze(&system);
+        out.theory.push(report.schedulable == Some(true));
+        out.practice.push(simulate(&system, &report, setup)?);
+        if combo.scheduler == VmmScheduler::RtPartition && combo.priority == ServerPriority::Edf {
+            out.bandwidth.push(bandwidth(&report));
+        }
+    }
+    out.credit = credit(set, setup)?;
+    for scheduler in [VmmScheduler::RtGlobal, VmmScheduler::RtPartition] {
+        let vmm = vmm(scheduler, ServerPriority::Edf, ServerKind::Periodic, setup);
+        let system = system(set, setup, vmm, setup.guest);
+        out.periodic
+            .push(simulate(&system, &analyze(&system), setup)?);
+    }
+    Ok(out)
+}
+
+/// The chosen guest under Xen's credit scheduler, each domain's weight and cap its VCPUs'
+/// total bandwidth (the paper's setting), every VCPU free to run on every core.
+fn credit(set: &RtXenSet, setup: &Setup) -> Result<Option<Counts>, String> {
+    let vmm = vmm(
+        VmmScheduler::Credit,
+        ServerPriority::Edf,
+        ServerKind::Deferrable,
+        setup,
+    );
+    let mut system = system(set, setup, vmm, setup.guest);
+    let report = analyze(&system);
+    for (domain, interface) in system.domains.iter_mut().zip(&report.interfaces) {
+        let share: f64 = (interface.vcpus.iter())
+            .map(|v| v.budget_ns as f64 / v.period_ns as f64)
+            .sum();
+        domain.weight = ((share * 100.0).round() as u32).max(1);
+        domain.cap = ((share * 100.0).ceil() as u32).max(1);
+    }
+    simulate(&system, &report, setup)
+}
