@@ -11,7 +11,10 @@
 //!
 //! Every budget is found by bisection and returned only after the test passed on it, so it is
 //! safe even where the test is not monotonic in Θ; it is the least one when it is (the unit
-//! tests compare with a scan of every Θ).
+//! tests compare with a scan of every Θ), on a grid of Π / 10,000 (1 us for a 10 ms period,
+//! 1 for periods under 10,000 units): a test must look as far as its slack is thin (the
+//! last instant that can fail grows as 1 / (Θ/Π - U)), so budgets a few nanoseconds above a
+//! domain's utilization cost seconds each, for bandwidth below 10^-4 per VCPU.
 
 use super::edf::{edf_fits, fp_fits};
 use super::gedf::gedf_fits;
@@ -35,7 +38,7 @@ pub fn prm_interface(tasks: &[SporadicTask], guest: UniGuest, period: u64) -> Op
             UniGuest::Dm => fp_fits(tasks, &deadline_monotonic_order(tasks), &supply),
         }
     };
-    least_budget(0, period, fits).and_then(|budget| Mpr::prm(period, budget))
+    least_budget(0, period, grain(period), fits).and_then(|budget| Mpr::prm(period, budget))
 }
 
 /// The least MPR of period `period` and parallelism at most `most` under which gEDF
@@ -46,7 +49,8 @@ pub fn mpr_interface(tasks: &[SporadicTask], period: u64, most: u64) -> Option<M
     (first..=most).find_map(|m| {
         let fits =
             |budget: u64| gedf_fits(tasks, &Mpr::new(period, budget, m).expect("at most m Π"));
-        least_budget((m - 1) * period, m * period, fits).and_then(|b| Mpr::new(period, b, m))
+        let range = ((m - 1) * period, m * period);
+        least_budget(range.0, range.1, grain(period), fits).and_then(|b| Mpr::new(period, b, m))
     })
 }
 
@@ -58,22 +62,28 @@ pub fn vcpu_budgets(mpr: &Mpr) -> Vec<u64> {
     (0..m).map(|j| base + u64::from(j < extra)).collect()
 }
 
-/// The smallest budget in `[low, high]` that `fits`, by bisection over a predicate assumed
-/// monotonic; `None` when even `high` does not fit.
-fn least_budget(low: u64, high: u64, fits: impl Fn(u64) -> bool) -> Option<u64> {
+/// The budgets' grid for a period: Π / 10,000, at least 1 (see the module documentation).
+fn grain(period: u64) -> u64 {
+    (period / 10_000).max(1)
+}
+
+/// The smallest budget of `low + j grain` in `[low, high]` (or `high`) that `fits`, by
+/// bisection over a predicate assumed monotonic; `None` when even `high` does not fit.
+fn least_budget(low: u64, high: u64, grain: u64, fits: impl Fn(u64) -> bool) -> Option<u64> {
     if !fits(high) {
         return None;
     }
-    let (mut lo, mut hi) = (low, high);
+    let at = |step: u64| (low + step * grain).min(high);
+    let (mut lo, mut hi) = (0, (high - low).div_ceil(grain));
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if fits(mid) {
+        if fits(at(mid)) {
             hi = mid;
         } else {
             lo = mid + 1;
         }
     }
-    Some(hi).filter(|&b| fits(b))
+    Some(at(hi)).filter(|&b| fits(b))
 }
 
 #[cfg(test)]

@@ -25,4 +25,6 @@ pub mod system;
 
 pub use resolve::with_vcpus;
 pub use supply::Mpr;
-pub use system::{analyze, CsaReport, DomainInterface, VcpuInterface, VmmVerdict};
+pub use system::{
+    analyze, interfaces, with_interfaces, CsaReport, DomainInterface, VcpuInterface, VmmVerdict,
+};

@@ -64,12 +64,21 @@ pub struct VmmVerdict {
 
 /// Interfaces of every domain and the VMM verdict.
 pub fn analyze(system: &VmSystem) -> CsaReport {
+    with_interfaces(system, interfaces(system))
+}
+
+/// Every domain's interface. They depend on the domains, the VCPU period and the host's cores
+/// only, not on the VMM scheduler: a study comparing VMM schedulers computes them once.
+pub fn interfaces(system: &VmSystem) -> Vec<DomainInterface> {
     let period = system.vmm.vcpu_period.as_nanos();
-    let mut interfaces: Vec<DomainInterface> = system
-        .domains
-        .iter()
+    (system.domains.iter())
         .map(|d| domain_interface(d, period, system.cores as u64))
-        .collect();
+        .collect()
+}
+
+/// The report of `system` from its domains' `interfaces` ([`interfaces`] of a system with the
+/// same domains, VCPU period and cores): the VMM verdict and the whole system's.
+pub fn with_interfaces(system: &VmSystem, mut interfaces: Vec<DomainInterface>) -> CsaReport {
     let vmm = vmm_verdict(system, &mut interfaces);
     let guests: Option<bool> = interfaces
         .iter()

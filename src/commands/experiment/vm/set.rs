@@ -1,9 +1,11 @@
 //! One generated set of the RT-Xen study under every configuration the paper compares (Xi et
-//! al., EMSOFT 2014, section VI): the compositional analysis's verdict (figure 4), a
-//! simulation on the interfaces' VCPUs (figures 5, 7, 8 and Table I) and the interfaces' total
-//! bandwidth (figure 6).
+//! al., EMSOFT 2014, section IV): the compositional analysis's verdict (figure 4), simulations
+//! on the interfaces' VCPUs and the interfaces' total bandwidth (figure 6). As in the paper,
+//! the VCPUs are periodic servers in the schedulability (figure 5) and miss-ratio (figure 7)
+//! experiments, and deferrable ones in the comparison of server kinds (figure 8) and the
+//! back-to-back count (Table I).
 
-use kairos_analysis::csa::{analyze, with_vcpus, CsaReport};
+use kairos_analysis::csa::{interfaces, with_interfaces, with_vcpus, CsaReport, DomainInterface};
 use kairos_gen::RtXenSet;
 use kairos_model::{
     Domain, Duration, GuestScheduler, ServerKind, ServerPriority, VmSystem, Vmm, VmmScheduler,
@@ -76,6 +78,7 @@ pub struct Setup {
     pub cores: usize,
     pub domains: usize,
     pub vcpu_period: Duration,
+    pub quantum: Option<Duration>,
     pub duration: Duration,
     /// The guest of the miss-ratio figures (7 and 8).
     pub guest: GuestScheduler,
@@ -96,13 +99,15 @@ pub struct Counts {
 pub struct SetResult {
     /// Per combo: the analysis accepts the system.
     pub theory: Vec<bool>,
-    /// Per combo: the simulation on its interfaces (None: some domain has no interface).
+    /// Per combo: the simulation on its interfaces' VCPUs as periodic servers (None: some
+    /// domain has no interface).
     pub practice: Vec<Option<Counts>>,
     /// Per guest (pEDF, gEDF): total VCPU bandwidth of the interfaces, when all exist.
     pub bandwidth: Vec<Option<f64>>,
-    /// The chosen guest under credit, and under gEDF and pEDF VMMs with periodic servers.
+    /// The miss-ratio figures' guest under credit, and under each RT VMM ([`RT_VMMS`]) with
+    /// deferrable servers.
     pub credit: Option<Counts>,
-    pub periodic: Vec<Option<Counts>>,
+    pub deferrable: Vec<Option<Counts>>,
 }
 
 /// The study's VM system for `set` under `vmm` with every domain's guest `guest`.
@@ -139,7 +144,7 @@ fn vmm(
         scheduler,
         priority,
         server,
-        quantum: None,
+        quantum: setup.quantum,
         vcpu_period: setup.vcpu_period,
     }
 }
@@ -185,34 +190,70 @@ fn bandwidth(report: &CsaReport) -> Option<f64> {
 /// Runs one set under every configuration.
 pub fn run(set: &RtXenSet, setup: &Setup) -> Result<SetResult, String> {
     let mut out = SetResult::default();
+    let guests = Interfaces::new(set, setup);
     for combo in combos() {
-        let vmm = vmm(
-            combo.scheduler,
-            combo.priority,
-            ServerKind::Deferrable,
+        let server = ServerKind::Periodic;
+        let system = system(
+            set,
             setup,
+            vmm(combo.scheduler, combo.priority, server, setup),
+            combo.guest,
         );
-        let system = system(set, setup, vmm, combo.guest);
-        let report = analyze(&system);
+        let report = with_interfaces(&system, guests.of(combo.guest));
         out.theory.push(report.schedulable == Some(true));
         out.practice.push(simulate(&system, &report, setup)?);
         if combo.scheduler == VmmScheduler::RtPartition && combo.priority == ServerPriority::Edf {
             out.bandwidth.push(bandwidth(&report));
         }
     }
-    out.credit = credit(set, setup)?;
-    for scheduler in [VmmScheduler::RtGlobal, VmmScheduler::RtPartition] {
-        let vmm = vmm(scheduler, ServerPriority::Edf, ServerKind::Periodic, setup);
+    out.credit = credit(set, setup, guests.of(setup.guest))?;
+    for (scheduler, priority) in RT_VMMS {
+        let vmm = vmm(scheduler, priority, ServerKind::Deferrable, setup);
         let system = system(set, setup, vmm, setup.guest);
-        out.periodic
-            .push(simulate(&system, &analyze(&system), setup)?);
+        let report = with_interfaces(&system, guests.of(setup.guest));
+        (out.deferrable).push(simulate(&system, &report, setup)?);
     }
     Ok(out)
 }
 
+/// Each guest's domain interfaces for the set, computed once: they do not depend on the VMM.
+struct Interfaces {
+    pedf: Vec<DomainInterface>,
+    gedf: Vec<DomainInterface>,
+}
+
+impl Interfaces {
+    fn new(set: &RtXenSet, setup: &Setup) -> Interfaces {
+        let of = |guest| {
+            let vmm = vmm(
+                VmmScheduler::RtGlobal,
+                ServerPriority::Edf,
+                ServerKind::Periodic,
+                setup,
+            );
+            interfaces(&system(set, setup, vmm, guest))
+        };
+        Interfaces {
+            pedf: of(GuestScheduler::Pedf),
+            gedf: of(GuestScheduler::Gedf),
+        }
+    }
+
+    fn of(&self, guest: GuestScheduler) -> Vec<DomainInterface> {
+        match guest {
+            GuestScheduler::Gedf => self.gedf.clone(),
+            _ => self.pedf.clone(),
+        }
+    }
+}
+
 /// The chosen guest under Xen's credit scheduler, each domain's weight and cap its VCPUs'
 /// total bandwidth (the paper's setting), every VCPU free to run on every core.
-fn credit(set: &RtXenSet, setup: &Setup) -> Result<Option<Counts>, String> {
+fn credit(
+    set: &RtXenSet,
+    setup: &Setup,
+    interfaces: Vec<DomainInterface>,
+) -> Result<Option<Counts>, String> {
     let vmm = vmm(
         VmmScheduler::Credit,
         ServerPriority::Edf,
@@ -220,7 +261,7 @@ fn credit(set: &RtXenSet, setup: &Setup) -> Result<Option<Counts>, String> {
         setup,
     );
     let mut system = system(set, setup, vmm, setup.guest);
-    let report = analyze(&system);
+    let report = with_interfaces(&system, interfaces);
     for (domain, interface) in system.domains.iter_mut().zip(&report.interfaces) {
         let share: f64 = (interface.vcpus.iter())
             .map(|v| v.budget_ns as f64 / v.period_ns as f64)

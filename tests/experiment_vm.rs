@@ -1,0 +1,128 @@
+//! The RT-Xen study (`kairos experiment` on a config with `study = "rt-xen"`) at a small scale:
+//! every figure's CSV, no set the analysis accepts misses in simulation, the interfaces'
+//! bandwidth never below the tasks' utilization, reproducible and resumable, and its config
+//! errors explained.
+
+mod common;
+
+use common::{stderr, stdout, Scratch};
+use serde_json::Value;
+
+const STUDY: &str = r#"
+study = "rt-xen"
+name = "small"
+distribution = "bimo-medium"
+seed = 7
+samples = 3
+duration = "2s"
+table_utilization = 2.5
+[utilization]
+from = 1.1
+to = 3.9
+step = 1.4
+"#;
+
+fn run(dir: &Scratch, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["experiment", "study.toml", "--out", "out", "--quiet"];
+    args.extend_from_slice(extra);
+    dir.kairos(&args)
+}
+
+#[test]
+fn the_study_writes_every_figure_and_its_analysis_is_never_contradicted() {
+    let dir = Scratch::new("rtxen");
+    dir.write("study.toml", STUDY);
+    let out = run(&dir, &["--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let summary: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let points = summary["points"].as_array().unwrap();
+    assert_eq!(points.len(), 3);
+    for p in points {
+        let u = p["utilization"].as_f64().unwrap();
+        let missed: u64 = (p["accepted_but_missed"].as_array().unwrap().iter())
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert_eq!(missed, 0, "U = {u}: sets the analysis accepted missed");
+        for g in 0..2 {
+            let n = p["bandwidth_sets"][g].as_u64().unwrap();
+            if n > 0 {
+                let mean = p["bandwidth_sum"][g].as_f64().unwrap() / n as f64;
+                assert!(mean >= u - 1e-3, "U = {u}: interfaces of {mean} cores");
+            }
+        }
+        for sim in p["practice"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain([&p["credit"]])
+        {
+            assert!(sim["misses"].as_u64() <= sim["released"].as_u64());
+        }
+    }
+    // At U = 1.1 every RT configuration meets every deadline; the analysis accepts it too.
+    let low = &points[0];
+    assert!(low["practice_accepted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|v| v.as_u64() == Some(3)));
+    assert!(low["theory_accepted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|v| v.as_u64() == Some(3)));
+    for file in [
+        "theory",
+        "practice",
+        "bandwidth",
+        "miss-ratio",
+        "servers",
+        "back-to-back",
+    ] {
+        let csv = dir.read(&format!("out/{file}.csv"));
+        assert!(csv.lines().count() >= 2, "{file}.csv: {csv}");
+    }
+    assert!(dir
+        .read("out/back-to-back.csv")
+        .lines()
+        .nth(1)
+        .is_some_and(|l| l.starts_with("gEDF,0.")));
+    // Same config: resumed, the same files; --fresh recomputes them identically.
+    let (theory, misses) = (dir.read("out/theory.csv"), dir.read("out/miss-ratio.csv"));
+    let again = run(&dir, &[]);
+    assert!(
+        stderr(&again).contains("resuming: 3 point(s) already done"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(dir.read("out/theory.csv"), theory);
+    let fresh = run(&dir, &["--fresh"]);
+    assert!(fresh.status.success());
+    assert_eq!(dir.read("out/theory.csv"), theory);
+    assert_eq!(dir.read("out/miss-ratio.csv"), misses);
+}
+
+#[test]
+fn a_study_config_with_an_error_is_refused_with_the_reason() {
+    let dir = Scratch::new("rtxen-bad");
+    for (text, says) in [
+        (
+            STUDY.replace("samples = 3", "sampels = 3"),
+            "unknown field `sampels`",
+        ),
+        (STUDY.replace("bimo-medium", "bimo-hevy"), "bimo-heavy"),
+        (
+            STUDY.replace("study = \"rt-xen\"", "study = \"rt-xenn\""),
+            "the one study is \"rt-xen\"",
+        ),
+        (
+            STUDY.replace("duration = \"2s\"", "duration = \"0s\""),
+            "must be positive",
+        ),
+    ] {
+        dir.write("study.toml", text);
+        let out = run(&dir, &[]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{says}: {}", stderr(&out));
+    }
+}
