@@ -7,7 +7,7 @@ use super::run_compare::simulate_same;
 use super::run_report::report;
 use crate::args::{CommandResult, Failure};
 use kairos_policy::PolicyKind;
-use kairos_rt::dispatcher::{measured_overheads, run_user, UserRunConfig};
+use kairos_rt::dispatcher::{measured_overheads, run_user, UserRun, UserRunConfig};
 use kairos_rt::platform::{privilege, signals::StopSignals};
 use kairos_rt::watchdog::RunControl;
 
@@ -24,16 +24,7 @@ pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
     }
     let priorities = crate::commands::simulate::priority_order(&args.priorities);
     let prepared = crate::imprecise::prepare_with_margin(kind, &workload, args.od_margin)?;
-    let policy = kind.build(priorities);
-    let mut config = UserRunConfig::new(args.duration.as_nanos());
-    config.control = Some(RunControl::new());
-    config.lead_ns = args.lead.as_nanos();
-    (config.execution_times, config.seed) = args.draws();
-    privilege::require_rt().map_err(platform_failure)?;
-    let signals = StopSignals::install();
-    let run = run_user(&prepared, policy, &config);
-    drop(signals);
-    let run = run.map_err(run_failure)?;
+    let run = run_on_dispatcher(args, &prepared, kind.build(priorities))?;
     let simulated = if args.compare {
         let overheads = measured_overheads(&run.result);
         // The prepared workload: its optional deadlines (with the margin) and partition are
@@ -50,4 +41,22 @@ pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
         None
     };
     report(args, &workload, &run.result, simulated.as_ref())
+}
+
+/// Runs `workload` under `policy` on the user-space dispatcher with the run's options
+/// (duration, lead, draws), SIGINT and SIGTERM stopping it cleanly.
+pub(super) fn run_on_dispatcher(
+    args: &Args,
+    workload: &kairos_model::Workload,
+    policy: Box<dyn kairos_policy::Policy + Send>,
+) -> Result<UserRun, Failure> {
+    let mut config = UserRunConfig::new(args.duration.as_nanos());
+    config.control = Some(RunControl::new());
+    config.lead_ns = args.lead.as_nanos();
+    (config.execution_times, config.seed) = args.draws();
+    privilege::require_rt().map_err(platform_failure)?;
+    let signals = StopSignals::install();
+    let run = run_user(workload, policy, &config);
+    drop(signals);
+    run.map_err(run_failure)
 }

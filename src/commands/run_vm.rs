@@ -4,19 +4,20 @@
 //! `--compare`, the same plan simulated with the overheads the run measured, side by side per
 //! domain and per VCPU.
 
-use super::run::{check_duration, platform_failure, run_failure, Args};
+use super::run::{check_duration, Args};
 use super::run_report::{report_with, Extra};
+use super::run_user::run_on_dispatcher;
 use super::simulate::refuse;
 use super::vm::load_valid;
 use crate::args::{CommandResult, Failure};
 use crate::report::human_ns;
 use kairos_analysis::csa::{analyze as csa, with_vcpus};
 use kairos_policy::policies::hierarchical::VmPlan;
-use kairos_rt::dispatcher::{measured_overheads, run_user, UserRunConfig};
+use kairos_rt::dispatcher::measured_overheads;
 use kairos_rt::measure::RunResult;
-use kairos_rt::platform::{privilege, signals::StopSignals};
-use kairos_rt::watchdog::RunControl;
-use kairos_sim::vm::{simulate_vm, vm_policy, DomainMetrics, VcpuMetrics, VmMetrics};
+use kairos_sim::vm::{
+    domain_metrics, simulate_vm, vm_policy, DomainMetrics, VcpuMetrics, VmMetrics,
+};
 use kairos_sim::SimConfig;
 use kairos_trace::ServerMetrics;
 use serde_json::json;
@@ -28,15 +29,7 @@ pub fn run(args: &Args) -> CommandResult {
     let system = with_vcpus(&system, &csa(&system)).map_err(Failure::bad_input)?;
     let plan = VmPlan::new(&system).map_err(|r| Failure::bad_input(r.0))?;
     let policy = vm_policy(&plan).map_err(|r| Failure::bad_input(r.0))?;
-    let mut config = UserRunConfig::new(args.duration.as_nanos());
-    config.control = Some(RunControl::new());
-    config.lead_ns = args.lead.as_nanos();
-    (config.execution_times, config.seed) = args.draws();
-    privilege::require_rt().map_err(platform_failure)?;
-    let signals = StopSignals::install();
-    let run = run_user(&plan.workload, policy, &config);
-    drop(signals);
-    let run = run.map_err(run_failure)?;
+    let run = run_on_dispatcher(args, &plan.workload, policy)?;
     let measured = Figures {
         domains: measured_domains(&plan, &run.result),
         vcpus: vcpus_of(&plan, run.servers),
@@ -78,25 +71,10 @@ struct Figures {
 }
 
 fn measured_domains(plan: &VmPlan, result: &RunResult) -> Vec<DomainMetrics> {
-    (plan.domains.iter())
-        .map(|d| {
-            let tasks = &result.tasks[d.tasks.clone()];
-            let released: u64 = tasks.iter().map(|t| t.jobs_released).sum();
-            let misses: u64 = tasks.iter().map(|t| t.deadline_misses).sum();
-            DomainMetrics {
-                domain: d.name.clone(),
-                guest: d.guest.name(),
-                jobs_released: released,
-                jobs_completed: tasks.iter().map(|t| t.jobs_completed).sum(),
-                deadline_misses: misses,
-                miss_ratio: if released == 0 {
-                    0.0
-                } else {
-                    misses as f64 / released as f64
-                },
-            }
-        })
-        .collect()
+    domain_metrics(plan, |t| {
+        let m = &result.tasks[t];
+        [m.jobs_released, m.jobs_completed, m.deadline_misses]
+    })
 }
 
 fn vcpus_of(plan: &VmPlan, servers: Vec<ServerMetrics>) -> Vec<VcpuMetrics> {

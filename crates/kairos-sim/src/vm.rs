@@ -59,21 +59,19 @@ pub fn simulate_vm(plan: &VmPlan, config: &SimConfig) -> Result<(SimOutcome, VmM
     Ok((outcome, metrics))
 }
 
-/// Splits a run's figures by domain and VCPU (the per-VCPU figures move out of `metrics`);
-/// `specs` are the servers the policy declared (under credit: the 30 ms accounting period as
-/// both budget and period, so only supply and budget used speak of the VCPU).
-fn vm_metrics(plan: &VmPlan, specs: &[ServerSpec], metrics: &mut Metrics) -> VmMetrics {
-    let servers = std::mem::take(&mut metrics.servers);
-    let domains = (plan.domains.iter())
+/// Each domain's figures from its tasks' `[released, completed, misses]` (by task index): the
+/// same for a simulated and a measured run.
+pub fn domain_metrics(plan: &VmPlan, counts: impl Fn(usize) -> [u64; 3]) -> Vec<DomainMetrics> {
+    (plan.domains.iter())
         .map(|d| {
-            let tasks = &metrics.tasks[d.tasks.clone()];
-            let released: u64 = tasks.iter().map(|t| t.jobs_released).sum();
-            let misses: u64 = tasks.iter().map(|t| t.deadline_misses).sum();
+            let [released, completed, misses] = (d.tasks.clone())
+                .map(&counts)
+                .fold([0; 3], |a, c| [a[0] + c[0], a[1] + c[1], a[2] + c[2]]);
             DomainMetrics {
                 domain: d.name.clone(),
                 guest: d.guest.name(),
                 jobs_released: released,
-                jobs_completed: tasks.iter().map(|t| t.jobs_completed).sum(),
+                jobs_completed: completed,
                 deadline_misses: misses,
                 miss_ratio: match released {
                     0 => 0.0,
@@ -81,7 +79,18 @@ fn vm_metrics(plan: &VmPlan, specs: &[ServerSpec], metrics: &mut Metrics) -> VmM
                 },
             }
         })
-        .collect();
+        .collect()
+}
+
+/// Splits a run's figures by domain and VCPU (the per-VCPU figures move out of `metrics`);
+/// `specs` are the servers the policy declared (under credit: the 30 ms accounting period as
+/// both budget and period, so only supply and budget used speak of the VCPU).
+fn vm_metrics(plan: &VmPlan, specs: &[ServerSpec], metrics: &mut Metrics) -> VmMetrics {
+    let servers = std::mem::take(&mut metrics.servers);
+    let domains = domain_metrics(plan, |t| {
+        let m = &metrics.tasks[t];
+        [m.jobs_released, m.jobs_completed, m.deadline_misses]
+    });
     let vcpus = (servers.into_iter().enumerate())
         .map(|(s, server)| {
             let d = plan.domains.iter().find(|d| d.servers.contains(&s));

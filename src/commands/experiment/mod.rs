@@ -125,10 +125,15 @@ fn progress_bar(config: &Config, progress: &Progress, quiet: bool) -> ProgressBa
         .filter(|u| !progress.is_done(**u))
         .count()
         * config.samples;
+    sets_bar(remaining, quiet)
+}
+
+/// A progress bar over `sets` task sets (hidden with `--quiet`).
+fn sets_bar(sets: usize, quiet: bool) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::new(remaining as u64);
+    let bar = ProgressBar::new(sets as u64);
     bar.set_style(
         ProgressStyle::with_template(
             "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} sets, ETA {eta} {msg}",

@@ -256,17 +256,11 @@ fn segment(
     start: Instant,
     end: Instant,
 ) -> ChromeEvent<'_> {
-    ChromeEvent {
-        name: name.clone(),
-        cat: Some("job"),
-        ph: "X",
-        s: None,
-        pid: PID,
-        tid: core_tid(core),
-        ts: micros(start.as_nanos()),
-        dur: Some(micros(end.saturating_since(start).as_nanos())),
-        args: Some(Args::Job { task: name, job }),
-    }
+    let args = Args::Job {
+        task: name.clone(),
+        job,
+    };
+    slice(name, "job", core, (start, end), Some(args))
 }
 
 /// A server's time on a core: the slices of the jobs it ran nest inside it on the core's track
@@ -278,16 +272,33 @@ fn server_segment(
     start: Instant,
     end: Instant,
 ) -> ChromeEvent<'_> {
+    slice(
+        server_name(trace, server),
+        "server",
+        core,
+        (start, end),
+        None,
+    )
+}
+
+/// A complete ("X") event on `core`'s track over `[start, end)`.
+fn slice<'a>(
+    name: Cow<'a, str>,
+    category: &'static str,
+    core: usize,
+    (start, end): (Instant, Instant),
+    args: Option<Args<'a>>,
+) -> ChromeEvent<'a> {
     ChromeEvent {
-        name: server_name(trace, server),
-        cat: Some("server"),
+        name,
+        cat: Some(category),
         ph: "X",
         s: None,
         pid: PID,
         tid: core_tid(core),
         ts: micros(start.as_nanos()),
         dur: Some(micros(end.saturating_since(start).as_nanos())),
-        args: None,
+        args,
     }
 }
 

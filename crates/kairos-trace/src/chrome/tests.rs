@@ -198,3 +198,52 @@ fn mode_changes_are_global_instants_named_after_the_levels() {
         [("mode LO -> HI", "g", 1.0), ("discard: log#2", "p", 1.0)]
     );
 }
+
+#[test]
+fn a_vcpus_time_on_a_core_is_a_slice_around_its_jobs_with_replenishments_as_instants() {
+    let at = Instant::from_nanos;
+    let mut trace = sample_trace();
+    trace.server_names = vec!["vm1/v0".into()];
+    trace.events = vec![
+        TraceEvent::Replenish {
+            server: 0,
+            at: at(0),
+        },
+        TraceEvent::Segment {
+            core: 1,
+            task: 0,
+            job: 0,
+            start: at(1_000),
+            end: at(2_000),
+        },
+        TraceEvent::ServerSegment {
+            core: 1,
+            server: 0,
+            start: at(1_000),
+            end: at(3_000),
+        },
+        TraceEvent::ServerExhausted {
+            server: 0,
+            at: at(3_000),
+        },
+    ];
+    let json = to_chrome_json(&trace);
+    let events = json["traceEvents"].as_array().unwrap();
+    let named = |name: &str| events.iter().find(|e| e["name"] == name).cloned().unwrap();
+    let vcpu = named("vm1/v0");
+    assert_eq!(
+        (vcpu["ph"].as_str(), vcpu["cat"].as_str()),
+        (Some("X"), Some("server"))
+    );
+    assert_eq!(
+        (vcpu["ts"].as_f64(), vcpu["dur"].as_f64()),
+        (Some(1.0), Some(2.0))
+    );
+    let job = named("ctrl");
+    assert_eq!(
+        job["tid"], vcpu["tid"],
+        "the job nests in its VCPU's slice on core 1"
+    );
+    assert_eq!(named("replenish vm1/v0")["cat"], "server");
+    assert_eq!(named("budget exhausted: vm1/v0")["ts"].as_f64(), Some(3.0));
+}

@@ -56,3 +56,48 @@ pub(super) fn strips(trace: &Trace, scale: &TimeScale, top: f64) -> Group {
     }
     group
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::gantt::{render_svg, GanttOptions};
+    use crate::{Trace, TraceEvent};
+    use kairos_model::Instant;
+
+    fn trace(server_names: Vec<String>) -> Trace {
+        let at = Instant::from_nanos;
+        Trace {
+            task_names: vec!["dom/t".into()],
+            levels: Vec::new(),
+            cores: 1,
+            end: at(10_000),
+            optional_deadlines: Vec::new(),
+            server_names,
+            events: vec![
+                TraceEvent::Segment {
+                    core: 0,
+                    task: 0,
+                    job: 0,
+                    start: at(0),
+                    end: at(5_000),
+                },
+                TraceEvent::ServerSegment {
+                    core: 0,
+                    server: 0,
+                    start: at(0),
+                    end: at(6_000),
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn the_core_view_shows_which_vcpu_held_the_core_above_its_jobs() {
+        let svg = render_svg(&trace(vec!["dom/v0".into()]), &GanttOptions::default());
+        assert!(svg.contains("class=\"server\""), "{svg}");
+        assert!(svg.contains("VCPU dom/v0 [0ns, 6us) on core 0"), "{svg}");
+        // The job's bar gives up the strip's height.
+        assert!(svg.contains("height=\"12\""), "{svg}");
+        let plain = render_svg(&trace(Vec::new()), &GanttOptions::default());
+        assert!(!plain.contains("class=\"server\"") && plain.contains("height=\"22\""));
+    }
+}

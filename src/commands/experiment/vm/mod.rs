@@ -12,7 +12,7 @@ mod set;
 
 use super::resume::{Point, Progress};
 use crate::args::{CommandResult, Failure};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use kairos_gen::{generate_rtxen, seeded, RtXenConfig, UtilDist};
 use kairos_model::{parse_duration, GuestScheduler};
 use rayon::prelude::*;
@@ -291,7 +291,7 @@ pub fn run(args: &super::ExperimentArgs, text: &str) -> CommandResult {
     let todo: Vec<(usize, f64)> = (study.points.iter().copied().enumerate())
         .filter(|&(_, u)| !progress.is_done(u))
         .collect();
-    let bar = bar(todo.len() * study.samples, args.quiet);
+    let bar = super::sets_bar(todo.len() * study.samples, args.quiet);
     for (index, utilization) in todo {
         bar.set_message(format!("U = {utilization}"));
         let point = pool.install(|| run_point(&study, index, utilization, &bar))?;
@@ -301,20 +301,6 @@ pub fn run(args: &super::ExperimentArgs, text: &str) -> CommandResult {
     let results = progress.results_in_order(&study.points);
     report::write(&study, &results, &out, args.json)?;
     Ok(0)
-}
-
-fn bar(sets: usize, quiet: bool) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(sets as u64);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} sets, ETA {eta} {msg}",
-        )
-        .expect("valid template"),
-    );
-    bar
 }
 
 fn run_point(
