@@ -223,3 +223,27 @@ fn kairos_run_on_a_vm_file_compares_per_domain_and_per_vcpu() {
         stderr(&refused)
     );
 }
+
+#[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
+fn kairos_bench_vmm_writes_the_cdfs_of_each_scheduler() {
+    let _serial = serial();
+    let dir = Scratch::new("bench-vmm");
+    let out = dir.kairos(&["bench", "vmm", "--duration", "1s", "--out", "cdf"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let csv = dir.read("cdf/vmm-overheads.csv");
+    for scheduler in ["rt-global", "rt-partition", "credit"] {
+        for quantity in ["do_schedule", "context_switch"] {
+            let fractions: Vec<f64> = (csv.lines())
+                .filter(|l| l.starts_with(&format!("{scheduler},{quantity},")))
+                .map(|l| l.rsplit(',').next().unwrap().parse().unwrap())
+                .collect();
+            assert!(!fractions.is_empty(), "no {scheduler} {quantity} in {csv}");
+            assert!(
+                fractions.windows(2).all(|w| w[0] <= w[1]),
+                "a CDF never falls"
+            );
+            assert_eq!(*fractions.last().unwrap(), 1.0);
+        }
+    }
+}

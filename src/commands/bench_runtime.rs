@@ -44,6 +44,10 @@ pub enum RuntimeBench {
     /// end_mandatory, end_optional, terminate_optional, the scheduler and a whole dispatcher
     /// pass, average and maximum, against the number of tasks (docs/bench.md).
     Rmwp(crate::commands::bench_rmwp::RmwpArgs),
+    /// The VMM scheduler's costs on real cores (rt-global, rt-partition, credit): the
+    /// distributions of RT-Xen 2.0's do_schedule and context_switch counterparts
+    /// (docs/bench.md).
+    Vmm(crate::commands::bench_vmm::VmmArgs),
     /// Table synthesis time per MC-DAG file: the first synthesis in the process and the warm
     /// median (docs/synth.md).
     Synth(crate::commands::bench_synth::SynthBenchArgs),
@@ -75,6 +79,7 @@ pub fn run(bench: &RuntimeBench) -> CommandResult {
         RuntimeBench::Dispatch(args) => crate::commands::bench_dispatch::run(args),
         RuntimeBench::Overheads(args) => crate::commands::bench_overheads::run(args),
         RuntimeBench::Rmwp(args) => crate::commands::bench_rmwp::run(args),
+        RuntimeBench::Vmm(args) => crate::commands::bench_vmm::run(args),
     }
 }
 
