@@ -1,5 +1,5 @@
-//! Virtual machines on a multicore host, as RT-Xen 2.0 schedules them (Xi, Xu, Lu, Lee,
-//! Gill, Phan, Lee, Sokolsky, "Real-Time Multi-Core Virtual Machine Scheduling in Xen",
+//! Virtual machines on a multicore host, as RT-Xen 2.0 schedules them (Xi, Xu, Lu, Phan,
+//! Gill, Sokolsky, Lee, "Real-Time Multi-Core Virtual Machine Scheduling in Xen",
 //! EMSOFT 2014): domains with their own tasks and guest scheduler, each running on VCPUs
 //! (servers: a budget every period, on a set of allowed cores), and one VMM scheduler placing
 //! the VCPUs on the cores. Files: [`crate::vm_load`]; analysis: `kairos_analysis::csa`.

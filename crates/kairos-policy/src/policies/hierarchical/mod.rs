@@ -1,5 +1,5 @@
-//! Hierarchical scheduling of virtual machines as RT-Xen 2.0 does it (Xi, Xu, Lu, Lee, Gill,
-//! Phan, Lee, Sokolsky, "Real-Time Multi-Core Virtual Machine Scheduling in Xen", EMSOFT 2014):
+//! Hierarchical scheduling of virtual machines as RT-Xen 2.0 does it (Xi, Xu, Lu, Phan, Gill,
+//! Sokolsky, Lee, "Real-Time Multi-Core Virtual Machine Scheduling in Xen", EMSOFT 2014):
 //! a VMM scheduler places VCPUs (servers of the contract, [`crate::server`]) on cores, and each
 //! domain's guest scheduler places its jobs on its VCPUs that run. One [`Hierarchical`] policy
 //! composes the two levels, so both engines host it like any other policy and account the

@@ -1,4 +1,4 @@
-//! The VMM level of RT-Xen 2.0 (Xi, Xu, Lu, Lee, Gill, Phan, Lee, Sokolsky, "Real-Time
+//! The VMM level of RT-Xen 2.0 (Xi, Xu, Lu, Phan, Gill, Sokolsky, Lee, "Real-Time
 //! Multi-Core Virtual Machine Scheduling in Xen", EMSOFT 2014, section III, Algorithm 1):
 //! VCPUs with budget left ranked by EDF (current period end) or DM (period), ties by index,
 //! placed greedily on the cores they allow.
