@@ -16,10 +16,9 @@ use kairos_policy::policies::hierarchical::VmPlan;
 use kairos_rt::dispatcher::measured_overheads;
 use kairos_rt::measure::RunResult;
 use kairos_sim::vm::{
-    domain_metrics, simulate_vm, vm_policy, DomainMetrics, VcpuMetrics, VmMetrics,
+    domain_metrics, simulate_vm, vcpu_metrics, vm_policy, DomainMetrics, VcpuMetrics, VmMetrics,
 };
 use kairos_sim::SimConfig;
-use kairos_trace::ServerMetrics;
 use serde_json::json;
 
 pub fn run(args: &Args) -> CommandResult {
@@ -29,10 +28,11 @@ pub fn run(args: &Args) -> CommandResult {
     let system = with_vcpus(&system, &csa(&system)).map_err(Failure::bad_input)?;
     let plan = VmPlan::new(&system).map_err(|r| Failure::bad_input(r.0))?;
     let policy = vm_policy(&plan).map_err(|r| Failure::bad_input(r.0))?;
+    let specs = policy.servers();
     let run = run_on_dispatcher(args, &plan.workload, policy)?;
     let measured = Figures {
         domains: measured_domains(&plan, &run.result),
-        vcpus: vcpus_of(&plan, run.servers),
+        vcpus: vcpu_metrics(&plan, &specs, run.servers),
     };
     let simulated = match args.compare {
         true => Some(simulate_like(&plan, &run.result, args)?),
@@ -75,21 +75,6 @@ fn measured_domains(plan: &VmPlan, result: &RunResult) -> Vec<DomainMetrics> {
         let m = &result.tasks[t];
         [m.jobs_released, m.jobs_completed, m.deadline_misses]
     })
-}
-
-fn vcpus_of(plan: &VmPlan, servers: Vec<ServerMetrics>) -> Vec<VcpuMetrics> {
-    let specs = vm_policy(plan).map(|p| p.servers()).unwrap_or_default();
-    (servers.into_iter().zip(specs))
-        .enumerate()
-        .map(|(s, (server, spec))| VcpuMetrics {
-            domain: (plan.domains.iter())
-                .find(|d| d.servers.contains(&s))
-                .map_or_else(String::new, |d| d.name.clone()),
-            budget_ns: spec.budget.as_nanos(),
-            period_ns: spec.period.as_nanos(),
-            server,
-        })
-        .collect()
 }
 
 /// The plan simulated over the time the run ran, with its draws and measured overheads.

@@ -82,6 +82,25 @@ pub fn domain_metrics(plan: &VmPlan, counts: impl Fn(usize) -> [u64; 3]) -> Vec<
         .collect()
 }
 
+/// Each VCPU's figures (`servers`, in the order of `specs`, the servers the policy declared)
+/// with its domain and parameters: the same for a simulated and a measured run.
+pub fn vcpu_metrics(
+    plan: &VmPlan,
+    specs: &[ServerSpec],
+    servers: Vec<ServerMetrics>,
+) -> Vec<VcpuMetrics> {
+    (servers.into_iter().zip(specs).enumerate())
+        .map(|(s, (server, spec))| VcpuMetrics {
+            domain: (plan.domains.iter())
+                .find(|d| d.servers.contains(&s))
+                .map_or_else(String::new, |d| d.name.clone()),
+            budget_ns: spec.budget.as_nanos(),
+            period_ns: spec.period.as_nanos(),
+            server,
+        })
+        .collect()
+}
+
 /// Splits a run's figures by domain and VCPU (the per-VCPU figures move out of `metrics`);
 /// `specs` are the servers the policy declared (under credit: the 30 ms accounting period as
 /// both budget and period, so only supply and budget used speak of the VCPU).
@@ -91,18 +110,7 @@ fn vm_metrics(plan: &VmPlan, specs: &[ServerSpec], metrics: &mut Metrics) -> VmM
         let m = &metrics.tasks[t];
         [m.jobs_released, m.jobs_completed, m.deadline_misses]
     });
-    let vcpus = (servers.into_iter().enumerate())
-        .map(|(s, server)| {
-            let d = plan.domains.iter().find(|d| d.servers.contains(&s));
-            let spec = &specs[s];
-            VcpuMetrics {
-                domain: d.map_or_else(String::new, |d| d.name.clone()),
-                budget_ns: spec.budget.as_nanos(),
-                period_ns: spec.period.as_nanos(),
-                server,
-            }
-        })
-        .collect();
+    let vcpus = vcpu_metrics(plan, specs, servers);
     VmMetrics {
         totals: metrics.clone(),
         domains,

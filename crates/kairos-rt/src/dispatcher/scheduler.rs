@@ -13,7 +13,7 @@
 //! ([`super::shared::CoreShared`]).
 
 use super::parts::{JobDraw, JobParts};
-use super::servers::{self, RunServers};
+use super::servers::RunServers;
 use super::shared::Shared;
 use crate::measure::{JobRecord, Measurements};
 use crate::platform::clock;
@@ -132,7 +132,7 @@ impl Scheduler {
             .sum();
         let frame_end = source.frame().map(|f| f.as_nanos());
         let runs_parts = policy.runs_parts();
-        let servers = servers::declare(policy.as_ref(), cores);
+        let servers = RunServers::new(policy.servers(), cores);
         let optional = (tasks.iter())
             .map(|t| (runs_parts && t.imprecise.is_some()).then(OptionalMetrics::default))
             .collect();

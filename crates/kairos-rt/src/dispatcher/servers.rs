@@ -13,7 +13,7 @@
 
 use super::scheduler::Scheduler;
 use kairos_model::{Duration, Instant, ServerKind};
-use kairos_policy::{Policy, ServerId, ServerSpec, ServerView};
+use kairos_policy::{ServerId, ServerSpec, ServerView};
 use kairos_trace::{ServerMetrics, TraceEvent};
 
 /// The run's servers; empty for a policy without them.
@@ -230,9 +230,4 @@ impl RunServers {
             });
         }
     }
-}
-
-/// Declares `policy`'s servers for a run on `cores` cores.
-pub(super) fn declare(policy: &dyn Policy, cores: usize) -> RunServers {
-    RunServers::new(policy.servers(), cores)
 }
