@@ -36,11 +36,6 @@ impl<'a, 'v> Building<'a, 'v> {
         }
     }
 
-    /// Whether server `s`'s guest has a job for it not handed out yet.
-    pub(super) fn has_work(&self, s: usize) -> bool {
-        self.queues.peek(self.map.server_queue(s)).is_some()
-    }
-
     /// The decision: the placement, each global guest's jobs kept on their cores, `actions`.
     pub(super) fn finish(mut self, plan: &VmPlan, actions: Vec<Action>) -> Decision {
         self.keep_cores(plan);

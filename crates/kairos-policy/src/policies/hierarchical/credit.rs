@@ -99,12 +99,6 @@ impl Credit {
         })
     }
 
-    fn domain_of_server(&self, s: usize) -> usize {
-        (self.plan.domains.iter())
-            .position(|d| d.servers.contains(&s))
-            .expect("every server belongs to a domain")
-    }
-
     /// Credit burnt since the previous decision (placements are constant in between).
     fn burn(&mut self, now: Instant) {
         let ran = (now - self.last).as_nanos() as i64;
@@ -120,10 +114,11 @@ impl Credit {
     /// Parks each VCPU of a capped domain whose credit is below -(cap x 30 ms / 100), unparks
     /// the others; checked at every decision, so at least every tick.
     fn park(&mut self) {
-        for s in 0..self.credit.len() {
-            let cap = self.plan.domains[self.domain_of_server(s)].cap;
-            let limit = SLICE.as_nanos() as i64 * i64::from(cap) / 100;
-            self.parked[s] = cap > 0 && self.credit[s] < -limit;
+        for domain in &self.plan.domains {
+            let limit = SLICE.as_nanos() as i64 * i64::from(domain.cap) / 100;
+            for s in domain.servers.clone() {
+                self.parked[s] = domain.cap > 0 && self.credit[s] < -limit;
+            }
         }
     }
 
@@ -272,10 +267,7 @@ impl Policy for Credit {
         self.burn(view.now);
         self.ticks(view.now);
         self.park();
-        let work: Vec<bool> = {
-            let b = Building::new(view, &self.plan, &self.queues);
-            (0..self.credit.len()).map(|s| b.has_work(s)).collect()
-        };
+        let work = self.queues.servers_with_work(view);
         self.update_queue(view, &work);
         let mut b = Building::new(view, &self.plan, &self.queues);
         let mut order: Vec<usize> = (0..self.credit.len())

@@ -65,6 +65,16 @@ impl QueueMap {
     pub(super) fn server_queue(&self, server: usize) -> usize {
         self.of_server[server]
     }
+
+    /// Per server, whether its guest has a job it could run (in one pass, without ordering
+    /// the queues).
+    pub(super) fn servers_with_work(&self, view: &View<'_>) -> Vec<bool> {
+        let mut queued = vec![false; self.count];
+        view.jobs
+            .iter()
+            .for_each(|j| queued[self.of_task[j.id.task]] = true);
+        self.of_server.iter().map(|&q| queued[q]).collect()
+    }
 }
 
 fn order_of(guest: GuestScheduler) -> Box<dyn JobOrder + Send> {
