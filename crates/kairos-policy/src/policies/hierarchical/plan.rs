@@ -28,8 +28,6 @@ pub struct VmPlan {
     /// Every domain's VCPUs, domain after domain, named `domain/vcpu`.
     pub servers: Vec<ServerSpec>,
     pub domains: Vec<DomainPlan>,
-    /// Per task of the workload, its domain.
-    pub domain_of_task: Vec<usize>,
     pub vmm: Vmm,
 }
 
@@ -46,10 +44,9 @@ impl VmPlan {
             },
             servers: Vec::new(),
             domains: Vec::new(),
-            domain_of_task: Vec::new(),
             vmm: system.vmm.clone(),
         };
-        for (d, domain) in system.domains.iter().enumerate() {
+        for domain in &system.domains {
             let Some(vcpus) = &domain.vcpus else {
                 return Err(Refusal(format!(
                     "domain `{}` has vcpus = \"auto\": compute its VCPUs first (kairos interface)",
@@ -88,7 +85,6 @@ impl VmPlan {
                     name: format!("{}/{}", domain.name, task.name),
                     ..task.clone()
                 });
-                plan.domain_of_task.push(d);
             }
             plan.domains.push(DomainPlan {
                 name: domain.name.clone(),
