@@ -119,10 +119,107 @@ fn a_study_config_with_an_error_is_refused_with_the_reason() {
             STUDY.replace("duration = \"2s\"", "duration = \"0s\""),
             "must be positive",
         ),
+        (
+            format!("execution = \"virtual\"\n{STUDY}"),
+            "simulated or real",
+        ),
+        (
+            format!("periods = [\"170ms\", \"70ms\"]\n{STUDY}"),
+            "170ms is above 70ms",
+        ),
+        (
+            format!("periods = [\"70500us\", \"170ms\"]\n{STUDY}"),
+            "whole number of milliseconds",
+        ),
+        (REAL.replace("cores = 2", "cores = 4096"), "online CPU(s)"),
     ] {
         dir.write("study.toml", text);
         let out = run(&dir, &[]);
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
         assert!(stderr(&out).contains(says), "{says}: {}", stderr(&out));
+    }
+}
+
+const REAL: &str = r#"
+study = "rt-xen"
+name = "real"
+distribution = "bimo-medium"
+execution = "real"
+seed = 3
+cores = 2
+domains = 2
+samples = 1
+periods = ["70ms", "170ms"]
+vcpu_period = "5ms"
+duration = "400ms"
+table_utilization = 0.7
+[utilization]
+from = 0.7
+to = 0.7
+step = 0.2
+"#;
+
+#[test]
+fn a_real_study_plans_its_runs_without_running_them() {
+    let dir = Scratch::new("rtxen-real-plan");
+    dir.write("study.toml", REAL);
+    let out = run(&dir, &["--dry-run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let plan = stdout(&out);
+    assert!(plan.contains("400ms run on real cores"), "{plan}");
+    assert!(plan.contains("5 s of runs in all"), "{plan}");
+}
+
+/// The real-run version on this machine's cores: every configuration ran and released what its
+/// simulated twin released over the same time; the VCPUs were replenished as often. Behaviour
+/// only: how many deadlines the runs miss depends on the machine.
+#[test]
+#[ignore = "runs on real cores: needs SCHED_FIFO (root); the README's test command and CI run it"]
+fn a_real_study_runs_every_configuration_on_real_cores_beside_its_simulated_twin() {
+    let dir = Scratch::new("rtxen-real");
+    dir.write("study.toml", REAL);
+    let out = run(&dir, &["--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let summary: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let point = &summary["points"][0];
+    let (measured, simulated) = (&point["measured"], point);
+    let runs = |of: &Value| -> Vec<Value> {
+        let mut all: Vec<Value> = of["practice"].as_array().unwrap().clone();
+        all.extend(of["deferrable"].as_array().unwrap().iter().cloned());
+        all.push(of["credit"].clone());
+        all
+    };
+    let (real, twin) = (runs(measured), runs(simulated));
+    assert_eq!(real.len(), 13);
+    let count = |v: &Value, key: &str| v[key].as_u64().unwrap() as i64;
+    for (r, t) in real.iter().zip(&twin) {
+        assert_eq!(count(r, "sets"), count(t, "sets"), "{r} {t}");
+        if count(r, "sets") == 0 {
+            continue;
+        }
+        assert!(count(r, "released") > 0, "{r}");
+        assert!(
+            (count(r, "released") - count(t, "released")).abs() <= 2,
+            "released: real {r}, simulated {t}"
+        );
+        let (rr, tr) = (count(r, "replenishments"), count(t, "replenishments"));
+        assert!(
+            (rr - tr).abs() * 20 <= tr.max(1),
+            "replenishments: real {r}, simulated {t}"
+        );
+    }
+    assert_eq!(
+        real.iter().filter(|r| count(r, "sets") > 0).count(),
+        13,
+        "every configuration had interfaces at U = 0.7"
+    );
+    for (file, lines) in [
+        ("practice-real", 2),
+        ("miss-ratio-real", 2),
+        ("servers-real", 2),
+        ("back-to-back-real", 1 + 4),
+    ] {
+        let csv = dir.read(&format!("out/{file}.csv"));
+        assert_eq!(csv.lines().count(), lines, "{file}.csv: {csv}");
     }
 }

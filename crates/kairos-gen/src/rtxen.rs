@@ -9,7 +9,8 @@
 //!
 //! Here:
 //! 1. Tasks are drawn exactly as [`crate::generate_until_cap`] draws them (without squeeze), with
-//!    [`RtXenConfig::PERIODS`] and implicit deadlines.
+//!    the config's periods (the paper's [`RtXenConfig::PERIODS`] by default; a scaled-down
+//!    range serves short real runs) and implicit deadlines.
 //! 2. The pad task gets a fresh period from the same distribution and
 //!    `C = round((target - total) T / g) g`; the total then equals the target to within
 //!    `g / (2 T_pad)` (the grid's resolution). If that `C` is zero there is no pad.
@@ -33,6 +34,8 @@ pub struct RtXenConfig {
     pub domains: usize,
     /// Time grid for WCETs and periods.
     pub grid: Duration,
+    /// The periods' distribution (RT-Xen: [`RtXenConfig::PERIODS`]).
+    pub periods: PeriodDist,
 }
 
 impl RtXenConfig {
@@ -42,13 +45,14 @@ impl RtXenConfig {
         max_ms: 850,
     };
 
-    /// RT-Xen's setup: 4 domains, on a 1 us grid.
+    /// RT-Xen's setup: 4 domains, its periods, on a 1 us grid.
     pub fn new(target: f64, util: UtilDist) -> RtXenConfig {
         RtXenConfig {
             target,
             util,
             domains: 4,
             grid: Duration::from_micros(1),
+            periods: RtXenConfig::PERIODS,
         }
     }
 }
@@ -71,7 +75,7 @@ pub fn generate_rtxen(rng: &mut ChaCha8Rng, config: &RtXenConfig) -> Result<RtXe
         return Err(GenError::invalid("domains", 0, "at least one domain"));
     }
     let grid = grid_units(config.grid)?;
-    let (util, periods, implicit) = (config.util, RtXenConfig::PERIODS, DeadlineDist::Implicit);
+    let (util, periods, implicit) = (config.util, config.periods, DeadlineDist::Implicit);
     let mut tasks = generate_until_cap(
         rng,
         config.target,

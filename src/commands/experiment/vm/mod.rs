@@ -7,17 +7,22 @@
 //! written as CSV and plots ([`report`]). Reproducible from the config (the set of sample `k`
 //! at point `p` comes from its own seeded stream) and resumable by point, as every experiment.
 
+mod figures;
+mod point;
+mod real;
 mod report;
 mod set;
 
-use super::resume::{Point, Progress};
+use super::resume::Progress;
 use crate::args::{CommandResult, Failure};
 use indicatif::ProgressBar;
-use kairos_gen::{generate_rtxen, seeded, RtXenConfig, UtilDist};
-use kairos_model::{parse_duration, GuestScheduler};
+use kairos_gen::{generate_rtxen, seeded, PeriodDist, RtXenConfig, UtilDist};
+use kairos_model::{parse_duration, Duration, GuestScheduler};
+use kairos_rt::platform::signals::{self, StopSignals};
+use point::StudyPoint;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
-use set::{Counts, SetResult, Setup};
+use serde::Deserialize;
+use set::{SetResult, Setup};
 use std::path::{Path, PathBuf};
 
 /// Whether `text` is an RT-Xen study config: its top level has `study`.
@@ -43,9 +48,15 @@ struct StudyFile {
     distribution: String,
     #[serde(default = "default_domains")]
     domains: usize,
-    /// Simulated time per set and configuration.
+    /// Simulated (or, on real cores, run) time per set and configuration.
     #[serde(default = "default_duration")]
     duration: String,
+    /// `simulated` (default) or `real`: also run every configuration on this machine's cores.
+    #[serde(default = "default_execution")]
+    execution: String,
+    /// The tasks' period range, `[min, max]` in whole milliseconds (the paper: 350 to 850 ms;
+    /// shorter periods give short real runs enough jobs).
+    periods: Option<[String; 2]>,
     #[serde(default = "default_vcpu_period")]
     vcpu_period: String,
     /// The VMM decides every quantum (RT-Xen 2.0: "1ms"); absent: event driven.
@@ -80,6 +91,9 @@ fn default_domains() -> usize {
 fn default_duration() -> String {
     "10s".into()
 }
+fn default_execution() -> String {
+    "simulated".into()
+}
 fn default_vcpu_period() -> String {
     "10ms".into()
 }
@@ -96,9 +110,12 @@ pub struct Study {
     pub seed: u64,
     pub samples: usize,
     pub distribution: UtilDist,
+    pub periods: PeriodDist,
     pub points: Vec<f64>,
     pub setup: Setup,
     pub table_utilization: f64,
+    /// Every configuration runs on real cores too.
+    pub real: bool,
 }
 
 fn load(text: &str, path: &Path) -> Result<Study, Failure> {
@@ -132,6 +149,15 @@ fn load(text: &str, path: &Path) -> Result<Study, Failure> {
     if duration.is_zero() || vcpu_period.is_zero() || quantum.is_some_and(|q| q.is_zero()) {
         return Err(bad("duration and vcpu_period must be positive".into()));
     }
+    let real = match file.execution.as_str() {
+        "simulated" => false,
+        "real" => true,
+        other => return Err(bad(format!("execution = {other:?}: simulated or real"))),
+    };
+    let periods = match &file.periods {
+        None => RtXenConfig::PERIODS,
+        Some(range) => period_range(range).map_err(|e| bad(format!("periods: {e}")))?,
+    };
     let range = file.utilization.unwrap_or(Range {
         from: 1.1,
         to: 4.9,
@@ -146,6 +172,7 @@ fn load(text: &str, path: &Path) -> Result<Study, Failure> {
         seed: file.seed,
         samples: file.samples,
         distribution,
+        periods,
         points,
         setup: Setup {
             cores: file.cores,
@@ -155,9 +182,28 @@ fn load(text: &str, path: &Path) -> Result<Study, Failure> {
             duration,
             guest,
             seed: file.seed,
+            real: None,
         },
+        real,
         table_utilization: file.table_utilization,
     })
+}
+
+/// `[min, max]` as the generator's uniform period distribution in milliseconds.
+fn period_range(range: &[String; 2]) -> Result<PeriodDist, String> {
+    let ms = |text: &String| -> Result<u64, String> {
+        let d = parse_duration(text).map_err(|e| e.to_string())?;
+        let ms = Duration::from_millis(1).as_nanos();
+        match d.as_nanos() % ms == 0 && !d.is_zero() {
+            true => Ok(d.as_nanos() / ms),
+            false => Err(format!("{text}: a positive whole number of milliseconds")),
+        }
+    };
+    let (min_ms, max_ms) = (ms(&range[0])?, ms(&range[1])?);
+    match min_ms <= max_ms {
+        true => Ok(PeriodDist::Uniform { min_ms, max_ms }),
+        false => Err(format!("{} is above {}", range[0], range[1])),
+    }
 }
 
 /// `from, from + step, ..., to`, each rounded to the step's decimals as written.
@@ -173,130 +219,38 @@ fn points(r: Range) -> Option<Vec<f64>> {
     })
 }
 
-/// Sums over the sets of one point, per configuration.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct StudyPoint {
-    pub utilization: f64,
-    pub samples: u64,
-    /// Per combo ([`set::combos`]).
-    pub theory_accepted: Vec<u64>,
-    pub practice_accepted: Vec<u64>,
-    /// Sets the analysis accepted that missed a deadline in the simulation: a soundness check,
-    /// 0 unless the analysis or the simulator is wrong.
-    pub accepted_but_missed: Vec<u64>,
-    /// Sets simulated per combo (every domain had an interface).
-    pub practice_sets: Vec<u64>,
-    pub practice: Vec<Sum>,
-    /// Per guest (pEDF, gEDF).
-    pub bandwidth_sum: Vec<f64>,
-    pub bandwidth_sets: Vec<u64>,
-    pub credit: Sum,
-    /// Per RT VMM ([`set::RT_VMMS`]), deferrable servers.
-    pub deferrable: Vec<Sum>,
-}
-
-/// Counts of simulations, summed.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct Sum {
-    pub sets: u64,
-    pub released: u64,
-    pub misses: u64,
-    pub back_to_back: u64,
-    pub replenishments: u64,
-}
-
-impl Sum {
-    fn add(&mut self, c: Counts) {
-        self.sets += 1;
-        self.released += c.released;
-        self.misses += c.misses;
-        self.back_to_back += c.back_to_back;
-        self.replenishments += c.replenishments;
-    }
-
-    pub fn miss_ratio(&self) -> Option<f64> {
-        (self.released > 0).then(|| self.misses as f64 / self.released as f64)
-    }
-
-    pub fn back_to_back_ratio(&self) -> Option<f64> {
-        (self.replenishments > 0).then(|| self.back_to_back as f64 / self.replenishments as f64)
-    }
-}
-
-impl Point for StudyPoint {
-    fn utilization(&self) -> f64 {
-        self.utilization
-    }
-}
-
-impl StudyPoint {
-    fn new(utilization: f64, samples: u64) -> StudyPoint {
-        let n = set::combos().len();
-        StudyPoint {
-            utilization,
-            samples,
-            theory_accepted: vec![0; n],
-            practice_accepted: vec![0; n],
-            accepted_but_missed: vec![0; n],
-            practice_sets: vec![0; n],
-            practice: vec![Sum::default(); n],
-            bandwidth_sum: vec![0.0; 2],
-            bandwidth_sets: vec![0; 2],
-            credit: Sum::default(),
-            deferrable: vec![Sum::default(); set::RT_VMMS.len()],
-        }
-    }
-
-    fn add(&mut self, r: SetResult) {
-        for (c, accepted) in r.theory.iter().enumerate() {
-            self.theory_accepted[c] += u64::from(*accepted);
-        }
-        for (c, counts) in r.practice.iter().enumerate() {
-            let Some(counts) = counts else { continue };
-            self.practice_sets[c] += 1;
-            self.practice_accepted[c] += u64::from(counts.misses == 0);
-            self.accepted_but_missed[c] += u64::from(r.theory[c] && counts.misses > 0);
-            self.practice[c].add(*counts);
-        }
-        for (g, b) in r.bandwidth.iter().enumerate() {
-            if let Some(b) = b {
-                self.bandwidth_sum[g] += b;
-                self.bandwidth_sets[g] += 1;
-            }
-        }
-        if let Some(c) = r.credit {
-            self.credit.add(c);
-        }
-        for (k, c) in r.deferrable.iter().enumerate() {
-            if let Some(c) = c {
-                self.deferrable[k].add(*c);
-            }
-        }
-    }
-}
-
 /// Runs the study of `config` (already read as `text`).
 pub fn run(args: &super::ExperimentArgs, text: &str) -> CommandResult {
-    let study = load(text, &args.config)?;
+    let mut study = load(text, &args.config)?;
     let out = (args.out.clone()).unwrap_or_else(|| PathBuf::from("results").join(&study.name));
     if args.dry_run {
         print!("{}", report::plan(&study, &out));
         return Ok(0);
     }
     let mut progress: Progress<StudyPoint> = Progress::open(&out, text, args.fresh)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.unwrap_or(0))
-        .build()
-        .map_err(|e| Failure::environment(format!("cannot start worker threads: {e}")))?;
     let todo: Vec<(usize, f64)> = (study.points.iter().copied().enumerate())
         .filter(|&(_, u)| !progress.is_done(u))
         .collect();
+    if study.real && !todo.is_empty() {
+        study.setup.real = Some(real::Real::prepare(study.setup.cores)?);
+    }
+    // Runs on real cores go one at a time: each uses every core of the study.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(if study.real {
+            1
+        } else {
+            args.jobs.unwrap_or(0)
+        })
+        .build()
+        .map_err(|e| Failure::environment(format!("cannot start worker threads: {e}")))?;
     let bar = super::sets_bar(todo.len() * study.samples, args.quiet);
+    let signals = study.real.then(StopSignals::install);
     for (index, utilization) in todo {
         bar.set_message(format!("U = {utilization}"));
         let point = pool.install(|| run_point(&study, index, utilization, &bar))?;
         progress.record(point)?;
     }
+    drop(signals);
     bar.finish_and_clear();
     let results = progress.results_in_order(&study.points);
     report::write(&study, &results, &out, args.json)?;
@@ -313,8 +267,11 @@ fn run_point(
         .into_par_iter()
         .map(|sample| {
             let mut rng = seeded(super::sample_seed(study.seed, index, sample));
-            let mut config = RtXenConfig::new(utilization, study.distribution);
-            config.domains = study.setup.domains;
+            let config = RtXenConfig {
+                domains: study.setup.domains,
+                periods: study.periods,
+                ..RtXenConfig::new(utilization, study.distribution)
+            };
             let result = generate_rtxen(&mut rng, &config)
                 .map_err(|e| e.to_string())
                 .and_then(|set| set::run(&set, &study.setup));
@@ -322,9 +279,12 @@ fn run_point(
             result
         })
         .collect();
-    let mut point = StudyPoint::new(utilization, study.samples as u64);
+    let mut point = StudyPoint::new(utilization, study.samples as u64, study.real);
     for r in results {
-        point.add(r.map_err(|e| Failure::bad_input(format!("U = {utilization}: {e}")))?);
+        point.add(r.map_err(|e| match signals::received() {
+            Some(_) => Failure::environment(e),
+            None => Failure::bad_input(format!("U = {utilization}: {e}")),
+        })?);
     }
     Ok(point)
 }

@@ -1,8 +1,10 @@
 //! The RT-Xen study's outputs: one CSV and one plot (SVG and PNG) per figure of the paper,
 //! the back-to-back table at one utilization, and a summary on standard output.
 
+use super::figures::{figures, kinds, Figure, Kind};
+use super::point::StudyPoint;
 use super::set::{combos, vmm_name, RT_VMMS};
-use super::{Study, StudyPoint};
+use super::Study;
 use crate::args::{write_output, Failure};
 use crate::commands::experiment::plot::{
     draw_legend, register_font, trimmed, DrawResult, LegendEntry, PALETTE,
@@ -10,112 +12,6 @@ use crate::commands::experiment::plot::{
 use plotters::prelude::*;
 use serde::Serialize;
 use std::path::Path;
-
-/// One figure: a value per point and line.
-struct Figure {
-    file: &'static str,
-    title: &'static str,
-    y_desc: &'static str,
-    lines: Vec<(String, Vec<Option<f64>>)>,
-}
-
-fn ratio(n: u64, d: u64) -> Option<f64> {
-    (d > 0).then(|| n as f64 / d as f64)
-}
-
-/// The guest of the miss-ratio figures, as the combos index it (pEDF first, then gEDF).
-fn guest_offset(study: &Study) -> usize {
-    match study.setup.guest {
-        kairos_model::GuestScheduler::Gedf => RT_VMMS.len(),
-        _ => 0,
-    }
-}
-
-fn figures(study: &Study, points: &[StudyPoint]) -> Vec<Figure> {
-    let labels: Vec<String> = combos().iter().map(|c| c.label()).collect();
-    let per_combo =
-        |f: &dyn Fn(&StudyPoint, usize) -> Option<f64>| -> Vec<(String, Vec<Option<f64>>)> {
-            (labels.iter().enumerate())
-                .map(|(c, l)| (l.clone(), points.iter().map(|p| f(p, c)).collect()))
-                .collect()
-        };
-    let offset = guest_offset(study);
-    let mut miss: Vec<(String, Vec<Option<f64>>)> = (RT_VMMS.iter().enumerate())
-        .map(|(k, &(s, p))| {
-            (
-                vmm_name(s, p),
-                points
-                    .iter()
-                    .map(|pt| pt.practice[offset + k].miss_ratio())
-                    .collect(),
-            )
-        })
-        .collect();
-    miss.push((
-        "credit".into(),
-        points.iter().map(|p| p.credit.miss_ratio()).collect(),
-    ));
-    // RT_VMMS has gEDF at 0 and pEDF at 2; the periodic runs are figure 7's.
-    let line = |label: &str, sum: &dyn Fn(&StudyPoint) -> Option<f64>| {
-        (
-            label.to_string(),
-            points.iter().map(sum).collect::<Vec<_>>(),
-        )
-    };
-    let servers = vec![
-        line("gEDF, deferrable", &|p| p.deferrable[0].miss_ratio()),
-        line("gEDF, periodic", &|p| p.practice[offset].miss_ratio()),
-        line("pEDF, deferrable", &|p| p.deferrable[2].miss_ratio()),
-        line("pEDF, periodic", &|p| p.practice[offset + 2].miss_ratio()),
-    ];
-    vec![
-        Figure {
-            file: "theory",
-            title: "schedulable in theory (CSA), the paper's figure 4",
-            y_desc: "fraction of sets schedulable",
-            lines: per_combo(&|p, c| ratio(p.theory_accepted[c], p.samples)),
-        },
-        Figure {
-            file: "practice",
-            title: "no miss in simulation on the interfaces (periodic servers), figure 5",
-            y_desc: "fraction of sets schedulable",
-            lines: per_combo(&|p, c| ratio(p.practice_accepted[c], p.samples)),
-        },
-        Figure {
-            file: "bandwidth",
-            title: "total VCPU bandwidth of the interfaces, figure 6",
-            y_desc: "average total bandwidth (cores)",
-            lines: ["guest pEDF", "guest gEDF"]
-                .iter()
-                .enumerate()
-                .map(|(g, l)| {
-                    (
-                        l.to_string(),
-                        points
-                            .iter()
-                            .map(|p| {
-                                (p.bandwidth_sets[g] > 0)
-                                    .then(|| p.bandwidth_sum[g] / p.bandwidth_sets[g] as f64)
-                            })
-                            .collect(),
-                    )
-                })
-                .collect(),
-        },
-        Figure {
-            file: "miss-ratio",
-            title: "deadline miss ratio by VMM scheduler (periodic servers), figure 7",
-            y_desc: "deadline miss ratio",
-            lines: miss,
-        },
-        Figure {
-            file: "servers",
-            title: "deferrable vs periodic servers, figure 8",
-            y_desc: "deadline miss ratio",
-            lines: servers,
-        },
-    ]
-}
 
 /// Writes every CSV and plot, prints the summary (or JSON); the output folder exists.
 pub fn write(study: &Study, points: &[StudyPoint], out: &Path, json: bool) -> Result<(), Failure> {
@@ -125,9 +21,14 @@ pub fn write(study: &Study, points: &[StudyPoint], out: &Path, json: bool) -> Re
         write_output(&out.join(format!("{}.csv", f.file)), csv(points, f))?;
         written.push(format!("{}.csv", f.file));
     }
-    let table = back_to_back(study, points);
-    write_output(&out.join("back-to-back.csv"), table_csv(&table))?;
-    written.push("back-to-back.csv".into());
+    let tables: Vec<Table> = (kinds(study).iter())
+        .map(|kind| back_to_back(study, points, kind))
+        .collect();
+    for (table, kind) in tables.iter().zip(kinds(study)) {
+        let file = format!("back-to-back{}.csv", kind.suffix);
+        write_output(&out.join(&file), table_csv(table))?;
+        written.push(file);
+    }
     if register_font() {
         for f in &figures {
             written.extend(plot(study, points, f, out)?);
@@ -139,7 +40,8 @@ pub fn write(study: &Study, points: &[StudyPoint], out: &Path, json: bool) -> Re
         let summary = Summary {
             name: &study.name,
             points,
-            back_to_back: &table,
+            back_to_back: &tables[0],
+            back_to_back_real: tables.get(1),
             files: written
                 .iter()
                 .map(|f| out.join(f).display().to_string())
@@ -150,7 +52,7 @@ pub fn write(study: &Study, points: &[StudyPoint], out: &Path, json: bool) -> Re
             serde_json::to_string_pretty(&summary).expect("summary serializes")
         );
     } else {
-        print!("{}", text(study, points, &figures, &table));
+        print!("{}", text(study, points, &figures, &tables));
         println!("wrote {}: {}", out.display(), written.join(", "));
     }
     Ok(())
@@ -160,7 +62,9 @@ pub fn write(study: &Study, points: &[StudyPoint], out: &Path, json: bool) -> Re
 struct Summary<'a> {
     name: &'a str,
     points: &'a [StudyPoint],
-    back_to_back: &'a [(String, Option<f64>)],
+    back_to_back: &'a Table,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    back_to_back_real: Option<&'a Table>,
     files: Vec<String>,
 }
 
@@ -180,21 +84,24 @@ fn csv(points: &[StudyPoint], f: &Figure) -> String {
     out
 }
 
-/// The paper's Table I: back-to-back replenishments over all replenishments at the table's
-/// utilization, per RT VMM scheduler (deferrable servers, the miss-ratio figures' guest).
-fn back_to_back(study: &Study, points: &[StudyPoint]) -> Vec<(String, Option<f64>)> {
-    let at = points
-        .iter()
-        .find(|p| (p.utilization - study.table_utilization).abs() < 1e-9);
+/// The paper's Table I: per RT VMM scheduler, its back-to-back ratio.
+type Table = Vec<(String, Option<f64>)>;
+
+/// Table I of one kind of runs: back-to-back replenishments over all replenishments at the
+/// table's utilization, per RT VMM scheduler (deferrable servers, the miss-ratio figures' guest).
+fn back_to_back(study: &Study, points: &[StudyPoint], kind: &Kind) -> Table {
+    let at = (points.iter())
+        .find(|p| (p.utilization - study.table_utilization).abs() < 1e-9)
+        .and_then(kind.pick);
     (RT_VMMS.iter().enumerate())
         .map(|(k, &(s, p))| {
-            let ratio = at.and_then(|pt| pt.deferrable[k].back_to_back_ratio());
+            let ratio = at.and_then(|sums| sums.deferrable[k].back_to_back_ratio());
             (vmm_name(s, p), ratio)
         })
         .collect()
 }
 
-fn table_csv(table: &[(String, Option<f64>)]) -> String {
+fn table_csv(table: &Table) -> String {
     let mut out = String::from("vmm,back_to_back_ratio\n");
     for (name, r) in table {
         out.push_str(&format!(
@@ -205,14 +112,14 @@ fn table_csv(table: &[(String, Option<f64>)]) -> String {
     out
 }
 
-fn text(
-    study: &Study,
-    points: &[StudyPoint],
-    figures: &[Figure],
-    table: &[(String, Option<f64>)],
-) -> String {
+fn text(study: &Study, points: &[StudyPoint], figures: &[Figure], tables: &[Table]) -> String {
+    let verb = if study.real {
+        "run on real cores"
+    } else {
+        "simulated"
+    };
     let mut out = format!(
-        "{}: {} sets per point, {} cores, {} domains, {} simulated per set and configuration\n",
+        "{}: {} sets per point, {} cores, {} domains, {} {verb} per set and configuration\n",
         study.name, study.samples, study.setup.cores, study.setup.domains, study.setup.duration
     );
     for f in figures {
@@ -229,21 +136,28 @@ fn text(
             out.push('\n');
         }
     }
-    let unsound: u64 = points.iter().flat_map(|p| &p.accepted_but_missed).sum();
-    out.push_str(&format!(
-        "\nsets the analysis accepted that missed a deadline in simulation: {unsound}\n"
-    ));
-    out.push_str(&format!(
-        "back-to-back replenishments at U = {} (Table I):",
-        trimmed(study.table_utilization)
-    ));
-    for (name, r) in table {
-        out.push_str(&format!(
-            " {name} {}",
-            r.map_or("-".into(), |r| format!("{:.1} %", 100.0 * r))
-        ));
-    }
     out.push('\n');
+    for (kind, table) in kinds(study).iter().zip(tables) {
+        let unsound: u64 = (points.iter().filter_map(kind.pick))
+            .flat_map(|sums| &sums.accepted_but_missed)
+            .sum();
+        out.push_str(&format!(
+            "sets the analysis accepted that missed a deadline {}: {unsound}\n",
+            kind.doing
+        ));
+        out.push_str(&format!(
+            "back-to-back replenishments at U = {} (Table I){}:",
+            trimmed(study.table_utilization),
+            kind.place
+        ));
+        for (name, r) in table {
+            out.push_str(&format!(
+                " {name} {}",
+                r.map_or("-".into(), |r| format!("{:.1} %", 100.0 * r))
+            ));
+        }
+        out.push('\n');
+    }
     out
 }
 
@@ -338,8 +252,21 @@ where
 
 /// What `--dry-run` prints.
 pub fn plan(study: &Study, out: &Path) -> String {
+    let configurations = combos().len() + 1 + RT_VMMS.len();
+    let runs = match study.real {
+        true => {
+            let total = study.setup.duration.as_nanos() as f64
+                * 1e-9
+                * (study.points.len() * study.samples * configurations) as f64;
+            format!(
+                "run on real cores (then simulated with the run's overheads) per set and configuration, {:.0} s of runs in all",
+                total
+            )
+        }
+        false => "simulated per set and configuration".into(),
+    };
     format!(
-        "{}: RT-Xen study, {} on {} cores, {} domains, {} point(s) from {} to {}, {} sets each, {} simulated per set and configuration ({} configurations per set), VCPU period {}; output {}\n",
+        "{}: RT-Xen study, {} on {} cores, {} domains, {} point(s) from {} to {}, {} sets each, {} {runs} ({configurations} configurations per set), VCPU period {}; output {}\n",
         study.name,
         study.distribution.name(),
         study.setup.cores,
@@ -349,7 +276,6 @@ pub fn plan(study: &Study, out: &Path) -> String {
         trimmed(study.points[study.points.len() - 1]),
         study.samples,
         study.setup.duration,
-        combos().len() + 1 + RT_VMMS.len(),
         study.setup.vcpu_period,
         out.display()
     )

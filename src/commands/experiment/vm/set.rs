@@ -3,7 +3,8 @@
 //! on the interfaces' VCPUs and the interfaces' total bandwidth (figure 6). As in the paper,
 //! the VCPUs are periodic servers in the schedulability (figure 5) and miss-ratio (figure 7)
 //! experiments, and deferrable ones in the comparison of server kinds (figure 8) and the
-//! back-to-back count (Table I).
+//! back-to-back count (Table I). When the study runs on real cores ([`super::real`]), each
+//! configuration also runs for real and its simulation is that run's twin.
 
 use kairos_analysis::csa::{interfaces, with_interfaces, with_vcpus, CsaReport, DomainInterface};
 use kairos_gen::RtXenSet;
@@ -83,6 +84,8 @@ pub struct Setup {
     /// The guest of the miss-ratio figures (7 and 8).
     pub guest: GuestScheduler,
     pub seed: u64,
+    /// Run every configuration on real cores too (the scaled-down real-run version).
+    pub real: Option<super::real::Real>,
 }
 
 /// A simulation's counts.
@@ -94,20 +97,39 @@ pub struct Counts {
     pub replenishments: u64,
 }
 
+/// The runs of one set, simulated or measured; None where some domain has no interface.
+#[derive(Debug, Default)]
+pub struct Runs {
+    /// Per combo: on its interfaces' VCPUs as periodic servers.
+    pub practice: Vec<Option<Counts>>,
+    /// The miss-ratio figures' guest under credit, and under each RT VMM ([`RT_VMMS`]) with
+    /// deferrable servers.
+    pub credit: Option<Counts>,
+    pub deferrable: Vec<Option<Counts>>,
+}
+
 /// Everything one set gives.
 #[derive(Debug, Default)]
 pub struct SetResult {
     /// Per combo: the analysis accepts the system.
     pub theory: Vec<bool>,
-    /// Per combo: the simulation on its interfaces' VCPUs as periodic servers (None: some
-    /// domain has no interface).
-    pub practice: Vec<Option<Counts>>,
     /// Per guest (pEDF, gEDF): total VCPU bandwidth of the interfaces, when all exist.
     pub bandwidth: Vec<Option<f64>>,
-    /// The miss-ratio figures' guest under credit, and under each RT VMM ([`RT_VMMS`]) with
-    /// deferrable servers.
-    pub credit: Option<Counts>,
-    pub deferrable: Vec<Option<Counts>>,
+    pub simulated: Runs,
+    /// On real cores, when the study runs there.
+    pub measured: Option<Runs>,
+}
+
+/// What running one configuration gives: the simulation and, on real cores, the measurement.
+type Outcome = Option<(Counts, Option<Counts>)>;
+
+impl SetResult {
+    fn push(&mut self, outcome: Outcome, to: fn(&mut Runs) -> &mut Vec<Option<Counts>>) {
+        to(&mut self.simulated).push(outcome.map(|(s, _)| s));
+        if let Some(measured) = &mut self.measured {
+            to(measured).push(outcome.and_then(|(_, m)| m));
+        }
+    }
 }
 
 /// The study's VM system for `set` under `vmm` with every domain's guest `guest`.
@@ -149,28 +171,34 @@ fn vmm(
     }
 }
 
-/// Simulates `system` on the VCPUs of its analysis `report`, if every domain has some.
-fn simulate(
-    system: &VmSystem,
-    report: &CsaReport,
-    setup: &Setup,
-) -> Result<Option<Counts>, String> {
+/// Runs `system` on the VCPUs of its analysis `report`, if every domain has some: simulated,
+/// or on real cores and simulated as that run's twin.
+fn execute(system: &VmSystem, report: &CsaReport, setup: &Setup) -> Result<Outcome, String> {
     let Ok(resolved) = with_vcpus(system, report) else {
         return Ok(None);
     };
     let plan = VmPlan::new(&resolved).map_err(|r| r.0)?;
+    if let Some(real) = &setup.real {
+        let (measured, simulated) = real.run(&plan, setup)?;
+        return Ok(Some((simulated, Some(measured))));
+    }
     let config = SimConfig {
         duration: setup.duration,
         seed: setup.seed,
         ..SimConfig::default()
     };
-    let (_, m) = simulate_vm(&plan, &config).map_err(|e| e.to_string())?;
-    Ok(Some(Counts {
+    Ok(Some((simulate(&plan, &config)?, None)))
+}
+
+/// The counts of `plan` simulated under `config`.
+pub fn simulate(plan: &VmPlan, config: &SimConfig) -> Result<Counts, String> {
+    let (_, m) = simulate_vm(plan, config).map_err(|e| e.to_string())?;
+    Ok(Counts {
         released: m.totals.jobs_released,
         misses: m.totals.deadline_misses,
         back_to_back: m.vcpus.iter().map(|v| v.server.back_to_back).sum(),
         replenishments: m.vcpus.iter().map(|v| v.server.replenishments).sum(),
-    }))
+    })
 }
 
 /// Total bandwidth of the interfaces' VCPUs, if every domain has some.
@@ -189,7 +217,10 @@ fn bandwidth(report: &CsaReport) -> Option<f64> {
 
 /// Runs one set under every configuration.
 pub fn run(set: &RtXenSet, setup: &Setup) -> Result<SetResult, String> {
-    let mut out = SetResult::default();
+    let mut out = SetResult {
+        measured: setup.real.as_ref().map(|_| Runs::default()),
+        ..SetResult::default()
+    };
     let guests = Interfaces::new(set, setup);
     for combo in combos() {
         let server = ServerKind::Periodic;
@@ -201,17 +232,21 @@ pub fn run(set: &RtXenSet, setup: &Setup) -> Result<SetResult, String> {
         );
         let report = with_interfaces(&system, guests.of(combo.guest));
         out.theory.push(report.schedulable == Some(true));
-        out.practice.push(simulate(&system, &report, setup)?);
+        out.push(execute(&system, &report, setup)?, |r| &mut r.practice);
         if combo.scheduler == VmmScheduler::RtPartition && combo.priority == ServerPriority::Edf {
             out.bandwidth.push(bandwidth(&report));
         }
     }
-    out.credit = credit(set, setup, guests.of(setup.guest))?;
+    let credit = credit(set, setup, guests.of(setup.guest))?;
+    out.simulated.credit = credit.map(|(s, _)| s);
+    if let Some(measured) = &mut out.measured {
+        measured.credit = credit.and_then(|(_, m)| m);
+    }
     for (scheduler, priority) in RT_VMMS {
         let vmm = vmm(scheduler, priority, ServerKind::Deferrable, setup);
         let system = system(set, setup, vmm, setup.guest);
         let report = with_interfaces(&system, guests.of(setup.guest));
-        (out.deferrable).push(simulate(&system, &report, setup)?);
+        out.push(execute(&system, &report, setup)?, |r| &mut r.deferrable);
     }
     Ok(out)
 }
@@ -253,7 +288,7 @@ fn credit(
     set: &RtXenSet,
     setup: &Setup,
     interfaces: Vec<DomainInterface>,
-) -> Result<Option<Counts>, String> {
+) -> Result<Outcome, String> {
     let vmm = vmm(
         VmmScheduler::Credit,
         ServerPriority::Edf,
@@ -269,5 +304,5 @@ fn credit(
         domain.weight = ((share * 100.0).round() as u32).max(1);
         domain.cap = ((share * 100.0).ceil() as u32).max(1);
     }
-    simulate(&system, &report, setup)
+    execute(&system, &report, setup)
 }
