@@ -56,6 +56,8 @@ enum Command {
     Run(commands::run::Args),
     /// Compute the VCPUs of a VM file's domains (compositional analysis) and write them in.
     Interface(commands::vm::InterfaceArgs),
+    /// Measure this machine: OS latency per call with and without stress, interference.
+    Platform(commands::platform::PlatformArgs),
 }
 
 /// Lets `kairos ... | head` end quietly: Rust ignores SIGPIPE, so a closed pipe turns every
@@ -85,6 +87,7 @@ fn main() -> ExitCode {
         Command::ValidateTables(args) => commands::validate_tables::run(&args),
         Command::Run(args) => commands::run::run(&args),
         Command::Interface(args) => commands::vm::interface(&args),
+        Command::Platform(args) => commands::platform::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

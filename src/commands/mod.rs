@@ -18,6 +18,7 @@ pub mod experiment;
 pub mod gen;
 mod gen_mcdag;
 pub mod import;
+pub mod platform;
 pub mod run;
 pub mod run_compare;
 mod run_report;

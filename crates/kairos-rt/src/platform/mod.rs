@@ -46,6 +46,9 @@ pub enum PlatformError {
     /// SCHED_DEADLINE admission control refused a thread.
     #[error("{0}")]
     DeadlineRefused(String),
+    /// A measurement stopped by SIGINT/SIGTERM or its control before it finished.
+    #[error("interrupted before the measurement finished")]
+    Interrupted,
     /// Any other failing system call.
     #[error("{op} failed: {source}")]
     Os {
