@@ -58,6 +58,10 @@ enum Command {
     Interface(commands::vm::InterfaceArgs),
     /// Measure this machine: OS latency per call with and without stress, interference.
     Platform(commands::platform::PlatformArgs),
+    /// Make an RT and a best-effort core partition (cpusets or affinity), or undo it (--reset).
+    Partition(commands::partition::Args),
+    /// Start a command in the RT partition (real-time policy) or the best-effort one.
+    Exec(commands::exec::Args),
 }
 
 /// Lets `kairos ... | head` end quietly: Rust ignores SIGPIPE, so a closed pipe turns every
@@ -88,6 +92,8 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(&args),
         Command::Interface(args) => commands::vm::interface(&args),
         Command::Platform(args) => commands::platform::run(&args),
+        Command::Partition(args) => commands::partition::run(&args),
+        Command::Exec(args) => commands::exec::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

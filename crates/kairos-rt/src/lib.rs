@@ -22,6 +22,7 @@ pub mod handoff;
 pub mod measure;
 pub mod oslat;
 pub mod parking;
+pub mod partition;
 pub mod periodic;
 pub mod platform;
 pub mod probe;

@@ -97,6 +97,23 @@ pub fn set_fifo(tid: i32, priority: i32) -> Result<(), PlatformError> {
     })
 }
 
+/// SCHED_RR at `priority` for the calling process (a command kairos is about to exec).
+pub fn set_rr_self(priority: i32) -> Result<(), PlatformError> {
+    let param = libc::sched_param {
+        sched_priority: priority,
+    };
+    // SAFETY: sets the caller's policy with a valid parameter block.
+    if unsafe { libc::sched_setscheduler(0, libc::SCHED_RR, &param) } != 0 {
+        return Err(match std::io::Error::last_os_error().raw_os_error() {
+            Some(libc::EPERM) => PlatformError::NoPrivilege(super::privilege::explain_missing_rt(
+                &super::privilege::RtFacts::probe(),
+            )),
+            _ => PlatformError::last_os("sched_setscheduler(SCHED_RR)"),
+        });
+    }
+    Ok(())
+}
+
 /// SCHED_OTHER for thread `tid` (0 = caller): always allowed, used to demote.
 pub fn set_other(tid: i32) -> Result<(), PlatformError> {
     set_policy_raw(tid, &Policy::Other).map_err(|e| PlatformError::os("sched_setattr(OTHER)", e))

@@ -1,0 +1,162 @@
+//! RT and best-effort core partitions inside one Linux (seed 004: Oh, Seo, Lee, "a task
+//! assigner for real-time and best-effort partitions"; mechanisms in `linux-platform.md`):
+//! the RT CPUs keep only what kairos places there, everything else runs on the best-effort CPUs.
+//!
+//! With cgroup v1 cpusets (detected), two cpusets `kairos-rt` and `kairos-be` are created and
+//! every thread of the root cpuset moves to `kairos-be` (as `cset shield` does); without them,
+//! every thread's affinity is set to the best-effort CPUs. Kernel threads and interrupts move
+//! only when asked (`irqs`); what refuses to move (per-CPU kernel threads, some interrupts) is
+//! reported with the reason. Every change is written to the state file ([`state`]) before it
+//! is made, and [`reset`] undoes them all — after a clean run, a signal or a crash.
+//! `isolcpus=` and `nohz_full=` need a reboot and are out of reach: the report says so.
+
+mod irq;
+pub mod state;
+mod tasks;
+
+use crate::platform::sched;
+use state::{cpu_list, Change, Mechanism, State};
+use std::path::{Path, PathBuf};
+
+/// What to partition.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub rt: Vec<usize>,
+    pub be: Vec<usize>,
+    /// Also move interrupts and unbound kernel threads off the RT CPUs.
+    pub irqs: bool,
+    /// Force affinity masks even where cpusets exist.
+    pub affinity_only: bool,
+}
+
+/// Why a partition could not be made or undone.
+#[derive(Debug, thiserror::Error)]
+pub enum PartitionError {
+    #[error("{0}")]
+    Refused(String),
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> PartitionError {
+    let what = what.into();
+    move |source| PartitionError::Io { what, source }
+}
+
+/// What a partition did.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct Report {
+    pub moved: usize,
+    /// Threads that stayed: (tid, name, why).
+    pub not_moved: Vec<(i32, String, String)>,
+    pub irqs_moved: Vec<u32>,
+    /// Interrupts that refused: (irq, why).
+    pub irqs_refused: Vec<(u32, String)>,
+    pub notes: Vec<String>,
+}
+
+/// The cpuset hierarchy's mount point, when cgroup v1 mounts one.
+pub fn cpuset_root() -> Option<PathBuf> {
+    let mounts = std::fs::read_to_string("/proc/mounts").ok()?;
+    mounts.lines().find_map(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        (f.len() > 3 && f[2] == "cgroup" && f[3].split(',').any(|o| o == "cpuset"))
+            .then(|| PathBuf::from(f[1]))
+    })
+}
+
+/// Makes the partition of `plan` (see the module documentation).
+pub fn apply(plan: &Plan) -> Result<(State, Report), PartitionError> {
+    check_plan(plan)?;
+    if let Some(existing) = State::load().map_err(io("read the partition state"))? {
+        return Err(PartitionError::Refused(format!(
+            "a partition is in place (RT CPUs {}, made by pid {}): kairos partition --reset first",
+            cpu_list(&existing.rt),
+            existing.pid
+        )));
+    }
+    let root = cpuset_root().filter(|_| !plan.affinity_only);
+    let mut state = State {
+        pid: std::process::id(),
+        rt: plan.rt.clone(),
+        be: plan.be.clone(),
+        mechanism: if root.is_some() {
+            Mechanism::CgroupV1
+        } else {
+            Mechanism::Affinity
+        },
+        cpusets: None,
+        changes: Vec::new(),
+    };
+    let mut report = Report::default();
+    match &root {
+        Some(root) => tasks::into_cpusets(root, plan, &mut state, &mut report)?,
+        None => tasks::by_affinity(plan, &mut state, &mut report)?,
+    }
+    if plan.irqs {
+        irq::move_all(&plan.be, &mut state, &mut report)?;
+    }
+    report.notes.push(
+        "isolcpus= and nohz_full= are boot parameters: kairos cannot set them at run time".into(),
+    );
+    Ok((state, report))
+}
+
+fn check_plan(plan: &Plan) -> Result<(), PartitionError> {
+    let online = crate::platform::online_cpus();
+    let refuse = |m: String| Err(PartitionError::Refused(m));
+    if plan.rt.is_empty() || plan.be.is_empty() {
+        return refuse("both partitions need at least one CPU".into());
+    }
+    if let Some(c) = plan.rt.iter().chain(&plan.be).find(|c| !online.contains(c)) {
+        return refuse(format!(
+            "CPU {c} is not one of this machine's CPUs {}",
+            cpu_list(&online)
+        ));
+    }
+    if let Some(c) = plan.rt.iter().find(|c| plan.be.contains(c)) {
+        return refuse(format!("CPU {c} is in both partitions"));
+    }
+    Ok(())
+}
+
+/// Undoes the partition in place, if any: interrupts first, then the threads go back to the
+/// root cpuset and the cpusets are removed, then every recorded affinity comes back.
+pub fn reset() -> Result<Option<State>, PartitionError> {
+    let Some(state) = State::load().map_err(io("read the partition state"))? else {
+        return Ok(None);
+    };
+    for change in &state.changes {
+        if let Change::Irq { irq, previous } = change {
+            irq::restore(*irq, previous);
+        }
+    }
+    for change in state.changes.iter().rev() {
+        if let Change::Cgroup { path, parent } = change {
+            tasks::remove_cpuset(path, parent)?;
+        }
+    }
+    for change in &state.changes {
+        match change {
+            Change::Moved { tid, affinity }
+            | Change::Affinity {
+                tid,
+                previous: affinity,
+            } => {
+                // A thread that has exited since is gone with its affinity.
+                let _ = sched::set_affinity(*tid, affinity);
+            }
+            _ => {}
+        }
+    }
+    State::remove().map_err(io("remove the partition state"))?;
+    Ok(Some(state))
+}
+
+/// Writes `value` to a control file.
+fn write(path: &Path, value: &str) -> Result<(), std::io::Error> {
+    std::fs::write(path, value)
+}

@@ -1,0 +1,368 @@
+//! The platform commands: the OS-latency suite and its stressors, core partitions and the task
+//! assigner. Behaviour only, never a latency bound. Those that touch the machine need root:
+//! ignored by a plain `cargo test`, run by the README's command and CI (as root). Each keeps
+//! its partition state in its own folder (`KAIROS_STATE_DIR`) and one lock serialises them.
+
+mod common;
+
+use common::{stderr, stdout, Scratch};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `kairos ARGS` with the partition state in `dir`.
+fn kairos(dir: &Scratch, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args(args)
+        .current_dir(&dir.0)
+        .env("KAIROS_STATE_DIR", &dir.0)
+        .output()
+        .expect("run kairos")
+}
+
+/// Every thread's affinity and cpuset, and every interrupt's affinity.
+fn snapshot() -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for p in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = p.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            continue;
+        };
+        for t in tasks.flatten() {
+            let dir = t.path();
+            let status = std::fs::read_to_string(dir.join("status")).unwrap_or_default();
+            let allowed = status.lines().find(|l| l.starts_with("Cpus_allowed_list"));
+            let cpuset = std::fs::read_to_string(dir.join("cpuset")).unwrap_or_default();
+            if let Some(allowed) = allowed {
+                out.insert(
+                    format!("tid {}", t.file_name().to_string_lossy()),
+                    format!("{allowed} {}", cpuset.trim()),
+                );
+            }
+        }
+    }
+    for i in std::fs::read_dir("/proc/irq").unwrap().flatten() {
+        if let Ok(a) = std::fs::read_to_string(i.path().join("smp_affinity_list")) {
+            out.insert(
+                format!("irq {}", i.file_name().to_string_lossy()),
+                a.trim().to_string(),
+            );
+        }
+    }
+    out
+}
+
+/// The entries both snapshots have that differ (threads born or gone in between are skipped).
+fn changed(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> Vec<String> {
+    before
+        .iter()
+        .filter_map(|(k, v)| {
+            after
+                .get(k)
+                .filter(|w| *w != v)
+                .map(|w| format!("{k}: {v} -> {w}"))
+        })
+        .collect()
+}
+
+fn other_cpu() -> String {
+    let cpus = kairos_rt::platform::online_cpus();
+    cpus.last().unwrap().to_string()
+}
+
+#[test]
+fn platform_commands_refuse_bad_input_with_exit_2() {
+    let dir = Scratch::new("platform-bad");
+    for (args, says) in [
+        (vec!["exec", "--rt", "--", "true"], "no partition in place"),
+        (
+            vec!["partition", "--rt", "4095"],
+            "not one of this machine's CPUs",
+        ),
+        (vec!["partition", "--rt", "3-1"], "a CPU list"),
+        (
+            vec!["platform", "latency", "--bench", "nope"],
+            "unknown benchmark",
+        ),
+        (
+            vec!["platform", "latency", "--stress", "cpu,bogus"],
+            "unknown stressor",
+        ),
+        (
+            vec!["platform", "interference", "--stressors", "bogus"],
+            "unknown stressor",
+        ),
+    ] {
+        let out = kairos(&dir, &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+    let out = kairos(&dir, &["partition", "--reset"]);
+    assert!(out.status.success());
+    assert!(stdout(&out).contains("nothing to undo"));
+}
+
+fn partition_then_reset(extra: &[&str]) {
+    let _lock = serial();
+    let dir = Scratch::new("partition");
+    let before = snapshot();
+    let rt = other_cpu();
+    let mut args = vec!["partition", "--rt", &rt, "--irqs", "--json"];
+    args.extend_from_slice(extra);
+    let out = kairos(&dir, &args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(report["report"]["moved"].as_u64().unwrap() > 0, "{report}");
+    let during = snapshot();
+    assert!(
+        !changed(&before, &during).is_empty(),
+        "the partition changed nothing"
+    );
+    // A thread started now lands on the best-effort CPUs only.
+    let probe = Command::new("grep")
+        .args(["Cpus_allowed_list", "/proc/self/status"])
+        .output()
+        .unwrap();
+    assert!(
+        !stdout(&probe)
+            .split_whitespace()
+            .last()
+            .unwrap()
+            .contains(&rt),
+        "{}",
+        stdout(&probe)
+    );
+    let out = kairos(&dir, &["partition", "--reset"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(changed(&before, &snapshot()), Vec::<String>::new());
+    assert!(!dir.0.join("partition.json").exists());
+}
+
+#[test]
+#[ignore = "changes cpusets, affinities and interrupts: needs root; the README's test command and CI run it"]
+fn a_cpuset_partition_and_its_reset_leave_every_affinity_cpuset_and_irq_as_before() {
+    partition_then_reset(&[]);
+}
+
+#[test]
+#[ignore = "changes affinities and interrupts: needs root; the README's test command and CI run it"]
+fn an_affinity_partition_and_its_reset_leave_everything_as_before() {
+    partition_then_reset(&["--affinity-only"]);
+}
+
+#[test]
+#[ignore = "changes cpusets and affinities: needs root; the README's test command and CI run it"]
+fn a_killed_partition_run_is_undone_by_reset() {
+    let _lock = serial();
+    let dir = Scratch::new("partition-killed");
+    let before = snapshot();
+    let rt = other_cpu();
+    let mut hold = Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args(["partition", "--rt", &rt, "--hold"])
+        .env("KAIROS_STATE_DIR", &dir.0)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let state = dir.0.join("partition.json");
+    for _ in 0..100 {
+        if !changed(&before, &snapshot()).is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    hold.kill().unwrap(); // SIGKILL: no chance to clean up
+    hold.wait().unwrap();
+    assert!(state.exists(), "the state file survives the crash");
+    assert!(!changed(&before, &snapshot()).is_empty());
+    let out = kairos(&dir, &["partition", "--reset"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(changed(&before, &snapshot()), Vec::<String>::new());
+}
+
+#[test]
+#[ignore = "changes cpusets and sets real-time policies: needs root; the README's test command and CI run it"]
+fn exec_runs_commands_in_their_partition_with_the_policy_asked_and_passes_their_status_through() {
+    let _lock = serial();
+    let dir = Scratch::new("exec");
+    let rt = other_cpu();
+    let out = kairos(&dir, &["partition", "--rt", &rt]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // /proc/self/stat fields 40 and 41: rt_priority and policy (2 = SCHED_RR, 1 = FIFO).
+    let show =
+        "grep Cpus_allowed_list /proc/self/status; awk '{print $40, $41}' /proc/self/stat; exit 7";
+    let run = kairos(
+        &dir,
+        &[
+            "exec",
+            "--rt",
+            "--policy",
+            "rr",
+            "--priority",
+            "12",
+            "--",
+            "sh",
+            "-c",
+            show,
+        ],
+    );
+    let be = kairos(&dir, &["exec", "--be", "--", "sh", "-c", show]);
+    let killed = kairos(&dir, &["exec", "--be", "--", "sh", "-c", "kill -TERM $$"]);
+    let missing = kairos(&dir, &["exec", "--be", "--", "/nonexistent/command"]);
+    let reset = kairos(&dir, &["partition", "--reset"]);
+    assert!(reset.status.success(), "{}", stderr(&reset));
+    assert_eq!(run.status.code(), Some(7), "{}", stderr(&run));
+    let text = stdout(&run);
+    assert!(
+        text.contains(&format!("Cpus_allowed_list:\t{rt}\n")),
+        "{text}"
+    );
+    assert!(text.contains("12 2"), "{text}");
+    assert_eq!(be.status.code(), Some(7));
+    assert!(
+        !stdout(&be).contains(&format!("\t{rt}\n")),
+        "{}",
+        stdout(&be)
+    );
+    assert!(stdout(&be).contains("0 0"), "SCHED_OTHER: {}", stdout(&be));
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(killed.status.signal(), Some(libc::SIGTERM));
+    assert_eq!(missing.status.code(), Some(127));
+}
+
+fn stress_ng_running() -> bool {
+    Command::new("pgrep")
+        .args(["-x", "stress-ng"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+#[ignore = "runs SCHED_FIFO and stress-ng: needs root; the README's test command and CI run it"]
+fn the_latency_suite_measures_every_benchmark_with_and_without_stress_and_stops_its_stressors() {
+    let _lock = serial();
+    let dir = Scratch::new("latency");
+    let out = kairos(
+        &dir,
+        &[
+            "platform",
+            "latency",
+            "--samples",
+            "20",
+            "--stress",
+            "cpu,fork",
+            "--json",
+            "--quiet",
+            "--out",
+            "out",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stress_ng_running(), "stress-ng outlived the command");
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for key in ["benchmarks", "stressed"] {
+        let rows = report[key].as_array().unwrap();
+        let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            [
+                "ctx", "fcntl", "mmap", "proc", "signal", "syscall", "unix", "fifo", "fs", "pipe",
+                "sem", "udp"
+            ]
+        );
+        for r in rows {
+            let v = |k: &str| r[k].as_u64().unwrap();
+            assert_eq!(v("n"), 20, "{r}");
+            assert!(
+                v("min_ns") > 0
+                    && v("min_ns") <= v("mcet_ns")
+                    && v("mcet_ns") <= v("p99_ns")
+                    && v("p99_ns") <= v("wcet_ns"),
+                "{r}"
+            );
+        }
+    }
+    assert_eq!(report["deterioration"].as_array().unwrap().len(), 12);
+    for f in ["latency.json", "latency.csv", "latency.svg", "latency.png"] {
+        assert!(dir.0.join("out").join(f).exists(), "{f}");
+    }
+}
+
+#[test]
+#[ignore = "runs SCHED_FIFO and stress-ng: needs root; the README's test command and CI run it"]
+fn stressors_do_not_outlive_a_killed_measurement() {
+    let _lock = serial();
+    let mut run = Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args([
+            "platform",
+            "latency",
+            "--bench",
+            "fs",
+            "--samples",
+            "60",
+            "--stress",
+            "cpu",
+            "--quiet",
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut seen = false;
+    // The quiet pass comes first (seconds of file batches), then the stressed one.
+    for _ in 0..800 {
+        seen = stress_ng_running();
+        if seen {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(seen, "stress-ng never started");
+    run.kill().unwrap();
+    run.wait().unwrap();
+    let gone = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        !stress_ng_running()
+    });
+    assert!(gone, "stress-ng outlived a killed kairos");
+}
+
+#[test]
+#[ignore = "runs SCHED_FIFO and stress-ng: needs root; the README's test command and CI run it"]
+fn interference_fits_a_line_per_benchmark_and_figure_over_the_stressed_cores() {
+    let _lock = serial();
+    let dir = Scratch::new("interference");
+    let out = kairos(
+        &dir,
+        &[
+            "platform",
+            "interference",
+            "--bench",
+            "proc,syscall",
+            "--samples",
+            "300",
+            "--stressors",
+            "cpu",
+            "--json",
+            "--quiet",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let cores = kairos_rt::platform::online_cpus().len();
+    assert_eq!(report["points"].as_array().unwrap().len(), cores);
+    let fits = report["fits"].as_array().unwrap();
+    assert_eq!(fits.len(), 2 * 3);
+    for f in fits {
+        assert_eq!(f["values_us"].as_array().unwrap().len(), cores);
+        let r2 = f["r2"].as_f64().unwrap();
+        assert!((0.0..=1.0 + 1e-9).contains(&r2), "{f}");
+    }
+}
