@@ -366,3 +366,70 @@ fn interference_fits_a_line_per_benchmark_and_figure_over_the_stressed_cores() {
         assert!((0.0..=1.0 + 1e-9).contains(&r2), "{f}");
     }
 }
+
+#[test]
+#[ignore = "runs SCHED_FIFO, stress-ng and a partition: needs root; the README's test command and CI run it"]
+fn the_load_sweep_measures_three_configurations_and_leaves_the_machine_as_it_was() {
+    let _lock = serial();
+    let dir = Scratch::new("load-sweep");
+    let before = snapshot();
+    let out = kairos(
+        &dir,
+        &[
+            "platform",
+            "load-sweep",
+            "--loads",
+            "0,100",
+            "--duration",
+            "300ms",
+            "--json",
+            "--quiet",
+            "--out",
+            "out",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(changed(&before, &snapshot()), Vec::<String>::new());
+    assert!(!dir.0.join("partition.json").exists());
+    assert!(!stress_ng_running());
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let points = report["points"].as_array().unwrap();
+    let configs: Vec<(&str, u64)> = points
+        .iter()
+        .map(|p| {
+            (
+                p["config"].as_str().unwrap(),
+                p["load_pct"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        configs,
+        [
+            ("standard", 0),
+            ("standard", 100),
+            ("fifo", 0),
+            ("fifo", 100),
+            ("partitioned", 0),
+            ("partitioned", 100)
+        ]
+    );
+    for p in points {
+        // 300 wake-ups of 1 ms, give or take the start and a stop.
+        let n = p["latency_ns"]["count"].as_u64().unwrap();
+        assert!((250..=301).contains(&n), "{p}");
+        assert_eq!(
+            p["period_jitter_ns"]["count"].as_u64().unwrap(),
+            n - 1,
+            "{p}"
+        );
+    }
+    for f in [
+        "load-sweep.json",
+        "load-sweep.csv",
+        "load-sweep.svg",
+        "load-sweep.png",
+    ] {
+        assert!(dir.0.join("out").join(f).exists(), "{f}");
+    }
+}

@@ -158,7 +158,7 @@ const CYCLICTEST_MISSING: &str =
     "cyclictest is not installed: `apt-get install -y rt-tests` (Debian), then run again";
 
 /// Whether an executable called `name` is on `PATH`.
-fn on_path(name: &str) -> bool {
+pub(crate) fn on_path(name: &str) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::env::var_os("PATH").is_some_and(|path| {
         std::env::split_paths(&path).any(|dir| {
@@ -222,7 +222,7 @@ fn cyclictest(interval: u64, duration: u64) -> Result<Distribution, Failure> {
 
 /// Sums cyclictest's `-h` histogram over its threads: lines `BUCKET_US COUNT COUNT ...`, and
 /// `# Histogram Overflows: N N` counted just above the histogram's range.
-fn parse_cyclictest_histogram(text: &str) -> Distribution {
+pub(crate) fn parse_cyclictest_histogram(text: &str) -> Distribution {
     let mut histogram = Distribution::new();
     let mut top_us = 0u64;
     for line in text.lines() {

@@ -110,3 +110,72 @@ fn probe_loop(
 pub fn default_cpus() -> Vec<usize> {
     platform::online_cpus()
 }
+
+/// What [`periodic_probe`] measured.
+#[derive(Clone, Debug)]
+pub struct PeriodicProbe {
+    /// Wake-up time minus programmed time (cyclictest's quantity).
+    pub latency: Distribution,
+    /// |time between two wake-ups - interval|: the jitter of a periodic action's period (seed
+    /// 004's GPIO toggle, toggled at each wake-up).
+    pub period_jitter: Distribution,
+    pub stopped_by: Option<String>,
+}
+
+/// One periodic thread created as `spec` says (any policy, any affinity: the load sweep's
+/// configurations), waking every `interval_ns` for `duration_ns`.
+pub fn periodic_probe(
+    spec: thread::ThreadSpec,
+    interval_ns: u64,
+    duration_ns: u64,
+    control: Arc<RunControl>,
+) -> Result<PeriodicProbe, PlatformError> {
+    memory::lock_all_memory()?;
+    let _dma = dma::DmaLatencyGuard::acquire();
+    let origin = clock::now_ns() + 10_000_000;
+    let end = origin + duration_ns;
+    let watchdog = Watchdog::start(
+        Arc::clone(&control),
+        WatchdogConfig::for_run(end, 1_000_000_000),
+    )?;
+    let heartbeat = Arc::new(Heartbeat::default());
+    let (beat, stop) = (Arc::clone(&heartbeat), Arc::clone(&control));
+    let probe = thread::spawn(spec, move || {
+        memory::prefault_stack();
+        let (mut latency, mut jitter) = (Distribution::new(), Distribution::new());
+        let (mut next, mut last): (u64, Option<u64>) = (origin, None);
+        while next < end && !stop.should_stop() {
+            clock::sleep_until(next);
+            let woke = clock::now_ns();
+            latency.record(woke.saturating_sub(next));
+            if let Some(previous) = last {
+                jitter.record((woke - previous).abs_diff(interval_ns));
+            }
+            last = Some(woke);
+            beat.beat();
+            next += interval_ns;
+        }
+        (latency, jitter)
+    });
+    let probe = match probe {
+        Ok(t) => t,
+        Err(e) => {
+            control.finish();
+            watchdog.stop();
+            return Err(e);
+        }
+    };
+    watchdog.guard(Guarded {
+        name: probe.name().to_string(),
+        tid: probe.tid(),
+        heartbeat,
+        child: Arc::new(AtomicI32::new(0)),
+    });
+    let (latency, period_jitter) = probe.join()?;
+    let intervention = watchdog.stop();
+    Ok(PeriodicProbe {
+        latency,
+        period_jitter,
+        stopped_by: intervention.or_else(|| control.reason()),
+    })
+}

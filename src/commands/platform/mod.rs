@@ -2,11 +2,13 @@
 //! OS-latency suite (section V, twelve services timed call by call, with and without stress-ng
 //! on the other cores); `interference` its linearity experiment (section V.D: the suite against
 //! the number of stressed cores, fitted by least squares — the measured d_curr of its
-//! equation 5).
+//! equation 5); `load-sweep` seed 004's timer latency against best-effort load, with and
+//! without an RT partition.
 
 mod interference;
 mod latency;
 mod plot;
+mod sweep;
 mod table;
 
 use crate::args::{CommandResult, Failure};
@@ -31,6 +33,9 @@ pub enum PlatformCommand {
     Latency(LatencyArgs),
     /// The suite against the number of stressed cores k = 0 .. n-1, fitted by least squares.
     Interference(InterferenceArgs),
+    /// Timer latency and period jitter at best-effort loads 0..100 %: standard Linux,
+    /// SCHED_FIFO, and an RT partition (seed 004).
+    LoadSweep(sweep::SweepArgs),
 }
 
 /// What both commands share.
@@ -81,6 +86,7 @@ pub fn run(args: &PlatformArgs) -> CommandResult {
     match &args.command {
         PlatformCommand::Latency(a) => latency::run(a),
         PlatformCommand::Interference(a) => interference::run(a),
+        PlatformCommand::LoadSweep(a) => sweep::run(a),
     }
 }
 

@@ -1,8 +1,10 @@
 //! Plots of the platform measurements (plotters, SVG and PNG): the suite's ACET and WCET per
 //! benchmark without and with stress on a logarithmic axis (seed 003's figure 3), and each
-//! benchmark's figures against the number of stressed cores with the fitted lines (figure 4).
+//! benchmark's figures against the number of stressed cores with the fitted lines (figure 4),
+//! and seed 004's latency and jitter against best-effort load (its figure 3).
 
 use super::interference::Fit;
+use super::sweep::{Config, Point};
 use super::table::Row;
 use crate::args::Failure;
 use crate::commands::experiment::plot::{register_font, DrawResult, PALETTE};
@@ -175,6 +177,72 @@ where
             .position(SeriesLabelPosition::UpperLeft)
             .draw()?;
     }
+    area.present()?;
+    Ok(())
+}
+
+/// `load-sweep.svg/.png`: per configuration, the p99 timer latency (solid) and the p99 period
+/// jitter (dashed) against the best-effort load, on a logarithmic axis (seed 004's figure 3).
+pub fn sweep(dir: &Path, points: &[Point]) -> Result<(), Failure> {
+    both(dir, "load-sweep", &|a| sweep_lines(a, points), &|a| {
+        sweep_lines(a, points)
+    })
+}
+
+fn sweep_lines<B: DrawingBackend>(area: DrawingArea<B, Shift>, points: &[Point]) -> DrawResult
+where
+    B::ErrorType: 'static,
+{
+    area.fill(&WHITE)?;
+    let us = |ns: u64| ns.max(100) as f64 / 1000.0;
+    let values = points
+        .iter()
+        .flat_map(|p| [us(p.latency_ns.p99), us(p.period_jitter_ns.p99)]);
+    let lo = values.clone().fold(f64::MAX, f64::min) / 2.0;
+    let hi = values.fold(0.0, f64::max) * 2.0;
+    let mut chart = ChartBuilder::on(&area)
+        .caption(
+            "p99 timer latency (solid) and period jitter (dashed) vs best-effort load",
+            ("sans-serif", 18),
+        )
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d(-2.0..102.0, (lo..hi).log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("best-effort CPU load (%)")
+        .y_desc("µs (log)")
+        .label_style(("sans-serif", 14))
+        .draw()?;
+    for (m, config) in [Config::Standard, Config::Fifo, Config::Partitioned]
+        .into_iter()
+        .enumerate()
+    {
+        let color = PALETTE[m];
+        let mine: Vec<&Point> = points.iter().filter(|p| p.config == config).collect();
+        let latency: Vec<(f64, f64)> = mine
+            .iter()
+            .map(|p| (f64::from(p.load_pct), us(p.latency_ns.p99)))
+            .collect();
+        let jitter: Vec<(f64, f64)> = mine
+            .iter()
+            .map(|p| (f64::from(p.load_pct), us(p.period_jitter_ns.p99)))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(latency.clone(), color.stroke_width(2)))?
+            .label(config.label())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+        chart.draw_series(latency.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+        chart.draw_series(DashedLineSeries::new(jitter, 6, 4, color.stroke_width(2)))?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 13))
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()?;
     area.present()?;
     Ok(())
 }
