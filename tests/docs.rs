@@ -183,9 +183,9 @@ fn mask_numbers(line: &str) -> String {
     let mut out = String::new();
     let mut i = 0;
     while i < chars.len() {
-        // A minus sign (after a space or at the start, before a digit) belongs to the number: a
+        // A sign (after a space or at the start, before a digit) belongs to the number: a
         // measured difference may come out negative in one run and positive in the next.
-        let sign = chars[i] == '-'
+        let sign = (chars[i] == '-' || chars[i] == '+')
             && chars.get(i + 1).is_some_and(char::is_ascii_digit)
             && (i == 0 || chars[i - 1].is_whitespace());
         if sign {
@@ -301,8 +301,11 @@ fn bless(example: &Example, output: &str) {
 /// Whether the block runs real-time threads (a real run, a runtime benchmark, or a run as
 /// another user): those need real-time privilege and run in a test of their own.
 fn needs_real_time(script: &str) -> bool {
-    const MARKS: [&str; 8] = [
+    const MARKS: [&str; 11] = [
         "kairos run ",
+        "kairos platform ",
+        "kairos partition ",
+        "kairos exec ",
         "kairos bench timer",
         "kairos bench dispatch",
         "kairos bench overheads",

@@ -1,6 +1,9 @@
 //! `kairos platform interference`: seed 003's linearity experiment (section V.D). The suite
 //! (proc and mmap by default) runs with stress-ng on k = 0, 1, ..., n-1 of the other cores; for
 //! each benchmark its ACET, MCET and WCET against k get a least-squares line with slope and R².
+//! The k sweep is repeated (`--repeat`, interleaved so that drift of a shared machine falls on
+//! every k alike): the line is fitted to every repeat's value, so R² says how much of the
+//! spread k explains even on a 2-CPU machine, and the figure per k is the median of the repeats.
 //! The slope is the measured d_curr of the seed's equation 5: what one more busy core adds to
 //! a call. `interference.json` is the form the resource manager reads (`fits`).
 
@@ -22,9 +25,9 @@ pub struct Fit {
     /// ns per additional stressed core.
     pub slope_ns: f64,
     pub intercept_ns: f64,
-    /// Coefficient of determination (1 for two points: a line through both).
+    /// Coefficient of determination over every repeat's value.
     pub r2: f64,
-    /// The figure at each k, µs.
+    /// The figure at each k, µs: the median of the repeats.
     pub values_us: Vec<f64>,
 }
 
@@ -53,6 +56,7 @@ pub fn least_squares(xs: &[f64], ys: &[f64]) -> (f64, f64, f64) {
 #[derive(Serialize)]
 struct Point {
     k: usize,
+    repeat: usize,
     stressed_cpus: Vec<usize>,
     benchmarks: Vec<Row>,
 }
@@ -61,6 +65,7 @@ struct Point {
 struct Report {
     cpu: usize,
     stressors: Vec<String>,
+    repeats: usize,
     points: Vec<Point>,
     fits: Vec<Fit>,
 }
@@ -74,20 +79,37 @@ const STATS: [Stat; 3] = [
     ("wcet", |r| r.wcet_ns),
 ];
 
-fn fits(points: &[Point]) -> Vec<Fit> {
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n % 2 {
+        1 => values[n / 2],
+        _ => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
+fn fits(points: &[Point], ks: usize) -> Vec<Fit> {
     let xs: Vec<f64> = points.iter().map(|p| p.k as f64).collect();
     let mut out = Vec::new();
     for (b, row) in points[0].benchmarks.iter().enumerate() {
         for (stat, of) in STATS {
             let ys: Vec<f64> = points.iter().map(|p| of(&p.benchmarks[b]) as f64).collect();
             let (a, slope, r2) = least_squares(&xs, &ys);
+            let at = |k: usize| {
+                let mine = points
+                    .iter()
+                    .zip(&ys)
+                    .filter(|(p, _)| p.k == k)
+                    .map(|(_, y)| *y);
+                median(mine.collect()) / 1000.0
+            };
             out.push(Fit {
                 bench: row.name,
                 stat,
                 slope_ns: slope,
                 intercept_ns: a,
                 r2,
-                values_us: ys.iter().map(|y| y / 1000.0).collect(),
+                values_us: (0..ks).map(at).collect(),
             });
         }
     }
@@ -105,31 +127,45 @@ pub fn run(args: &InterferenceArgs) -> CommandResult {
     }
     let _signals = StopSignals::install();
     let started = Instant::now();
+    if args.repeat == 0 {
+        return Err(Failure::bad_input("--repeat must be at least 1"));
+    }
     let mut points = Vec::new();
-    for k in 0..=others.len() {
-        let spec = match k {
-            0 => None,
-            _ => Some(StressSpec::parse(&list, others[..k].to_vec()).map_err(Failure::bad_input)?),
-        };
-        let timeout = 4 * started.elapsed().as_secs() + 60;
-        let label = format!("k = {k} of {}", others.len());
-        let rows = measure(&args.suite, &benches, cpu, spec.as_ref(), &label, timeout)?;
-        points.push(Point {
-            k,
-            stressed_cpus: others[..k].to_vec(),
-            benchmarks: rows.iter().map(Row::of).collect(),
-        });
+    for repeat in 0..args.repeat {
+        for k in 0..=others.len() {
+            let spec = match k {
+                0 => None,
+                _ => Some(
+                    StressSpec::parse(&list, others[..k].to_vec()).map_err(Failure::bad_input)?,
+                ),
+            };
+            let timeout = 4 * started.elapsed().as_secs() + 60;
+            let label = format!(
+                "repeat {} of {}, k = {k} of {}",
+                repeat + 1,
+                args.repeat,
+                others.len()
+            );
+            let rows = measure(&args.suite, &benches, cpu, spec.as_ref(), &label, timeout)?;
+            points.push(Point {
+                k,
+                repeat,
+                stressed_cpus: others[..k].to_vec(),
+                benchmarks: rows.iter().map(Row::of).collect(),
+            });
+        }
     }
     let report = Report {
         cpu,
         stressors: list.split(',').map(String::from).collect(),
-        fits: fits(&points),
+        repeats: args.repeat,
+        fits: fits(&points, others.len() + 1),
         points,
     };
     let json = serde_json::to_string_pretty(&report).expect("report serializes");
     if let Some(dir) = &args.suite.out {
         write_output(&dir.join("interference.json"), &json)?;
-        let ks: Vec<usize> = report.points.iter().map(|p| p.k).collect();
+        let ks: Vec<usize> = (0..=others.len()).collect();
         plot::interference(dir, &ks, &report.fits)?;
     }
     match args.suite.json {
@@ -140,16 +176,18 @@ pub fn run(args: &InterferenceArgs) -> CommandResult {
 }
 
 fn text(report: &Report, out: Option<&std::path::Path>) -> String {
+    let ks = report.fits.first().map_or(0, |f| f.values_us.len());
     let mut s = format!(
-        "interference on CPU {}: stress-ng {} on k = 0 .. {} other core(s)\n{:<8} {:<5}",
+        "interference on CPU {}: stress-ng {} on k = 0 .. {} other core(s), {} repeat(s); medians\n{:<8} {:<5}",
         report.cpu,
         report.stressors.join(","),
-        report.points.len() - 1,
+        ks.saturating_sub(1),
+        report.repeats,
         "bench",
         "stat"
     );
-    for p in &report.points {
-        s.push_str(&format!(" {:>10}", format!("k={} µs", p.k)));
+    for k in 0..ks {
+        s.push_str(&format!(" {:>10}", format!("k={k} µs")));
     }
     s.push_str(&format!(" {:>12} {:>7}\n", "slope µs/k", "R²"));
     for f in &report.fits {
@@ -159,11 +197,7 @@ fn text(report: &Report, out: Option<&std::path::Path>) -> String {
         }
         s.push_str(&format!(" {:>12.3} {:>7.3}\n", f.slope_ns / 1000.0, f.r2));
     }
-    if report.points.len() <= 2 {
-        s.push_str(
-            "(two points: each line passes through both, R² = 1; more cores give a real fit)\n",
-        );
-    }
+    s.push_str("(slope and R² fitted to every repeat's value: R² is the share of their spread k explains)\n");
     if let Some(dir) = out {
         s.push_str(&format!(
             "wrote {}: interference.json, interference.svg, interference.png\n",

@@ -80,6 +80,9 @@ pub struct InterferenceArgs {
     /// The stressors run on each stressed core (default: all = cpu,fork,mmap,vm,syscall).
     #[arg(long, default_value = "all")]
     pub stressors: String,
+    /// Sweeps over k, interleaved; the figures per k are their medians.
+    #[arg(long, default_value_t = 3)]
+    pub repeat: usize,
 }
 
 pub fn run(args: &PlatformArgs) -> CommandResult {

@@ -272,8 +272,8 @@ fn run_cyclictest(
         &seconds.to_string(),
     ]);
     match config {
-        // `-p 0` alone leaves cyclictest on SCHED_FIFO: the policy must be named.
-        Config::Standard => command.args(["--policy=other", "-p", "0"]),
+        // cyclictest's -p selects SCHED_FIFO: the policy must be named after it.
+        Config::Standard => command.args(["-p", "0", "--policy=other"]),
         Config::Fifo => command.args(["-p", "80"]),
         Config::Partitioned => command.args(["-p", "80", "-a", &rt.to_string()]),
     };
