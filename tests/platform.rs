@@ -425,6 +425,9 @@ fn the_load_sweep_measures_three_configurations_and_leaves_the_machine_as_it_was
             n - 1,
             "{p}"
         );
+        let buckets = p["period_jitter_histogram"].as_array().unwrap();
+        let total: u64 = buckets.iter().map(|b| b[1].as_u64().unwrap()).sum();
+        assert_eq!(total, n - 1, "{p}");
     }
     for f in [
         "load-sweep.json",

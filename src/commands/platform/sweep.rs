@@ -72,6 +72,8 @@ pub struct Point {
     pub load_pct: u32,
     pub latency_ns: Summary,
     pub period_jitter_ns: Summary,
+    /// The jitter's distribution: (highest value of the bucket in ns, count), ascending.
+    pub period_jitter_histogram: Vec<(u64, u64)>,
     pub cyclictest_ns: Option<Summary>,
 }
 
@@ -229,6 +231,7 @@ fn measure(
         load_pct: load,
         latency_ns: probe.latency.summary(),
         period_jitter_ns: probe.period_jitter.summary(),
+        period_jitter_histogram: probe.period_jitter.buckets(),
         cyclictest_ns: reference,
     })
 }
