@@ -3,7 +3,7 @@
 //! [`kairos_rt::partition`] for the mechanisms and the state file.
 
 use crate::args::{CommandResult, Failure};
-use kairos_rt::partition::state::{cpu_list, parse_cpu_list, State};
+use kairos_rt::partition::state::{cpu_list, parse_cpu_list, Mechanism, State};
 use kairos_rt::partition::{apply, reset, PartitionError, Plan, Report};
 use kairos_rt::platform::signals::StopSignals;
 
@@ -113,9 +113,14 @@ fn print_report(state: &State, report: &Report, args: &Args) -> Result<(), Failu
         );
         return Ok(());
     }
-    let how = match &state.cpusets {
-        Some((rt, be)) => format!("cgroup v1 cpusets {} and {}", rt.display(), be.display()),
-        None => "affinity masks".into(),
+    let how = match (&state.cpusets, state.mechanism) {
+        (Some((rt, be)), Mechanism::CgroupV2) => format!(
+            "cgroup v2: {} a cpuset partition root, {}",
+            rt.display(),
+            be.display()
+        ),
+        (Some((rt, be)), _) => format!("cgroup v1 cpusets {} and {}", rt.display(), be.display()),
+        (None, _) => "affinity masks".into(),
     };
     println!(
         "partition: RT CPUs {}, best-effort CPUs {} ({how}); {} thread(s) moved to the best-effort CPUs",

@@ -3,8 +3,9 @@
 //! the RT CPUs keep only what kairos places there, everything else runs on the best-effort CPUs.
 //!
 //! With cgroup v1 cpusets (detected), two cpusets `kairos-rt` and `kairos-be` are created and
-//! every thread of the root cpuset moves to `kairos-be` (as `cset shield` does); without them,
-//! every thread's affinity is set to the best-effort CPUs. Kernel threads and interrupts move
+//! every thread of the root cpuset moves to `kairos-be` (as `cset shield` does); with cgroup v2
+//! `kairos-rt` becomes a cpuset partition root ([`v2`]); without either, every thread's
+//! affinity is set to the best-effort CPUs. Kernel threads and interrupts move
 //! only when asked (`irqs`); what refuses to move (per-CPU kernel threads, some interrupts) is
 //! reported with the reason. Every change is written to the state file ([`state`]) before it
 //! is made, and [`reset`] undoes them all — after a clean run, a signal or a crash.
@@ -13,6 +14,7 @@
 mod irq;
 pub mod state;
 mod tasks;
+mod v2;
 
 use crate::platform::sched;
 use state::{cpu_list, Change, Mechanism, State};
@@ -78,23 +80,28 @@ pub fn apply(plan: &Plan) -> Result<(State, Report), PartitionError> {
             existing.pid
         )));
     }
-    let root = cpuset_root().filter(|_| !plan.affinity_only);
+    let (v1, v2) = match plan.affinity_only {
+        true => (None, None),
+        false => (cpuset_root(), v2::v2_root()),
+    };
+    let mechanism = match (&v1, &v2) {
+        (Some(_), _) => Mechanism::CgroupV1,
+        (None, Some(_)) => Mechanism::CgroupV2,
+        (None, None) => Mechanism::Affinity,
+    };
     let mut state = State {
         pid: std::process::id(),
         rt: plan.rt.clone(),
         be: plan.be.clone(),
-        mechanism: if root.is_some() {
-            Mechanism::CgroupV1
-        } else {
-            Mechanism::Affinity
-        },
+        mechanism,
         cpusets: None,
         changes: Vec::new(),
     };
     let mut report = Report::default();
-    match &root {
-        Some(root) => tasks::into_cpusets(root, plan, &mut state, &mut report)?,
-        None => tasks::by_affinity(plan, &mut state, &mut report)?,
+    match (&v1, &v2) {
+        (Some(root), _) => tasks::into_cpusets(root, plan, &mut state, &mut report)?,
+        (None, Some(root)) => v2::into_partition(root, plan, &mut state, &mut report)?,
+        (None, None) => tasks::by_affinity(plan, &mut state, &mut report)?,
     }
     if plan.irqs {
         irq::move_all(&plan.be, &mut state, &mut report)?;
@@ -137,6 +144,11 @@ pub fn reset() -> Result<Option<State>, PartitionError> {
     for change in state.changes.iter().rev() {
         if let Change::Cgroup { path, parent } = change {
             tasks::remove_cpuset(path, parent)?;
+        }
+    }
+    for change in &state.changes {
+        if let Change::Controller { root } = change {
+            v2::disable_controller(root);
         }
     }
     for change in &state.changes {

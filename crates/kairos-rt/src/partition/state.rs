@@ -13,6 +13,9 @@ pub enum Mechanism {
     /// cgroup v1 cpusets `kairos-rt` and `kairos-be`; every task of the root cpuset moved to
     /// `kairos-be`.
     CgroupV1,
+    /// cgroup v2: `kairos-rt` a cpuset partition root, which the kernel keeps every other
+    /// thread off.
+    CgroupV2,
     /// Affinity masks alone: every task's affinity set to the best-effort CPUs.
     Affinity,
 }
@@ -28,6 +31,8 @@ pub enum Change {
     Moved { tid: i32, affinity: Vec<usize> },
     /// A thread's affinity changed.
     Affinity { tid: i32, previous: Vec<usize> },
+    /// cgroup v2's cpuset controller enabled in `root`'s subtree (disabled on reset).
+    Controller { root: PathBuf },
     /// An interrupt's affinity changed (`/proc/irq/N/smp_affinity_list`).
     Irq { irq: u32, previous: String },
 }

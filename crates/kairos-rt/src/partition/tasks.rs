@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 const PF_KTHREAD: u64 = 0x0020_0000;
 
 /// `(name, is a kernel thread)` of a thread, from /proc/TID/stat; None once it has exited.
-fn describe(tid: i32) -> Option<(String, bool)> {
+pub(super) fn describe(tid: i32) -> Option<(String, bool)> {
     let stat = std::fs::read_to_string(format!("/proc/{tid}/stat")).ok()?;
     let open = stat.find('(')?;
     let close = stat.rfind(')')?;
@@ -44,7 +44,7 @@ fn read_tids(file: &Path) -> Result<Vec<i32>, PartitionError> {
 }
 
 /// Every thread of this machine.
-fn all_tids() -> Vec<i32> {
+pub(super) fn all_tids() -> Vec<i32> {
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -188,10 +188,15 @@ pub fn remove_cpuset(path: &PathBuf, parent: &Path) -> Result<(), PartitionError
     if !path.exists() {
         return Ok(());
     }
-    let target = parent.join("tasks");
+    // v1 lists threads in `tasks`; v2 has processes in `cgroup.procs` only.
+    let file = match path.join("tasks").exists() {
+        true => "tasks",
+        false => "cgroup.procs",
+    };
+    let target = parent.join(file);
     // Threads may be born meanwhile (a fork in the cpuset): a few passes until it is empty.
     for _ in 0..20 {
-        for tid in read_tids(&path.join("tasks"))? {
+        for tid in read_tids(&path.join(file))? {
             let _ = write(&target, &tid.to_string());
         }
         match std::fs::remove_dir(path) {

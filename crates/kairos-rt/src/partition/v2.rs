@@ -1,0 +1,98 @@
+//! cgroup v2: the RT CPUs become a cpuset partition root (`kairos-rt` with
+//! `cpuset.cpus.partition = root`), which takes them out of every other cgroup's effective CPUs:
+//! the kernel itself keeps all other threads, present and future, off them. `kairos-be` holds the
+//! best-effort CPUs for `kairos exec --be`. The kernel rewrites the affinity of the threads whose
+//! CPUs shrink, so every thread's affinity is recorded first and restored by the reset.
+
+use super::state::{cpu_list, Change, State};
+use super::tasks::{all_tids, describe};
+use super::{io, write, PartitionError, Plan, Report};
+use crate::platform::sched;
+use std::path::{Path, PathBuf};
+
+/// The cgroup2 mount point, when its root offers the cpuset controller.
+pub fn v2_root() -> Option<PathBuf> {
+    let mounts = std::fs::read_to_string("/proc/mounts").ok()?;
+    mounts.lines().find_map(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let path = PathBuf::from(f.get(1)?);
+        let controllers = std::fs::read_to_string(path.join("cgroup.controllers")).ok()?;
+        (f.get(2) == Some(&"cgroup2") && controllers.split_whitespace().any(|c| c == "cpuset"))
+            .then_some(path)
+    })
+}
+
+/// Makes the partition under the cgroup2 `root`.
+pub fn into_partition(
+    root: &Path,
+    plan: &Plan,
+    state: &mut State,
+    report: &mut Report,
+) -> Result<(), PartitionError> {
+    let (rt, be) = (root.join("kairos-rt"), root.join("kairos-be"));
+    if let Some(dir) = [&rt, &be].into_iter().find(|d| d.exists()) {
+        return Err(PartitionError::Refused(format!(
+            "{} exists but no partition state does: remove it (rmdir) first",
+            dir.display()
+        )));
+    }
+    let subtree = root.join("cgroup.subtree_control");
+    let enabled = std::fs::read_to_string(&subtree).map_err(io("read cgroup.subtree_control"))?;
+    let enable = !enabled.split_whitespace().any(|c| c == "cpuset");
+    for tid in all_tids() {
+        if let Ok(previous) = sched::affinity_of(tid) {
+            state.changes.push(Change::Affinity { tid, previous });
+        }
+    }
+    if enable {
+        state.changes.push(Change::Controller {
+            root: root.to_path_buf(),
+        });
+    }
+    for dir in [&rt, &be] {
+        state.changes.push(Change::Cgroup {
+            path: dir.clone(),
+            parent: root.to_path_buf(),
+        });
+    }
+    state.cpusets = Some((rt.clone(), be.clone()));
+    state.save().map_err(io("write the partition state"))?;
+    if enable {
+        write(&subtree, "+cpuset").map_err(io("enable the cpuset controller"))?;
+    }
+    for (dir, cpus) in [(&rt, &plan.rt), (&be, &plan.be)] {
+        std::fs::create_dir(dir).map_err(io(format!("create {}", dir.display())))?;
+        write(&dir.join("cpuset.cpus"), &cpu_list(cpus)).map_err(io("set cpuset.cpus"))?;
+    }
+    write(&rt.join("cpuset.cpus.partition"), "root")
+        .map_err(io("make kairos-rt a partition root"))?;
+    let status = std::fs::read_to_string(rt.join("cpuset.cpus.partition")).unwrap_or_default();
+    if status.trim() != "root" {
+        return Err(PartitionError::Refused(format!(
+            "the kernel did not make kairos-rt a partition root: {} (another cgroup may claim CPUs {})",
+            status.trim(),
+            cpu_list(&plan.rt)
+        )));
+    }
+    report.moved = all_tids()
+        .into_iter()
+        .filter(|&t| sched::affinity_of(t).is_ok_and(|a| !a.iter().any(|c| plan.rt.contains(c))))
+        .count();
+    for tid in all_tids() {
+        if sched::affinity_of(tid).is_ok_and(|a| a.iter().any(|c| plan.rt.contains(c))) {
+            if let Some((name, _)) = describe(tid) {
+                report.not_moved.push((
+                    tid,
+                    name,
+                    "bound to the RT CPUs (per-CPU kernel thread)".into(),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Disables the cpuset controller that the partition enabled.
+pub fn disable_controller(root: &Path) {
+    let _ = write(&root.join("cgroup.subtree_control"), "-cpuset");
+}
