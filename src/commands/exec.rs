@@ -1,4 +1,4 @@
-//! `kairos exec`: seed 004's task assigner. `--rt` starts a command in the RT partition under
+//! `kairos exec`: the task assigner of Multi-scheduling (RT and non-RT schedulers on separate cores of one Linux). `--rt` starts a command in the RT partition under
 //! SCHED_FIFO or SCHED_RR with the RT CPUs' affinity; `--be` in the best-effort partition
 //! under SCHED_OTHER. kairos joins the partition, sets the policy and then replaces itself with
 //! the command (execvp), so its exit status and signals are the command's own.

@@ -1,4 +1,5 @@
-//! `kairos partition`: an RT and a best-effort partition inside this Linux (seed 004), made,
+//! `kairos partition`: an RT and a best-effort partition inside this Linux (as in
+//! Multi-scheduling (RT and non-RT schedulers on separate cores of one Linux)), made,
 //! held until a signal, or undone (`--reset`, which also repairs what a crashed run left). See
 //! [`kairos_rt::partition`] for the mechanisms and the state file.
 

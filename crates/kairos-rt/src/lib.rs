@@ -3,7 +3,7 @@
 //! Runs workloads for real on this machine's cores: real threads with explicit
 //! policy and affinity, calibrated busy work, table-driven global dispatch (G-RES) and lock-free
 //! mode changes (G-MCRES, Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", Algorithms 1 and 2), measured as in
-//! the seed's section 7 (release latency, response time, migration and mode-change parts).
+//! that paper's section 7 (release latency, response time, migration and mode-change parts).
 //!
 //! Layers, bottom up:
 //! - [`platform`]: the only `unsafe` code: pthreads with explicit policy and affinity,

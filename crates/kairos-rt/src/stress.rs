@@ -4,7 +4,7 @@
 
 use std::process::{Child, Command, Stdio};
 
-/// The stressors kairos drives, the kernel-heavy ones of seed 003 section V and a plain CPU
+/// The stressors kairos drives, the kernel-heavy ones of the OS-latency study (section V) and a plain CPU
 /// load: stress-ng's option name for each.
 pub const STRESSORS: [&str; 6] = ["cpu", "fork", "mmap", "vm", "syscall", "switch"];
 

@@ -1,10 +1,11 @@
-//! `kairos platform interference`: seed 003's linearity experiment (section V.D). The suite
+//! `kairos platform interference`: the linearity experiment (section V.D) of
+//! the OS-latency study of Linux PREEMPT_RT for mixed time-criticality (a model of intra- and inter-core interference and OS-induced latencies). The suite
 //! (proc and mmap by default) runs with stress-ng on k = 0, 1, ..., n-1 of the other cores; for
 //! each benchmark its ACET, MCET and WCET against k get a least-squares line with slope and R².
 //! The k sweep is repeated (`--repeat`, interleaved so that drift of a shared machine falls on
 //! every k alike): the line is fitted to every repeat's value, so R² says how much of the
 //! spread k explains even on a 2-CPU machine, and the figure per k is the median of the repeats.
-//! The slope is the measured d_curr of the seed's equation 5: what one more busy core adds to
+//! The slope is the measured d_curr of the study's equation 5: what one more busy core adds to
 //! a call. `interference.json` is the form the resource manager reads (`fits`).
 
 use super::table::Row;

@@ -1,5 +1,5 @@
 //! `kairos platform latency`: the suite once on a quiet machine and, with `--stress`, once more
-//! with stress-ng on the other cores; the seed's table side by side with the deterioration in
+//! with stress-ng on the other cores; the OS-latency study's table side by side with the deterioration in
 //! percent, JSON, CSV and a plot like its figure 3.
 
 use super::table::{self, Deterioration, Row};

@@ -1,8 +1,9 @@
-//! `kairos platform`: what this Linux machine does to a real-time task. `latency` is seed 003's
+//! `kairos platform`: what this Linux machine does to a real-time task. `latency` is the
 //! OS-latency suite (section V, twelve services timed call by call, with and without stress-ng
 //! on the other cores); `interference` its linearity experiment (section V.D: the suite against
 //! the number of stressed cores, fitted by least squares — the measured d_curr of its
-//! equation 5); `load-sweep` seed 004's timer latency against best-effort load, with and
+//! equation 5); `load-sweep` the timer latency of
+//! Multi-scheduling (RT and non-RT schedulers on separate cores of one Linux), measured against best-effort load, with and
 //! without an RT partition.
 
 mod interference;
@@ -28,13 +29,13 @@ pub struct PlatformArgs {
 
 #[derive(clap::Subcommand)]
 pub enum PlatformCommand {
-    /// The OS-latency suite (seed 003): twelve OS services timed call by call by an RT thread;
+    /// The OS-latency suite of the Linux PREEMPT_RT interference study: twelve OS services timed call by call by an RT thread;
     /// with --stress, again with stress-ng on the other cores, side by side.
     Latency(LatencyArgs),
     /// The suite against the number of stressed cores k = 0 .. n-1, fitted by least squares.
     Interference(InterferenceArgs),
     /// Timer latency and period jitter at best-effort loads 0..100 %: standard Linux,
-    /// SCHED_FIFO, and an RT partition (seed 004).
+    /// SCHED_FIFO, and an RT partition (Multi-scheduling).
     LoadSweep(sweep::SweepArgs),
 }
 

@@ -1,7 +1,7 @@
 //! Plots of the platform measurements (plotters, SVG and PNG): the suite's ACET and WCET per
-//! benchmark without and with stress on a logarithmic axis (seed 003's figure 3), and each
+//! benchmark without and with stress on a logarithmic axis (figure 3 of the OS-latency study), and each
 //! benchmark's figures against the number of stressed cores with the fitted lines (figure 4),
-//! and seed 004's latency and jitter against best-effort load (its figure 3).
+//! and Multi-scheduling's latency and jitter against best-effort load (its figure 3).
 
 use super::interference::Fit;
 use super::sweep::{Config, Point};
@@ -182,7 +182,7 @@ where
 }
 
 /// `load-sweep.svg/.png`: per configuration, the p99 timer latency (solid) and the p99 period
-/// jitter (dashed) against the best-effort load, on a logarithmic axis (seed 004's figure 3).
+/// jitter (dashed) against the best-effort load, on a logarithmic axis (Multi-scheduling's figure 3).
 pub fn sweep(dir: &Path, points: &[Point]) -> Result<(), Failure> {
     both(dir, "load-sweep", &|a| sweep_lines(a, points), &|a| {
         sweep_lines(a, points)

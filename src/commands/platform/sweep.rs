@@ -1,6 +1,7 @@
-//! `kairos platform load-sweep`: seed 004's Table I and figure 3. Timer latency (kairos's
+//! `kairos platform load-sweep`: Table I and figure 3 of
+//! Multi-scheduling (RT and non-RT schedulers on separate cores of one Linux). Timer latency (kairos's
 //! periodic probe and, when installed, cyclictest) and the jitter of a periodic action's period
-//! (the seed's GPIO toggle) at best-effort CPU loads of 0 to 100 % (stress-ng `--cpu-load`),
+//! (the paper's GPIO toggle) at best-effort CPU loads of 0 to 100 % (stress-ng `--cpu-load`),
 //! for three configurations: standard Linux (the timed thread SCHED_OTHER, free on every core,
 //! the load on every core), the same under SCHED_FIFO, and partitioned (the timed thread
 //! SCHED_FIFO on the RT partition, the load on the best-effort one; the partition is made for
@@ -46,7 +47,7 @@ pub struct SweepArgs {
     pub quiet: bool,
 }
 
-/// The three configurations of the seed's Table I.
+/// The three configurations of Multi-scheduling's Table I.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Config {

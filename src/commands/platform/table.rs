@@ -1,4 +1,4 @@
-//! The suite's figures per benchmark as seed 003 tabulates them (WCET = max, ACET = mean,
+//! The suite's figures per benchmark as the OS-latency study tabulates them (WCET = max, ACET = mean,
 //! MCET = median, STDEV; here also p99 and the sample count), as text, CSV and JSON.
 
 use kairos_rt::oslat::BenchResult;
@@ -85,7 +85,7 @@ fn cells(r: &Row) -> String {
     )
 }
 
-/// The seed's table: µs per sample, without stress, with stress and the change.
+/// The study's table: µs per sample, without stress, with stress and the change.
 pub fn text(calm: &[Row], stressed: Option<&[Row]>) -> String {
     let mut out = format!(
         "{:<8} {:>6} {:>9} {:>9} {:>9} {:>8}",

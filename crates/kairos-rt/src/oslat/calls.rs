@@ -1,4 +1,4 @@
-//! The suite's one-process services (seed 003 section V): syscall, sem, fcntl, signal, mmap,
+//! The suite's one-process services (the OS-latency study, section V): syscall, sem, fcntl, signal, mmap,
 //! proc and fs, each sample timed on its own with CLOCK_MONOTONIC (vDSO, tens of ns).
 
 use super::Sampler;
@@ -8,7 +8,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Files one `fs` sample creates and deletes (the seed's batch).
+/// Files one `fs` sample creates and deletes (the study's batch).
 pub const FS_FILES: usize = 500;
 
 /// Bytes `mmap` maps and touches.

@@ -1,4 +1,4 @@
-//! The suite's two-process services (seed 003 section V): ctx, pipe, unix, fifo and udp. A
+//! The suite's two-process services (the OS-latency study, section V): ctx, pipe, unix, fifo and udp. A
 //! partner process, forked from the measuring thread (so on its CPU, under its SCHED_FIFO
 //! priority), echoes every message back; one sample is the round trip (for ctx, half of it:
 //! two processes on one CPU hand the token over twice per round trip, as lmbench counts).

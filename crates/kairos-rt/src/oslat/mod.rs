@@ -1,11 +1,12 @@
-//! The OS-latency suite of seed 003 (section V, "OS-induced latency"): what each of twelve
+//! The OS-latency suite of the OS-latency study of Linux PREEMPT_RT for mixed time-criticality (a model of intra- and inter-core interference and OS-induced latencies),
+//! section V: what each of twelve
 //! operating-system services costs a real-time task, as a per-call distribution (WCET = max,
 //! ACET = mean, MCET = median, STDEV, p99), not lmbench's mean per operation. Each sample is
-//! timed on its own by a thread configured as the seed's RT process: SCHED_FIFO, memory locked,
+//! timed on its own by a thread configured as the study's RT process: SCHED_FIFO, memory locked,
 //! stack prefaulted, pinned to one CPU, `/dev/cpu_dma_latency` held at 0. The partner processes
 //! of the two-process benchmarks are forked from it and so share its CPU and policy: every
 //! sample stays on the measured core, and stressors on the other cores reach it only through
-//! the kernel (locks, TLB shootdowns, memory bandwidth) — the interference the seed measures.
+//! the kernel (locks, TLB shootdowns, memory bandwidth) — the interference the study measures.
 //!
 //! The definitions (one sample each) are in [`Bench::what`]; [`calls`] has the one-process
 //! services, [`ipc`] the two-process ones. No busy loop runs under SCHED_FIFO here (every
@@ -21,7 +22,7 @@ use crate::watchdog::RunControl;
 use serde::Serialize;
 use std::sync::Arc;
 
-/// One of the suite's twelve measurements, in the seed's order.
+/// One of the suite's twelve measurements, in the study's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Bench {

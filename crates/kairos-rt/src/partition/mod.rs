@@ -1,5 +1,4 @@
-//! RT and best-effort core partitions inside one Linux (seed 004: Oh, Seo, Lee, "a task
-//! assigner for real-time and best-effort partitions"; mechanisms in `linux-platform.md`):
+//! RT and best-effort core partitions inside one Linux (as in Multi-scheduling (RT and non-RT schedulers on separate cores of one Linux); mechanisms in `linux-platform.md`):
 //! the RT CPUs keep only what kairos places there, everything else runs on the best-effort CPUs.
 //!
 //! With cgroup v1 cpusets (detected), two cpusets `kairos-rt` and `kairos-be` are created and
