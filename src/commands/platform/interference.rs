@@ -164,14 +164,14 @@ pub fn run(args: &InterferenceArgs) -> CommandResult {
         points,
     };
     let json = serde_json::to_string_pretty(&report).expect("report serializes");
-    if let Some(dir) = &args.suite.out {
+    if let Some(dir) = &args.suite.output.out {
         write_output(&dir.join("interference.json"), &json)?;
         let ks: Vec<usize> = (0..=others.len()).collect();
         plot::interference(dir, &ks, &report.fits)?;
     }
-    match args.suite.json {
+    match args.suite.output.json {
         true => println!("{json}"),
-        false => print!("{}", text(&report, args.suite.out.as_deref())),
+        false => print!("{}", text(&report, args.suite.output.out.as_deref())),
     }
     Ok(0)
 }

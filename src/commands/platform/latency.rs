@@ -91,7 +91,7 @@ pub fn run(args: &LatencyArgs) -> CommandResult {
         stressed,
     };
     let json = serde_json::to_string_pretty(&report).expect("report serializes");
-    if let Some(dir) = &args.suite.out {
+    if let Some(dir) = &args.suite.output.out {
         write_output(&dir.join("latency.json"), &json)?;
         write_output(
             &dir.join("latency.csv"),
@@ -99,7 +99,7 @@ pub fn run(args: &LatencyArgs) -> CommandResult {
         )?;
         plot::latency(dir, &report.benchmarks, report.stressed.as_deref())?;
     }
-    match args.suite.json {
+    match args.suite.output.json {
         true => println!("{json}"),
         false => {
             let stress = report.stress.as_ref().map_or(String::new(), |s| {
@@ -114,7 +114,7 @@ pub fn run(args: &LatencyArgs) -> CommandResult {
                 "{}",
                 table::text(&report.benchmarks, report.stressed.as_deref())
             );
-            if let Some(dir) = &args.suite.out {
+            if let Some(dir) = &args.suite.output.out {
                 println!(
                     "wrote {}: latency.json, latency.csv, latency.svg, latency.png",
                     dir.display()

@@ -52,6 +52,13 @@ pub struct SuiteArgs {
     /// The CPU the measuring thread runs on (default: the first online one).
     #[arg(long)]
     pub cpu: Option<usize>,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+/// How every platform command reports.
+#[derive(clap::Args, Clone)]
+pub struct Output {
     /// Print the results as JSON.
     #[arg(long)]
     pub json: bool,
@@ -137,7 +144,7 @@ fn measure(
     label: &str,
     timeout_s: u64,
 ) -> Result<Vec<BenchResult>, Failure> {
-    let bar = match args.quiet {
+    let bar = match args.output.quiet {
         true => ProgressBar::hidden(),
         false => ProgressBar::new(benches.len() as u64),
     };

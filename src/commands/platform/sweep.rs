@@ -19,7 +19,6 @@ use kairos_rt::probe::periodic_probe;
 use kairos_rt::stress::{Stress, StressSpec};
 use kairos_rt::watchdog::RunControl;
 use serde::Serialize;
-use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct SweepArgs {
@@ -38,13 +37,8 @@ pub struct SweepArgs {
     /// Do not run cyclictest beside the probe even when it is installed.
     #[arg(long)]
     pub no_cyclictest: bool,
-    #[arg(long)]
-    pub json: bool,
-    /// Write load-sweep.json, .csv and the plot into this folder.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    #[arg(long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub output: super::Output,
 }
 
 /// The three configurations of Multi-scheduling's Table I.
@@ -138,7 +132,7 @@ pub fn run(args: &SweepArgs) -> CommandResult {
 }
 
 fn progress(args: &SweepArgs, n: usize) -> ProgressBar {
-    let bar = match args.quiet {
+    let bar = match args.output.quiet {
         true => ProgressBar::hidden(),
         false => ProgressBar::new(n as u64),
     };
@@ -302,7 +296,7 @@ fn us(ns: u64) -> String {
 fn report(args: &SweepArgs, points: &[Point]) -> CommandResult {
     let json =
         serde_json::to_string_pretty(&serde_json::json!({ "points": points })).expect("serializes");
-    if let Some(dir) = &args.out {
+    if let Some(dir) = &args.output.out {
         write_output(&dir.join("load-sweep.json"), &json)?;
         let mut csv = String::from("config,load_pct,latency_p50_ns,latency_p99_ns,latency_max_ns,jitter_p99_ns,jitter_max_ns,cyclictest_p50_ns,cyclictest_p99_ns,cyclictest_max_ns\n");
         for p in points {
@@ -321,7 +315,7 @@ fn report(args: &SweepArgs, points: &[Point]) -> CommandResult {
         write_output(&dir.join("load-sweep.csv"), csv)?;
         plot::sweep(dir, points)?;
     }
-    if args.json {
+    if args.output.json {
         println!("{json}");
         return Ok(0);
     }
@@ -349,7 +343,7 @@ fn report(args: &SweepArgs, points: &[Point]) -> CommandResult {
             us(j.max)
         );
     }
-    if let Some(dir) = &args.out {
+    if let Some(dir) = &args.output.out {
         println!(
             "wrote {}: load-sweep.json, load-sweep.csv, load-sweep.svg, load-sweep.png",
             dir.display()

@@ -167,6 +167,19 @@ pub fn reset() -> Result<Option<State>, PartitionError> {
     Ok(Some(state))
 }
 
+/// `kairos-rt` and `kairos-be` under `root`, refused if either exists already (left by hand or
+/// by a partition whose state file is gone).
+fn fresh_cgroups(root: &Path) -> Result<(PathBuf, PathBuf), PartitionError> {
+    let (rt, be) = (root.join("kairos-rt"), root.join("kairos-be"));
+    if let Some(dir) = [&rt, &be].into_iter().find(|d| d.exists()) {
+        return Err(PartitionError::Refused(format!(
+            "{} exists but no partition state does: remove it (rmdir) first",
+            dir.display()
+        )));
+    }
+    Ok((rt, be))
+}
+
 /// Writes `value` to a control file.
 fn write(path: &Path, value: &str) -> Result<(), std::io::Error> {
     std::fs::write(path, value)

@@ -76,15 +76,7 @@ pub fn into_cpusets(
     state: &mut State,
     report: &mut Report,
 ) -> Result<(), PartitionError> {
-    let (rt, be) = (root.join("kairos-rt"), root.join("kairos-be"));
-    for dir in [&rt, &be] {
-        if dir.exists() {
-            return Err(PartitionError::Refused(format!(
-                "{} exists but no partition state does: remove it (rmdir) first",
-                dir.display()
-            )));
-        }
-    }
+    let (rt, be) = super::fresh_cgroups(root)?;
     state.cpusets = Some((rt.clone(), be.clone()));
     for dir in [&rt, &be] {
         state.changes.push(Change::Cgroup {

@@ -29,13 +29,7 @@ pub fn into_partition(
     state: &mut State,
     report: &mut Report,
 ) -> Result<(), PartitionError> {
-    let (rt, be) = (root.join("kairos-rt"), root.join("kairos-be"));
-    if let Some(dir) = [&rt, &be].into_iter().find(|d| d.exists()) {
-        return Err(PartitionError::Refused(format!(
-            "{} exists but no partition state does: remove it (rmdir) first",
-            dir.display()
-        )));
-    }
+    let (rt, be) = super::fresh_cgroups(root)?;
     let subtree = root.join("cgroup.subtree_control");
     let enabled = std::fs::read_to_string(&subtree).map_err(io("read cgroup.subtree_control"))?;
     let enable = !enabled.split_whitespace().any(|c| c == "cpuset");
@@ -74,18 +68,17 @@ pub fn into_partition(
             cpu_list(&plan.rt)
         )));
     }
-    report.moved = all_tids()
-        .into_iter()
-        .filter(|&t| sched::affinity_of(t).is_ok_and(|a| !a.iter().any(|c| plan.rt.contains(c))))
-        .count();
     for tid in all_tids() {
-        if sched::affinity_of(tid).is_ok_and(|a| a.iter().any(|c| plan.rt.contains(c))) {
-            if let Some((name, _)) = describe(tid) {
-                report.not_moved.push((
-                    tid,
-                    name,
-                    "bound to the RT CPUs (per-CPU kernel thread)".into(),
-                ));
+        let Ok(affinity) = sched::affinity_of(tid) else {
+            continue;
+        };
+        match affinity.iter().any(|c| plan.rt.contains(c)) {
+            false => report.moved += 1,
+            true => {
+                if let Some((name, _)) = describe(tid) {
+                    let why = "bound to the RT CPUs (per-CPU kernel thread)".to_string();
+                    report.not_moved.push((tid, name, why));
+                }
             }
         }
     }
