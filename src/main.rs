@@ -62,6 +62,9 @@ enum Command {
     Partition(commands::partition::Args),
     /// Start a command in the RT partition (real-time policy) or the best-effort one.
     Exec(commands::exec::Args),
+    /// Run the resource manager: an RT task beside best-effort programs, each core's period
+    /// split into RT, best-effort and idle time, adapted to the measured interference.
+    Manage(commands::manage::Args),
 }
 
 /// Lets `kairos ... | head` end quietly: Rust ignores SIGPIPE, so a closed pipe turns every
@@ -94,6 +97,7 @@ fn main() -> ExitCode {
         Command::Platform(args) => commands::platform::run(&args),
         Command::Partition(args) => commands::partition::run(&args),
         Command::Exec(args) => commands::exec::run(&args),
+        Command::Manage(args) => commands::manage::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -5,9 +5,9 @@
 
 mod common;
 
+use common::machine::{changed, snapshot};
 use common::{stderr, stdout, Scratch};
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
 
@@ -25,53 +25,6 @@ fn kairos(dir: &Scratch, args: &[&str]) -> Output {
         .env("KAIROS_STATE_DIR", &dir.0)
         .output()
         .expect("run kairos")
-}
-
-/// Every thread's affinity and cpuset, and every interrupt's affinity.
-fn snapshot() -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    for p in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = p.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-            continue;
-        };
-        for t in tasks.flatten() {
-            let dir = t.path();
-            let status = std::fs::read_to_string(dir.join("status")).unwrap_or_default();
-            let allowed = status.lines().find(|l| l.starts_with("Cpus_allowed_list"));
-            let cpuset = std::fs::read_to_string(dir.join("cpuset")).unwrap_or_default();
-            if let Some(allowed) = allowed {
-                out.insert(
-                    format!("tid {}", t.file_name().to_string_lossy()),
-                    format!("{allowed} {}", cpuset.trim()),
-                );
-            }
-        }
-    }
-    for i in std::fs::read_dir("/proc/irq").unwrap().flatten() {
-        if let Ok(a) = std::fs::read_to_string(i.path().join("smp_affinity_list")) {
-            out.insert(
-                format!("irq {}", i.file_name().to_string_lossy()),
-                a.trim().to_string(),
-            );
-        }
-    }
-    out
-}
-
-/// The entries both snapshots have that differ (threads born or gone in between are skipped).
-fn changed(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> Vec<String> {
-    before
-        .iter()
-        .filter_map(|(k, v)| {
-            after
-                .get(k)
-                .filter(|w| *w != v)
-                .map(|w| format!("{k}: {v} -> {w}"))
-        })
-        .collect()
 }
 
 fn other_cpu() -> String {

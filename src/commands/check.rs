@@ -2,6 +2,8 @@
 
 use crate::args::{CommandResult, Failure};
 use crate::mc_input;
+use kairos_model::managed::ManagedSystem;
+use kairos_model::managed_load::{check_managed_source, is_managed_source};
 use kairos_model::mc_load::{is_mc_source, McChecked};
 use kairos_model::mcdag_xml::ImportOptions;
 use kairos_model::{check_source, Checked, Diagnostics, Duration, Format};
@@ -10,7 +12,8 @@ use std::path::{Path, PathBuf};
 #[derive(clap::Args)]
 pub struct CheckArgs {
     /// Workload file (.toml or .json), mixed-criticality system (.toml or .json with `dags`),
-    /// VM system (with `domains`), or MC-DAG framework XML (.xml).
+    /// VM system (with `domains`), managed system (with `manager`), or MC-DAG framework XML
+    /// (.xml).
     pub file: PathBuf,
     /// For .xml files: how long one time unit of the file lasts.
     #[arg(long, allow_hyphen_values = true, default_value = "1ms", value_parser = crate::mc_input::slot_arg)]
@@ -24,7 +27,15 @@ pub fn run(args: &CheckArgs) -> CommandResult {
     let name = args.file.display().to_string();
     let source = mc_input::read_text(&args.file)?;
     let format = Format::from_path(&args.file.to_string_lossy());
-    let has_errors = if kairos_model::is_vm_source(&source, format) {
+    let has_errors = if is_managed_source(&source, format) {
+        let checked = check_managed_source(&source, format);
+        let summary = checked.system.as_ref().map(managed_summary);
+        match args.json {
+            true => print_json(&name, summary.map(serde_json::Value::String), &checked.diagnostics),
+            false => print!("{}", report(&checked.diagnostics, &name, summary)),
+        }
+        checked.diagnostics.has_errors()
+    } else if kairos_model::is_vm_source(&source, format) {
         let checked = kairos_model::check_vm_source(&source, format);
         let summary = checked.system.as_ref().map(crate::commands::vm::summary);
         match args.json {
@@ -81,6 +92,21 @@ pub fn run(args: &CheckArgs) -> CommandResult {
     } else {
         0
     })
+}
+
+/// One line on a managed system: the RT task, the period and every core's partition.
+fn managed_summary(s: &ManagedSystem) -> String {
+    let p = s.manager.period;
+    let cores: Vec<String> = s
+        .allocations
+        .iter()
+        .enumerate()
+        .map(|(c, a)| format!("core {c} RT {} BE {} idle {}", a.rt, a.be, a.idle(p).unwrap_or_default()))
+        .collect();
+    format!(
+        "managed system, RT task {} on core {} (A {}, D {}), P {}: {}; {} best-effort program(s)",
+        s.rt.name, s.rt.core.0, s.rt.period, s.rt.deadline, p, cores.join(", "), s.best_effort.len()
+    )
 }
 
 /// `check --json`: the verdict, what was read (`summary`, null on errors), the counts and every

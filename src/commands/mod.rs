@@ -19,6 +19,7 @@ pub mod experiment;
 pub mod gen;
 mod gen_mcdag;
 pub mod import;
+pub mod manage;
 pub mod partition;
 pub mod platform;
 pub mod run;

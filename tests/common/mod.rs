@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod machine;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 

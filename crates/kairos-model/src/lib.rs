@@ -18,6 +18,8 @@ pub mod document;
 pub mod duration_text;
 pub mod imprecise_load;
 pub mod load;
+pub mod managed;
+pub mod managed_load;
 pub mod mc;
 pub mod mc_load;
 pub mod mcdag_xml;

@@ -44,6 +44,9 @@ impl Duration {
     pub fn checked_mul(self, factor: u64) -> Option<Duration> {
         self.0.checked_mul(factor).map(Duration)
     }
+    pub fn checked_sub(self, other: Duration) -> Option<Duration> {
+        self.0.checked_sub(other.0).map(Duration)
+    }
     pub fn saturating_sub(self, other: Duration) -> Duration {
         Duration(self.0.saturating_sub(other.0))
     }

@@ -18,6 +18,7 @@
 
 pub mod calibrate;
 pub mod dispatcher;
+pub mod manage;
 pub mod handoff;
 pub mod measure;
 pub mod oslat;

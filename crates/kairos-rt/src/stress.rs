@@ -6,7 +6,7 @@ use std::process::{Child, Command, Stdio};
 
 /// The stressors kairos drives, the kernel-heavy ones of the OS-latency study (section V) and a plain CPU
 /// load: stress-ng's option name for each.
-pub const STRESSORS: [&str; 6] = ["cpu", "fork", "mmap", "vm", "syscall", "switch"];
+pub use kairos_model::managed::STRESSORS;
 
 /// Which stressors, on which CPUs.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -103,7 +103,7 @@ fn vmm(decoder: &mut Decoder, node: &Node) -> Option<Vmm> {
 }
 
 /// A string naming one of `options`; `default` when absent.
-fn choice<T: Copy>(
+pub(crate) fn choice<T: Copy>(
     decoder: &mut Decoder,
     entries: &[Entry],
     path: &str,
@@ -129,7 +129,7 @@ fn choice<T: Copy>(
     None
 }
 
-fn optional_duration(
+pub(crate) fn optional_duration(
     decoder: &mut Decoder,
     entries: &[Entry],
     path: &str,

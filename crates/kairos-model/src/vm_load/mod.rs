@@ -27,7 +27,7 @@
 //! Explicit VCPUs are `[[domains.vcpus]]` with `budget`, `period`, optional `name` and `cpus`
 //! (core indices); a partitioned guest's task may name its VCPU by index with `core`.
 
-mod decode;
+pub(crate) mod decode;
 mod rules;
 mod write;
 

@@ -255,14 +255,18 @@ impl Sampler for Proc {
     }
 }
 
-/// Creates and deletes [`FS_FILES`] files per sample.
+/// Creates and deletes [`FS_FILES`] files (or as many as asked) per sample.
 pub struct Fs {
     names: Vec<CString>,
 }
 
 impl Fs {
     pub fn new(dir: &Path) -> Fs {
-        let names = (0..FS_FILES)
+        Fs::with_files(dir, FS_FILES)
+    }
+
+    pub fn with_files(dir: &Path, files: usize) -> Fs {
+        let names = (0..files)
             .map(|i| c_path(&dir.join(format!("fs{i}"))))
             .collect();
         Fs { names }

@@ -121,9 +121,22 @@ impl Bench {
 }
 
 /// A service measured once per [`Sampler::sample`], its resources released on drop.
-trait Sampler {
+pub(crate) trait Sampler {
     /// One sample: the nanoseconds the measured operation took.
     fn sample(&mut self) -> Result<u64, PlatformError>;
+}
+
+/// The service `bench` as a resource manager's job calls it: as the suite's sampler, except
+/// that `fs` creates and deletes one file per call (the suite's batch of 500 is too coarse
+/// for a job of a few milliseconds).
+pub(crate) fn job_sampler(
+    bench: Bench,
+    dir: &std::path::Path,
+) -> Result<Box<dyn Sampler>, PlatformError> {
+    match bench {
+        Bench::Fs => Ok(Box::new(calls::Fs::with_files(dir, 1))),
+        other => sampler(other, dir),
+    }
 }
 
 fn sampler(bench: Bench, dir: &std::path::Path) -> Result<Box<dyn Sampler>, PlatformError> {
@@ -234,11 +247,11 @@ fn result(bench: Bench, values: &[u64]) -> BenchResult {
 }
 
 /// A private directory for the file benchmarks, removed on drop.
-struct ScratchDir {
-    path: std::path::PathBuf,
+pub(crate) struct ScratchDir {
+    pub(crate) path: std::path::PathBuf,
 }
 
-fn scratch_dir() -> Result<ScratchDir, PlatformError> {
+pub(crate) fn scratch_dir() -> Result<ScratchDir, PlatformError> {
     let path = std::env::temp_dir().join(format!("kairos-oslat-{}", std::process::id()));
     std::fs::create_dir_all(&path).map_err(|source| PlatformError::Os {
         op: "create the suite's scratch directory",

@@ -145,9 +145,13 @@ pub fn reset() -> Result<Option<State>, PartitionError> {
             tasks::remove_cpuset(path, parent)?;
         }
     }
-    for change in &state.changes {
-        if let Change::Controller { root } = change {
-            v2::disable_controller(root);
+    for change in state.changes.iter().rev() {
+        match change {
+            Change::Controller { root, name } => v2::disable_controller(root, name),
+            Change::Setting { path, previous } => {
+                let _ = write(path, previous);
+            }
+            _ => {}
         }
     }
     for change in &state.changes {

@@ -31,10 +31,21 @@ pub enum Change {
     Moved { tid: i32, affinity: Vec<usize> },
     /// A thread's affinity changed.
     Affinity { tid: i32, previous: Vec<usize> },
-    /// cgroup v2's cpuset controller enabled in `root`'s subtree (disabled on reset).
-    Controller { root: PathBuf },
+    /// A cgroup v2 controller (`cpuset`, `cpu`) enabled in `root`'s subtree (disabled on
+    /// reset).
+    Controller {
+        root: PathBuf,
+        #[serde(default = "cpuset")]
+        name: String,
+    },
+    /// A control file's value before kairos wrote it (written back on reset).
+    Setting { path: PathBuf, previous: String },
     /// An interrupt's affinity changed (`/proc/irq/N/smp_affinity_list`).
     Irq { irq: u32, previous: String },
+}
+
+fn cpuset() -> String {
+    "cpuset".into()
 }
 
 /// The partition in place.

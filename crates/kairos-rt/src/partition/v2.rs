@@ -41,6 +41,7 @@ pub fn into_partition(
     if enable {
         state.changes.push(Change::Controller {
             root: root.to_path_buf(),
+            name: "cpuset".into(),
         });
     }
     for dir in [&rt, &be] {
@@ -85,7 +86,7 @@ pub fn into_partition(
     Ok(())
 }
 
-/// Disables the cpuset controller that the partition enabled.
-pub fn disable_controller(root: &Path) {
-    let _ = write(&root.join("cgroup.subtree_control"), "-cpuset");
+/// Disables a controller that kairos enabled.
+pub fn disable_controller(root: &Path, name: &str) {
+    let _ = write(&root.join("cgroup.subtree_control"), &format!("-{name}"));
 }

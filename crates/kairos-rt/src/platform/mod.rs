@@ -31,7 +31,10 @@ pub mod priority {
     pub const DISPATCHER: i32 = 98;
     /// The most important worker of a fixed-priority run; less important ones count down.
     pub const WORKER_MAX: i32 = 89;
-    /// The timer-latency probe, as cyclictest's `-p 80`.
+    /// The resource manager's thread, above the RT task it measures so that an overrunning
+    /// job cannot keep it from acting.
+    pub const MANAGER: i32 = 90;
+    /// The timer-latency probe, as cyclictest's `-p 80`; also the managed RT task.
     pub const PROBE: i32 = 80;
     /// The least important real-time priority.
     pub const MIN: i32 = 1;

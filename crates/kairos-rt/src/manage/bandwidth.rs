@@ -1,0 +1,210 @@
+//! CPU bandwidth for best-effort work, one cgroup per core: S_BE per enforcing period P as a
+//! CFS quota (cgroup v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us`, v2 `cpu.max`), and the CPU
+//! time the group actually received (v1 `cpuacct.usage`, v2 `cpu.stat` `usage_usec`). A
+//! program on core c joins core c's group, pinned there, so the group's quota is that core's
+//! S_BE. Every group is recorded in the partition's state file before it is created, so the
+//! partition's reset removes it.
+//!
+//! On v1 the groups live in the cpu (and cpuacct) hierarchy under `kairos-manage`; on v2 a
+//! process is in one cgroup only, so each group nests in the partition's cpuset cgroup
+//! (`kairos-be/core1`) with the cpu controller enabled on the way; best-effort programs on the
+//! RT core are then refused (the RT cgroup holds the RT process, and a v2 cgroup with
+//! processes has no controlled children).
+
+use crate::partition::state::{Change, Mechanism, State};
+use crate::partition::PartitionError;
+use kairos_model::Duration;
+use std::path::{Path, PathBuf};
+
+/// The bandwidth groups of one run.
+pub struct Bandwidth {
+    groups: Vec<Group>,
+    v2: bool,
+}
+
+struct Group {
+    /// Where the quota is set.
+    cpu: PathBuf,
+    /// Where usage is read (v1 cpuacct; the same directory when co-mounted, or on v2).
+    acct: PathBuf,
+    /// The `cgroup.procs` files a program joins, in order.
+    joins: Vec<PathBuf>,
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> PartitionError {
+    let what = what.into();
+    move |source| PartitionError::Io { what, source }
+}
+
+/// The mount point of the v1 hierarchy carrying `controller`.
+fn v1_mount(controller: &str) -> Option<PathBuf> {
+    let mounts = std::fs::read_to_string("/proc/mounts").ok()?;
+    mounts.lines().find_map(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        (f.len() > 3 && f[2] == "cgroup" && f[3].split(',').any(|o| o == controller))
+            .then(|| PathBuf::from(f[1]))
+    })
+}
+
+impl Bandwidth {
+    /// Creates one group per entry of `cores` with quota `shares[i]` per `period`, recording
+    /// each in `state` first.
+    pub fn create(
+        cores: &[usize],
+        shares: &[Duration],
+        period: Duration,
+        state: &mut State,
+    ) -> Result<Bandwidth, PartitionError> {
+        let v2 = state.mechanism == Mechanism::CgroupV2;
+        let groups = match v2 {
+            true => v2_groups(cores, state)?,
+            false => v1_groups(cores, state)?,
+        };
+        let bandwidth = Bandwidth { groups, v2 };
+        for (i, share) in shares.iter().enumerate() {
+            bandwidth.set_period(i, period)?;
+            bandwidth.set(i, *share, period)?;
+        }
+        Ok(bandwidth)
+    }
+
+    /// Sets group `i`'s quota to `share` per `period`.
+    pub fn set(&self, i: usize, share: Duration, period: Duration) -> Result<(), PartitionError> {
+        let (quota, p) = (share.as_nanos() / 1000, period.as_nanos() / 1000);
+        let dir = &self.groups[i].cpu;
+        match self.v2 {
+            true => write(&dir.join("cpu.max"), &format!("{quota} {p}")),
+            false => write(&dir.join("cpu.cfs_quota_us"), &quota.to_string()),
+        }
+    }
+
+    fn set_period(&self, i: usize, period: Duration) -> Result<(), PartitionError> {
+        if self.v2 {
+            return Ok(());
+        }
+        let p = period.as_nanos() / 1000;
+        write(&self.groups[i].cpu.join("cpu.cfs_period_us"), &p.to_string())
+    }
+
+    /// The CPU time group `i` has received so far.
+    pub fn usage(&self, i: usize) -> Option<Duration> {
+        let dir = &self.groups[i].acct;
+        match self.v2 {
+            true => {
+                let stat = std::fs::read_to_string(dir.join("cpu.stat")).ok()?;
+                let usec = stat.lines().find_map(|l| l.strip_prefix("usage_usec "))?;
+                Some(Duration::from_micros(usec.trim().parse().ok()?))
+            }
+            false => {
+                let ns = std::fs::read_to_string(dir.join("cpuacct.usage")).ok()?;
+                Some(Duration::from_nanos(ns.trim().parse().ok()?))
+            }
+        }
+    }
+
+    /// The `cgroup.procs` files a program of group `i` writes itself into.
+    pub fn joins(&self, i: usize) -> &[PathBuf] {
+        &self.groups[i].joins
+    }
+}
+
+fn write(path: &Path, value: &str) -> Result<(), PartitionError> {
+    std::fs::write(path, value).map_err(io(format!("write {value} to {}", path.display())))
+}
+
+/// Records `dir` (removed on reset, its tasks moved to `root`) and creates it.
+fn make(dir: &Path, root: &Path, state: &mut State) -> Result<(), PartitionError> {
+    if dir.exists() {
+        return Err(PartitionError::Refused(format!(
+            "{} exists but no run of kairos made it: remove it (rmdir) first",
+            dir.display()
+        )));
+    }
+    state.changes.push(Change::Cgroup {
+        path: dir.to_path_buf(),
+        parent: root.to_path_buf(),
+    });
+    state.save().map_err(io("write the partition state"))?;
+    std::fs::create_dir(dir).map_err(io(format!("create {}", dir.display())))
+}
+
+/// The partition's cpuset for `core` (RT or BE side), if cpusets are used.
+fn cpuset_of(core: usize, state: &State) -> Option<PathBuf> {
+    let (rt, be) = state.cpusets.clone()?;
+    Some(if state.rt.contains(&core) { rt } else { be })
+}
+
+fn v1_groups(cores: &[usize], state: &mut State) -> Result<Vec<Group>, PartitionError> {
+    let cpu_root = v1_mount("cpu").ok_or_else(|| {
+        PartitionError::Refused(
+            "best-effort budgets need the cgroup cpu controller, which is not mounted".into(),
+        )
+    })?;
+    let acct_root = v1_mount("cpuacct").unwrap_or_else(|| cpu_root.clone());
+    let mut parents = vec![cpu_root.clone()];
+    if acct_root != cpu_root {
+        parents.push(acct_root.clone());
+    }
+    for root in &parents {
+        make(&root.join("kairos-manage"), root, state)?;
+    }
+    let mut groups = Vec::new();
+    for &core in cores {
+        let name = format!("kairos-manage/core{core}");
+        for root in &parents {
+            make(&root.join(&name), root, state)?;
+        }
+        let mut joins: Vec<PathBuf> = cpuset_of(core, state).into_iter().collect();
+        joins.extend(parents.iter().map(|r| r.join(&name)));
+        groups.push(Group {
+            cpu: cpu_root.join(&name),
+            acct: acct_root.join(&name),
+            joins: joins.into_iter().map(|d| d.join("cgroup.procs")).collect(),
+        });
+    }
+    Ok(groups)
+}
+
+fn v2_groups(cores: &[usize], state: &mut State) -> Result<Vec<Group>, PartitionError> {
+    let (rt, be) = state
+        .cpusets
+        .clone()
+        .ok_or_else(|| PartitionError::Refused("a cgroup v2 partition has no cpusets".into()))?;
+    let root = rt.parent().map(Path::to_path_buf).unwrap_or_default();
+    if let Some(core) = cores.iter().find(|c| state.rt.contains(c)) {
+        // kairos-rt holds the RT process, and a v2 cgroup with processes has no controlled
+        // children.
+        return Err(PartitionError::Refused(format!(
+            "on cgroup v2 a best-effort program cannot run on the RT core {core}: move it to another core"
+        )));
+    }
+    for dir in [&root, &be] {
+        enable_cpu(dir, state)?;
+    }
+    let mut groups = Vec::new();
+    for &core in cores {
+        let dir = be.join(format!("core{core}"));
+        make(&dir, &be, state)?;
+        groups.push(Group {
+            cpu: dir.clone(),
+            acct: dir.clone(),
+            joins: vec![dir.join("cgroup.procs")],
+        });
+    }
+    Ok(groups)
+}
+
+/// Enables the v2 cpu controller in `dir`'s subtree, recorded first, unless it is on.
+fn enable_cpu(dir: &Path, state: &mut State) -> Result<(), PartitionError> {
+    let subtree = dir.join("cgroup.subtree_control");
+    let enabled = std::fs::read_to_string(&subtree).map_err(io("read cgroup.subtree_control"))?;
+    if enabled.split_whitespace().any(|c| c == "cpu") {
+        return Ok(());
+    }
+    state.changes.push(Change::Controller {
+        root: dir.to_path_buf(),
+        name: "cpu".into(),
+    });
+    state.save().map_err(io("write the partition state"))?;
+    write(&subtree, "+cpu")
+}

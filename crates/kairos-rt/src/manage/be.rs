@@ -1,0 +1,219 @@
+//! Best-effort programs: a command restarted whenever it ends (a work unit is one completed
+//! run) or stress-ng stressors (a work unit is a bogo operation, read from its YAML report).
+//! Each starts pinned to its core and already inside its cgroups: between fork and exec the
+//! child writes itself into each group's `cgroup.procs`, so not even a first fork of the
+//! program escapes its budget. Each runs in its own process group, killed as a group when it
+//! stops, with a parent-death signal so that a crash of kairos takes it along.
+
+use crate::stress::StressSpec;
+use kairos_model::managed::BestEffortWork;
+use serde::Serialize;
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::Arc;
+
+/// How to start one program.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub name: String,
+    pub core: usize,
+    pub work: BestEffortWork,
+    /// `cgroup.procs` files to join.
+    pub joins: Vec<PathBuf>,
+    /// stress-ng's own time bound (seconds).
+    pub timeout_s: u64,
+    pub scratch: PathBuf,
+}
+
+/// What a program did.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    pub name: String,
+    pub core: usize,
+    /// Work units completed: runs of a command, bogo operations of stress-ng.
+    pub units: u64,
+    pub unit: &'static str,
+    /// stress-ng: operations per stressor.
+    pub per_stressor: Vec<(String, u64)>,
+}
+
+pub struct Program {
+    launch: Launch,
+    running: Running,
+}
+
+enum Running {
+    Stress { child: Child, yaml: PathBuf },
+    Command {
+        stop: Arc<AtomicBool>,
+        group: Arc<AtomicI32>,
+        loop_thread: std::thread::JoinHandle<u64>,
+    },
+}
+
+impl Program {
+    pub fn start(launch: Launch) -> std::io::Result<Program> {
+        let running = match &launch.work {
+            BestEffortWork::Stress(list) => {
+                let yaml = launch.scratch.join(format!("{}.yaml", launch.name));
+                let spec = StressSpec::parse(&list.join(","), vec![launch.core])
+                    .map_err(std::io::Error::other)?;
+                let mut command = Command::new("stress-ng");
+                command.args(spec.args(launch.timeout_s));
+                command.args(["--metrics-brief", "--yaml"]).arg(&yaml);
+                let child = spawn(command, &launch)?;
+                Running::Stress { child, yaml }
+            }
+            BestEffortWork::Command(words) => start_loop(words, &launch)?,
+        };
+        Ok(Program { launch, running })
+    }
+
+    /// Stops the program and counts its work.
+    pub fn stop(self) -> Outcome {
+        let Launch { name, core, .. } = self.launch;
+        match self.running {
+            Running::Stress { mut child, yaml } => {
+                // SIGINT: stress-ng stops its workers and writes its report.
+                interrupt_then_kill(child.id() as i32, &mut || child.try_wait().ok().flatten().is_some());
+                let _ = child.wait();
+                let per_stressor = bogo_ops(&std::fs::read_to_string(&yaml).unwrap_or_default());
+                Outcome {
+                    name,
+                    core,
+                    units: per_stressor.iter().map(|(_, n)| n).sum(),
+                    unit: "bogo ops",
+                    per_stressor,
+                }
+            }
+            Running::Command { stop, group, loop_thread } => {
+                stop.store(true, Ordering::SeqCst);
+                let pid = group.load(Ordering::SeqCst);
+                if pid > 0 {
+                    interrupt_then_kill(pid, &mut || loop_thread.is_finished());
+                }
+                Outcome {
+                    name,
+                    core,
+                    units: loop_thread.join().unwrap_or(0),
+                    unit: "runs",
+                    per_stressor: Vec::new(),
+                }
+            }
+        }
+    }
+}
+
+fn start_loop(words: &[String], launch: &Launch) -> std::io::Result<Running> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let group = Arc::new(AtomicI32::new(0));
+    let make = {
+        let (words, launch) = (words.to_vec(), launch.clone());
+        move || {
+            let mut command = Command::new(&words[0]);
+            command.args(&words[1..]).stdout(Stdio::null());
+            spawn(command, &launch)
+        }
+    };
+    // The first start reports a missing program at once.
+    let first = make()?;
+    let (s, g) = (stop.clone(), group.clone());
+    let loop_thread = std::thread::spawn(move || {
+        let mut runs = 0;
+        let mut child = Some(first);
+        while let Some(mut c) = child.take() {
+            g.store(c.id() as i32, Ordering::SeqCst);
+            let ok = c.wait().is_ok_and(|s| s.success());
+            if s.load(Ordering::SeqCst) {
+                break;
+            }
+            runs += u64::from(ok);
+            child = make().ok();
+        }
+        runs
+    });
+    Ok(Running::Command {
+        stop,
+        group,
+        loop_thread,
+    })
+}
+
+/// Spawns `command` pinned to the launch's core, in its cgroups and its own process group.
+fn spawn(mut command: Command, launch: &Launch) -> std::io::Result<Child> {
+    let files: Vec<File> = launch
+        .joins
+        .iter()
+        .map(|p| std::fs::OpenOptions::new().write(true).open(p))
+        .collect::<Result<_, _>>()?;
+    let fds: Vec<i32> = files.iter().map(|f| f.as_raw_fd()).collect();
+    let core = launch.core;
+    command.stdin(Stdio::null()).stderr(Stdio::null());
+    // SAFETY: pre_exec runs in the child between fork and exec and makes only
+    // async-signal-safe system calls on memory prepared before the fork.
+    unsafe {
+        command.pre_exec(move || {
+            for &fd in &fds {
+                // "0" moves the writing process (cgroup v1 and v2).
+                if libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(core, &mut set);
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::setpgid(0, 0);
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    let child = command.spawn();
+    drop(files);
+    child
+}
+
+/// SIGINT to the process group, then SIGKILL after two seconds if `done` is still false.
+fn interrupt_then_kill(group: i32, done: &mut dyn FnMut() -> bool) {
+    // SAFETY: signals a process group this module created.
+    unsafe { libc::kill(-group, libc::SIGINT) };
+    for _ in 0..40 {
+        if done() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // SAFETY: as above; the group is gone or must go.
+    unsafe { libc::kill(-group, libc::SIGKILL) };
+}
+
+/// `bogo-ops` per stressor from stress-ng's YAML report.
+fn bogo_ops(yaml: &str) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut stressor = None;
+    for line in yaml.lines().map(str::trim) {
+        if let Some(s) = line.strip_prefix("- stressor:") {
+            stressor = Some(s.trim().to_string());
+        } else if let (Some(n), Some(s)) = (line.strip_prefix("bogo-ops:"), stressor.take()) {
+            out.push((s, n.trim().parse().unwrap_or(0)));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn bogo_operations_are_read_per_stressor() {
+        let yaml = "metrics:\n    - stressor: vm\n      bogo-ops: 81470\n      wall-clock-time: 3.4\n\n    - stressor: mmap\n      bogo-ops: 1\n";
+        assert_eq!(
+            super::bogo_ops(yaml),
+            [("vm".to_string(), 81470), ("mmap".to_string(), 1)]
+        );
+    }
+}

@@ -1,0 +1,104 @@
+use super::*;
+use crate::manage::model::{InterferenceModel, Prior};
+
+const MS: u64 = 1_000_000;
+
+fn config(execution: Execution, caps: &[u64], rt_core: Option<usize>) -> ControlConfig {
+    ControlConfig {
+        execution,
+        period: Duration::from_millis(10),
+        target: Duration::from_millis(5),
+        expected: Duration::from_millis(4),
+        caps: caps.iter().map(|c| Duration::from_nanos(c * MS)).collect(),
+        rt_core,
+        rt_max: Duration::from_nanos(9_500_000),
+        hold: Duration::from_millis(100),
+    }
+}
+
+fn model(slopes: &[f64]) -> InterferenceModel {
+    let priors: Vec<Prior> = slopes
+        .iter()
+        .map(|s| Prior { slope_ns: *s, spread_ns: 1.0 })
+        .collect();
+    let intercept = Prior { slope_ns: 0.0, spread_ns: 1.0 };
+    InterferenceModel::new(intercept, &priors, 1.0)
+}
+
+fn initial(caps: &[u64]) -> Shares {
+    Shares {
+        be: caps.iter().map(|c| Duration::from_nanos(c * MS)).collect(),
+        rt: Duration::from_millis(10),
+    }
+}
+
+/// The brute-force twin: the most total share on a grid of 1 % steps whose prediction stays
+/// within the target; the floors when none does (the kernel's smallest quota is the least a
+/// core can get).
+fn brute_force(slopes: &[f64; 2], caps: [f64; 2], budget: f64) -> f64 {
+    let floor: f64 = 0.1;
+    let mut best: f64 = floor.min(caps[0]) + floor.min(caps[1]);
+    for a in 0..=100 {
+        for b in 0..=100 {
+            let u = [a as f64 / 100.0, b as f64 / 100.0];
+            if u[0] < floor.min(caps[0]) || u[1] < floor.min(caps[1]) || u[0] > caps[0] || u[1] > caps[1] {
+                continue;
+            }
+            if slopes[0] * u[0] + slopes[1] * u[1] <= budget + 1e-6 {
+                best = best.max(u[0] + u[1]);
+            }
+        }
+    }
+    best
+}
+
+#[test]
+fn free_shares_match_a_brute_force_search() {
+    for slopes in [[2e6, 5e5], [1e5, 3e6], [0.0, 4e6], [8e6, 9e6], [-1e5, 1e6]] {
+        let caps = [10, 8];
+        let controller = Controller::new(config(Execution::Free, &caps, None), initial(&caps));
+        let shares = controller.desired(&model(&slopes));
+        let total: f64 = controller.fractions(&shares).iter().sum();
+        let best = brute_force(&slopes, [1.0, 0.8], 1e6);
+        // The grid is 1 % and the shares are rounded down to microseconds.
+        assert!((total - best).abs() <= 0.021, "{slopes:?}: {total} vs {best}");
+        let predicted = controller.predicted(&model(&slopes), &shares);
+        assert!(predicted <= Duration::from_millis(5) || total <= 0.2 + 1e-9, "{slopes:?}: {predicted}");
+    }
+}
+
+#[test]
+fn changes_wait_for_the_hold_time_and_a_visible_step() {
+    let caps = [10];
+    let mut controller = Controller::new(config(Execution::Free, &caps, None), initial(&caps));
+    let heavy = model(&[4e6]);
+    let first = controller.step(&heavy, 1, Duration::from_millis(10)).expect("a reduction");
+    assert!(first.to.be[0] < first.from.be[0], "{first:?}");
+    assert!(first.reason.contains("less best-effort time"), "{}", first.reason);
+    let light = model(&[1e5]);
+    assert!(controller.step(&light, 2, Duration::from_millis(50)).is_none(), "held");
+    let back = controller.step(&light, 3, Duration::from_millis(120)).expect("a restore");
+    assert_eq!(back.to.be[0], Duration::from_millis(10));
+    assert!(back.reason.contains("within the target"), "{}", back.reason);
+    assert!(controller.step(&light, 4, Duration::from_millis(400)).is_none(), "nothing to change");
+}
+
+#[test]
+fn constrained_reservations_supply_the_predicted_demand() {
+    let caps = [6, 10];
+    let mut config = config(Execution::Constrained, &caps, Some(0));
+    config.target = Duration::from_millis(20);
+    let controller = Controller::new(config, initial(&caps));
+    let slopes = [5e5, 2e6];
+    let m = model(&slopes);
+    let shares = controller.desired(&m);
+    // Two periods fit the target: S_RT supplies half the demand, charged with the RT core's
+    // own best-effort work at its cap.
+    let mut charged = shares.clone();
+    charged.be[0] = Duration::from_millis(6);
+    let demand = controller.predicted(&m, &charged);
+    assert!(shares.rt.as_nanos() * 2 >= demand.as_nanos(), "{shares:?} {demand}");
+    assert!(shares.rt.as_nanos() * 2 < demand.as_nanos() + 4_000);
+    assert_eq!(shares.be[1], Duration::from_millis(10), "room for the other core");
+    assert_eq!(shares.be[0], Duration::from_millis(6).min(Duration::from_millis(10) - shares.rt));
+}

@@ -1,0 +1,115 @@
+//! The RT task's jobs: each calls one OS service (the OS-latency suite's, [`crate::oslat`]) a
+//! fixed number of times, released every A on absolute time. A job released while the
+//! previous one still runs starts when it ends (its response time shows the wait). T_RT(z) is
+//! the job's execution: wall time from start to end in free execution (the job runs to
+//! completion at the top priority of its core, so the wall time is what the interference
+//! stretches), the thread's CPU time in constrained execution (what the reservation supplies;
+//! equation 6).
+
+use crate::oslat::{job_sampler, Bench, Sampler};
+use crate::platform::{clock, memory, PlatformError};
+use crate::watchdog::RunControl;
+use kairos_model::managed::Execution;
+use kairos_model::Duration;
+use serde::Serialize;
+use std::path::Path;
+
+/// One job as measured.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct JobRecord {
+    pub job: u64,
+    /// Release, from the start of the phase.
+    pub release: Duration,
+    /// Start minus release (the release latency, or the wait behind the previous job).
+    pub start: Duration,
+    /// End minus release.
+    pub response: Duration,
+    /// T_RT(z).
+    pub execution: Duration,
+    /// The thread's CPU time during the job.
+    pub cpu: Duration,
+}
+
+/// What the job loop needs.
+#[derive(Clone, Debug)]
+pub struct JobSpec {
+    pub work: Bench,
+    pub calls: u64,
+    pub period: Duration,
+    pub execution: Execution,
+}
+
+/// Calls per job so that one job takes about `length` in isolation: the median of 40 calls
+/// after 10 warm-up calls.
+pub fn calibrate(work: Bench, length: Duration, dir: &Path) -> Result<u64, PlatformError> {
+    memory::prefault_stack();
+    let mut sampler = job_sampler(work, dir)?;
+    for _ in 0..10 {
+        sampler.sample()?;
+    }
+    let mut times: Vec<u64> = (0..40)
+        .map(|_| sampler.sample())
+        .collect::<Result<_, _>>()?;
+    times.sort_unstable();
+    let per_call = times[times.len() / 2].max(1);
+    Ok((length.as_nanos() as f64 / per_call as f64).round().max(1.0) as u64)
+}
+
+/// Runs jobs every `spec.period` until `jobs` have run or `control` stops, handing each record
+/// to `sink` as it completes (the manager's next decision applies to the next job).
+pub fn run_jobs(
+    spec: &JobSpec,
+    dir: &Path,
+    jobs: Option<u64>,
+    control: &RunControl,
+    mut sink: impl FnMut(JobRecord),
+) -> Result<(), PlatformError> {
+    memory::prefault_stack();
+    let mut sampler = job_sampler(spec.work, dir)?;
+    sampler.sample()?;
+    let period = spec.period.as_nanos();
+    // The first release leaves a period to settle after the set-up.
+    let origin = clock::now_ns() + period;
+    let mut z = 0;
+    while jobs.is_none_or(|n| z < n) && !stopped(control) {
+        let release = origin + z * period;
+        clock::sleep_until(release);
+        if stopped(control) {
+            break;
+        }
+        let record = one_job(spec, sampler.as_mut(), z, origin, release)?;
+        sink(record);
+        z += 1;
+    }
+    Ok(())
+}
+
+fn stopped(control: &RunControl) -> bool {
+    control.should_stop() || crate::platform::signals::received().is_some()
+}
+
+fn one_job(
+    spec: &JobSpec,
+    sampler: &mut dyn Sampler,
+    z: u64,
+    origin: u64,
+    release: u64,
+) -> Result<JobRecord, PlatformError> {
+    let (start, cpu_start) = (clock::now_ns(), clock::thread_cpu_ns());
+    for _ in 0..spec.calls {
+        sampler.sample()?;
+    }
+    let (end, cpu_end) = (clock::now_ns(), clock::thread_cpu_ns());
+    let cpu = Duration::from_nanos(cpu_end - cpu_start);
+    Ok(JobRecord {
+        job: z,
+        release: Duration::from_nanos(release - origin),
+        start: Duration::from_nanos(start.saturating_sub(release)),
+        response: Duration::from_nanos(end.saturating_sub(release)),
+        execution: match spec.execution {
+            Execution::Free => Duration::from_nanos(end - start),
+            Execution::Constrained => cpu,
+        },
+        cpu,
+    })
+}

@@ -1,0 +1,95 @@
+//! What kairos may change on the machine, read field by field, so a test can compare before
+//! and after a run.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Every thread's affinity and cpuset, and every interrupt's affinity.
+pub fn snapshot() -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for p in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = p.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            continue;
+        };
+        for t in tasks.flatten() {
+            let dir = t.path();
+            let status = std::fs::read_to_string(dir.join("status")).unwrap_or_default();
+            let allowed = status.lines().find(|l| l.starts_with("Cpus_allowed_list"));
+            let cpuset = std::fs::read_to_string(dir.join("cpuset")).unwrap_or_default();
+            if let Some(allowed) = allowed {
+                out.insert(
+                    format!("tid {}", t.file_name().to_string_lossy()),
+                    format!("{allowed} {}", cpuset.trim()),
+                );
+            }
+        }
+    }
+    cgroups(&mut out);
+    for i in std::fs::read_dir("/proc/irq").unwrap().flatten() {
+        if let Ok(a) = std::fs::read_to_string(i.path().join("smp_affinity_list")) {
+            out.insert(
+                format!("irq {}", i.file_name().to_string_lossy()),
+                a.trim().to_string(),
+            );
+        }
+    }
+    out
+}
+
+/// The entries both snapshots have that differ (threads born or gone in between are skipped).
+pub fn changed(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> Vec<String> {
+    before
+        .iter()
+        .filter_map(|(k, v)| {
+            after
+                .get(k)
+                .filter(|w| *w != v)
+                .map(|w| format!("{k}: {v} -> {w}"))
+        })
+        .collect()
+}
+
+
+/// Every cgroup directory of the cpu, cpuacct and cpuset hierarchies (v1) and the unified one,
+/// with the control files kairos writes at their roots.
+fn cgroups(out: &mut BTreeMap<String, String>) {
+    let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
+    for line in mounts.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() > 2 && (f[2] == "cgroup" || f[2] == "cgroup2") {
+            walk(Path::new(f[1]), out);
+            for file in ["cpuset.sched_load_balance", "cgroup.subtree_control"] {
+                if let Ok(v) = std::fs::read_to_string(Path::new(f[1]).join(file)) {
+                    out.insert(format!("{}/{file}", f[1]), v.trim().to_string());
+                }
+            }
+        }
+    }
+}
+
+fn walk(dir: &Path, out: &mut BTreeMap<String, String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten().filter(|e| e.path().is_dir()) {
+        out.insert(format!("cgroup {}", e.path().display()), "present".into());
+        walk(&e.path(), out);
+    }
+}
+
+/// The keys present in only one snapshot whose name says cgroup (a group left behind or
+/// removed), besides the values that differ.
+pub fn cgroups_added_or_removed(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> Vec<String> {
+    let only = |a: &BTreeMap<String, String>, b: &BTreeMap<String, String>, what: &str| {
+        a.keys()
+            .filter(|k| k.starts_with("cgroup ") && !b.contains_key(*k))
+            .map(|k| format!("{k} {what}"))
+            .collect::<Vec<_>>()
+    };
+    let mut out = only(after, before, "left behind");
+    out.extend(only(before, after, "removed"));
+    out
+}
