@@ -31,7 +31,11 @@ pub fn run(args: &CheckArgs) -> CommandResult {
         let checked = check_managed_source(&source, format);
         let summary = checked.system.as_ref().map(managed_summary);
         match args.json {
-            true => print_json(&name, summary.map(serde_json::Value::String), &checked.diagnostics),
+            true => print_json(
+                &name,
+                summary.map(serde_json::Value::String),
+                &checked.diagnostics,
+            ),
             false => print!("{}", report(&checked.diagnostics, &name, summary)),
         }
         checked.diagnostics.has_errors()
@@ -101,11 +105,24 @@ fn managed_summary(s: &ManagedSystem) -> String {
         .allocations
         .iter()
         .enumerate()
-        .map(|(c, a)| format!("core {c} RT {} BE {} idle {}", a.rt, a.be, a.idle(p).unwrap_or_default()))
+        .map(|(c, a)| {
+            format!(
+                "core {c} RT {} BE {} idle {}",
+                a.rt,
+                a.be,
+                a.idle(p).unwrap_or_default()
+            )
+        })
         .collect();
     format!(
         "managed system, RT task {} on core {} (A {}, D {}), P {}: {}; {} best-effort program(s)",
-        s.rt.name, s.rt.core.0, s.rt.period, s.rt.deadline, p, cores.join(", "), s.best_effort.len()
+        s.rt.name,
+        s.rt.core.0,
+        s.rt.period,
+        s.rt.deadline,
+        p,
+        cores.join(", "),
+        s.best_effort.len()
     )
 }
 

@@ -52,7 +52,6 @@ pub fn changed(before: &BTreeMap<String, String>, after: &BTreeMap<String, Strin
         .collect()
 }
 
-
 /// Every cgroup directory of the cpu, cpuacct and cpuset hierarchies (v1) and the unified one,
 /// with the control files kairos writes at their roots.
 fn cgroups(out: &mut BTreeMap<String, String>) {
@@ -82,7 +81,10 @@ fn walk(dir: &Path, out: &mut BTreeMap<String, String>) {
 
 /// The keys present in only one snapshot whose name says cgroup (a group left behind or
 /// removed), besides the values that differ.
-pub fn cgroups_added_or_removed(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> Vec<String> {
+pub fn cgroups_added_or_removed(
+    before: &BTreeMap<String, String>,
+    after: &BTreeMap<String, String>,
+) -> Vec<String> {
     let only = |a: &BTreeMap<String, String>, b: &BTreeMap<String, String>, what: &str| {
         a.keys()
             .filter(|k| k.starts_with("cgroup ") && !b.contains_key(*k))

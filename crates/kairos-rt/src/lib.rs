@@ -18,8 +18,8 @@
 
 pub mod calibrate;
 pub mod dispatcher;
-pub mod manage;
 pub mod handoff;
+pub mod manage;
 pub mod measure;
 pub mod oslat;
 pub mod parking;

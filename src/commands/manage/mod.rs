@@ -67,7 +67,10 @@ pub fn run(args: &Args) -> CommandResult {
         plot::draw(dir, &report)?;
     }
     match args.output.json {
-        true => println!("{}", serde_json::to_string_pretty(&report.json()).expect("serializes")),
+        true => println!(
+            "{}",
+            serde_json::to_string_pretty(&report.json()).expect("serializes")
+        ),
         false => print!("{}", report.text()),
     }
     Ok(0)
@@ -101,12 +104,20 @@ fn prior_per_call(path: &Path, work: &str) -> Result<f64, Failure> {
     let json: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| Failure::bad_input(format!("{}: not JSON: {e}", path.display())))?;
     let fits = json["fits"].as_array().ok_or_else(|| {
-        Failure::bad_input(format!("{}: no `fits` (write it with kairos platform interference --out DIR)", path.display()))
+        Failure::bad_input(format!(
+            "{}: no `fits` (write it with kairos platform interference --out DIR)",
+            path.display()
+        ))
     })?;
     fits.iter()
         .find(|f| f["bench"] == work && f["stat"] == "mcet")
         .and_then(|f| f["slope_ns"].as_f64())
-        .ok_or_else(|| Failure::bad_input(format!("{}: no MCET fit for {work}: measure it with --bench {work}", path.display())))
+        .ok_or_else(|| {
+            Failure::bad_input(format!(
+                "{}: no MCET fit for {work}: measure it with --bench {work}",
+                path.display()
+            ))
+        })
 }
 
 fn manage_failure(e: ManageError) -> Failure {

@@ -15,9 +15,18 @@ pub fn draw(dir: &Path, report: &Report) -> Result<(), Failure> {
         eprintln!("warning: no plot drawn: no DejaVuSans.ttf found (install fonts-dejavu-core)");
         return Ok(());
     }
-    let fail = |e: Box<dyn std::error::Error>| Failure::environment(format!("cannot draw manage: {e}"));
-    panels(SVGBackend::new(&dir.join("manage.svg"), SIZE).into_drawing_area(), report).map_err(fail)?;
-    panels(BitMapBackend::new(&dir.join("manage.png"), SIZE).into_drawing_area(), report).map_err(fail)
+    let fail =
+        |e: Box<dyn std::error::Error>| Failure::environment(format!("cannot draw manage: {e}"));
+    panels(
+        SVGBackend::new(&dir.join("manage.svg"), SIZE).into_drawing_area(),
+        report,
+    )
+    .map_err(fail)?;
+    panels(
+        BitMapBackend::new(&dir.join("manage.png"), SIZE).into_drawing_area(),
+        report,
+    )
+    .map_err(fail)
 }
 
 fn panels<B: DrawingBackend>(area: DrawingArea<B, Shift>, report: &Report) -> DrawResult
@@ -39,17 +48,32 @@ where
     let periods = &report.outcome.periods;
     let ms = |d: kairos_model::Duration| d.as_millis_f64();
     let target = ms(report.system.target());
-    let hi = periods.iter().map(|r| ms(r.job.execution).max(ms(r.predicted))).fold(target, f64::max) * 1.1;
+    let hi = periods
+        .iter()
+        .map(|r| ms(r.job.execution).max(ms(r.predicted)))
+        .fold(target, f64::max)
+        * 1.1;
     let n = periods.len().max(1) as f64;
     let mut chart = ChartBuilder::on(&area)
-        .caption("T_RT per period: measured, predicted, target", ("sans-serif", 20))
+        .caption(
+            "T_RT per period: measured, predicted, target",
+            ("sans-serif", 20),
+        )
         .margin(12)
         .x_label_area_size(30)
         .y_label_area_size(60)
         .build_cartesian_2d(0.0..n, 0.0..hi)?;
-    chart.configure_mesh().y_desc("ms").label_style(("sans-serif", 13)).draw()?;
+    chart
+        .configure_mesh()
+        .y_desc("ms")
+        .label_style(("sans-serif", 13))
+        .draw()?;
     let line = |f: &dyn Fn(&kairos_rt::manage::manager::PeriodRecord) -> f64| {
-        periods.iter().enumerate().map(|(i, r)| (i as f64, f(r))).collect::<Vec<_>>()
+        periods
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i as f64, f(r)))
+            .collect::<Vec<_>>()
     };
     chart
         .draw_series(LineSeries::new(line(&|r| ms(r.job.execution)), PALETTE[0]))?
@@ -63,7 +87,12 @@ where
         .draw_series(LineSeries::new([(0.0, target), (n, target)], BLACK))?
         .label("target (D - margin)")
         .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], BLACK));
-    chart.configure_series_labels().background_style(WHITE).border_style(BLACK).label_font(("sans-serif", 13)).draw()?;
+    chart
+        .configure_series_labels()
+        .background_style(WHITE)
+        .border_style(BLACK)
+        .label_font(("sans-serif", 13))
+        .draw()?;
     Ok(())
 }
 
@@ -80,7 +109,12 @@ where
         .x_label_area_size(30)
         .y_label_area_size(60)
         .build_cartesian_2d(0.0..n, 0.0..105.0)?;
-    chart.configure_mesh().x_desc("period z").y_desc("%").label_style(("sans-serif", 13)).draw()?;
+    chart
+        .configure_mesh()
+        .x_desc("period z")
+        .y_desc("%")
+        .label_style(("sans-serif", 13))
+        .draw()?;
     for (i, core) in report.outcome.be_cores.iter().enumerate() {
         let color = PALETTE[(i + 2) % PALETTE.len()];
         let points: Vec<(f64, f64)> = periods
@@ -93,6 +127,11 @@ where
             .label(format!("core {core}"))
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color));
     }
-    chart.configure_series_labels().background_style(WHITE).border_style(BLACK).label_font(("sans-serif", 13)).draw()?;
+    chart
+        .configure_series_labels()
+        .background_style(WHITE)
+        .border_style(BLACK)
+        .label_font(("sans-serif", 13))
+        .draw()?;
     Ok(())
 }

@@ -5,6 +5,8 @@
 use crate::args::Failure;
 use kairos_model::managed::{Execution, ManagedSystem};
 use kairos_model::Duration;
+use kairos_rt::manage::control::Change;
+use kairos_rt::manage::manager::PeriodRecord;
 use kairos_rt::manage::ManageOutcome;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -62,13 +64,21 @@ impl<'a> Report<'a> {
             .iter()
             .enumerate()
             .map(|(i, &core)| {
-                let fractions: Vec<f64> = periods.iter().map(|r| r.be_share[i].as_nanos() as f64 / p).collect();
+                let fractions: Vec<f64> = periods
+                    .iter()
+                    .map(|r| r.be_share[i].as_nanos() as f64 / p)
+                    .collect();
                 Share {
                     core,
                     mean: fractions.iter().sum::<f64>() / n,
                     min: fractions.iter().copied().fold(f64::MAX, f64::min).min(1.0),
                     max: fractions.iter().copied().fold(0.0, f64::max),
-                    received: periods.iter().map(|r| r.be_received[i].as_nanos() as f64).sum::<f64>() / n / rt_period,
+                    received: periods
+                        .iter()
+                        .map(|r| r.be_received[i].as_nanos() as f64)
+                        .sum::<f64>()
+                        / n
+                        / rt_period,
                 }
             })
             .collect()
@@ -76,9 +86,18 @@ impl<'a> Report<'a> {
 
     /// T_RT quantiles over the managed periods: (median, p99, max).
     fn t_rt(&self) -> (Duration, Duration, Duration) {
-        let mut t: Vec<Duration> = self.outcome.periods.iter().map(|r| r.job.execution).collect();
+        let mut t: Vec<Duration> = self
+            .outcome
+            .periods
+            .iter()
+            .map(|r| r.job.execution)
+            .collect();
         t.sort_unstable();
-        let at = |q: f64| t.get(((t.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or_default();
+        let at = |q: f64| {
+            t.get(((t.len() as f64 - 1.0) * q).round() as usize)
+                .copied()
+                .unwrap_or_default()
+        };
         (at(0.5), at(0.99), at(1.0))
     }
 
@@ -107,10 +126,10 @@ impl<'a> Report<'a> {
                 "core": core, "slope_ns": slope, "slope_per_call_ns": slope / calls.max(1.0), "r2": o.r2,
             })).collect::<Vec<_>>(),
             "prior_per_call_ns": self.prior_per_call_ns,
-            "changes": o.changes,
+            "changes": o.changes.iter().map(change_json).collect::<Vec<_>>(),
             "refused": o.refused,
             "best_effort": o.best_effort,
-            "periods": o.periods,
+            "periods": o.periods.iter().map(period_json).collect::<Vec<_>>(),
             "stopped_by": o.stopped_by,
         })
     }
@@ -128,7 +147,9 @@ impl<'a> Report<'a> {
         );
         out.push_str(&format!(
             "isolation: {} jobs, T_expected {} (median), W measured {} (max)\n",
-            o.isolation.len(), o.expected, o.measured_wcet
+            o.isolation.len(),
+            o.expected,
+            o.measured_wcet
         ));
         let (median, p99, max) = self.t_rt();
         let growth = 100.0 * (median.as_nanos() as f64 / o.expected.as_nanos().max(1) as f64 - 1.0);
@@ -146,12 +167,18 @@ impl<'a> Report<'a> {
         if let Some(r2) = o.r2 {
             out.push_str(&format!("model R² {r2:.2} over the last periods"));
             if let Some(prior) = self.prior_per_call_ns {
-                out.push_str(&format!("; measured by kairos platform interference: {}/call", signed(prior)));
+                out.push_str(&format!(
+                    "; measured by kairos platform interference: {}/call",
+                    signed(prior)
+                ));
             }
             out.push('\n');
         }
         for b in &o.best_effort {
-            out.push_str(&format!("best-effort {} (core {}): {} {}\n", b.name, b.core, b.units, b.unit));
+            out.push_str(&format!(
+                "best-effort {} (core {}): {} {}\n",
+                b.name, b.core, b.units, b.unit
+            ));
         }
         out.push_str(&format!("{} change(s)", o.changes.len()));
         match o.changes.first() {
@@ -168,11 +195,16 @@ impl<'a> Report<'a> {
     }
 
     pub fn write(&self, dir: &Path) -> Result<(), Failure> {
-        std::fs::create_dir_all(dir).map_err(|e| Failure::environment(format!("cannot create {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::environment(format!("cannot create {}: {e}", dir.display())))?;
         let put = |name: &str, text: String| {
-            std::fs::write(dir.join(name), text).map_err(|e| Failure::environment(format!("cannot write {name}: {e}")))
+            std::fs::write(dir.join(name), text)
+                .map_err(|e| Failure::environment(format!("cannot write {name}: {e}")))
         };
-        put("manage.json", serde_json::to_string_pretty(&self.json()).expect("serializes"))?;
+        put(
+            "manage.json",
+            serde_json::to_string_pretty(&self.json()).expect("serializes"),
+        )?;
         put("periods.csv", self.periods_csv())?;
         put("changes.csv", self.changes_csv())
     }
@@ -187,9 +219,16 @@ impl<'a> Report<'a> {
         for r in &self.outcome.periods {
             out.push_str(&format!(
                 "{},{},{},{},{},{},{},{},{},{}",
-                r.job.job, r.job.release.as_nanos(), r.job.start.as_nanos(), r.job.response.as_nanos(),
-                r.job.execution.as_nanos(), r.interference_ns, r.predicted.as_nanos(), r.rt_share.as_nanos(),
-                r.within_target, r.missed
+                r.job.job,
+                r.job.release.as_nanos(),
+                r.job.start.as_nanos(),
+                r.job.response.as_nanos(),
+                r.job.execution.as_nanos(),
+                r.interference_ns,
+                r.predicted.as_nanos(),
+                r.rt_share.as_nanos(),
+                r.within_target,
+                r.missed
             ));
             for (s, g) in r.be_share.iter().zip(&r.be_received) {
                 out.push_str(&format!(",{},{}", s.as_nanos(), g.as_nanos()));
@@ -201,16 +240,62 @@ impl<'a> Report<'a> {
 
     fn changes_csv(&self) -> String {
         let mut out = String::from("job,at_ns,from_be_ns,to_be_ns,from_rt_ns,to_rt_ns,predicted_before_ns,predicted_after_ns,reason\n");
-        let list = |v: &[Duration]| v.iter().map(|d| d.as_nanos().to_string()).collect::<Vec<_>>().join(" ");
+        let list = |v: &[Duration]| {
+            v.iter()
+                .map(|d| d.as_nanos().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         for c in &self.outcome.changes {
             out.push_str(&format!(
                 "{},{},{},{},{},{},{},{},\"{}\"\n",
-                c.job, c.at.as_nanos(), list(&c.from.be), list(&c.to.be), c.from.rt.as_nanos(), c.to.rt.as_nanos(),
-                c.predicted_before.as_nanos(), c.predicted_after.as_nanos(), c.reason.replace('"', "'")
+                c.job,
+                c.at.as_nanos(),
+                list(&c.from.be),
+                list(&c.to.be),
+                c.from.rt.as_nanos(),
+                c.to.rt.as_nanos(),
+                c.predicted_before.as_nanos(),
+                c.predicted_after.as_nanos(),
+                c.reason.replace('"', "'")
             ));
         }
         out
     }
+}
+
+fn ns(list: &[Duration]) -> Vec<u64> {
+    list.iter().map(|d| d.as_nanos()).collect()
+}
+
+fn period_json(r: &PeriodRecord) -> Value {
+    json!({
+        "job": r.job.job,
+        "release_ns": r.job.release.as_nanos(),
+        "start_ns": r.job.start.as_nanos(),
+        "response_ns": r.job.response.as_nanos(),
+        "t_rt_ns": r.job.execution.as_nanos(),
+        "cpu_ns": r.job.cpu.as_nanos(),
+        "interference_ns": r.interference_ns,
+        "predicted_ns": r.predicted.as_nanos(),
+        "be_share_ns": ns(&r.be_share),
+        "rt_share_ns": r.rt_share.as_nanos(),
+        "be_received_ns": ns(&r.be_received),
+        "within_target": r.within_target,
+        "missed": r.missed,
+    })
+}
+
+fn change_json(c: &Change) -> Value {
+    json!({
+        "job": c.job,
+        "at_ns": c.at.as_nanos(),
+        "from": { "be_ns": ns(&c.from.be), "rt_ns": c.from.rt.as_nanos() },
+        "to": { "be_ns": ns(&c.to.be), "rt_ns": c.to.rt.as_nanos() },
+        "predicted_before_ns": c.predicted_before.as_nanos(),
+        "predicted_after_ns": c.predicted_after.as_nanos(),
+        "reason": c.reason,
+    })
 }
 
 /// A slope in readable units, with its sign.

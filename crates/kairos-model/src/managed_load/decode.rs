@@ -33,7 +33,13 @@ pub(super) fn system(
         .field(entries, "name", "")
         .and_then(|n| decoder.string(n, "name"));
     let cores = decoder
-        .required(entries, "cores", "", root.position, "say how many cores: cores = 2")
+        .required(
+            entries,
+            "cores",
+            "",
+            root.position,
+            "say how many cores: cores = 2",
+        )
         .and_then(|n| decoder.count(n, "cores", MAX_CORES as u64));
     let manager = decoder
         .required(entries, "manager", "", root.position, MANAGER_HINT)
@@ -41,7 +47,7 @@ pub(super) fn system(
     let rt = decoder
         .required(entries, "rt", "", root.position, RT_HINT)
         .and_then(|n| rt_task(decoder, n));
-    let given = tables(decoder, entries, "allocations", |d, n, p| allocation(d, n, p));
+    let given = tables(decoder, entries, "allocations", allocation);
     let best_effort = tables(decoder, entries, "best_effort", best_effort);
     Some((
         ManagedSystem {
@@ -151,7 +157,13 @@ fn job_size(decoder: &mut Decoder, entries: &[Entry], node: &Node) -> Option<Job
 
 fn core(decoder: &mut Decoder, entries: &[Entry], path: &str, node: &Node) -> Option<CoreId> {
     decoder
-        .required(entries, "core", path, node.position, "name the core: core = 0")
+        .required(
+            entries,
+            "core",
+            path,
+            node.position,
+            "name the core: core = 0",
+        )
         .and_then(|n| decoder.count(n, &format!("{path}.core"), MAX_CORES as u64))
         .map(|c| CoreId(c as usize))
 }
@@ -181,7 +193,9 @@ fn allocation(decoder: &mut Decoder, node: &Node, path: &str) -> Option<GivenAll
     decoder.reject_unknown_keys(entries, &CORE_KEYS, path);
     let core = core(decoder, entries, path, node);
     let share = |d: &mut Decoder, key: &str| match d.field(entries, key, path) {
-        Some(n) => d.duration(n, &format!("{path}.{key}"), ZeroAllowed::Yes).map(Some),
+        Some(n) => d
+            .duration(n, &format!("{path}.{key}"), ZeroAllowed::Yes)
+            .map(Some),
         None => Some(None),
     };
     let rt = share(decoder, "rt");
@@ -193,7 +207,13 @@ fn best_effort(decoder: &mut Decoder, node: &Node, path: &str) -> Option<BestEff
     let entries = decoder.table(node, path)?;
     decoder.reject_unknown_keys(entries, &BE_KEYS, path);
     let name = decoder
-        .required(entries, "name", path, node.position, "name the program: name = \"build\"")
+        .required(
+            entries,
+            "name",
+            path,
+            node.position,
+            "name the program: name = \"build\"",
+        )
         .and_then(|n| decoder.string(n, &format!("{path}.name")));
     let core = core(decoder, entries, path, node);
     let command = decoder
@@ -209,10 +229,12 @@ fn best_effort(decoder: &mut Decoder, node: &Node, path: &str) -> Option<BestEff
         (None, Some(s)) => s.map(BestEffortWork::Stress),
         _ => {
             decoder.diagnostics.push(
-                Diagnostic::error("a best-effort program needs exactly one of `command` or `stress`")
-                    .at_path(path)
-                    .at_position(node.position)
-                    .with_hint("command = [\"make\", \"-j1\"] or stress = \"fork,mmap\""),
+                Diagnostic::error(
+                    "a best-effort program needs exactly one of `command` or `stress`",
+                )
+                .at_path(path)
+                .at_position(node.position)
+                .with_hint("command = [\"make\", \"-j1\"] or stress = \"fork,mmap\""),
             );
             None
         }
@@ -227,10 +249,12 @@ fn best_effort(decoder: &mut Decoder, node: &Node, path: &str) -> Option<BestEff
 /// A non-empty array of strings.
 fn strings(decoder: &mut Decoder, node: &Node, path: &str) -> Option<Vec<String>> {
     let bad = |found: &str| {
-        Diagnostic::error(format!("expected a non-empty array of strings, found {found}"))
-            .at_path(path)
-            .at_position(node.position)
-            .with_hint("command = [\"make\", \"-j1\"]")
+        Diagnostic::error(format!(
+            "expected a non-empty array of strings, found {found}"
+        ))
+        .at_path(path)
+        .at_position(node.position)
+        .with_hint("command = [\"make\", \"-j1\"]")
     };
     let Value::Array(items) = &node.value else {
         decoder.diagnostics.push(bad(node.value.kind_name()));

@@ -42,8 +42,14 @@ use crate::document::{self, Format};
 use crate::managed::ManagedSystem;
 
 /// Keys of a managed system file.
-pub const MANAGED_TOP_LEVEL_KEYS: [&str; 6] =
-    ["name", "cores", "manager", "rt", "allocations", "best_effort"];
+pub const MANAGED_TOP_LEVEL_KEYS: [&str; 6] = [
+    "name",
+    "cores",
+    "manager",
+    "rt",
+    "allocations",
+    "best_effort",
+];
 
 /// The result of checking a managed system.
 #[derive(Debug)]

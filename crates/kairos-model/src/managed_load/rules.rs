@@ -55,11 +55,18 @@ pub(super) fn apply(
 ) {
     let mut rules = Rules { map, out };
     if system.cores == 0 {
-        rules.error("cores", "a system needs at least one core".into(), "cores = 2");
+        rules.error(
+            "cores",
+            "a system needs at least one core".into(),
+            "cores = 2",
+        );
         return;
     }
     if system.rt.core.0 >= system.cores {
-        let m = format!("core {} does not exist (cores = {})", system.rt.core.0, system.cores);
+        let m = format!(
+            "core {} does not exist (cores = {})",
+            system.rt.core.0, system.cores
+        );
         rules.error("rt.core", m, "cores count from 0");
     }
     periods(system, &mut rules);
@@ -77,7 +84,10 @@ fn periods(system: &ManagedSystem, rules: &mut Rules) {
     match system.manager.execution {
         Execution::Free if p != rt.period => rules.error(
             "manager.period",
-            format!("free execution enforces over the RT period: P = {p}, A = {}", rt.period),
+            format!(
+                "free execution enforces over the RT period: P = {p}, A = {}",
+                rt.period
+            ),
             "set the period to the RT task's period (figure 1a), or execution = \"constrained\"",
         ),
         Execution::Constrained if rt.period.as_nanos() % p.as_nanos().max(1) != 0 => rules.error(
@@ -101,11 +111,17 @@ fn task(system: &ManagedSystem, rules: &mut Rules) {
         rules.error("rt.deadline", m, "kairos manages one job at a time: D <= A");
     }
     if system.manager.margin >= rt.deadline {
-        let m = format!("the margin {} leaves no time before the deadline {}", system.manager.margin, rt.deadline);
+        let m = format!(
+            "the margin {} leaves no time before the deadline {}",
+            system.manager.margin, rt.deadline
+        );
         rules.error("manager.margin", m, "the target is deadline - margin");
     }
     if let Some(w) = rt.wcet.filter(|w| *w > rt.deadline) {
-        let m = format!("W = {w} exceeds the deadline {}: no allocation meets it", rt.deadline);
+        let m = format!(
+            "W = {w} exceeds the deadline {}: no allocation meets it",
+            rt.deadline
+        );
         rules.error("rt.wcet", m, "W is measured in isolation (section III-A)");
     }
     if !JOB_WORKS.contains(&rt.work.as_str()) {
@@ -128,7 +144,11 @@ fn allocations(
             continue;
         };
         if slot.is_some() {
-            rules.error(&format!("{path}.core"), format!("core {core} is allocated twice"), "one [[allocations]] table per core");
+            rules.error(
+                &format!("{path}.core"),
+                format!("core {core} is allocated twice"),
+                "one [[allocations]] table per core",
+            );
             continue;
         }
         *slot = Some(one_allocation(system, core, rt, be, &path, rules));
@@ -141,7 +161,10 @@ fn allocations(
 fn default_allocation(system: &ManagedSystem, core: usize, rules: &mut Rules) -> Allocation {
     let p = system.manager.period;
     if core != system.rt.core.0 {
-        return Allocation { rt: Duration::ZERO, be: p };
+        return Allocation {
+            rt: Duration::ZERO,
+            be: p,
+        };
     }
     if system.manager.execution == Execution::Constrained {
         rules.error(
@@ -150,7 +173,10 @@ fn default_allocation(system: &ManagedSystem, core: usize, rules: &mut Rules) ->
             &format!("add [[allocations]] with core = {core} and rt = S_RT (equation 6)"),
         );
     }
-    Allocation { rt: p, be: Duration::ZERO }
+    Allocation {
+        rt: p,
+        be: Duration::ZERO,
+    }
 }
 
 fn one_allocation(
@@ -164,10 +190,18 @@ fn one_allocation(
     let p = system.manager.period;
     let is_rt = core == system.rt.core.0;
     if rt.is_some_and(|r| !r.is_zero()) && !is_rt {
-        rules.error(&format!("{path}.rt"), format!("core {core} runs no RT task"), "S_RT belongs on the RT core only");
+        rules.error(
+            &format!("{path}.rt"),
+            format!("core {core} runs no RT task"),
+            "S_RT belongs on the RT core only",
+        );
     }
     if is_rt && rt.is_none() && system.manager.execution == Execution::Constrained {
-        rules.error(&format!("{path}.core"), "constrained execution needs S_RT on the RT core".into(), "rt = \"6ms\"");
+        rules.error(
+            &format!("{path}.core"),
+            "constrained execution needs S_RT on the RT core".into(),
+            "rt = \"6ms\"",
+        );
     }
     let be = be.unwrap_or(if is_rt { Duration::ZERO } else { p });
     let rt = match (is_rt, rt) {
@@ -176,10 +210,18 @@ fn one_allocation(
         (false, _) => Duration::ZERO,
     };
     if !be.is_zero() && be < MIN_CFS {
-        rules.error(&format!("{path}.be"), format!("S_BE = {be} is below the kernel's smallest CFS quota"), "give 0 or at least 1ms");
+        rules.error(
+            &format!("{path}.be"),
+            format!("S_BE = {be} is below the kernel's smallest CFS quota"),
+            "give 0 or at least 1ms",
+        );
     }
     if is_rt && system.manager.execution == Execution::Constrained && rt.is_zero() {
-        rules.error(&format!("{path}.rt"), "a constrained RT task needs a reservation".into(), "rt = \"6ms\"");
+        rules.error(
+            &format!("{path}.rt"),
+            "a constrained RT task needs a reservation".into(),
+            "rt = \"6ms\"",
+        );
     }
     let allocation = Allocation { rt, be };
     if allocation.idle(p).is_none() {
@@ -194,26 +236,45 @@ fn one_allocation(
 
 fn best_effort(system: &ManagedSystem, rules: &mut Rules) {
     if system.best_effort.is_empty() {
-        rules.warning("", "no best-effort programs: nothing competes with the RT task".into(), "add [[best_effort]] tables");
+        rules.warning(
+            "",
+            "no best-effort programs: nothing competes with the RT task".into(),
+            "add [[best_effort]] tables",
+        );
     }
     let mut names = HashSet::new();
     for (i, be) in system.best_effort.iter().enumerate() {
         let path = format!("best_effort[{i}]");
         if !names.insert(be.name.as_str()) {
-            rules.error(&format!("{path}.name"), format!("duplicate program name `{}`", be.name), "names are unique");
+            rules.error(
+                &format!("{path}.name"),
+                format!("duplicate program name `{}`", be.name),
+                "names are unique",
+            );
         }
         match system.allocations.get(be.core.0) {
-            None => rules.error(&format!("{path}.core"), format!("core {} does not exist", be.core.0), "cores count from 0"),
+            None => rules.error(
+                &format!("{path}.core"),
+                format!("core {} does not exist", be.core.0),
+                "cores count from 0",
+            ),
             Some(a) if a.be.is_zero() => rules.error(
                 &format!("{path}.core"),
-                format!("core {} gives best-effort work no time (S_BE = 0)", be.core.0),
+                format!(
+                    "core {} gives best-effort work no time (S_BE = 0)",
+                    be.core.0
+                ),
                 "give the core a best-effort share: [[allocations]] be = \"5ms\"",
             ),
             Some(_) => {}
         }
         if let BestEffortWork::Stress(list) = &be.work {
             for s in list.iter().filter(|s| !STRESSORS.contains(&s.as_str())) {
-                rules.error(&format!("{path}.stress"), format!("unknown stressor {s:?}"), &format!("one or more of {}", STRESSORS.join(", ")));
+                rules.error(
+                    &format!("{path}.stress"),
+                    format!("unknown stressor {s:?}"),
+                    &format!("one or more of {}", STRESSORS.join(", ")),
+                );
             }
         }
     }

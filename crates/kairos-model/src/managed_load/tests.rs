@@ -74,7 +74,10 @@ fn shape_errors_are_all_reported_with_their_paths() {
     let bad = GOOD
         .replace("execution = \"free\"", "execution = \"loose\"")
         .replace("length = \"3ms\"", "length = \"3ms\"\ncalls = 4")
-        .replace("command = [\"make\", \"-j1\"]", "command = []\nstress = \"cpu\"");
+        .replace(
+            "command = [\"make\", \"-j1\"]",
+            "command = []\nstress = \"cpu\"",
+        );
     assert_errors(
         &bad,
         &[
@@ -110,15 +113,32 @@ fn the_partition_rules_follow_the_model() {
 #[test]
 fn constrained_execution_needs_whole_periods_and_a_reservation() {
     let constrained = GOOD.replace("\"free\"", "\"constrained\"");
-    assert_errors(&constrained, &["rt: constrained execution needs the RT reservation"]);
-    let with_rt = constrained.replace("[[allocations]]\ncore = 2", "[[allocations]]\ncore = 0\nrt = \"4ms\"\nbe = \"2ms\"\n[[allocations]]\ncore = 2");
-    let system = check_managed_source(&with_rt, Format::Toml).system.expect("valid");
+    assert_errors(
+        &constrained,
+        &["rt: constrained execution needs the RT reservation"],
+    );
+    let with_rt = constrained.replace(
+        "[[allocations]]\ncore = 2",
+        "[[allocations]]\ncore = 0\nrt = \"4ms\"\nbe = \"2ms\"\n[[allocations]]\ncore = 2",
+    );
+    let system = check_managed_source(&with_rt, Format::Toml)
+        .system
+        .expect("valid");
     assert_eq!(system.allocations[0].rt, Duration::from_millis(4));
     assert_eq!(system.periods_per_deadline(), 1);
     let halves = with_rt.replace("period = \"10ms\"\nmargin", "period = \"3ms\"\nmargin");
-    assert_errors(&halves, &["manager.period: P = 3ms does not divide the RT period A = 10ms"]);
+    assert_errors(
+        &halves,
+        &["manager.period: P = 3ms does not divide the RT period A = 10ms"],
+    );
     let zero_be = with_rt.replace("be = \"4ms\"", "be = \"0ms\"");
-    assert_errors(&zero_be, &["best_effort[1].core: core 2 gives best-effort work no time"]);
+    assert_errors(
+        &zero_be,
+        &["best_effort[1].core: core 2 gives best-effort work no time"],
+    );
     let tiny = with_rt.replace("be = \"4ms\"", "be = \"500us\"");
-    assert_errors(&tiny, &["allocations[1].be: S_BE = 500us is below the kernel's smallest CFS quota"]);
+    assert_errors(
+        &tiny,
+        &["allocations[1].be: S_BE = 500us is below the kernel's smallest CFS quota"],
+    );
 }

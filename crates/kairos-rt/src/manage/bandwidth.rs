@@ -83,7 +83,10 @@ impl Bandwidth {
             return Ok(());
         }
         let p = period.as_nanos() / 1000;
-        write(&self.groups[i].cpu.join("cpu.cfs_period_us"), &p.to_string())
+        write(
+            &self.groups[i].cpu.join("cpu.cfs_period_us"),
+            &p.to_string(),
+        )
     }
 
     /// The CPU time group `i` has received so far.

@@ -47,7 +47,10 @@ pub struct Program {
 }
 
 enum Running {
-    Stress { child: Child, yaml: PathBuf },
+    Stress {
+        child: Child,
+        yaml: PathBuf,
+    },
     Command {
         stop: Arc<AtomicBool>,
         group: Arc<AtomicI32>,
@@ -79,7 +82,9 @@ impl Program {
         match self.running {
             Running::Stress { mut child, yaml } => {
                 // SIGINT: stress-ng stops its workers and writes its report.
-                interrupt_then_kill(child.id() as i32, &mut || child.try_wait().ok().flatten().is_some());
+                interrupt_then_kill(child.id() as i32, &mut || {
+                    child.try_wait().ok().flatten().is_some()
+                });
                 let _ = child.wait();
                 let per_stressor = bogo_ops(&std::fs::read_to_string(&yaml).unwrap_or_default());
                 Outcome {
@@ -90,7 +95,11 @@ impl Program {
                     per_stressor,
                 }
             }
-            Running::Command { stop, group, loop_thread } => {
+            Running::Command {
+                stop,
+                group,
+                loop_thread,
+            } => {
                 stop.store(true, Ordering::SeqCst);
                 let pid = group.load(Ordering::SeqCst);
                 if pid > 0 {

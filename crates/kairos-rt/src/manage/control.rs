@@ -94,7 +94,10 @@ impl Controller {
         if !self.visible(&desired) {
             return None;
         }
-        let (before, after) = (self.predicted(model, &self.current), self.predicted(model, &desired));
+        let (before, after) = (
+            self.predicted(model, &self.current),
+            self.predicted(model, &desired),
+        );
         let reason = self.reason(model, &desired, before, after);
         let change = Change {
             job,
@@ -129,7 +132,10 @@ impl Controller {
                 let rt_term = c.rt_core.map_or(0.0, |i| slopes[i].max(0.0) * caps[i]);
                 let supply = nanos(c.rt_max) * self.periods_in_target() as f64;
                 let others = (0..u.len()).filter(|i| Some(*i) != c.rt_core).collect();
-                (supply - nanos(c.expected) - model.intercept() - rt_term, others)
+                (
+                    supply - nanos(c.expected) - model.intercept() - rt_term,
+                    others,
+                )
             }
         };
         knapsack(&mut u, &caps, slopes, budget, &free_cores);
@@ -169,28 +175,51 @@ impl Controller {
     fn visible(&self, desired: &Shares) -> bool {
         let step = self.config.period.as_nanos() / 50;
         let differs = |a: Duration, b: Duration| a.as_nanos().abs_diff(b.as_nanos()) >= step;
-        desired.be.iter().zip(&self.current.be).any(|(a, b)| differs(*a, *b))
+        desired
+            .be
+            .iter()
+            .zip(&self.current.be)
+            .any(|(a, b)| differs(*a, *b))
             || differs(desired.rt, self.current.rt)
     }
 
-    fn reason(&self, model: &InterferenceModel, desired: &Shares, before: Duration, after: Duration) -> String {
+    fn reason(
+        &self,
+        model: &InterferenceModel,
+        desired: &Shares,
+        before: Duration,
+        after: Duration,
+    ) -> String {
         let total = |s: &Shares| s.be.iter().map(|d| d.as_nanos()).sum::<u64>();
-        let slopes: Vec<String> = model.slopes().iter().map(|b| format!("{}", Duration::from_nanos(b.max(0.0) as u64))).collect();
+        let slopes: Vec<String> = model
+            .slopes()
+            .iter()
+            .map(|b| format!("{}", Duration::from_nanos(b.max(0.0) as u64)))
+            .collect();
         let target = self.config.target;
         let what = match self.config.execution {
             Execution::Free => "T_RT",
             Execution::Constrained => "demand",
         };
-        let mut text = match total(desired) < total(&self.current) {
-            true => format!("predicted {what} {before} with the current shares against the target {target}: less best-effort time, predicted {after}"),
-            false => format!("predicted {what} {after} with more best-effort time is within the target {target} (now {before})"),
+        let mut text = match total(desired).cmp(&total(&self.current)) {
+            std::cmp::Ordering::Less => format!("predicted {what} {before} with the current shares against the target {target}: less best-effort time, predicted {after}"),
+            std::cmp::Ordering::Greater => format!("predicted {what} {after} with more best-effort time is within the target {target} (now {before})"),
+            std::cmp::Ordering::Equal => format!("predicted {what} {after} against the target {target}: the reservation follows the demand"),
         };
         let a = model.intercept();
         let sign = if a < 0.0 { "-" } else { "" };
         let a = Duration::from_nanos(a.abs() as u64);
-        text.push_str(&format!("; slopes per full core [{}], intercept {sign}{a}", slopes.join(", ")));
+        text.push_str(&format!(
+            "; slopes per full core [{}], intercept {sign}{a}",
+            slopes.join(", ")
+        ));
         if desired.rt != self.current.rt {
-            text.push_str(&format!("; S_RT {} -> {} so that {} period(s) supply the demand", self.current.rt, desired.rt, self.periods_in_target()));
+            text.push_str(&format!(
+                "; S_RT {} -> {} so that {} period(s) supply the demand",
+                self.current.rt,
+                desired.rt,
+                self.periods_in_target()
+            ));
         }
         text
     }
@@ -199,7 +228,11 @@ impl Controller {
 /// Raises the shares of `cores` from their floors, smallest slope first, while the predicted
 /// interference stays within `budget` (ns); a core with no positive slope goes to its cap.
 fn knapsack(u: &mut [f64], caps: &[f64], slopes: &[f64], budget: f64, cores: &[usize]) {
-    let mut left = budget - cores.iter().map(|&i| slopes[i].max(0.0) * u[i]).sum::<f64>();
+    let mut left = budget
+        - cores
+            .iter()
+            .map(|&i| slopes[i].max(0.0) * u[i])
+            .sum::<f64>();
     let mut order = cores.to_vec();
     order.sort_by(|a, b| slopes[*a].total_cmp(&slopes[*b]));
     for i in order {

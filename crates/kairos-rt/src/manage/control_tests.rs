@@ -19,9 +19,15 @@ fn config(execution: Execution, caps: &[u64], rt_core: Option<usize>) -> Control
 fn model(slopes: &[f64]) -> InterferenceModel {
     let priors: Vec<Prior> = slopes
         .iter()
-        .map(|s| Prior { slope_ns: *s, spread_ns: 1.0 })
+        .map(|s| Prior {
+            slope_ns: *s,
+            spread_ns: 1.0,
+        })
         .collect();
-    let intercept = Prior { slope_ns: 0.0, spread_ns: 1.0 };
+    let intercept = Prior {
+        slope_ns: 0.0,
+        spread_ns: 1.0,
+    };
     InterferenceModel::new(intercept, &priors, 1.0)
 }
 
@@ -41,7 +47,11 @@ fn brute_force(slopes: &[f64; 2], caps: [f64; 2], budget: f64) -> f64 {
     for a in 0..=100 {
         for b in 0..=100 {
             let u = [a as f64 / 100.0, b as f64 / 100.0];
-            if u[0] < floor.min(caps[0]) || u[1] < floor.min(caps[1]) || u[0] > caps[0] || u[1] > caps[1] {
+            if u[0] < floor.min(caps[0])
+                || u[1] < floor.min(caps[1])
+                || u[0] > caps[0]
+                || u[1] > caps[1]
+            {
                 continue;
             }
             if slopes[0] * u[0] + slopes[1] * u[1] <= budget + 1e-6 {
@@ -61,9 +71,15 @@ fn free_shares_match_a_brute_force_search() {
         let total: f64 = controller.fractions(&shares).iter().sum();
         let best = brute_force(&slopes, [1.0, 0.8], 1e6);
         // The grid is 1 % and the shares are rounded down to microseconds.
-        assert!((total - best).abs() <= 0.021, "{slopes:?}: {total} vs {best}");
+        assert!(
+            (total - best).abs() <= 0.021,
+            "{slopes:?}: {total} vs {best}"
+        );
         let predicted = controller.predicted(&model(&slopes), &shares);
-        assert!(predicted <= Duration::from_millis(5) || total <= 0.2 + 1e-9, "{slopes:?}: {predicted}");
+        assert!(
+            predicted <= Duration::from_millis(5) || total <= 0.2 + 1e-9,
+            "{slopes:?}: {predicted}"
+        );
     }
 }
 
@@ -72,15 +88,33 @@ fn changes_wait_for_the_hold_time_and_a_visible_step() {
     let caps = [10];
     let mut controller = Controller::new(config(Execution::Free, &caps, None), initial(&caps));
     let heavy = model(&[4e6]);
-    let first = controller.step(&heavy, 1, Duration::from_millis(10)).expect("a reduction");
+    let first = controller
+        .step(&heavy, 1, Duration::from_millis(10))
+        .expect("a reduction");
     assert!(first.to.be[0] < first.from.be[0], "{first:?}");
-    assert!(first.reason.contains("less best-effort time"), "{}", first.reason);
+    assert!(
+        first.reason.contains("less best-effort time"),
+        "{}",
+        first.reason
+    );
     let light = model(&[1e5]);
-    assert!(controller.step(&light, 2, Duration::from_millis(50)).is_none(), "held");
-    let back = controller.step(&light, 3, Duration::from_millis(120)).expect("a restore");
+    assert!(
+        controller
+            .step(&light, 2, Duration::from_millis(50))
+            .is_none(),
+        "held"
+    );
+    let back = controller
+        .step(&light, 3, Duration::from_millis(120))
+        .expect("a restore");
     assert_eq!(back.to.be[0], Duration::from_millis(10));
     assert!(back.reason.contains("within the target"), "{}", back.reason);
-    assert!(controller.step(&light, 4, Duration::from_millis(400)).is_none(), "nothing to change");
+    assert!(
+        controller
+            .step(&light, 4, Duration::from_millis(400))
+            .is_none(),
+        "nothing to change"
+    );
 }
 
 #[test]
@@ -97,8 +131,18 @@ fn constrained_reservations_supply_the_predicted_demand() {
     let mut charged = shares.clone();
     charged.be[0] = Duration::from_millis(6);
     let demand = controller.predicted(&m, &charged);
-    assert!(shares.rt.as_nanos() * 2 >= demand.as_nanos(), "{shares:?} {demand}");
+    assert!(
+        shares.rt.as_nanos() * 2 >= demand.as_nanos(),
+        "{shares:?} {demand}"
+    );
     assert!(shares.rt.as_nanos() * 2 < demand.as_nanos() + 4_000);
-    assert_eq!(shares.be[1], Duration::from_millis(10), "room for the other core");
-    assert_eq!(shares.be[0], Duration::from_millis(6).min(Duration::from_millis(10) - shares.rt));
+    assert_eq!(
+        shares.be[1],
+        Duration::from_millis(10),
+        "room for the other core"
+    );
+    assert_eq!(
+        shares.be[0],
+        Duration::from_millis(6).min(Duration::from_millis(10) - shares.rt)
+    );
 }

@@ -52,7 +52,9 @@ pub fn calibrate(work: Bench, length: Duration, dir: &Path) -> Result<u64, Platf
         .collect::<Result<_, _>>()?;
     times.sort_unstable();
     let per_call = times[times.len() / 2].max(1);
-    Ok((length.as_nanos() as f64 / per_call as f64).round().max(1.0) as u64)
+    Ok((length.as_nanos() as f64 / per_call as f64)
+        .round()
+        .max(1.0) as u64)
 }
 
 /// Runs jobs every `spec.period` until `jobs` have run or `control` stops, handing each record

@@ -68,7 +68,9 @@ impl Manager {
         };
         let mut used: Vec<Option<Duration>> = self.usage();
         let expected = self.expected;
-        let mut predicted = self.controller.predicted(&self.model, self.controller.current());
+        let mut predicted = self
+            .controller
+            .predicted(&self.model, self.controller.current());
         while crate::platform::clock::now_ns() < self.end_ns && !control.should_stop() {
             let job = match jobs.recv_timeout(std::time::Duration::from_millis(50)) {
                 Ok(job) => job,
@@ -110,7 +112,9 @@ impl Manager {
                     out.changes.push(change);
                 }
             }
-            predicted = self.controller.predicted(&self.model, self.controller.current());
+            predicted = self
+                .controller
+                .predicted(&self.model, self.controller.current());
         }
         control.request_stop("the run's duration elapsed");
         out.model = self.model;

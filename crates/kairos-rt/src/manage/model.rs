@@ -45,7 +45,9 @@ impl InterferenceModel {
     /// A model for `priors.len()` cores, the intercept and each slope starting at its prior;
     /// `forgetting` in (0, 1]: the weight an observation keeps per newer one.
     pub fn new(intercept: Prior, priors: &[Prior], forgetting: f64) -> InterferenceModel {
-        let all: Vec<Prior> = std::iter::once(intercept).chain(priors.iter().copied()).collect();
+        let all: Vec<Prior> = std::iter::once(intercept)
+            .chain(priors.iter().copied())
+            .collect();
         let k = all.len();
         let mut p = vec![0.0; k * k];
         for (i, prior) in all.iter().enumerate() {
@@ -74,8 +76,8 @@ impl InterferenceModel {
             .collect();
         let denominator = self.forgetting + u.iter().zip(&px).map(|(x, y)| x * y).sum::<f64>();
         let error = interference_ns - self.predict(shares);
-        for i in 0..k {
-            self.theta[i] += px[i] / denominator * error;
+        for (theta, gain) in self.theta.iter_mut().zip(&px) {
+            *theta += gain / denominator * error;
         }
         for i in 0..k {
             for j in 0..k {
@@ -156,7 +158,10 @@ mod tests {
         let points: Vec<(f64, f64)> = (1..40)
             .map(|i| {
                 let x = (i % 7) as f64 / 7.0 + 0.1;
-                (x, 30_000.0 + 250_000.0 * x + ((i * 37) % 11) as f64 * 1000.0)
+                (
+                    x,
+                    30_000.0 + 250_000.0 * x + ((i * 37) % 11) as f64 * 1000.0,
+                )
             })
             .collect();
         let mut model = InterferenceModel::new(weak(0.0), &[weak(0.0)], 1.0);
@@ -164,8 +169,16 @@ mod tests {
             model.observe(&[*x], *y);
         }
         let (a, b) = ols(&points);
-        assert!((model.slopes()[0] - b).abs() < 1e-3 * b.abs(), "{} vs {b}", model.slopes()[0]);
-        assert!((model.intercept() - a).abs() < 1e-2 * a.abs(), "{} vs {a}", model.intercept());
+        assert!(
+            (model.slopes()[0] - b).abs() < 1e-3 * b.abs(),
+            "{} vs {b}",
+            model.slopes()[0]
+        );
+        assert!(
+            (model.intercept() - a).abs() < 1e-2 * a.abs(),
+            "{} vs {a}",
+            model.intercept()
+        );
         assert!(model.r2().unwrap() > 0.9);
     }
 
@@ -176,19 +189,31 @@ mod tests {
             let u = 0.2 + 0.8 * (i % 2) as f64;
             model.observe(&[u], 400_000.0 * u);
         }
-        assert!((model.slopes()[0] - 400_000.0).abs() < 100.0, "{:?}", model.slopes());
+        assert!(
+            (model.slopes()[0] - 400_000.0).abs() < 100.0,
+            "{:?}",
+            model.slopes()
+        );
         for i in 0..100 {
             let u = 0.2 + 0.8 * (i % 2) as f64;
             model.observe(&[u], 10_000.0 * u);
         }
-        assert!((model.slopes()[0] - 10_000.0).abs() < 1_000.0, "{:?}", model.slopes());
+        assert!(
+            (model.slopes()[0] - 10_000.0).abs() < 1_000.0,
+            "{:?}",
+            model.slopes()
+        );
         let strong = Prior {
             slope_ns: 50_000.0,
             spread_ns: 100.0,
         };
         let mut held = InterferenceModel::new(strong, &[strong], 1.0);
         held.observe(&[1.0], 900_000.0);
-        assert!((held.slopes()[0] - 50_000.0).abs() < 1_000.0, "{:?}", held.slopes());
+        assert!(
+            (held.slopes()[0] - 50_000.0).abs() < 1_000.0,
+            "{:?}",
+            held.slopes()
+        );
     }
 
     #[test]
@@ -199,7 +224,10 @@ mod tests {
             model.observe(&u, 120_000.0 + 300_000.0 * u[0] + 20_000.0 * u[1]);
         }
         let b = model.slopes();
-        assert!((b[0] - 300_000.0).abs() < 1.0 && (b[1] - 20_000.0).abs() < 1.0, "{b:?}");
+        assert!(
+            (b[0] - 300_000.0).abs() < 1.0 && (b[1] - 20_000.0).abs() < 1.0,
+            "{b:?}"
+        );
         assert!((model.intercept() - 120_000.0).abs() < 1.0);
         assert_eq!(model.predict(&[1.0, 0.0]).round(), 420_000.0);
     }

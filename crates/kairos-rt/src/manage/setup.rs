@@ -46,7 +46,10 @@ pub enum ManageError {
     #[error("{0}")]
     Refused(String),
     #[error("best-effort program {name}: {source}")]
-    Program { name: String, source: std::io::Error },
+    Program {
+        name: String,
+        source: std::io::Error,
+    },
 }
 
 /// Everything a run measured and did.
@@ -81,7 +84,9 @@ pub fn run(config: ManageConfig) -> Result<ManageOutcome, ManageError> {
     let rt_core = s.rt.core.0;
     let online = crate::platform::online_cpus();
     if let Some(c) = (0..s.cores).find(|c| !online.contains(c)) {
-        return Err(ManageError::Refused(format!("the system names core {c}, but this machine has CPUs {online:?}")));
+        return Err(ManageError::Refused(format!(
+            "the system names core {c}, but this machine has CPUs {online:?}"
+        )));
     }
     crate::platform::privilege::require_rt()?;
     memory::lock_all_memory()?;
@@ -113,26 +118,65 @@ pub fn run(config: ManageConfig) -> Result<ManageOutcome, ManageError> {
     (config.progress)("starting the best-effort programs");
     let timeout_s = (config.duration.as_nanos() / 1_000_000_000) + 60;
     let programs = start_programs(s, &be_cores, &bandwidth, timeout_s, &scratch.path)?;
-    let initial = Shares { be: caps.clone(), rt: s.allocations[rt_core].rt };
-    let controller = Controller::new(control_config(s, &be_cores, &caps, expected), initial.clone());
-    let priors = vec![Prior { slope_ns: config.prior_per_call_ns.unwrap_or(0.0) * calls as f64, spread_ns: expected.as_nanos() as f64 }; be_cores.len()];
+    let initial = Shares {
+        be: caps.clone(),
+        rt: s.allocations[rt_core].rt,
+    };
+    let controller = Controller::new(
+        control_config(s, &be_cores, &caps, expected),
+        initial.clone(),
+    );
+    let priors = vec![
+        Prior {
+            slope_ns: config.prior_per_call_ns.unwrap_or(0.0) * calls as f64,
+            spread_ns: expected.as_nanos() as f64
+        };
+        be_cores.len()
+    ];
     // The intercept's prior is weak: drift shows in the first periods.
-    let intercept = Prior { slope_ns: 0.0, spread_ns: expected.as_nanos() as f64 / 10.0 };
+    let intercept = Prior {
+        slope_ns: 0.0,
+        spread_ns: expected.as_nanos() as f64 / 10.0,
+    };
     let mut model = InterferenceModel::new(intercept, &priors, FORGETTING);
     // The isolation jobs are observations with no best-effort time.
     let none = vec![0.0; be_cores.len()];
     for j in &isolation {
-        model.observe(&none, j.execution.as_nanos() as f64 - expected.as_nanos() as f64);
+        model.observe(
+            &none,
+            j.execution.as_nanos() as f64 - expected.as_nanos() as f64,
+        );
     }
     (config.progress)("managing");
-    let spec = JobSpec { work, calls, period: s.rt.period, execution: s.manager.execution };
+    let spec = JobSpec {
+        work,
+        calls,
+        period: s.rt.period,
+        execution: s.manager.execution,
+    };
     let control = RunControl::new();
     let end_ns = clock::now_ns() + config.duration.as_nanos();
-    let watchdog = Watchdog::start(control.clone(), WatchdogConfig::for_run(end_ns, 10_000_000_000))?;
+    let watchdog = Watchdog::start(
+        control.clone(),
+        WatchdogConfig::for_run(end_ns, 10_000_000_000),
+    )?;
     let (tx, rx) = mpsc::channel();
     let heartbeat = Arc::new(Heartbeat::default());
-    let rt_thread = spawn_rt(s, &spec, initial.rt, &scratch.path, &control, tx, heartbeat.clone())?;
-    watchdog.guard(Guarded { name: "kairos-rt-task".into(), tid: rt_thread.tid(), heartbeat, child: Arc::new(AtomicI32::new(0)) });
+    let rt_thread = spawn_rt(
+        s,
+        &spec,
+        initial.rt,
+        &scratch.path,
+        &control,
+        tx,
+        heartbeat.clone(),
+    )?;
+    watchdog.guard(Guarded {
+        name: "kairos-rt-task".into(),
+        tid: rt_thread.tid(),
+        heartbeat,
+        child: Arc::new(AtomicI32::new(0)),
+    });
     let manager = Manager {
         controller,
         model,
@@ -170,7 +214,7 @@ pub fn run(config: ManageConfig) -> Result<ManageOutcome, ManageError> {
         slopes_ns: managed.model.slopes().to_vec(),
         r2: managed.model.r2(),
         best_effort,
-        stopped_by: intervention.or_else(|| signal_stop()),
+        stopped_by: intervention.or_else(signal_stop),
         notes: report.notes,
     })
 }
@@ -191,7 +235,12 @@ fn be_cores(s: &ManagedSystem) -> Vec<usize> {
     cores
 }
 
-fn control_config(s: &ManagedSystem, be_cores: &[usize], caps: &[Duration], expected: Duration) -> ControlConfig {
+fn control_config(
+    s: &ManagedSystem,
+    be_cores: &[usize],
+    caps: &[Duration],
+    expected: Duration,
+) -> ControlConfig {
     let p = s.manager.period;
     ControlConfig {
         execution: s.manager.execution,
@@ -234,7 +283,11 @@ fn join_rt_side(state: &State) -> Result<(), ManageError> {
 }
 
 /// Calibrates the job size (if given as a length) and runs the isolation jobs.
-fn isolate(config: &ManageConfig, work: Bench, dir: &std::path::Path) -> Result<(u64, Vec<JobRecord>), ManageError> {
+fn isolate(
+    config: &ManageConfig,
+    work: Bench,
+    dir: &std::path::Path,
+) -> Result<(u64, Vec<JobRecord>), ManageError> {
     let s = &config.system;
     let jobs = (config.isolation.as_nanos() / s.rt.period.as_nanos()).max(10);
     let (size, dir) = (s.rt.size, dir.to_path_buf());
@@ -245,12 +298,20 @@ fn isolate(config: &ManageConfig, work: Bench, dir: &std::path::Path) -> Result<
             JobSize::Calls(n) => n,
             JobSize::Length(l) => job::calibrate(spec_base.0, l, &dir)?,
         };
-        let spec = JobSpec { work: spec_base.0, calls, period: spec_base.1, execution: spec_base.2 };
+        let spec = JobSpec {
+            work: spec_base.0,
+            calls,
+            period: spec_base.1,
+            execution: spec_base.2,
+        };
         let mut records = Vec::new();
         job::run_jobs(&spec, &dir, Some(jobs), &control, |r| records.push(r))?;
         Ok((calls, records))
     };
-    let t = thread::spawn(ThreadSpec::fifo("kairos-isolate", priority::PROBE, vec![s.rt.core.0]), body)?;
+    let t = thread::spawn(
+        ThreadSpec::fifo("kairos-isolate", priority::PROBE, vec![s.rt.core.0]),
+        body,
+    )?;
     let (calls, records) = t.join()??;
     if records.is_empty() {
         return Err(PlatformError::Interrupted.into());
@@ -258,11 +319,20 @@ fn isolate(config: &ManageConfig, work: Bench, dir: &std::path::Path) -> Result<
     Ok((calls, records))
 }
 
-fn start_programs(s: &ManagedSystem, be_cores: &[usize], bandwidth: &Bandwidth, timeout_s: u64, dir: &std::path::Path) -> Result<Vec<Program>, ManageError> {
+fn start_programs(
+    s: &ManagedSystem,
+    be_cores: &[usize],
+    bandwidth: &Bandwidth,
+    timeout_s: u64,
+    dir: &std::path::Path,
+) -> Result<Vec<Program>, ManageError> {
     s.best_effort
         .iter()
         .map(|b| {
-            let group = be_cores.iter().position(|c| *c == b.core.0).expect("every program's core has a group");
+            let group = be_cores
+                .iter()
+                .position(|c| *c == b.core.0)
+                .expect("every program's core has a group");
             let launch = be::Launch {
                 name: b.name.clone(),
                 core: b.core.0,
@@ -271,7 +341,10 @@ fn start_programs(s: &ManagedSystem, be_cores: &[usize], bandwidth: &Bandwidth, 
                 timeout_s,
                 scratch: dir.to_path_buf(),
             };
-            Program::start(launch).map_err(|source| ManageError::Program { name: b.name.clone(), source })
+            Program::start(launch).map_err(|source| ManageError::Program {
+                name: b.name.clone(),
+                source,
+            })
         })
         .collect()
 }
@@ -290,7 +363,11 @@ fn spawn_rt(
         Execution::Free => ThreadSpec::fifo("kairos-rt-task", priority::PROBE, cpus),
         Execution::Constrained => {
             let p = s.manager.period.as_nanos();
-            let params = DeadlineParams { runtime: reservation.as_nanos(), deadline: p, period: p };
+            let params = DeadlineParams {
+                runtime: reservation.as_nanos(),
+                deadline: p,
+                period: p,
+            };
             ThreadSpec::deadline("kairos-rt-task", params, cpus)
         }
     };
