@@ -301,11 +301,12 @@ fn bless(example: &Example, output: &str) {
 /// Whether the block runs real-time threads (a real run, a runtime benchmark, or a run as
 /// another user): those need real-time privilege and run in a test of their own.
 fn needs_real_time(script: &str) -> bool {
-    const MARKS: [&str; 11] = [
+    const MARKS: [&str; 12] = [
         "kairos run ",
         "kairos platform ",
         "kairos partition ",
         "kairos exec ",
+        "kairos manage ",
         "kairos bench timer",
         "kairos bench dispatch",
         "kairos bench overheads",
