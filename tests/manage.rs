@@ -71,8 +71,8 @@ fn free_execution_runs_each_job_to_completion_beside_a_throttled_load() {
     let json = managed_run("free.toml", &[]);
     assert_eq!(json["execution"], "free");
     let periods = periods(&json);
-    // 3 s of 10 ms periods; the host may delay a few.
-    assert!(periods.len() > 200, "{}", periods.len());
+    // 3 s of 20 ms periods; jobs that overrun delay the next ones.
+    assert!(periods.len() > 50, "{}", periods.len());
     assert!(json["expected_ns"].as_u64().unwrap() > 0);
     for p in periods {
         // Free execution: a job runs to completion, so its wall time is its execution.
@@ -139,7 +139,7 @@ fn an_unmanaged_run_holds_the_files_allocations() {
     assert_eq!(json["managed"], false);
     assert_eq!(json["changes"].as_array().unwrap().len(), 0);
     for p in periods(&json) {
-        assert_eq!(p["be_share_ns"][0], 10_000_000, "{p}");
+        assert_eq!(p["be_share_ns"][0], 20_000_000, "{p}");
     }
 }
 

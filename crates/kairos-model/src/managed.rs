@@ -33,6 +33,9 @@ pub struct Manager {
     pub margin: Duration,
     /// The least time between two allocation changes (the study: changing allocations costs).
     pub hold: Duration,
+    /// After this long without a change, the manager raises a share to measure what it costs
+    /// (zero: never).
+    pub probe: Duration,
     /// Results of `kairos platform interference` (`interference.json`), the model's prior.
     pub interference: Option<String>,
 }
@@ -58,7 +61,8 @@ pub struct RtTask {
     pub deadline: Duration,
     /// W: the WCET in isolation; `None`: measured at start-up.
     pub wcet: Option<Duration>,
-    /// The OS-latency service one job calls again and again (`proc`, `mmap`, ...).
+    /// What one job calls again and again: an OS-latency service (`proc`, `mmap`, ...) or
+    /// `memory`.
     pub work: String,
     pub size: JobSize,
 }
@@ -122,9 +126,12 @@ impl ManagedSystem {
     }
 }
 
-/// The OS-latency services a job can call (the one-process services of the study's suite).
-pub const JOB_WORKS: [&str; 7] = ["syscall", "sem", "fcntl", "signal", "mmap", "proc", "fs"];
+/// What a job's calls can be: the one-process services of the study's suite, or `memory`, a
+/// cache-sensitive pointer chase (shared-cache interference, the study's section IV-A).
+pub const JOB_WORKS: [&str; 8] = [
+    "syscall", "sem", "fcntl", "signal", "mmap", "proc", "fs", "memory",
+];
 
-/// The stress-ng stressors kairos drives: the kernel-heavy ones of the study (section V) and
-/// a plain CPU load.
-pub const STRESSORS: [&str; 6] = ["cpu", "fork", "mmap", "vm", "syscall", "switch"];
+/// The stress-ng stressors kairos drives: the kernel-heavy ones of the study (section V), a
+/// plain CPU load, and memory bandwidth (`stream`).
+pub const STRESSORS: [&str; 7] = ["cpu", "fork", "mmap", "vm", "syscall", "switch", "stream"];

@@ -62,6 +62,7 @@ fn the_manager_cuts_best_effort_time_when_interference_rises_and_gives_it_back_w
         rt_core: None,
         rt_max: Duration::from_nanos(9_500_000),
         hold: Duration::from_millis(100),
+        probe: Duration::ZERO,
     };
     let initial = Shares {
         be: vec![cap],

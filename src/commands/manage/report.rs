@@ -58,7 +58,13 @@ impl<'a> Report<'a> {
         let p = self.system.manager.period.as_nanos() as f64;
         let periods = &self.outcome.periods;
         let n = periods.len().max(1) as f64;
-        let rt_period = self.system.rt.period.as_nanos() as f64;
+        // Each record's received time covers the time since the previous job ended: the
+        // first one's start is unknown, so the rate counts from the first job's end.
+        let end = |r: &PeriodRecord| (r.job.release + r.job.response).as_nanos() as f64;
+        let span = match (periods.first(), periods.last()) {
+            (Some(a), Some(b)) if end(b) > end(a) => end(b) - end(a),
+            _ => f64::INFINITY,
+        };
         self.outcome
             .be_cores
             .iter()
@@ -75,10 +81,10 @@ impl<'a> Report<'a> {
                     max: fractions.iter().copied().fold(0.0, f64::max),
                     received: periods
                         .iter()
+                        .skip(1)
                         .map(|r| r.be_received[i].as_nanos() as f64)
                         .sum::<f64>()
-                        / n
-                        / rt_period,
+                        / span,
                 }
             })
             .collect()
@@ -163,6 +169,9 @@ impl<'a> Report<'a> {
                 sh.core, 100.0 * sh.mean, 100.0 * sh.min, 100.0 * sh.max, 100.0 * sh.received,
                 signed(*slope), signed(slope / o.calls.max(1) as f64),
             ));
+            if sh.max - sh.min < 0.02 {
+                out.push_str("  (the share never moved: the slope rests on the isolation phase and the prior)\n");
+            }
         }
         if let Some(r2) = o.r2 {
             out.push_str(&format!("model R² {r2:.2} over the last periods"));

@@ -11,7 +11,14 @@ use crate::time::Duration;
 use crate::vm_load::decode::{choice, optional_duration};
 use crate::workload::CoreId;
 
-const MANAGER_KEYS: [&str; 5] = ["execution", "period", "margin", "hold", "interference"];
+const MANAGER_KEYS: [&str; 6] = [
+    "execution",
+    "period",
+    "margin",
+    "hold",
+    "probe",
+    "interference",
+];
 const RT_KEYS: [&str; 8] = [
     "name", "core", "period", "deadline", "wcet", "work", "length", "calls",
 ];
@@ -87,6 +94,12 @@ fn manager(decoder: &mut Decoder, node: &Node) -> Option<Manager> {
         None => Some(Duration::ZERO),
     };
     let hold = optional_duration(decoder, entries, "manager", "hold");
+    let probe = match decoder.field(entries, "probe", "manager") {
+        Some(n) => decoder
+            .duration(n, "manager.probe", ZeroAllowed::Yes)
+            .map(Some),
+        None => Some(None),
+    };
     let interference = decoder
         .field(entries, "interference", "manager")
         .map(|n| decoder.string(n, "manager.interference"));
@@ -95,12 +108,15 @@ fn manager(decoder: &mut Decoder, node: &Node) -> Option<Manager> {
         period: period?,
         margin: margin?,
         hold: hold?.unwrap_or(DEFAULT_HOLD),
+        probe: probe?.unwrap_or(DEFAULT_PROBE),
         interference: interference.map_or(Some(None), |i| i.map(Some))?,
     })
 }
 
 /// Allocations change at most this often unless the file says otherwise.
 pub const DEFAULT_HOLD: Duration = Duration::from_millis(200);
+/// The manager probes after this long without a change unless the file says otherwise.
+pub const DEFAULT_PROBE: Duration = Duration::from_secs(2);
 
 fn rt_task(decoder: &mut Decoder, node: &Node) -> Option<RtTask> {
     let entries = decoder.table(node, "rt")?;

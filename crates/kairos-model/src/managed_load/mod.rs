@@ -34,7 +34,7 @@
 mod decode;
 mod rules;
 
-pub use decode::DEFAULT_HOLD;
+pub use decode::{DEFAULT_HOLD, DEFAULT_PROBE};
 
 use crate::decode::Decoder;
 use crate::diagnostics::Diagnostics;

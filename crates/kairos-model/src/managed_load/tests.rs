@@ -51,6 +51,7 @@ fn a_good_system_decodes_with_every_core_allocated() {
     assert!(is_managed_source(GOOD, Format::Toml));
     assert_eq!(system.manager.execution, Execution::Free);
     assert_eq!(system.manager.hold, DEFAULT_HOLD);
+    assert_eq!(system.manager.probe, DEFAULT_PROBE);
     assert_eq!(system.rt.deadline, Duration::from_millis(10));
     assert_eq!(system.rt.size, JobSize::Length(Duration::from_millis(3)));
     assert_eq!(system.target(), Duration::from_millis(9));

@@ -31,6 +31,10 @@ pub struct ControlConfig {
     /// Constrained: the largest reservation the kernel admits.
     pub rt_max: Duration,
     pub hold: Duration,
+    /// After this long without a change, raise one share below its cap to measure what it
+    /// costs (zero: never). Without it a share held at its floor never shows whether the
+    /// interference still follows it.
+    pub probe: Duration,
 }
 
 /// One period's partition: S_BE per best-effort core and S_RT.
@@ -91,14 +95,18 @@ impl Controller {
             return None;
         }
         let desired = self.desired(model);
-        if !self.visible(&desired) {
-            return None;
-        }
+        let (desired, probe) = match self.visible(&desired) {
+            true => (desired, None),
+            false => self.probe(at)?,
+        };
         let (before, after) = (
             self.predicted(model, &self.current),
             self.predicted(model, &desired),
         );
-        let reason = self.reason(model, &desired, before, after);
+        let reason = match probe {
+            Some(text) => text,
+            None => self.reason(model, &desired, before, after),
+        };
         let change = Change {
             job,
             at,
@@ -111,6 +119,32 @@ impl Controller {
         self.current = desired;
         self.last_change = Some(at);
         Some(change)
+    }
+
+    /// The probe due at `at`, if any: the share furthest below its cap raised by up to a
+    /// quarter of P, with its reason.
+    fn probe(&self, at: Duration) -> Option<(Shares, Option<String>)> {
+        let c = &self.config;
+        let quiet_since = self.last_change.unwrap_or(Duration::ZERO);
+        if c.probe.is_zero() || at < quiet_since + c.probe {
+            return None;
+        }
+        let gaps = c
+            .caps
+            .iter()
+            .zip(&self.current.be)
+            .map(|(cap, now)| cap.saturating_sub(*now));
+        let (i, gap) = gaps.enumerate().max_by_key(|(_, g)| *g)?;
+        if gap.as_nanos() < c.period.as_nanos() / 50 {
+            return None;
+        }
+        let mut probed = self.current.clone();
+        probed.be[i] += gap.min(Duration::from_nanos(c.period.as_nanos() / 4));
+        let why = format!(
+            "probe: no change for {}; S_BE of best-effort core {i} raised {} -> {} to measure the interference it brings",
+            at.saturating_sub(quiet_since), self.current.be[i], probed.be[i]
+        );
+        Some((probed, Some(why)))
     }
 
     /// The shares the model recommends.
@@ -138,7 +172,8 @@ impl Controller {
                 )
             }
         };
-        knapsack(&mut u, &caps, slopes, budget, &free_cores);
+        let negligible = p / 50.0;
+        knapsack(&mut u, &caps, slopes, budget, &free_cores, negligible);
         let mut shares = Shares {
             be: u.iter().map(|x| micros(x * p)).collect(),
             rt: self.current.rt,
@@ -203,7 +238,8 @@ impl Controller {
         };
         let mut text = match total(desired).cmp(&total(&self.current)) {
             std::cmp::Ordering::Less => format!("predicted {what} {before} with the current shares against the target {target}: less best-effort time, predicted {after}"),
-            std::cmp::Ordering::Greater => format!("predicted {what} {after} with more best-effort time is within the target {target} (now {before})"),
+            std::cmp::Ordering::Greater if after <= target => format!("predicted {what} {after} with more best-effort time is within the target {target} (now {before})"),
+            std::cmp::Ordering::Greater => format!("the target {target} is out of reach at any share and cutting best-effort time does not move the prediction ({before} now, {after} with more): best-effort time given back"),
             std::cmp::Ordering::Equal => format!("predicted {what} {after} against the target {target}: the reservation follows the demand"),
         };
         let a = model.intercept();
@@ -227,12 +263,27 @@ impl Controller {
 
 /// Raises the shares of `cores` from their floors, smallest slope first, while the predicted
 /// interference stays within `budget` (ns); a core with no positive slope goes to its cap.
-fn knapsack(u: &mut [f64], caps: &[f64], slopes: &[f64], budget: f64, cores: &[usize]) {
-    let mut left = budget
-        - cores
-            .iter()
-            .map(|&i| slopes[i].max(0.0) * u[i])
-            .sum::<f64>();
+/// When even the floors miss the budget, the target is out of reach: a core whose whole share
+/// moves the prediction by less than `negligible` (ns) keeps its cap, since cutting it would
+/// cost best-effort work and buy nothing visible; the others stay at their floors.
+fn knapsack(
+    u: &mut [f64],
+    caps: &[f64],
+    slopes: &[f64],
+    budget: f64,
+    cores: &[usize],
+    negligible: f64,
+) {
+    let cost = |i: usize, share: f64| slopes[i].max(0.0) * share;
+    let mut left = budget - cores.iter().map(|&i| cost(i, u[i])).sum::<f64>();
+    if left < 0.0 {
+        for &i in cores {
+            if cost(i, (caps[i] - u[i]).max(0.0)) < negligible {
+                u[i] = caps[i];
+            }
+        }
+        return;
+    }
     let mut order = cores.to_vec();
     order.sort_by(|a, b| slopes[*a].total_cmp(&slopes[*b]));
     for i in order {

@@ -13,6 +13,7 @@ fn config(execution: Execution, caps: &[u64], rt_core: Option<usize>) -> Control
         rt_core,
         rt_max: Duration::from_nanos(9_500_000),
         hold: Duration::from_millis(100),
+        probe: Duration::ZERO,
     }
 }
 
@@ -145,4 +146,45 @@ fn constrained_reservations_supply_the_predicted_demand() {
         shares.be[0],
         Duration::from_millis(6).min(Duration::from_millis(10) - shares.rt)
     );
+}
+
+#[test]
+fn a_quiet_manager_probes_a_share_below_its_cap_and_an_unreachable_target_keeps_cheap_shares() {
+    let caps = [10];
+    let mut probing = config(Execution::Free, &caps, None);
+    probing.probe = Duration::from_millis(500);
+    let mut controller = Controller::new(probing, initial(&caps));
+    let heavy = model(&[4e6]);
+    let cut = controller
+        .step(&heavy, 1, Duration::from_millis(10))
+        .expect("a reduction");
+    assert!(
+        controller
+            .step(&heavy, 2, Duration::from_millis(300))
+            .is_none(),
+        "nothing to change yet"
+    );
+    let probe = controller
+        .step(&heavy, 3, Duration::from_millis(600))
+        .expect("a probe");
+    assert!(probe.reason.starts_with("probe:"), "{}", probe.reason);
+    assert_eq!(
+        probe.to.be[0],
+        cut.to.be[0] + Duration::from_nanos(2_500_000)
+    );
+    // An intercept above the whole budget and a slope too small to matter: the target is out
+    // of reach and cutting buys nothing visible, so the share stays at its cap.
+    let unreachable = InterferenceModel::new(
+        Prior {
+            slope_ns: 2e6,
+            spread_ns: 1.0,
+        },
+        &[Prior {
+            slope_ns: 1e5,
+            spread_ns: 1.0,
+        }],
+        1.0,
+    );
+    let fresh = Controller::new(config(Execution::Free, &caps, None), initial(&caps));
+    assert_eq!(fresh.desired(&unreachable).be[0], Duration::from_millis(10));
 }

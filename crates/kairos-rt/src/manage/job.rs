@@ -1,11 +1,12 @@
-//! The RT task's jobs: each calls one OS service (the OS-latency suite's, [`crate::oslat`]) a
-//! fixed number of times, released every A on absolute time. A job released while the
+//! The RT task's jobs: each calls one OS service (the OS-latency suite's, [`crate::oslat`]) or
+//! the cache-sensitive pointer chase ([`Chase`]) a fixed number of times, released every A on absolute time. A job released while the
 //! previous one still runs starts when it ends (its response time shows the wait). T_RT(z) is
 //! the job's execution: wall time from start to end in free execution (the job runs to
 //! completion at the top priority of its core, so the wall time is what the interference
 //! stretches), the thread's CPU time in constrained execution (what the reservation supplies;
 //! equation 6).
 
+use super::chase::Chase;
 use crate::oslat::{job_sampler, Bench, Sampler};
 use crate::platform::{clock, memory, PlatformError};
 use crate::watchdog::RunControl;
@@ -30,10 +31,36 @@ pub struct JobRecord {
     pub cpu: Duration,
 }
 
+/// What one call of a job does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Work {
+    /// One of the OS-latency suite's one-process services.
+    Service(Bench),
+    /// The cache-sensitive pointer chase ([`Chase`]).
+    Memory,
+}
+
+impl Work {
+    /// `memory` or a service's name.
+    pub fn parse(name: &str) -> Result<Work, String> {
+        match name {
+            "memory" => Ok(Work::Memory),
+            other => Bench::parse(other).map(Work::Service),
+        }
+    }
+
+    fn sampler(self, dir: &Path) -> Result<Box<dyn Sampler>, PlatformError> {
+        match self {
+            Work::Service(bench) => job_sampler(bench, dir),
+            Work::Memory => Ok(Box::new(Chase::new())),
+        }
+    }
+}
+
 /// What the job loop needs.
 #[derive(Clone, Debug)]
 pub struct JobSpec {
-    pub work: Bench,
+    pub work: Work,
     pub calls: u64,
     pub period: Duration,
     pub execution: Execution,
@@ -41,9 +68,9 @@ pub struct JobSpec {
 
 /// Calls per job so that one job takes about `length` in isolation: the median of 40 calls
 /// after 10 warm-up calls.
-pub fn calibrate(work: Bench, length: Duration, dir: &Path) -> Result<u64, PlatformError> {
+pub fn calibrate(work: Work, length: Duration, dir: &Path) -> Result<u64, PlatformError> {
     memory::prefault_stack();
-    let mut sampler = job_sampler(work, dir)?;
+    let mut sampler = work.sampler(dir)?;
     for _ in 0..10 {
         sampler.sample()?;
     }
@@ -67,7 +94,7 @@ pub fn run_jobs(
     mut sink: impl FnMut(JobRecord),
 ) -> Result<(), PlatformError> {
     memory::prefault_stack();
-    let mut sampler = job_sampler(spec.work, dir)?;
+    let mut sampler = spec.work.sampler(dir)?;
     sampler.sample()?;
     let period = spec.period.as_nanos();
     // The first release leaves a period to settle after the set-up.

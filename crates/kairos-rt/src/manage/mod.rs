@@ -19,6 +19,7 @@
 
 pub mod bandwidth;
 pub mod be;
+pub mod chase;
 pub mod control;
 pub mod job;
 pub mod manager;

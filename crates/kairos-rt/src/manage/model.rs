@@ -28,6 +28,8 @@ pub struct InterferenceModel {
     /// The inverse-information matrix of recursive least squares, row-major (k+1) x (k+1).
     p: Vec<f64>,
     forgetting: f64,
+    /// The trace of `p` under the prior, the bound forgetting may not inflate it past.
+    prior_trace: f64,
     recent: VecDeque<(Vec<f64>, f64)>,
     observations: u64,
 }
@@ -55,8 +57,9 @@ impl InterferenceModel {
         }
         InterferenceModel {
             theta: all.iter().map(|p| p.slope_ns).collect(),
-            p,
             forgetting,
+            prior_trace: (0..k).map(|i| p[i * k + i]).sum(),
+            p,
             recent: VecDeque::new(),
             observations: 0,
         }
@@ -81,9 +84,14 @@ impl InterferenceModel {
         }
         for i in 0..k {
             for j in 0..k {
-                let updated = self.p[i * k + j] - px[i] * px[j] / denominator;
-                self.p[i * k + j] = updated / self.forgetting;
+                self.p[i * k + j] -= px[i] * px[j] / denominator;
             }
+        }
+        // Forgetting inflates the uncertainty in directions the shares do not excite (a share
+        // held constant); bounding the trace at the prior's stops that wind-up.
+        let trace = |p: &[f64]| (0..k).map(|i| p[i * k + i]).sum::<f64>();
+        if trace(&self.p) / self.forgetting <= self.prior_trace {
+            self.p.iter_mut().for_each(|x| *x /= self.forgetting);
         }
         self.observations += 1;
         self.recent.push_back((shares.to_vec(), interference_ns));

@@ -5,10 +5,10 @@
 use super::bandwidth::Bandwidth;
 use super::be::{self, Outcome, Program};
 use super::control::{Change, ControlConfig, Controller, Shares};
-use super::job::{self, JobRecord, JobSpec};
+use super::job::{self, JobRecord, JobSpec, Work};
 use super::manager::{Manager, PeriodRecord};
 use super::model::{InterferenceModel, Prior};
-use crate::oslat::{scratch_dir, Bench};
+use crate::oslat::scratch_dir;
 use crate::partition::state::{Change as StateChange, Mechanism, State};
 use crate::partition::{self, PartitionError, Plan};
 use crate::platform::sched::DeadlineParams;
@@ -80,7 +80,7 @@ impl Drop for Undo {
 
 pub fn run(config: ManageConfig) -> Result<ManageOutcome, ManageError> {
     let s = &config.system;
-    let work = Bench::parse(&s.rt.work).map_err(ManageError::Refused)?;
+    let work = Work::parse(&s.rt.work).map_err(ManageError::Refused)?;
     let rt_core = s.rt.core.0;
     let online = crate::platform::online_cpus();
     if let Some(c) = (0..s.cores).find(|c| !online.contains(c)) {
@@ -252,6 +252,7 @@ fn control_config(
         // The kernel admits 95 % of a CPU to SCHED_DEADLINE by default.
         rt_max: Duration::from_nanos(p.as_nanos() / 100 * 95),
         hold: s.manager.hold,
+        probe: s.manager.probe,
     }
 }
 
@@ -285,7 +286,7 @@ fn join_rt_side(state: &State) -> Result<(), ManageError> {
 /// Calibrates the job size (if given as a length) and runs the isolation jobs.
 fn isolate(
     config: &ManageConfig,
-    work: Bench,
+    work: Work,
     dir: &std::path::Path,
 ) -> Result<(u64, Vec<JobRecord>), ManageError> {
     let s = &config.system;
