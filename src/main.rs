@@ -48,6 +48,8 @@ enum Command {
     Experiment(commands::experiment::ExperimentArgs),
     /// Convert another tool's workload file to the kairos format (MC-DAG framework XML).
     Import(commands::import::Args),
+    /// Write a workload in another tool's format (rt-app JSON).
+    Export(commands::export::Args),
     /// Synthesize one scheduling table per criticality level (GMH-MC-DAG) for an MC-DAG system.
     Synth(commands::synth::Args),
     /// Check scheduling tables against their workload, independently of the synthesizer.
@@ -90,6 +92,7 @@ fn main() -> ExitCode {
         Command::Gen(args) => commands::gen::run(&args),
         Command::Experiment(args) => commands::experiment::run(&args),
         Command::Import(args) => commands::import::run(&args),
+        Command::Export(args) => commands::export::run(&args),
         Command::Synth(args) => commands::synth::run(&args),
         Command::ValidateTables(args) => commands::validate_tables::run(&args),
         Command::Run(args) => commands::run::run(&args),

@@ -1,11 +1,11 @@
-//! `kairos import mcdag FILE.xml`: another tool's system file converted to the kairos format
-//! (docs/import.md).
+//! `kairos import mcdag FILE.xml` and `kairos import simso FILE.xml`: another tool's system
+//! file converted to the kairos format (docs/import.md).
 
 use crate::args::{write_output, CommandResult, Failure};
 use crate::mc_input::read_text;
 use kairos_model::mc_load::{to_json, to_toml};
 use kairos_model::mcdag_xml::{import_with, ImportOptions};
-use kairos_model::Duration;
+use kairos_model::{simso_xml, Duration};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -18,6 +18,17 @@ pub struct Args {
 pub enum ImportFormat {
     /// The MC-DAG framework's XML (<mcsystem> with <mcdag>, <cores>, <levels>).
     Mcdag(McdagArgs),
+    /// SimSo's XML configuration (<simulation> with <sched>, <processors>, <tasks>).
+    Simso(SimsoArgs),
+}
+
+#[derive(clap::Args)]
+pub struct SimsoArgs {
+    /// The XML file SimSo's Configuration.save wrote.
+    pub file: PathBuf,
+    /// Output file (kairos TOML); standard output if absent.
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -38,7 +49,60 @@ pub struct McdagArgs {
 pub fn run(args: &Args) -> CommandResult {
     match &args.format {
         ImportFormat::Mcdag(args) => mcdag(args),
+        ImportFormat::Simso(args) => simso(args),
     }
+}
+
+/// `kairos import simso`: the workload, checked like any kairos file, and the simulation that
+/// reproduces SimSo's run (policy and duration) on standard error.
+fn simso(args: &SimsoArgs) -> CommandResult {
+    let source = read_text(&args.file)?;
+    let name = args.file.display().to_string();
+    let import =
+        simso_xml::import_simso(&source).map_err(|e| Failure::bad_input(format!("{name}: {e}")))?;
+    let stem = args.file.file_stem().map_or("simso".into(), |n| {
+        n.to_string_lossy().replace(char::is_control, "?")
+    });
+    let text = simso_xml::to_toml(&import, &stem);
+    let checked = kairos_model::check_source(&text, kairos_model::Format::Toml);
+    for d in checked.diagnostics.iter() {
+        eprintln!("{}", d.render(&name));
+    }
+    if checked.workload.is_none() {
+        return Err(Failure::bad_input(format!(
+            "{name}: the imported workload has errors: nothing written"
+        )));
+    }
+    for note in &import.notes {
+        eprintln!("note: {note}");
+    }
+    let target = args
+        .out
+        .as_ref()
+        .map_or("FILE".into(), |p| p.display().to_string());
+    match import.policy {
+        Some(policy) => eprintln!(
+            "SimSo's run: kairos simulate {target} --policy {policy} --duration {}",
+            import.duration
+        ),
+        None => eprintln!(
+            "SimSo's scheduler {} has no kairos policy with the same rules",
+            import.scheduler
+        ),
+    }
+    match &args.out {
+        Some(path) => {
+            write_output(path, &text)?;
+            println!(
+                "wrote {}: {} task(s) on {} core(s)",
+                path.display(),
+                import.tasks.len(),
+                import.cores
+            );
+        }
+        None => print!("{text}"),
+    }
+    Ok(0)
 }
 
 fn mcdag(args: &McdagArgs) -> CommandResult {

@@ -16,6 +16,7 @@ pub mod demo_imprecise;
 pub mod demo_mc;
 pub mod exec;
 pub mod experiment;
+pub mod export;
 pub mod gen;
 mod gen_mcdag;
 pub mod import;

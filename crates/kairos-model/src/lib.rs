@@ -25,6 +25,7 @@ pub mod mc_load;
 pub mod mcdag_xml;
 pub mod overheads;
 mod overheads_load;
+pub mod simso_xml;
 pub mod tables;
 pub mod time;
 pub mod validate;
