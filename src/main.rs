@@ -67,6 +67,9 @@ enum Command {
     /// Run the resource manager: an RT task beside best-effort programs, each core's period
     /// split into RT, best-effort and idle time, adapted to the measured interference.
     Manage(commands::manage::Args),
+    /// Write one self-contained HTML page: the workload, the analysis, and each policy's
+    /// simulation with its Gantt chart and response times.
+    Report(commands::report::Args),
 }
 
 /// Lets `kairos ... | head` end quietly: Rust ignores SIGPIPE, so a closed pipe turns every
@@ -101,6 +104,7 @@ fn main() -> ExitCode {
         Command::Partition(args) => commands::partition::run(&args),
         Command::Exec(args) => commands::exec::run(&args),
         Command::Manage(args) => commands::manage::run(&args),
+        Command::Report(args) => commands::report::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -62,27 +62,7 @@ fn run_file(path: &Path, list: &registry::TestList, json: bool) -> CommandResult
     }
     let workload = crate::commands::check::load_valid(path)?;
     let selection = list.for_cores(workload.cores);
-    let tasks = tasks_of(&workload);
-    // Fixed-priority tests follow the file's priorities when every task has one (as `simulate
-    // --priorities auto` does), rate-monotonic order otherwise.
-    let priority_order = workload
-        .tasks
-        .iter()
-        .all(|t| t.priority.is_some())
-        .then(|| {
-            let priorities: Vec<_> = workload.tasks.iter().map(|t| t.priority).collect();
-            kairos_analysis::uniprocessor::explicit_order(&priorities)
-        });
-    let verdicts: Vec<(&str, Verdict)> = selection
-        .run
-        .iter()
-        .map(|t| {
-            (
-                t.name.as_str(),
-                t.run_with_priorities(&tasks, workload.cores, priority_order.as_deref()),
-            )
-        })
-        .collect();
+    let verdicts = verdicts(&workload, &selection);
     // The answer is "yes" when at least one test shows the workload schedulable (each test under
     // its own policy); sufficient tests saying "no" only fail to show it.
     let shown = verdicts.iter().any(|(_, v)| v.schedulable);
@@ -95,6 +75,42 @@ fn run_file(path: &Path, list: &registry::TestList, json: bool) -> CommandResult
         println!("{}", overall_line(&verdicts, shown));
     }
     Ok(if shown { 0 } else { crate::exit::NO })
+}
+
+/// Every selected test's verdict. Fixed-priority tests follow the file's priorities when every
+/// task has one (as `simulate --priorities auto` does), rate-monotonic order otherwise.
+fn verdicts(
+    workload: &kairos_model::Workload,
+    selection: &registry::Selection,
+) -> Vec<(&'static str, Verdict)> {
+    let tasks = tasks_of(workload);
+    let priority_order = workload
+        .tasks
+        .iter()
+        .all(|t| t.priority.is_some())
+        .then(|| {
+            let priorities: Vec<_> = workload.tasks.iter().map(|t| t.priority).collect();
+            kairos_analysis::uniprocessor::explicit_order(&priorities)
+        });
+    selection
+        .run
+        .iter()
+        .map(|t| {
+            (
+                t.name.as_str(),
+                t.run_with_priorities(&tasks, workload.cores, priority_order.as_deref()),
+            )
+        })
+        .collect()
+}
+
+/// `kairos analyze --json` of `workload` with the default tests, for other reports.
+pub(crate) fn default_report(path: &Path, workload: &kairos_model::Workload) -> serde_json::Value {
+    let list = registry::TestList::parse("default").expect("the default list parses");
+    let selection = list.for_cores(workload.cores);
+    let verdicts = verdicts(workload, &selection);
+    let shown = verdicts.iter().any(|(_, v)| v.schedulable);
+    json_report(path, workload, &verdicts, &selection.skipped, shown)
 }
 
 fn overall_line(verdicts: &[(&str, Verdict)], shown: bool) -> String {

@@ -23,6 +23,7 @@ pub mod import;
 pub mod manage;
 pub mod partition;
 pub mod platform;
+pub mod report;
 pub mod run;
 pub mod run_compare;
 mod run_report;
