@@ -1,25 +1,9 @@
 //! `kairos`: check, simulate and benchmark real-time workloads. See README.md and docs/.
 #![deny(unsafe_code)]
 
-mod args;
-mod commands;
-mod generation;
-mod imprecise;
-mod mc_input;
-mod report;
-
 use clap::{Parser, Subcommand};
+use kairos::commands;
 use std::process::ExitCode;
-
-/// Exit codes shared by every command (docs/cli.md).
-pub mod exit {
-    /// The answer is "no": e.g. a deadline was missed under `--fail-on-miss`.
-    pub const NO: u8 = 1;
-    /// Bad input or usage.
-    pub const BAD_INPUT: u8 = 2;
-    /// The environment is missing something (a file cannot be written, ...).
-    pub const ENVIRONMENT: u8 = 3;
-}
 
 #[derive(Parser)]
 #[command(name = "kairos", version, about = "Multicore real-time scheduling: check, analyze, synthesize, simulate, run on real cores, measure", long_about = None)]

@@ -24,77 +24,92 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: &CheckArgs) -> CommandResult {
-    let name = args.file.display().to_string();
     let source = mc_input::read_text(&args.file)?;
-    let format = Format::from_path(&args.file.to_string_lossy());
-    let has_errors = if is_managed_source(&source, format) {
-        let checked = check_managed_source(&source, format);
-        let summary = checked.system.as_ref().map(managed_summary);
-        match args.json {
-            true => print_json(
-                &name,
-                summary.map(serde_json::Value::String),
-                &checked.diagnostics,
-            ),
-            false => print!("{}", report(&checked.diagnostics, &name, summary)),
-        }
-        checked.diagnostics.has_errors()
-    } else if kairos_model::is_vm_source(&source, format) {
-        let checked = kairos_model::check_vm_source(&source, format);
-        let summary = checked.system.as_ref().map(crate::commands::vm::summary);
-        match args.json {
-            true => print_json(
-                &name,
-                summary.map(serde_json::Value::String),
-                &checked.diagnostics,
-            ),
-            false => print!("{}", report(&checked.diagnostics, &name, summary)),
-        }
-        checked.diagnostics.has_errors()
-    } else if mc_input::is_xml(&args.file) || is_mc_source(&source, format) {
-        let options = ImportOptions {
-            slot: args.slot,
-            cores: None,
-        };
-        let checked = mc_input::check_source(&args.file, &source, &options)?;
-        match args.json {
-            true => {
-                let summary = checked.system.as_ref().map(|s| {
-                    serde_json::json!({
-                        "dags": s.dags.len(),
-                        "tasks": s.task_refs().count(),
-                        "levels": s.levels,
-                        "cores": s.cores,
-                        "utilization": (0..s.level_count()).map(|l| s.utilization_at(l)).collect::<Vec<_>>(),
-                        "hyperperiod_ns": s.hyperperiod().map(|h| h.as_nanos()),
-                    })
-                });
-                print_json(&name, summary, &checked.diagnostics)
-            }
-            false => print!("{}", render_mc(&checked, &name)),
-        }
-        checked.diagnostics.has_errors()
-    } else {
-        let checked = check_source(&source, format);
-        match args.json {
-            true => {
-                let summary = checked.workload.as_ref().map(|w| {
-                    serde_json::json!({
-                        "tasks": w.tasks.len(),
-                        "cores": w.cores,
-                        "utilization": w.total_utilization(),
-                    })
-                });
-                print_json(&name, summary, &checked.diagnostics)
-            }
-            false => print!("{}", render(&checked, &name)),
-        }
-        checked.diagnostics.has_errors()
-    };
-    Ok(if has_errors {
+    let checked = evaluate(&args.file, &source, args.slot)?;
+    match args.json {
+        true => println!(
+            "{}",
+            serde_json::to_string_pretty(&checked.json).expect("report serializes")
+        ),
+        false => print!("{}", checked.text),
+    }
+    Ok(if checked.has_errors {
         crate::exit::BAD_INPUT
     } else {
         0
+    })
+}
+
+/// What `kairos check` says of one file, in both forms.
+pub struct Evaluated {
+    /// The `--json` report.
+    pub json: serde_json::Value,
+    /// The text report.
+    pub text: String,
+    pub has_errors: bool,
+}
+
+/// Checks `source` (read from `path`, whose extension gives the format) as `kairos check`
+/// does: managed, VM, mixed-criticality or periodic, by its top-level keys.
+pub fn evaluate(path: &Path, source: &str, slot: Duration) -> Result<Evaluated, Failure> {
+    let name = path.display().to_string();
+    let format = Format::from_path(&path.to_string_lossy());
+    let both = |diagnostics: &Diagnostics,
+                summary: Option<String>,
+                json_summary: Option<serde_json::Value>| Evaluated {
+        json: json_report(&name, json_summary, diagnostics),
+        text: report(diagnostics, &name, summary),
+        has_errors: diagnostics.has_errors(),
+    };
+    if is_managed_source(source, format) {
+        let checked = check_managed_source(source, format);
+        let summary = checked.system.as_ref().map(managed_summary);
+        return Ok(both(
+            &checked.diagnostics,
+            summary.clone(),
+            summary.map(serde_json::Value::String),
+        ));
+    }
+    if kairos_model::is_vm_source(source, format) {
+        let checked = kairos_model::check_vm_source(source, format);
+        let summary = checked.system.as_ref().map(crate::commands::vm::summary);
+        return Ok(both(
+            &checked.diagnostics,
+            summary.clone(),
+            summary.map(serde_json::Value::String),
+        ));
+    }
+    if mc_input::is_xml(path) || is_mc_source(source, format) {
+        let options = ImportOptions { slot, cores: None };
+        let checked = mc_input::check_source(path, source, &options)?;
+        let summary = checked.system.as_ref().map(|s| {
+            serde_json::json!({
+                "dags": s.dags.len(),
+                "tasks": s.task_refs().count(),
+                "levels": s.levels,
+                "cores": s.cores,
+                "utilization": (0..s.level_count()).map(|l| s.utilization_at(l)).collect::<Vec<_>>(),
+                "hyperperiod_ns": s.hyperperiod().map(|h| h.as_nanos()),
+            })
+        });
+        return Ok(Evaluated {
+            json: json_report(&name, summary, &checked.diagnostics),
+            text: render_mc(&checked, &name),
+            has_errors: checked.diagnostics.has_errors(),
+        });
+    }
+    let checked = check_source(source, format);
+    let summary = checked.workload.as_ref().map(|w| {
+        serde_json::json!({
+            "tasks": w.tasks.len(),
+            "cores": w.cores,
+            "utilization": w.total_utilization(),
+        })
+    });
+    Ok(Evaluated {
+        json: json_report(&name, summary, &checked.diagnostics),
+        text: render(&checked, &name),
+        has_errors: checked.diagnostics.has_errors(),
     })
 }
 
@@ -128,7 +143,11 @@ fn managed_summary(s: &ManagedSystem) -> String {
 
 /// `check --json`: the verdict, what was read (`summary`, null on errors), the counts and every
 /// diagnostic, as fields.
-fn print_json(file: &str, summary: Option<serde_json::Value>, diagnostics: &Diagnostics) {
+fn json_report(
+    file: &str,
+    summary: Option<serde_json::Value>,
+    diagnostics: &Diagnostics,
+) -> serde_json::Value {
     let items: Vec<_> = diagnostics
         .iter()
         .map(|d| {
@@ -142,18 +161,14 @@ fn print_json(file: &str, summary: Option<serde_json::Value>, diagnostics: &Diag
             })
         })
         .collect();
-    let report = serde_json::json!({
+    serde_json::json!({
         "file": file,
         "ok": !diagnostics.has_errors(),
         "summary": summary,
         "errors": diagnostics.error_count(),
         "warnings": diagnostics.warning_count(),
         "diagnostics": items,
-    });
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&report).expect("report serializes")
-    );
+    })
 }
 
 /// The report `kairos check` prints for a mixed-criticality system: each diagnostic, then a

@@ -1,0 +1,66 @@
+//! The native half of the `kairos` Python package: thin calls into the kairos library
+//! (`kairos::api`), which the command line uses too, returning the same JSON the CLI prints.
+//! The Python half (`kairos/__init__.py`) turns it into dicts and pandas DataFrames.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+
+create_exception!(
+    _kairos,
+    NativeError,
+    PyException,
+    "A kairos error: (message, report JSON or None)."
+);
+
+fn raise(e: kairos::api::ApiError) -> PyErr {
+    let report = e.report.map(|r| r.to_string());
+    NativeError::new_err((e.message, report))
+}
+
+/// `kairos check --json`, for a workload's text named like a file.
+#[pyfunction]
+fn check(name: &str, text: &str) -> PyResult<String> {
+    kairos::api::check(name, text)
+        .map(|v| v.to_string())
+        .map_err(raise)
+}
+
+/// `kairos analyze --json`.
+#[pyfunction]
+fn analyze(name: &str, text: &str) -> PyResult<String> {
+    kairos::api::analyze(name, text)
+        .map(|v| v.to_string())
+        .map_err(raise)
+}
+
+/// `kairos simulate --json`, and the jobs as a JSON array.
+#[pyfunction]
+#[pyo3(signature = (name, text, policy, duration=None, seed=0, execution_times="wcet"))]
+fn simulate(
+    name: &str,
+    text: &str,
+    policy: &str,
+    duration: Option<&str>,
+    seed: u64,
+    execution_times: &str,
+) -> PyResult<(String, String)> {
+    let duration = duration
+        .map(kairos_model::parse_duration)
+        .transpose()
+        .map_err(|e| NativeError::new_err((format!("duration: {e}"), None::<String>)))?;
+    let (metrics, jobs) =
+        kairos::api::simulate(name, text, policy, duration, seed, execution_times)
+            .map_err(raise)?;
+    let jobs = serde_json::to_string(&jobs).expect("jobs serialize");
+    Ok((metrics.to_string(), jobs))
+}
+
+#[pymodule]
+fn _kairos(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("NativeError", m.py().get_type::<NativeError>())?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,82 @@
+"""The Python package against the kairos command: the same inputs give the same `--json`
+fields, value for value. KAIROS_BIN names the command (the Rust test that runs this suite sets
+it); the examples are the repository's."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import kairos
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - CI runs 3.11
+    tomllib = None
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = os.environ.get("KAIROS_BIN", str(REPO / "target" / "release" / "kairos"))
+
+
+def cli(*args):
+    """`kairos ARGS --json` run from the repository root, parsed."""
+    out = subprocess.run([BIN, *args, "--json"], cwd=REPO, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+@pytest.fixture(autouse=True)
+def at_repo_root(monkeypatch):
+    monkeypatch.chdir(REPO)
+
+
+@pytest.mark.parametrize("policy", ["gedf", "pedf", "gfp", "pfp", "edzl"])
+def test_simulate_gives_the_clis_fields(policy):
+    ours = kairos.simulate("examples/simso-n20-m4-u3.toml", policy=policy, duration="1s")
+    theirs = cli("simulate", "examples/simso-n20-m4-u3.toml", "--policy", policy, "--duration", "1s")
+    assert dict(ours) == theirs
+    assert ours.jobs_released == theirs["jobs_released"] > 0
+
+
+def test_the_jobs_frame_agrees_with_the_per_task_metrics():
+    sim = kairos.simulate("examples/demo.toml", policy="gedf", duration="1s")
+    jobs = sim.jobs
+    assert len(jobs) == sim.jobs_released
+    assert jobs.completion_ns.notna().sum() == sim.jobs_completed
+    worst = jobs.groupby("task").response_ns.max()
+    for _, task in sim.tasks_frame.iterrows():
+        assert worst[task["name"]] == task["response_max_ns"]
+    assert (jobs.response_ns.dropna() > 0).all()
+
+
+@pytest.mark.parametrize("path", ["examples/demo.toml", "examples/uniprocessor-rm.toml", "examples/partitioned-fp.toml"])
+def test_analyze_gives_the_clis_verdicts(path):
+    assert kairos.analyze(path) == cli("analyze", path)
+
+
+@pytest.mark.parametrize("path", ["examples/demo.toml", "examples/manage/free.toml", "examples/mcdag/two-levels.toml"])
+def test_check_gives_the_clis_report(path):
+    assert kairos.check(path) == cli("check", path)
+
+
+@pytest.mark.skipif(tomllib is None, reason="tomllib is in Python 3.11+")
+def test_a_dict_is_the_same_workload_as_its_file():
+    with open(REPO / "examples" / "demo.toml", "rb") as handle:
+        as_dict = tomllib.load(handle)
+    from_dict = kairos.simulate(as_dict, policy="pedf", duration="200ms")
+    from_file = kairos.simulate("examples/demo.toml", policy="pedf", duration="200ms")
+    assert dict(from_dict) == dict(from_file)
+    assert from_dict.jobs.equals(from_file.jobs)
+
+
+def test_errors_carry_the_located_diagnostics():
+    with pytest.raises(kairos.KairosError) as caught:
+        kairos.simulate({"cores": 2, "tasks": [{"name": "a", "wcet": "5ms", "period": "2ms"}]}, policy="gedf")
+    messages = [d["message"] for d in caught.value.diagnostics]
+    assert any("exceeds" in m for m in messages), messages
+    assert all({"line", "column", "path", "hint"} <= set(d) for d in caught.value.diagnostics)
+    with pytest.raises(kairos.KairosError, match="unknown policy"):
+        kairos.simulate("examples/demo.toml", policy="fifo")
+    with pytest.raises(kairos.KairosError, match="duration"):
+        kairos.simulate("examples/demo.toml", policy="gedf", duration="soon")

@@ -1,0 +1,141 @@
+//! kairos as a library for other front ends: each function gives what the command line's
+//! `--json` gives for the same input, from the same code, so the Python package (`python/`)
+//! and the CLI cannot disagree. Inputs are a workload's text with a name (the file name the CLI
+//! would print, whose extension gives the format).
+
+use crate::commands::{analyze, check, simulate};
+use kairos_model::{Duration, Format, Workload};
+use kairos_policy::PolicyKind;
+use kairos_sim::SimConfig;
+use kairos_trace::TraceEvent;
+use serde::Serialize;
+use serde_json::Value;
+use std::path::Path;
+
+/// Why a call failed: the message the CLI prints, and for a workload with errors the
+/// `kairos check --json` report with every located diagnostic.
+#[derive(Debug)]
+pub struct ApiError {
+    pub message: String,
+    pub report: Option<Value>,
+}
+
+impl From<crate::args::Failure> for ApiError {
+    fn from(f: crate::args::Failure) -> Self {
+        ApiError {
+            message: f.message,
+            report: None,
+        }
+    }
+}
+
+/// `kairos check --json NAME`.
+pub fn check(name: &str, text: &str) -> Result<Value, ApiError> {
+    Ok(check::evaluate(Path::new(name), text, Duration::from_millis(1))?.json)
+}
+
+/// The periodic workload in `text`, or its check report as the error.
+fn workload(name: &str, text: &str) -> Result<Workload, ApiError> {
+    let checked = kairos_model::check_source(text, Format::from_path(name));
+    match checked.workload {
+        Some(w) => Ok(w),
+        None => Err(ApiError {
+            message: format!("{name} has errors; see `kairos check {name}`"),
+            report: Some(check(name, text)?),
+        }),
+    }
+}
+
+/// `kairos analyze --json NAME` (the default tests).
+pub fn analyze(name: &str, text: &str) -> Result<Value, ApiError> {
+    let w = workload(name, text)?;
+    Ok(analyze::default_report(Path::new(name), &w))
+}
+
+/// One job of a simulation, for per-job tables.
+#[derive(Clone, Debug, Serialize)]
+pub struct JobRow {
+    pub task: String,
+    pub job: u64,
+    pub release_ns: u64,
+    pub deadline_ns: u64,
+    /// None: not completed within the simulated time.
+    pub completion_ns: Option<u64>,
+    pub response_ns: Option<u64>,
+    pub missed: bool,
+}
+
+/// `kairos simulate --json NAME --policy P [--duration D] [--seed S] [--exec E]`, and every
+/// job's release, deadline and completion.
+pub fn simulate(
+    name: &str,
+    text: &str,
+    policy: &str,
+    duration: Option<Duration>,
+    seed: u64,
+    execution_times: &str,
+) -> Result<(Value, Vec<JobRow>), ApiError> {
+    let w = workload(name, text)?;
+    let kind = PolicyKind::from_cli_name(policy).ok_or_else(|| ApiError {
+        message: format!(
+            "unknown policy {policy:?}: gedf, pedf, gfp, pfp, edzl, grmwp, prmwp, grm, prm"
+        ),
+        report: None,
+    })?;
+    if !["wcet", "uniform"].contains(&execution_times) {
+        return Err(ApiError {
+            message: format!("unknown execution times {execution_times:?}: wcet or uniform"),
+            report: None,
+        });
+    }
+    let config = SimConfig {
+        duration: simulate::resolve_duration(&w, duration)?,
+        execution_times: simulate::execution_model(execution_times),
+        seed,
+        abort_on_miss: false,
+        record_trace: true,
+        overheads: w.overheads,
+    };
+    let outcome = simulate::run_policy(&w, kind, simulate::priority_order("auto"), &config)?;
+    let metrics = serde_json::to_value(&outcome.metrics).expect("metrics serialize");
+    Ok((metrics, jobs(&w, outcome.trace.as_ref())))
+}
+
+fn jobs(w: &Workload, trace: Option<&kairos_trace::Trace>) -> Vec<JobRow> {
+    let mut rows: Vec<JobRow> = Vec::new();
+    let mut index = std::collections::HashMap::new();
+    for event in trace.iter().flat_map(|t| &t.events) {
+        match event {
+            TraceEvent::Release {
+                task,
+                job,
+                at,
+                deadline,
+            } => {
+                index.insert((*task, *job), rows.len());
+                rows.push(JobRow {
+                    task: w.tasks[*task].name.clone(),
+                    job: *job,
+                    release_ns: at.as_nanos(),
+                    deadline_ns: deadline.as_nanos(),
+                    completion_ns: None,
+                    response_ns: None,
+                    missed: false,
+                });
+            }
+            TraceEvent::Completion { task, job, at } => {
+                if let Some(row) = index.get(&(*task, *job)).map(|&i| &mut rows[i]) {
+                    row.completion_ns = Some(at.as_nanos());
+                    row.response_ns = Some(at.as_nanos() - row.release_ns);
+                }
+            }
+            TraceEvent::DeadlineMiss { task, job, .. } => {
+                if let Some(row) = index.get(&(*task, *job)).map(|&i| &mut rows[i]) {
+                    row.missed = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    rows
+}
