@@ -139,3 +139,21 @@ fn jobs(w: &Workload, trace: Option<&kairos_trace::Trace>) -> Vec<JobRow> {
     }
     rows
 }
+
+/// One shard of `kairos experiment NAME`: the verdicts of samples `start..end` of point
+/// `point` as JSON (what `kairos experiment --dask` collects from its workers).
+pub fn experiment_shard(
+    name: &str,
+    text: &str,
+    point: usize,
+    start: usize,
+    end: usize,
+) -> Result<String, ApiError> {
+    Ok(crate::commands::experiment::shard::shard_json(
+        Path::new(name),
+        text,
+        point,
+        start,
+        end,
+    )?)
+}

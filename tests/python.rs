@@ -33,7 +33,14 @@ fn the_python_package_gives_what_the_command_line_gives() {
         .current_dir(repo)
         .env("CARGO_TARGET_DIR", format!("{repo}/target/python"))
         // The build backend (maturin) lives in the venv.
-        .env("PATH", format!("{}:{}", venv.display(), std::env::var("PATH").unwrap_or_default()))
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                venv.display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
         .output()
         .expect("pip");
     assert!(

@@ -56,11 +56,25 @@ fn simulate(
     Ok((metrics.to_string(), jobs))
 }
 
+/// One shard of an experiment: the verdicts of samples `start..end` of point `point`, as
+/// JSON (what `kairos experiment --dask` collects from its workers).
+#[pyfunction]
+fn experiment_shard(
+    name: &str,
+    text: &str,
+    point: usize,
+    start: usize,
+    end: usize,
+) -> PyResult<String> {
+    kairos::api::experiment_shard(name, text, point, start, end).map_err(raise)
+}
+
 #[pymodule]
 fn _kairos(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NativeError", m.py().get_type::<NativeError>())?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_shard, m)?)?;
     Ok(())
 }

@@ -13,10 +13,12 @@
 //! config.
 
 mod config;
+mod dask;
 mod decode;
 mod mc;
 pub(crate) mod plot;
 mod resume;
+pub mod shard;
 mod vm;
 
 use crate::args::{write_output, CommandResult, Failure};
@@ -52,6 +54,14 @@ pub struct ExperimentArgs {
     /// Print the summary (ratios per point and method, files written) as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Run the task sets on a Dask cluster: the scheduler's address (tcp://host:8786). The
+    /// results are the local run's, byte for byte.
+    #[arg(long, value_name = "ADDRESS")]
+    pub dask: Option<String>,
+    /// The Python with the kairos package and Dask's `distributed` that drives the cluster
+    /// (default: $KAIROS_PYTHON, else python3).
+    #[arg(long, requires = "dask")]
+    pub python: Option<PathBuf>,
 }
 
 pub fn run(args: &ExperimentArgs) -> CommandResult {
@@ -75,12 +85,24 @@ pub fn run(args: &ExperimentArgs) -> CommandResult {
         .build()
         .map_err(|e| Failure::environment(format!("cannot start worker threads: {e}")))?;
     let bar = progress_bar(&config, &progress, args.quiet);
-    for (index, &utilization) in config.points.iter().enumerate() {
-        if progress.is_done(utilization) {
-            continue;
+    match &args.dask {
+        Some(address) => dask::run(
+            &dask::Cluster::new(address, args.python.clone()),
+            &args.config,
+            &text,
+            &config,
+            &mut progress,
+            &bar,
+        )?,
+        None => {
+            for (index, &utilization) in config.points.iter().enumerate() {
+                if progress.is_done(utilization) {
+                    continue;
+                }
+                let result = pool.install(|| run_point(&config, index, utilization, &bar))?;
+                progress.record(result)?;
+            }
         }
-        let result = pool.install(|| run_point(&config, index, utilization, &bar))?;
-        progress.record(result)?;
     }
     bar.finish_and_clear();
     let results = progress.results_in_order(&config.points);
@@ -151,7 +173,7 @@ fn run_point(
     bar: &ProgressBar,
 ) -> Result<PointResult, Failure> {
     bar.set_message(format!("U = {utilization}"));
-    let outcomes: Vec<Result<Vec<Verdict>, String>> = (0..config.samples)
+    let outcomes: Outcomes = (0..config.samples)
         .into_par_iter()
         .map(|sample| {
             let verdicts = run_sample(config, index, sample, utilization);
@@ -159,6 +181,16 @@ fn run_point(
             verdicts
         })
         .collect();
+    fold_point(config, utilization, outcomes)
+}
+
+/// A point's result from every sample's verdicts, in sample order (the sums of floating-point
+/// figures then add in one order wherever the samples ran).
+fn fold_point(
+    config: &Config,
+    utilization: f64,
+    outcomes: Outcomes,
+) -> Result<PointResult, Failure> {
     let mut accepted = vec![0u64; config.methods.len()];
     let mut inconclusive = vec![0u64; config.methods.len()];
     let mut quality = vec![QualitySum::default(); config.methods.len()];
@@ -192,7 +224,11 @@ fn run_point(
     })
 }
 
+/// Every sample's verdicts (one per method), or why the sample could not be run.
+type Outcomes = Vec<Result<Vec<Verdict>, String>>;
+
 /// One method's answer on one sample.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Verdict {
     accepted: bool,
     /// A simulation cut short by the cap with no miss: neither accepted nor rejected.
