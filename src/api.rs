@@ -157,3 +157,42 @@ pub fn experiment_shard(
         end,
     )?)
 }
+
+/// `kairos gen ARGS`: each generated set as the JSON workload `kairos gen --out set.json`
+/// writes. `args` are the command's flags (`--utilization 2 --tasks 10 --seed 1 --count 3`).
+pub fn generate(args: &[String]) -> Result<Vec<Value>, ApiError> {
+    #[derive(clap::Parser)]
+    struct Gen {
+        #[command(flatten)]
+        args: crate::commands::gen::GenArgs,
+    }
+    let parsed = <Gen as clap::Parser>::try_parse_from(
+        std::iter::once("gen".to_string()).chain(args.iter().cloned()),
+    )
+    .map_err(|e| ApiError {
+        message: e.to_string(),
+        report: None,
+    })?;
+    Ok(crate::commands::gen::generated_workloads(&parsed.args)?)
+}
+
+/// `kairos synth FILE ARGS --json`, and the tables (the JSON `--out` writes) when the system
+/// is schedulable. `args` are the command's flags (`--policy gedf --cores 4`).
+pub fn synthesize(file: &Path, args: &[String]) -> Result<(Value, Option<Value>), ApiError> {
+    #[derive(clap::Parser)]
+    struct Synth {
+        #[command(flatten)]
+        args: crate::commands::synth::Args,
+    }
+    let words = ["synth".to_string(), file.display().to_string()]
+        .into_iter()
+        .chain(args.iter().cloned());
+    let parsed = <Synth as clap::Parser>::try_parse_from(words).map_err(|e| ApiError {
+        message: e.to_string(),
+        report: None,
+    })?;
+    let (report, outcome) = crate::commands::synth::synthesize_report(&parsed.args)?;
+    let tables = outcome
+        .map(|(out, _)| serde_json::from_str(&out.tables.to_json()).expect("tables are JSON"));
+    Ok((report, tables))
+}

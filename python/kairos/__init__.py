@@ -11,13 +11,25 @@ every job. A workload is a path to a kairos file (TOML or JSON) or a dict in kai
 """
 import json
 import os
-from typing import Any, Dict, Optional, Tuple, Union
+import tempfile
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import pandas as pd
 
 from . import _kairos
 
-__all__ = ["check", "analyze", "simulate", "Simulation", "KairosError"]
+__all__ = [
+    "check",
+    "analyze",
+    "simulate",
+    "generate",
+    "synthesize",
+    "read_run",
+    "Simulation",
+    "Synthesis",
+    "Run",
+    "KairosError",
+]
 
 Workload = Union[str, "os.PathLike[str]", Dict[str, Any]]
 
@@ -89,3 +101,79 @@ def simulate(
     metrics, jobs = _call(_kairos.simulate, name, text, policy, duration, seed, execution_times)
     frame = pd.DataFrame(json.loads(jobs))
     return Simulation(json.loads(metrics), frame)
+
+
+def _flags(options: Dict[str, Any]) -> List[str]:
+    """Keyword arguments as the command's flags: tasks=10 is --tasks 10, squeeze=True --squeeze."""
+    words: List[str] = []
+    for key, value in options.items():
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            words.append(flag)
+        elif value is not None and value is not False:
+            words += [flag, str(value)]
+    return words
+
+
+def generate(utilization: float, cores: int = 4, count: int = 1, seed: int = 0, **options: Any) -> List[Dict[str, Any]]:
+    """`kairos gen`: `count` task sets of total `utilization`, each the JSON workload
+    `kairos gen --out set.json` writes (usable as `simulate`'s workload). Other flags as
+    keywords: tasks=10, method="randfixedsum", periods="log-uni-short", deadlines=..."""
+    flags = _flags(dict(utilization=utilization, cores=cores, count=count, seed=seed, **options))
+    return json.loads(_call(_kairos.generate, flags))
+
+
+class Synthesis(dict):
+    """`kairos synth --json` as a dict (keys also attributes), plus `tables`: the scheduling
+    tables (`kairos synth --out`'s JSON) when the system is schedulable, else None."""
+
+    def __init__(self, report: Dict[str, Any], tables: Optional[Dict[str, Any]]):
+        super().__init__(report)
+        self.tables = tables
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def synthesize(system: Workload, policy: str = "gedzl", cores: Optional[int] = None, slot: str = "1ms") -> Synthesis:
+    """`kairos synth SYSTEM --json --policy POLICY [--cores M] [--slot D]` for a
+    mixed-criticality DAG system (a kairos file, an MC-DAG framework .xml, or a dict)."""
+    flags = _flags(dict(policy=policy, cores=cores, slot=slot))
+    if isinstance(system, dict):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "system.json")
+            with open(path, "w", encoding="utf-8") as handle:
+                json.dump(system, handle)
+            report, tables = _call(_kairos.synthesize, path, flags)
+    else:
+        report, tables = _call(_kairos.synthesize, os.fspath(system), flags)
+    return Synthesis(json.loads(report), json.loads(tables) if tables else None)
+
+
+class Run(dict):
+    """A real run's `kairos run --json` result (keys also attributes), plus `tasks_frame` (one
+    row per task) and `histogram(name)`: the HDR histogram as a DataFrame of value_ns, count."""
+
+    def __init__(self, result: Dict[str, Any]):
+        super().__init__(result)
+        self.tasks_frame = pd.DataFrame(result.get("tasks", []))
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def histogram(self, name: str) -> pd.DataFrame:
+        buckets = self["histograms"][name]["buckets"]
+        return pd.DataFrame(buckets, columns=["value_ns", "count"])
+
+
+def read_run(path: Union[str, "os.PathLike[str]"]) -> Run:
+    """Reads what `kairos run ... --json > RUN.json` wrote (real runs need real-time privilege,
+    so they are made by the command and read here)."""
+    with open(os.fspath(path), encoding="utf-8") as handle:
+        return Run(json.load(handle))

@@ -69,6 +69,21 @@ fn experiment_shard(
     kairos::api::experiment_shard(name, text, point, start, end).map_err(raise)
 }
 
+/// `kairos gen ARGS`: the generated sets as a JSON array of workloads.
+#[pyfunction]
+fn generate(args: Vec<String>) -> PyResult<String> {
+    let sets = kairos::api::generate(&args).map_err(raise)?;
+    Ok(serde_json::Value::Array(sets).to_string())
+}
+
+/// `kairos synth FILE ARGS --json`, and the tables as JSON when schedulable.
+#[pyfunction]
+fn synthesize(file: &str, args: Vec<String>) -> PyResult<(String, Option<String>)> {
+    let (report, tables) =
+        kairos::api::synthesize(std::path::Path::new(file), &args).map_err(raise)?;
+    Ok((report.to_string(), tables.map(|t| t.to_string())))
+}
+
 #[pymodule]
 fn _kairos(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NativeError", m.py().get_type::<NativeError>())?;
@@ -76,5 +91,7 @@ fn _kairos(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(experiment_shard, m)?)?;
+    m.add_function(wrap_pyfunction!(generate, m)?)?;
+    m.add_function(wrap_pyfunction!(synthesize, m)?)?;
     Ok(())
 }

@@ -80,3 +80,42 @@ def test_errors_carry_the_located_diagnostics():
         kairos.simulate("examples/demo.toml", policy="fifo")
     with pytest.raises(kairos.KairosError, match="duration"):
         kairos.simulate("examples/demo.toml", policy="gedf", duration="soon")
+
+
+def test_generate_gives_the_set_gen_writes(tmp_path):
+    out = tmp_path / "set.json"
+    done = subprocess.run([BIN, "gen", "--utilization", "2.5", "--tasks", "9", "--seed", "7", "--cores", "2", "--out", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    ours = kairos.generate(2.5, cores=2, seed=7, tasks=9)
+    assert ours == [json.loads(out.read_text())]
+    several = kairos.generate(2.5, cores=2, seed=7, tasks=9, count=3)
+    assert several[0] == ours[0] and len(several) == 3 and several[1] != several[0]
+    # A generated set is a workload: it simulates.
+    assert kairos.simulate(several[2], policy="gedf", duration="100ms").jobs_released > 0
+    with pytest.raises(kairos.KairosError, match="unexpected argument|invalid value"):
+        kairos.generate(1.0, periods_please="no")
+
+
+def test_synthesize_gives_the_clis_report_and_tables(tmp_path):
+    system = "examples/mcdag/two-levels.toml"
+    tables = tmp_path / "tables.json"
+    theirs = cli("synth", system, "--out", str(tables))
+    ours = kairos.synthesize(system)
+    for report in (theirs, ours):
+        report.pop("time_ms")
+        report.pop("out")
+    assert dict(ours) == theirs
+    assert ours.tables == json.loads(tables.read_text())
+
+
+def test_read_run_reads_a_real_run(tmp_path):
+    if os.geteuid() != 0:
+        pytest.fail("a real run needs root (CI is root)")
+    result = tmp_path / "run.json"
+    with open(result, "w") as handle:
+        done = subprocess.run([BIN, "run", "examples/runtime-2cores.toml", "--policy", "edf", "--duration", "1s", "--json"], stdout=handle, text=True)
+    assert done.returncode == 0
+    run = kairos.read_run(result)
+    assert run.jobs_released == run.tasks_frame.jobs_released.sum() > 0
+    latency = run.histogram("release_latency")
+    assert latency["count"].sum() == run.release_latency_ns["count"]

@@ -138,6 +138,21 @@ fn task_sets(args: &GenArgs) -> Result<Vec<Vec<Task>>, Failure> {
     Ok(sets)
 }
 
+/// The sets `kairos gen` writes, each as the JSON workload `--out set.json` holds (task sets
+/// only: MC-DAG systems have their own writer).
+pub fn generated_workloads(args: &GenArgs) -> Result<Vec<Value>, Failure> {
+    if args.mcdag.enabled {
+        return Err(Failure::bad_input("MC-DAG systems: use kairos gen --mcdag"));
+    }
+    if args.cores == 0 {
+        return Err(Failure::bad_input("--cores must be at least 1"));
+    }
+    Ok(task_sets(args)?
+        .iter()
+        .map(|set| workload_value(args, set))
+        .collect())
+}
+
 fn write_sets(args: &GenArgs, sets: &[Vec<Task>]) -> CommandResult {
     let format = output_format(args)?;
     let text = match format {

@@ -45,6 +45,48 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> CommandResult {
+    let (report, outcome) = synthesize_report(args)?;
+    let Some((out, elapsed)) = outcome else {
+        match args.json {
+            true => println!(
+                "{}",
+                serde_json::to_string_pretty(&report).expect("summary serializes")
+            ),
+            false => println!(
+                "{}: not schedulable: {}",
+                args.file.display(),
+                report["reason"].as_str().unwrap_or_default()
+            ),
+        }
+        return Ok(crate::exit::NO);
+    };
+    if let Some(path) = &args.out {
+        write_output(path, out.tables.to_json() + "\n")?;
+    }
+    if let Some(path) = &args.gantt {
+        let system = load_system(&args.file, args.slot)?;
+        let view = GanttOptions {
+            window: args.gantt_window,
+            rows: args.gantt_by,
+            title: None,
+        };
+        write_output(path, gantt(&system, &out.tables, &args.file, &view))?;
+    }
+    match args.json {
+        true => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("summary serializes")
+        ),
+        false => print_summary(args, &out, elapsed),
+    }
+    Ok(0)
+}
+
+/// `kairos synth --json`'s report, and the synthesis with its time when it succeeded
+/// (an unschedulable system is a report with `schedulable: false`, not an error).
+pub fn synthesize_report(
+    args: &Args,
+) -> Result<(serde_json::Value, Option<(Synthesis, std::time::Duration)>), Failure> {
     let system = load_system(&args.file, args.slot)?;
     let options = SynthOptions {
         policy: Policy::from_name(&args.policy).unwrap_or_default(),
@@ -58,33 +100,12 @@ pub fn run(args: &Args) -> CommandResult {
     };
     let elapsed = started.elapsed();
     match result {
-        Ok(out) => {
-            if let Some(path) = &args.out {
-                write_output(path, out.tables.to_json() + "\n")?;
-            }
-            if let Some(path) = &args.gantt {
-                let view = GanttOptions {
-                    window: args.gantt_window,
-                    rows: args.gantt_by,
-                    title: None,
-                };
-                write_output(path, gantt(&system, &out.tables, &args.file, &view))?;
-            }
-            if args.json {
-                println!("{}", summary_json(args, &out, elapsed));
-            } else {
-                print_summary(args, &out, elapsed);
-            }
-            Ok(0)
-        }
+        Ok(out) => Ok((summary_json(args, &out, elapsed), Some((out, elapsed)))),
         Err(failure) if failure.is_input_error() => Err(Failure::bad_input(format!(
             "{}: {failure}",
             args.file.display()
         ))),
-        Err(failure) => {
-            report_failure(args, &failure, elapsed);
-            Ok(crate::exit::NO)
-        }
+        Err(failure) => Ok((failure_json(args, &failure, elapsed), None)),
     }
 }
 
@@ -128,7 +149,7 @@ fn print_summary(args: &Args, out: &Synthesis, elapsed: std::time::Duration) {
     }
 }
 
-fn summary_json(args: &Args, out: &Synthesis, elapsed: std::time::Duration) -> String {
+fn summary_json(args: &Args, out: &Synthesis, elapsed: std::time::Duration) -> serde_json::Value {
     let t = &out.tables;
     let value = json!({
         "file": args.file.display().to_string(),
@@ -142,25 +163,21 @@ fn summary_json(args: &Args, out: &Synthesis, elapsed: std::time::Duration) -> S
         "time_ms": elapsed.as_secs_f64() * 1e3,
         "out": args.out.as_ref().map(|p| p.display().to_string()),
     });
-    serde_json::to_string_pretty(&value).expect("summary serializes")
+    value
 }
 
-fn report_failure(args: &Args, failure: &SynthFailure, elapsed: std::time::Duration) {
-    if args.json {
-        let value = json!({
-            "file": args.file.display().to_string(),
-            "schedulable": false,
-            "policy": args.policy,
-            "reason": failure.to_string(),
-            "time_ms": elapsed.as_secs_f64() * 1e3,
-        });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).expect("summary serializes")
-        );
-    } else {
-        println!("{}: not schedulable: {failure}", args.file.display());
-    }
+fn failure_json(
+    args: &Args,
+    failure: &SynthFailure,
+    elapsed: std::time::Duration,
+) -> serde_json::Value {
+    json!({
+        "file": args.file.display().to_string(),
+        "schedulable": false,
+        "policy": args.policy,
+        "reason": failure.to_string(),
+        "time_ms": elapsed.as_secs_f64() * 1e3,
+    })
 }
 
 /// Every level's table as one stacked Gantt chart (`dag/task` names, one panel per level).
