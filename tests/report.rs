@@ -137,3 +137,78 @@ fn the_page_opens_in_chromium_without_a_console_error_and_shows_every_section() 
         "a screenshot of the page"
     );
 }
+
+#[test]
+fn a_mixed_criticality_page_shows_the_tables_and_the_mode_changes() {
+    let dir = Scratch::new("report-mc");
+    let out = Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args([
+            "report",
+            &format!(
+                "{}/examples/mcdag/two-levels.toml",
+                env!("CARGO_MANIFEST_DIR")
+            ),
+            "-o",
+            "mc.html",
+        ])
+        .current_dir(&dir.0)
+        .output()
+        .expect("run kairos");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = std::fs::read_to_string(dir.0.join("mc.html")).unwrap();
+    for id in ["system", "tables", "mode-changes"] {
+        assert!(
+            page.contains(&format!("<section id=\"{id}\"")),
+            "section {id}"
+        );
+    }
+    assert!(
+        page.contains("table of level LO") && page.contains("table of level HI"),
+        "one table per level"
+    );
+    // Jobs overrun with probability 0.2 over ten hyper-periods: the mode rises at least once.
+    assert!(page.contains("highest mode HI"), "no mode change shown");
+    assert!(
+        page.contains("<td class=\"name\">LO</td><td class=\"name\">HI</td>"),
+        "a LO to HI change listed"
+    );
+}
+
+#[test]
+#[ignore = "needs root: a real run on SCHED_DEADLINE (CI runs it)"]
+fn a_real_runs_page_sets_the_measured_schedule_beside_the_simulated_one() {
+    let dir = Scratch::new("report-run");
+    let out = Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args([
+            "run",
+            &format!(
+                "{}/examples/runtime-2cores.toml",
+                env!("CARGO_MANIFEST_DIR")
+            ),
+            "--policy",
+            "edf",
+            "--duration",
+            "1s",
+            "--report",
+            "run.html",
+        ])
+        .current_dir(&dir.0)
+        .output()
+        .expect("run kairos");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = std::fs::read_to_string(dir.0.join("run.html")).unwrap();
+    for id in ["run", "comparison", "schedules", "responses"] {
+        assert!(
+            page.contains(&format!("<section id=\"{id}\"")),
+            "section {id}"
+        );
+    }
+    assert!(
+        page.contains(">measured<") && page.contains(">simulated<"),
+        "both schedules"
+    );
+    assert!(
+        page.contains("jobs released in both"),
+        "the job-by-job agreement"
+    );
+}

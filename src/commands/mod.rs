@@ -31,7 +31,7 @@ pub mod run_table;
 pub mod run_user;
 mod run_vm;
 pub mod simulate;
-mod simulate_tables;
+pub mod simulate_tables;
 mod simulate_vm;
 pub mod synth;
 pub mod validate_tables;

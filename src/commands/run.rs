@@ -79,6 +79,11 @@ pub struct Args {
     /// Also simulate the workload and compare the two job by job.
     #[arg(long)]
     pub compare: bool,
+    /// Write one self-contained HTML page of the run compared with its simulation (implies
+    /// --compare): the measured and simulated schedules one above the other, the job-by-job
+    /// agreement, and each task's measured and simulated response times.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
     /// Scheduling tables for --policy table (default: synthesize them first).
     #[arg(long, value_name = "TABLES.json")]
     pub tables: Option<PathBuf>,
@@ -108,6 +113,11 @@ pub struct Args {
 }
 
 impl Args {
+    /// Whether the run is simulated too (--compare, or a --report that shows both).
+    pub fn compares(&self) -> bool {
+        self.compare || self.report.is_some()
+    }
+
     /// The execution-time model and the seed of the run's per-job draws.
     pub fn draws(&self) -> (kairos_sim::ExecutionTimeModel, u64) {
         let model = crate::commands::simulate::execution_model(&self.exec);
@@ -162,7 +172,7 @@ pub fn run(args: &Args) -> CommandResult {
     let result = run_periodic(&workload, &config, &calibration, RunControl::new());
     drop(signals);
     let result = result.map_err(run_failure)?;
-    let simulated = if args.compare {
+    let simulated = if args.compares() {
         let kind = match config.policy {
             PeriodicPolicy::Pfp => PolicyKind::PartitionedFp,
             PeriodicPolicy::Gfp => PolicyKind::GlobalFp,

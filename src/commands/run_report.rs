@@ -62,6 +62,17 @@ pub(super) fn report_with(
         }
         print!("{}", extra.text);
     }
+    if let Some(path) = &args.report {
+        let page = crate::commands::report::run::page(
+            &args.file.display().to_string(),
+            workload,
+            result,
+            simulated,
+            compared.as_ref(),
+        );
+        crate::args::write_output(path, page)?;
+        eprintln!("wrote {}", path.display());
+    }
     let name = workload.name.as_deref().unwrap_or("workload");
     write_outputs(
         args,

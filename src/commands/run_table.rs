@@ -49,7 +49,7 @@ pub fn run(args: &Args) -> CommandResult {
         RunError::Invalid(text) => Failure::bad_input(text),
         RunError::Platform(p) => Failure::environment(p.to_string()),
     })?;
-    let simulated = if args.compare {
+    let simulated = if args.compares() {
         let sim_config = TableSimConfig {
             duration: Some(Duration::from_nanos(run.result.duration_ns)),
             overruns: config.overruns.clone(),

@@ -25,7 +25,7 @@ pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
     let priorities = crate::commands::simulate::priority_order(&args.priorities);
     let prepared = crate::imprecise::prepare_with_margin(kind, &workload, args.od_margin)?;
     let run = run_on_dispatcher(args, &prepared, kind.build(priorities))?;
-    let simulated = if args.compare {
+    let simulated = if args.compares() {
         let overheads = measured_overheads(&run.result);
         // The prepared workload: its optional deadlines (with the margin) and partition are
         // the run's, which the simulation keeps.

@@ -34,7 +34,7 @@ pub fn run(args: &Args) -> CommandResult {
         domains: measured_domains(&plan, &run.result),
         vcpus: vcpu_metrics(&plan, &specs, run.servers),
     };
-    let simulated = match args.compare {
+    let simulated = match args.compares() {
         true => Some(simulate_like(&plan, &run.result, args)?),
         false => None,
     };

@@ -39,7 +39,7 @@ pub fn responses_svg(workload: &Workload, responses: &[Vec<u64>]) -> String {
             y + 1.0,
             y + ROW - 3.0
         ));
-        let mut times = responses[i].clone();
+        let mut times = responses.get(i).cloned().unwrap_or_default();
         if times.is_empty() {
             out.push_str(&format!(
                 r##"<text x="{LEFT}" y="{}" fill="#777">no completed job</text>"##,

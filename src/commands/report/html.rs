@@ -40,21 +40,24 @@ console.info('kairos report loaded: '+s.length+' sections');});";
 
 pub fn page(inputs: &Inputs) -> String {
     let name = inputs.workload.name.as_deref().unwrap_or("workload");
-    let mut out = format!(
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>kairos report: {}</title><style>{STYLE}</style></head><body>",
-        escape(name)
-    );
-    out.push_str(&format!(
-        "<h1>kairos report: {}</h1><p class=\"note\">{} &middot; kairos {} &middot; <button id=\"fold\">fold or unfold the policies</button></p>",
-        escape(name),
-        escape(inputs.file),
-        env!("CARGO_PKG_VERSION")
-    ));
-    out.push_str(&workload_section(inputs.workload));
-    out.push_str(&analysis_section(inputs.workload, inputs.analysis));
-    out.push_str(&simulation_section(inputs));
-    out.push_str(&format!("<script>{SCRIPT}</script></body></html>\n"));
-    out
+    let body = [
+        workload_section(inputs.workload),
+        analysis_section(inputs.workload, inputs.analysis),
+        simulation_section(inputs),
+    ];
+    document(name, inputs.file, &body.concat())
+}
+
+/// The whole page around `body` (its sections).
+pub fn document(name: &str, file: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>kairos report: {name}</title><style>{STYLE}</style></head><body>\
+         <h1>kairos report: {name}</h1><p class=\"note\">{file} &middot; kairos {} &middot; <button id=\"fold\">fold or unfold the sections</button></p>\
+         {body}<script>{SCRIPT}</script></body></html>\n",
+        env!("CARGO_PKG_VERSION"),
+        name = escape(name),
+        file = escape(file),
+    )
 }
 
 fn workload_section(w: &Workload) -> String {
@@ -206,7 +209,7 @@ fn policy_section(inputs: &Inputs, run: &PolicyRun) -> String {
 }
 
 /// An SVG document without its XML prolog, to sit inline in HTML.
-fn strip_prolog(svg: &str) -> &str {
+pub fn strip_prolog(svg: &str) -> &str {
     match svg.find("<svg") {
         Some(i) => &svg[i..],
         None => svg,

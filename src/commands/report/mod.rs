@@ -1,11 +1,14 @@
 //! `kairos report FILE -o report.html`: one self-contained page (inline CSS, SVG and a few lines
 //! of script; nothing fetched) with the workload, the analysis verdicts with response times and
 //! partitions, and for each policy the simulation's metrics, a Gantt chart and the response-time
-//! distribution of every task. The page is what a researcher shares after a study: it opens
+//! distribution of every task; for a mixed-criticality system, its tables and mode changes
+//! ([`mc`]). The page is what a researcher shares after a study: it opens
 //! anywhere, offline.
 
 mod charts;
 mod html;
+mod mc;
+pub mod run;
 
 use crate::args::{duration_arg, write_output, CommandResult, Failure};
 use crate::commands::simulate::{execution_model, priority_order, resolve_duration, run_policy};
@@ -16,7 +19,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A periodic workload (.toml or .json).
+    /// A periodic workload (.toml or .json), or a mixed-criticality DAG system (kairos file or
+    /// MC-DAG framework .xml).
     pub file: PathBuf,
     /// The policies to simulate, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "gedf,pedf,gfp,pfp,edzl")]
@@ -27,9 +31,13 @@ pub struct Args {
     /// The span the Gantt charts show from time 0 (default: the first 100 ms).
     #[arg(long, default_value = "100ms", value_parser = duration_arg)]
     pub gantt: Duration,
-    /// Seed of the execution-time draws (the simulations run every job's WCET by default).
+    /// Seed of the random draws (mixed-criticality overruns).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Mixed-criticality systems: each job above the lowest level overruns to a higher level's
+    /// WCET with this probability, so the page shows mode changes.
+    #[arg(long, default_value_t = 0.2)]
+    pub overrun: f64,
     /// The page to write.
     #[arg(short = 'o', long = "output")]
     pub output: PathBuf,
@@ -44,12 +52,16 @@ pub struct PolicyRun {
 }
 
 pub fn run(args: &Args) -> CommandResult {
-    if crate::commands::vm::is_vm_file(&args.file)
-        || crate::commands::simulate::is_mc_file(&args.file)
-    {
+    if crate::commands::vm::is_vm_file(&args.file) {
         return Err(Failure::bad_input(
-            "kairos report reads periodic workloads; VM and mixed-criticality systems have their own commands (kairos vm, kairos synth)",
+            "kairos report reads periodic workloads and mixed-criticality systems; VM systems: kairos analyze and kairos simulate",
         ));
+    }
+    if crate::commands::simulate::is_mc_file(&args.file) {
+        let page = mc::page(&args.file, args.overrun, args.seed, args.duration)?;
+        write_output(&args.output, page)?;
+        println!("wrote {}: tables and mode changes", args.output.display());
+        return Ok(0);
     }
     let workload = crate::commands::check::load_valid(&args.file)?;
     let analysis = crate::commands::analyze::default_report(&args.file, &workload);
@@ -106,7 +118,10 @@ fn simulate(
         overheads: workload.overheads,
     };
     let outcome = run_policy(workload, kind, priority_order("auto"), &config)?;
-    let responses = responses(workload, &outcome);
+    let responses = outcome
+        .trace
+        .as_ref()
+        .map_or_else(Vec::new, |t| responses(workload, t));
     Ok(PolicyRun {
         name: policy.to_string(),
         outcome,
@@ -115,11 +130,11 @@ fn simulate(
 }
 
 /// Per task, the response time of every job the trace shows released and completed.
-fn responses(workload: &Workload, outcome: &SimOutcome) -> Vec<Vec<u64>> {
+fn responses(workload: &Workload, trace: &kairos_trace::Trace) -> Vec<Vec<u64>> {
     use kairos_trace::TraceEvent;
     let mut released = std::collections::HashMap::new();
     let mut out = vec![Vec::new(); workload.tasks.len()];
-    for event in outcome.trace.iter().flat_map(|t| &t.events) {
+    for event in &trace.events {
         match event {
             TraceEvent::Release { task, job, at, .. } => {
                 released.insert((*task, *job), *at);
