@@ -212,3 +212,55 @@ fn a_real_runs_page_sets_the_measured_schedule_beside_the_simulated_one() {
         "the job-by-job agreement"
     );
 }
+
+#[test]
+fn a_vm_page_shows_every_domains_interface_and_the_two_level_run() {
+    let dir = Scratch::new("report-vm");
+    let out = Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args([
+            "report",
+            &format!(
+                "{}/examples/vm/two-domains.toml",
+                env!("CARGO_MANIFEST_DIR")
+            ),
+            "-o",
+            "vm.html",
+        ])
+        .current_dir(&dir.0)
+        .output()
+        .expect("run kairos");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = std::fs::read_to_string(dir.0.join("vm.html")).unwrap();
+    for id in ["system", "analysis", "simulation"] {
+        assert!(
+            page.contains(&format!("<section id=\"{id}\"")),
+            "section {id}"
+        );
+    }
+    let analysis = Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args([
+            "analyze",
+            &format!(
+                "{}/examples/vm/two-domains.toml",
+                env!("CARGO_MANIFEST_DIR")
+            ),
+            "--json",
+        ])
+        .output()
+        .expect("run kairos");
+    let report: serde_json::Value = serde_json::from_slice(&analysis.stdout).unwrap();
+    for interface in report["interfaces"].as_array().unwrap() {
+        let domain = interface["domain"].as_str().unwrap();
+        assert!(
+            page.contains(&format!(
+                "<td class=\"name\">{domain}</td><td class=\"name\">{} (",
+                interface["model"].as_str().unwrap()
+            )),
+            "{domain}'s interface"
+        );
+    }
+    assert!(
+        page.matches("<svg").count() >= 2,
+        "the Gantt chart and the response times"
+    );
+}

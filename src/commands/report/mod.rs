@@ -2,13 +2,14 @@
 //! of script; nothing fetched) with the workload, the analysis verdicts with response times and
 //! partitions, and for each policy the simulation's metrics, a Gantt chart and the response-time
 //! distribution of every task; for a mixed-criticality system, its tables and mode changes
-//! ([`mc`]). The page is what a researcher shares after a study: it opens
+//! ([`mc`]); for a VM system, its interfaces and the two-level simulation ([`vm`]). The page is what a researcher shares after a study: it opens
 //! anywhere, offline.
 
 mod charts;
 mod html;
 mod mc;
 pub mod run;
+mod vm;
 
 use crate::args::{duration_arg, write_output, CommandResult, Failure};
 use crate::commands::simulate::{execution_model, priority_order, resolve_duration, run_policy};
@@ -19,8 +20,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A periodic workload (.toml or .json), or a mixed-criticality DAG system (kairos file or
-    /// MC-DAG framework .xml).
+    /// A periodic workload (.toml or .json), a mixed-criticality DAG system (kairos file or
+    /// MC-DAG framework .xml), or a VM system (with `domains`).
     pub file: PathBuf,
     /// The policies to simulate, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "gedf,pedf,gfp,pfp,edzl")]
@@ -53,9 +54,13 @@ pub struct PolicyRun {
 
 pub fn run(args: &Args) -> CommandResult {
     if crate::commands::vm::is_vm_file(&args.file) {
-        return Err(Failure::bad_input(
-            "kairos report reads periodic workloads and mixed-criticality systems; VM systems: kairos analyze and kairos simulate",
-        ));
+        let page = vm::page(&args.file, args.duration, args.gantt, args.seed)?;
+        write_output(&args.output, page)?;
+        println!(
+            "wrote {}: interfaces and the two-level simulation",
+            args.output.display()
+        );
+        return Ok(0);
     }
     if crate::commands::simulate::is_mc_file(&args.file) {
         let page = mc::page(&args.file, args.overrun, args.seed, args.duration)?;

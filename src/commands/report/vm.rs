@@ -1,0 +1,124 @@
+//! The report of a virtual-machine system: its domains, the compositional analysis (each
+//! domain's interface: PRM or MPR VCPUs with budget and period, the guest's verdict on them,
+//! and the VMM's verdict), and the two-level simulation on those VCPUs with its Gantt chart
+//! and response times.
+
+use super::charts::responses_svg;
+use super::html::{document, escape, strip_prolog};
+use super::responses;
+use crate::args::Failure;
+use crate::commands::simulate::{execution_model, resolve_duration};
+use crate::commands::vm::{load_valid, summary};
+use kairos_analysis::csa::{analyze as csa, with_vcpus, CsaReport};
+use kairos_model::{Duration, Instant, VmSystem};
+use kairos_policy::policies::hierarchical::VmPlan;
+use kairos_sim::vm::simulate_vm;
+use kairos_sim::SimConfig;
+use kairos_trace::gantt::{render_svg, GanttOptions};
+use std::path::Path;
+
+pub fn page(
+    file: &Path,
+    duration: Option<Duration>,
+    gantt: Duration,
+    seed: u64,
+) -> Result<String, Failure> {
+    let system = load_valid(file)?;
+    let report = csa(&system);
+    let placed = with_vcpus(&system, &report).map_err(Failure::bad_input)?;
+    let plan = VmPlan::new(&placed).map_err(|r| Failure::bad_input(r.0))?;
+    let config = SimConfig {
+        duration: resolve_duration(&plan.workload, duration)?,
+        execution_times: execution_model("wcet"),
+        seed,
+        abort_on_miss: false,
+        record_trace: true,
+        overheads: Default::default(),
+    };
+    let (outcome, metrics) =
+        simulate_vm(&plan, &config).map_err(|e| Failure::bad_input(e.to_string()))?;
+    let name = system.name.clone().unwrap_or_else(|| "system".into());
+    let m = &metrics.totals;
+    let mut body = system_section(&system);
+    body.push_str(&analysis_section(&report));
+    body.push_str(&format!(
+        "<section id=\"simulation\"><h2>Simulation</h2><p>{} simulated on the interfaces' VCPUs: {} job(s) released, {} completed, {} deadline miss(es), {} preemption(s), {} migration(s)</p>",
+        Duration::from_nanos(m.duration_ns), m.jobs_released, m.jobs_completed, m.deadline_misses, m.preemptions, m.migrations
+    ));
+    if let Some(trace) = &outcome.trace {
+        let end = Instant::from_nanos(gantt.as_nanos().min(m.duration_ns));
+        let options = GanttOptions {
+            window: Some((Instant::from_nanos(0), end)),
+            title: Some(format!(
+                "{name} under {}, the first {}",
+                crate::commands::vm::vmm_name(&system),
+                end.since_origin()
+            )),
+            ..GanttOptions::default()
+        };
+        body.push_str(&format!(
+            "<div class=\"gantt\">{}</div>",
+            strip_prolog(&render_svg(trace, &options))
+        ));
+        body.push_str("<h3>Response times</h3>");
+        body.push_str(&responses_svg(
+            &plan.workload,
+            &responses(&plan.workload, trace),
+        ));
+    }
+    body.push_str("</section>");
+    Ok(document(&name, &file.display().to_string(), &body))
+}
+
+fn system_section(system: &VmSystem) -> String {
+    let mut out = format!(
+        "<section id=\"system\"><h2>System</h2><p>{}</p>",
+        escape(&summary(system))
+    );
+    out.push_str("<table><tr><th class=\"name\">domain</th><th class=\"name\">guest</th><th>tasks</th><th>utilization</th><th class=\"name\">VCPUs</th></tr>");
+    for d in &system.domains {
+        let u: f64 = d.tasks.iter().map(|t| t.utilization()).sum();
+        let vcpus = d
+            .vcpus
+            .as_ref()
+            .map_or("computed".to_string(), |v| format!("{} given", v.len()));
+        out.push_str(&format!(
+            "<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{}</td><td>{u:.3}</td><td class=\"name\">{vcpus}</td></tr>",
+            escape(&d.name), format!("{:?}", d.guest).to_lowercase(), d.tasks.len()
+        ));
+    }
+    out.push_str("</table></section>");
+    out
+}
+
+fn verdict(v: Option<bool>) -> (&'static str, &'static str) {
+    match v {
+        Some(true) => ("yes", "schedulable"),
+        Some(false) => ("no", "not schedulable"),
+        None => ("", "not analysed"),
+    }
+}
+
+fn analysis_section(report: &CsaReport) -> String {
+    let (class, text) = verdict(report.schedulable);
+    let mut out = format!("<section id=\"analysis\"><h2>Analysis</h2><p>verdict: <span class=\"{class}\">{text}</span></p>");
+    out.push_str("<table><tr><th class=\"name\">domain</th><th class=\"name\">interface</th><th>VCPUs</th><th>budget</th><th>period</th><th>cores</th><th>verdict</th><th class=\"name\">note</th></tr>");
+    for i in &report.interfaces {
+        let (class, text) = verdict(i.schedulable);
+        out.push_str(&format!(
+            "<tr><td class=\"name\">{}</td><td class=\"name\">{} ({})</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td class=\"{class}\">{text}</td><td class=\"name\">{}</td></tr>",
+            escape(&i.domain), i.model, i.guest, i.parallelism,
+            Duration::from_nanos(i.budget_ns), Duration::from_nanos(i.period_ns),
+            i.budget_ns as f64 / i.period_ns.max(1) as f64,
+            escape(i.note.as_deref().unwrap_or(""))
+        ));
+    }
+    let (class, text) = verdict(report.vmm.schedulable);
+    out.push_str(&format!(
+        "</table><p>VMM {} ({}): <span class=\"{class}\">{text}</span> by {}</p></section>",
+        report.vmm.scheduler,
+        report.vmm.priority,
+        escape(&report.vmm.test)
+    ));
+    out
+}
