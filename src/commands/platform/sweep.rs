@@ -238,12 +238,7 @@ fn join_cpuset(rt_side: bool) -> Result<(), Failure> {
     let state = partition::state::State::load()
         .map_err(|e| Failure::environment(e.to_string()))?
         .ok_or_else(|| Failure::environment("the partition disappeared during the run"))?;
-    if let Some((rt, be)) = state.cpusets {
-        let dir = if rt_side { rt } else { be };
-        std::fs::write(dir.join("cgroup.procs"), std::process::id().to_string())
-            .map_err(|e| Failure::environment(format!("cannot join {}: {e}", dir.display())))?;
-    }
-    Ok(())
+    partition::join(&state, rt_side).map_err(|e| Failure::environment(e.to_string()))
 }
 
 fn run_cyclictest(

@@ -12,7 +12,7 @@
 //! processes has no controlled children).
 
 use crate::partition::state::{Change, Mechanism, State};
-use crate::partition::PartitionError;
+use crate::partition::{io, v1_mount, PartitionError};
 use kairos_model::Duration;
 use std::path::{Path, PathBuf};
 
@@ -29,21 +29,6 @@ struct Group {
     acct: PathBuf,
     /// The `cgroup.procs` files a program joins, in order.
     joins: Vec<PathBuf>,
-}
-
-fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> PartitionError {
-    let what = what.into();
-    move |source| PartitionError::Io { what, source }
-}
-
-/// The mount point of the v1 hierarchy carrying `controller`.
-fn v1_mount(controller: &str) -> Option<PathBuf> {
-    let mounts = std::fs::read_to_string("/proc/mounts").ok()?;
-    mounts.lines().find_map(|line| {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        (f.len() > 3 && f[2] == "cgroup" && f[3].split(',').any(|o| o == controller))
-            .then(|| PathBuf::from(f[1]))
-    })
 }
 
 impl Bandwidth {

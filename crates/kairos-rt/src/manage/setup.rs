@@ -104,7 +104,8 @@ pub fn run(config: ManageConfig) -> Result<ManageOutcome, ManageError> {
     if constrained {
         own_domain(&mut state)?;
     }
-    join_rt_side(&state)?;
+    // kairos itself joins the RT cpuset: its RT task and manager threads run there.
+    partition::join(&state, true)?;
     let be_cores: Vec<usize> = be_cores(s);
     let caps: Vec<Duration> = be_cores.iter().map(|c| s.allocations[*c].be).collect();
     let bandwidth = Bandwidth::create(&be_cores, &caps, s.manager.period, &mut state)?;
@@ -272,15 +273,6 @@ fn own_domain(state: &mut State) -> Result<(), ManageError> {
             std::fs::write(&path, "0").map_err(|e| ManageError::Refused(format!("{}: {e}", path.display())))
         }
     }
-}
-
-/// kairos itself joins the RT cpuset: its RT task and manager threads run there.
-fn join_rt_side(state: &State) -> Result<(), ManageError> {
-    if let Some((rt, _)) = &state.cpusets {
-        std::fs::write(rt.join("cgroup.procs"), std::process::id().to_string())
-            .map_err(|e| ManageError::Refused(format!("cannot join {}: {e}", rt.display())))?;
-    }
-    Ok(())
 }
 
 /// Calibrates the job size (if given as a length) and runs the isolation jobs.

@@ -42,7 +42,7 @@ pub enum PartitionError {
     },
 }
 
-fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> PartitionError {
+pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> PartitionError {
     let what = what.into();
     move |source| PartitionError::Io { what, source }
 }
@@ -61,12 +61,28 @@ pub struct Report {
 
 /// The cpuset hierarchy's mount point, when cgroup v1 mounts one.
 pub fn cpuset_root() -> Option<PathBuf> {
+    v1_mount("cpuset")
+}
+
+/// The mount point of the cgroup v1 hierarchy that carries `controller`.
+pub fn v1_mount(controller: &str) -> Option<PathBuf> {
     let mounts = std::fs::read_to_string("/proc/mounts").ok()?;
     mounts.lines().find_map(|line| {
         let f: Vec<&str> = line.split_whitespace().collect();
-        (f.len() > 3 && f[2] == "cgroup" && f[3].split(',').any(|o| o == "cpuset"))
+        (f.len() > 3 && f[2] == "cgroup" && f[3].split(',').any(|o| o == controller))
             .then(|| PathBuf::from(f[1]))
     })
+}
+
+/// Moves the calling process into the partition's RT or best-effort cpuset (nothing to do when
+/// the partition uses affinity masks alone).
+pub fn join(state: &State, rt_side: bool) -> Result<(), PartitionError> {
+    if let Some((rt, be)) = &state.cpusets {
+        let dir = if rt_side { rt } else { be };
+        write(&dir.join("cgroup.procs"), &std::process::id().to_string())
+            .map_err(io(format!("join {}", dir.display())))?;
+    }
+    Ok(())
 }
 
 /// Makes the partition of `plan` (see the module documentation).
