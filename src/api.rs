@@ -98,13 +98,18 @@ pub fn simulate(
     };
     let outcome = simulate::run_policy(&w, kind, simulate::priority_order("auto"), &config)?;
     let metrics = serde_json::to_value(&outcome.metrics).expect("metrics serialize");
-    Ok((metrics, jobs(&w, outcome.trace.as_ref())))
+    let rows = outcome
+        .trace
+        .as_ref()
+        .map_or_else(Vec::new, |t| job_rows(&w, t));
+    Ok((metrics, rows))
 }
 
-fn jobs(w: &Workload, trace: Option<&kairos_trace::Trace>) -> Vec<JobRow> {
+/// Every job a trace shows released: release, deadline, completion and response, missed.
+pub fn job_rows(w: &Workload, trace: &kairos_trace::Trace) -> Vec<JobRow> {
     let mut rows: Vec<JobRow> = Vec::new();
     let mut index = std::collections::HashMap::new();
-    for event in trace.iter().flat_map(|t| &t.events) {
+    for event in &trace.events {
         match event {
             TraceEvent::Release {
                 task,

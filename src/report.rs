@@ -14,6 +14,15 @@ pub fn human_ns(ns: u64) -> String {
     }
 }
 
+/// [`human_ns`] of a signed duration (a difference, a slope).
+pub fn human_signed_ns(ns: i64) -> String {
+    let text = human_ns(ns.unsigned_abs());
+    match ns < 0 {
+        true => format!("-{text}"),
+        false => text,
+    }
+}
+
 fn optional_ns(ns: Option<u64>) -> String {
     ns.map_or_else(|| "-".to_string(), human_ns)
 }

@@ -108,19 +108,10 @@ impl Compare {
             self.completed_both,
             self.completed_simulated_only,
             self.completed_measured_only,
-            signed_us(d.p50),
-            signed_us(d.p99),
-            signed_us(d.max),
+            crate::report::human_signed_ns(d.p50),
+            crate::report::human_signed_ns(d.p99),
+            crate::report::human_signed_ns(d.max),
         )
-    }
-}
-
-fn signed_us(ns: i64) -> String {
-    let text = crate::report::human_ns(ns.unsigned_abs());
-    if ns < 0 {
-        format!("-{text}")
-    } else {
-        text
     }
 }
 

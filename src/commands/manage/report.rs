@@ -309,9 +309,5 @@ fn change_json(c: &Change) -> Value {
 
 /// A slope in readable units, with its sign.
 fn signed(ns: f64) -> String {
-    let text = Duration::from_nanos(ns.abs() as u64).to_string();
-    match ns < 0.0 {
-        true => format!("-{text}"),
-        false => text,
-    }
+    crate::report::human_signed_ns(ns.round() as i64)
 }

@@ -136,20 +136,16 @@ fn simulate(
 
 /// Per task, the response time of every job the trace shows released and completed.
 fn responses(workload: &Workload, trace: &kairos_trace::Trace) -> Vec<Vec<u64>> {
-    use kairos_trace::TraceEvent;
-    let mut released = std::collections::HashMap::new();
     let mut out = vec![Vec::new(); workload.tasks.len()];
-    for event in &trace.events {
-        match event {
-            TraceEvent::Release { task, job, at, .. } => {
-                released.insert((*task, *job), *at);
-            }
-            TraceEvent::Completion { task, job, at } => {
-                if let Some(r) = released.get(&(*task, *job)) {
-                    out[*task].push(at.saturating_since(*r).as_nanos());
-                }
-            }
-            _ => {}
+    let index: std::collections::HashMap<&str, usize> = workload
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.as_str(), i))
+        .collect();
+    for row in crate::api::job_rows(workload, trace) {
+        if let (Some(response), Some(&task)) = (row.response_ns, index.get(row.task.as_str())) {
+            out[task].push(response);
         }
     }
     out

@@ -90,10 +90,7 @@ fn measured_section(r: &RunResult) -> String {
 
 fn comparison_section(c: &Compare) -> String {
     let d = &c.response_time_diff_ns;
-    let signed = |ns: i64| match ns < 0 {
-        true => format!("-{}", Duration::from_nanos(ns.unsigned_abs())),
-        false => Duration::from_nanos(ns as u64).to_string(),
-    };
+    let signed = crate::report::human_signed_ns;
     format!(
         "<section id=\"comparison\"><h2>Measured against simulated</h2><table>\
          <tr><th class=\"name\">jobs released in both</th><td>{}</td></tr>\

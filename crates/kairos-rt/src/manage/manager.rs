@@ -60,12 +60,7 @@ pub struct Managed {
 impl Manager {
     /// Runs until the run's end, a stop request, or the job stream ends.
     pub fn run(mut self, jobs: Receiver<JobRecord>, control: &RunControl) -> Managed {
-        let mut out = Managed {
-            periods: Vec::new(),
-            changes: Vec::new(),
-            model: self.model.clone(),
-            refused: Vec::new(),
-        };
+        let (mut periods, mut changes, mut refused) = (Vec::new(), Vec::new(), Vec::new());
         let mut used: Vec<Option<Duration>> = self.usage();
         let expected = self.expected;
         let mut predicted = self
@@ -95,7 +90,7 @@ impl Manager {
                 true => job.response,
                 false => job.execution,
             };
-            out.periods.push(PeriodRecord {
+            periods.push(PeriodRecord {
                 job,
                 interference_ns: interference,
                 predicted,
@@ -108,8 +103,8 @@ impl Manager {
             if self.managed {
                 let at = Duration::from_nanos(job.release.as_nanos()) + job.response;
                 if let Some(change) = self.controller.step(&self.model, job.job, at) {
-                    self.apply(&change, &mut out.refused);
-                    out.changes.push(change);
+                    self.apply(&change, &mut refused);
+                    changes.push(change);
                 }
             }
             predicted = self
@@ -117,8 +112,12 @@ impl Manager {
                 .predicted(&self.model, self.controller.current());
         }
         control.request_stop("the run's duration elapsed");
-        out.model = self.model;
-        out
+        Managed {
+            periods,
+            changes,
+            model: self.model,
+            refused,
+        }
     }
 
     fn usage(&self) -> Vec<Option<Duration>> {
