@@ -126,7 +126,9 @@ fn simultaneous_overruns_on_both_cores_raise_the_mode_once() {
 fn the_mode_returns_to_the_lowest_level_at_the_hyper_period() {
     let (system, tables) = scenarios::mode_change(4, 2, MS);
     let h = tables.hyperperiod;
-    let mut config = TableRunConfig::new(3 * h);
+    // Five hyper-periods where three would show it: jobs of hyper-periods 1 and 2 are checked,
+    // and the run's end then lies two hyper-periods after them, beyond a host stall of a few ms.
+    let mut config = TableRunConfig::new(5 * h);
     config.work_fraction = 0.6;
     config.overruns = vec!["mc/t0@0".parse().unwrap()];
     let run = run(&system, &tables, config);
