@@ -7,7 +7,7 @@
 mod common;
 
 use common::machine::{cgroups_added_or_removed, changed, snapshot};
-use common::{stderr, Scratch};
+use common::{stderr, vm, Scratch};
 use serde_json::Value;
 use std::process::Command;
 use std::sync::Mutex;
@@ -68,6 +68,10 @@ fn periods(json: &Value) -> &Vec<Value> {
 #[test]
 #[ignore = "needs root: partitions cores, writes cgroups, SCHED_FIFO (CI runs it)"]
 fn free_execution_runs_each_job_to_completion_beside_a_throttled_load() {
+    free_run();
+}
+
+fn free_run() {
     let json = managed_run("free.toml", &[]);
     assert_eq!(json["execution"], "free");
     let periods = periods(&json);
@@ -97,6 +101,10 @@ fn free_execution_runs_each_job_to_completion_beside_a_throttled_load() {
 #[test]
 #[ignore = "needs root: partitions cores, writes cgroups, SCHED_DEADLINE (CI runs it)"]
 fn constrained_execution_spreads_a_job_over_the_reservation_periods() {
+    constrained_run();
+}
+
+fn constrained_run() {
     let json = managed_run("constrained.toml", &[]);
     assert_eq!(json["execution"], "constrained");
     let periods = periods(&json);
@@ -146,6 +154,10 @@ fn an_unmanaged_run_holds_the_files_allocations() {
 #[test]
 #[ignore = "needs root: partitions cores, writes cgroups (CI runs it)"]
 fn a_signalled_run_undoes_itself_and_a_killed_one_is_undone_by_the_partition_reset() {
+    signals_undone();
+}
+
+fn signals_undone() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = Scratch::new("manage-signals");
     let file = format!("{}/examples/manage/free.toml", env!("CARGO_MANIFEST_DIR"));
@@ -205,4 +217,26 @@ fn a_signalled_run_undoes_itself_and_a_killed_one_is_undone_by_the_partition_res
             "signal {signal}"
         );
     }
+}
+
+#[test]
+#[ignore = "boots a Linux VM under QEMU (scripts/test-deps installs it); the README's test command and CI run it"]
+fn on_a_kernel_with_cgroup_v2_alone_free_and_constrained_runs_and_their_undoing_behave_the_same() {
+    if vm::inside() {
+        vm::assert_cgroup_v2_alone();
+        free_run();
+        constrained_run();
+        signals_undone();
+        return;
+    }
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/manage");
+    let (free, constrained) = (
+        examples.join("free.toml"),
+        examples.join("constrained.toml"),
+    );
+    let stress_ng = std::path::Path::new("/usr/bin/stress-ng");
+    vm::run_inside(
+        "on_a_kernel_with_cgroup_v2_alone_free_and_constrained_runs_and_their_undoing_behave_the_same",
+        &[&free, &constrained, stress_ng],
+    );
 }

@@ -1,5 +1,5 @@
-//! The platform commands: the OS-latency suite and its stressors, core partitions and the task
-//! assigner. Behaviour only, never a latency bound. Those that touch the machine need root:
+//! The platform commands: the OS-latency suite and its stressors, the interference line, the
+//! load sweep and bad input (partitions and the task assigner: `partition.rs`). Behaviour only, never a latency bound. Those that touch the machine need root:
 //! ignored by a plain `cargo test`, run by the README's command and CI (as root). Each keeps
 //! its partition state in its own folder (`KAIROS_STATE_DIR`) and one lock serialises them.
 
@@ -25,11 +25,6 @@ fn kairos(dir: &Scratch, args: &[&str]) -> Output {
         .env("KAIROS_STATE_DIR", &dir.0)
         .output()
         .expect("run kairos")
-}
-
-fn other_cpu() -> String {
-    let cpus = kairos_rt::platform::online_cpus();
-    cpus.last().unwrap().to_string()
 }
 
 #[test]
@@ -62,133 +57,6 @@ fn platform_commands_refuse_bad_input_with_exit_2() {
     let out = kairos(&dir, &["partition", "--reset"]);
     assert!(out.status.success());
     assert!(stdout(&out).contains("nothing to undo"));
-}
-
-fn partition_then_reset(extra: &[&str]) {
-    let _lock = serial();
-    let dir = Scratch::new("partition");
-    let before = snapshot();
-    let rt = other_cpu();
-    let mut args = vec!["partition", "--rt", &rt, "--irqs", "--json"];
-    args.extend_from_slice(extra);
-    let out = kairos(&dir, &args);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert!(report["report"]["moved"].as_u64().unwrap() > 0, "{report}");
-    let during = snapshot();
-    assert!(
-        !changed(&before, &during).is_empty(),
-        "the partition changed nothing"
-    );
-    // A thread started now lands on the best-effort CPUs only.
-    let probe = Command::new("grep")
-        .args(["Cpus_allowed_list", "/proc/self/status"])
-        .output()
-        .unwrap();
-    assert!(
-        !stdout(&probe)
-            .split_whitespace()
-            .last()
-            .unwrap()
-            .contains(&rt),
-        "{}",
-        stdout(&probe)
-    );
-    let out = kairos(&dir, &["partition", "--reset"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(changed(&before, &snapshot()), Vec::<String>::new());
-    assert!(!dir.0.join("partition.json").exists());
-}
-
-#[test]
-#[ignore = "changes cpusets, affinities and interrupts: needs root; the README's test command and CI run it"]
-fn a_cpuset_partition_and_its_reset_leave_every_affinity_cpuset_and_irq_as_before() {
-    partition_then_reset(&[]);
-}
-
-#[test]
-#[ignore = "changes affinities and interrupts: needs root; the README's test command and CI run it"]
-fn an_affinity_partition_and_its_reset_leave_everything_as_before() {
-    partition_then_reset(&["--affinity-only"]);
-}
-
-#[test]
-#[ignore = "changes cpusets and affinities: needs root; the README's test command and CI run it"]
-fn a_killed_partition_run_is_undone_by_reset() {
-    let _lock = serial();
-    let dir = Scratch::new("partition-killed");
-    let before = snapshot();
-    let rt = other_cpu();
-    let mut hold = Command::new(env!("CARGO_BIN_EXE_kairos"))
-        .args(["partition", "--rt", &rt, "--hold"])
-        .env("KAIROS_STATE_DIR", &dir.0)
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let state = dir.0.join("partition.json");
-    for _ in 0..100 {
-        if !changed(&before, &snapshot()).is_empty() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    hold.kill().unwrap(); // SIGKILL: no chance to clean up
-    hold.wait().unwrap();
-    assert!(state.exists(), "the state file survives the crash");
-    assert!(!changed(&before, &snapshot()).is_empty());
-    let out = kairos(&dir, &["partition", "--reset"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(changed(&before, &snapshot()), Vec::<String>::new());
-}
-
-#[test]
-#[ignore = "changes cpusets and sets real-time policies: needs root; the README's test command and CI run it"]
-fn exec_runs_commands_in_their_partition_with_the_policy_asked_and_passes_their_status_through() {
-    let _lock = serial();
-    let dir = Scratch::new("exec");
-    let rt = other_cpu();
-    let out = kairos(&dir, &["partition", "--rt", &rt]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    // /proc/self/stat fields 40 and 41: rt_priority and policy (2 = SCHED_RR, 1 = FIFO).
-    let show =
-        "grep Cpus_allowed_list /proc/self/status; awk '{print $40, $41}' /proc/self/stat; exit 7";
-    let run = kairos(
-        &dir,
-        &[
-            "exec",
-            "--rt",
-            "--policy",
-            "rr",
-            "--priority",
-            "12",
-            "--",
-            "sh",
-            "-c",
-            show,
-        ],
-    );
-    let be = kairos(&dir, &["exec", "--be", "--", "sh", "-c", show]);
-    let killed = kairos(&dir, &["exec", "--be", "--", "sh", "-c", "kill -TERM $$"]);
-    let missing = kairos(&dir, &["exec", "--be", "--", "/nonexistent/command"]);
-    let reset = kairos(&dir, &["partition", "--reset"]);
-    assert!(reset.status.success(), "{}", stderr(&reset));
-    assert_eq!(run.status.code(), Some(7), "{}", stderr(&run));
-    let text = stdout(&run);
-    assert!(
-        text.contains(&format!("Cpus_allowed_list:\t{rt}\n")),
-        "{text}"
-    );
-    assert!(text.contains("12 2"), "{text}");
-    assert_eq!(be.status.code(), Some(7));
-    assert!(
-        !stdout(&be).contains(&format!("\t{rt}\n")),
-        "{}",
-        stdout(&be)
-    );
-    assert!(stdout(&be).contains("0 0"), "SCHED_OTHER: {}", stdout(&be));
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(killed.status.signal(), Some(libc::SIGTERM));
-    assert_eq!(missing.status.code(), Some(127));
 }
 
 fn stress_ng_running() -> bool {

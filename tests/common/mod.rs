@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod machine;
+pub mod vm;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

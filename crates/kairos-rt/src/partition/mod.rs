@@ -156,6 +156,9 @@ pub fn reset() -> Result<Option<State>, PartitionError> {
             irq::restore(*irq, previous);
         }
     }
+    if let (Mechanism::CgroupV2, Some((rt, _))) = (state.mechanism, &state.cpusets) {
+        v2::release(rt, &state.rt);
+    }
     for change in state.changes.iter().rev() {
         if let Change::Cgroup { path, parent } = change {
             tasks::remove_cpuset(path, parent)?;

@@ -86,6 +86,27 @@ pub fn into_partition(
     Ok(())
 }
 
+/// Turns `kairos-rt` back into an ordinary member cgroup, which hands its CPUs back to the root
+/// at once. Removing the directory alone would return them only when the kernel's offline work
+/// runs, after the reset has restored affinities that the root's CPUs could not yet hold (the
+/// kernel narrows them silently: seen on Linux 6.1).
+pub fn release(rt: &Path, cpus: &[usize]) {
+    let file = rt.join("cpuset.cpus.partition");
+    if std::fs::read_to_string(&file).is_ok_and(|s| s.trim() != "member") {
+        let _ = write(&file, "member");
+    }
+    let root_effective = rt.with_file_name("cpuset.cpus.effective");
+    for _ in 0..100 {
+        let effective = std::fs::read_to_string(&root_effective).unwrap_or_default();
+        if super::state::parse_cpu_list(effective.trim())
+            .is_ok_and(|e| cpus.iter().all(|c| e.contains(c)))
+        {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
 /// Disables a controller that kairos enabled.
 pub fn disable_controller(root: &Path, name: &str) {
     let _ = write(&root.join("cgroup.subtree_control"), &format!("-{name}"));
