@@ -174,6 +174,8 @@ fn exec_in_partitions() {
 #[ignore = "boots a Linux VM under QEMU (scripts/test-deps installs it); the README's test command and CI run it"]
 fn on_a_kernel_with_cgroup_v2_alone_partitions_exec_and_reset_behave_the_same() {
     if !vm::inside() {
+        // The emulated CPUs keep both host cores busy: the partition tests here wait.
+        let _lock = serial();
         vm::run_inside(
             "on_a_kernel_with_cgroup_v2_alone_partitions_exec_and_reset_behave_the_same",
             &[],
