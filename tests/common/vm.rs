@@ -63,6 +63,9 @@ pub fn run_inside(name: &str, extra: &[&Path]) -> String {
         std::fs::create_dir_all(root.join(dir)).unwrap();
     }
     copy_in(&root, busybox(), Some("bin/busybox"));
+    for lib in libraries(busybox()) {
+        copy_in(&root, &lib, None);
+    }
     let init = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vm/init");
     copy_in(&root, &init, Some("init"));
     use std::os::unix::fs::PermissionsExt;
@@ -89,7 +92,8 @@ pub fn run_inside(name: &str, extra: &[&Path]) -> String {
     output
 }
 
-/// Debian's static busybox: the VM's shell and tools, and the archiver here.
+/// busybox: the VM's shell and tools, and the archiver here (Debian's busybox-static, or the
+/// dynamic one with its libraries).
 fn busybox() -> &'static Path {
     let path = Path::new("/bin/busybox");
     assert!(
@@ -158,13 +162,15 @@ fn boot(initrd: &Path, limit: Duration) -> String {
         .spawn()
         .expect("run qemu-system-x86_64 (qemu-system-x86): run scripts/test-deps");
     let start = Instant::now();
+    let mut stopped = String::new();
     while qemu.try_wait().unwrap().is_none() {
         if start.elapsed() > limit {
             let _ = qemu.kill();
             let _ = qemu.wait();
+            stopped = format!("\n(the VM was stopped after {limit:?})");
             break;
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned()
+    String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned() + &stopped
 }
