@@ -10,14 +10,11 @@ use common::machine::{cgroups_added_or_removed, changed, snapshot};
 use common::{stderr, vm, Scratch};
 use serde_json::Value;
 use std::process::Command;
-use std::sync::Mutex;
-
-static SERIAL: Mutex<()> = Mutex::new(());
 
 /// Runs `kairos manage` on `example` (from examples/manage) for `seconds` and returns its JSON,
 /// after checking that nothing it set remains.
 fn managed_run(example: &str, extra: &[&str]) -> Value {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = common::serial();
     let dir = Scratch::new("manage");
     let file = format!("{}/examples/manage/{example}", env!("CARGO_MANIFEST_DIR"));
     let out = dir.0.join("out");
@@ -158,7 +155,7 @@ fn a_signalled_run_undoes_itself_and_a_killed_one_is_undone_by_the_partition_res
 }
 
 fn signals_undone() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = common::serial();
     let dir = Scratch::new("manage-signals");
     let file = format!("{}/examples/manage/free.toml", env!("CARGO_MANIFEST_DIR"));
     let before = snapshot();
@@ -236,7 +233,7 @@ fn on_a_kernel_with_cgroup_v2_alone_free_and_constrained_runs_and_their_undoing_
     );
     let stress_ng = std::path::Path::new("/usr/bin/stress-ng");
     // The emulated CPUs keep both host cores busy: the real-time runs here wait.
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = common::serial();
     vm::run_inside(
         "on_a_kernel_with_cgroup_v2_alone_free_and_constrained_runs_and_their_undoing_behave_the_same",
         &[&free, &constrained, stress_ng],

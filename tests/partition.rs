@@ -8,24 +8,7 @@ mod common;
 use common::machine::{changed, snapshot};
 use common::{stderr, stdout, vm, Scratch};
 use serde_json::Value;
-use std::process::{Command, Output};
-use std::sync::{Mutex, MutexGuard};
-
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// `kairos ARGS` with the partition state in `dir`.
-fn kairos(dir: &Scratch, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kairos"))
-        .args(args)
-        .current_dir(&dir.0)
-        .env("KAIROS_STATE_DIR", &dir.0)
-        .output()
-        .expect("run kairos")
-}
+use std::process::Command;
 
 fn other_cpu() -> String {
     let cpus = kairos_rt::platform::online_cpus();
@@ -35,13 +18,13 @@ fn other_cpu() -> String {
 /// Partitions (with `extra` options), checks the mechanism kairos chose and that a new thread
 /// stays off the RT CPU, resets, and compares the machine with what it was.
 fn partition_then_reset(extra: &[&str], mechanism: &str) {
-    let _lock = serial();
+    let _lock = common::serial();
     let dir = Scratch::new("partition");
     let before = snapshot();
     let rt = other_cpu();
     let mut args = vec!["partition", "--rt", &rt, "--irqs", "--json"];
     args.extend_from_slice(extra);
-    let out = kairos(&dir, &args);
+    let out = dir.kairos_with_state(&args);
     assert!(out.status.success(), "{}", stderr(&out));
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(report["state"]["mechanism"], mechanism, "{report}");
@@ -65,7 +48,7 @@ fn partition_then_reset(extra: &[&str], mechanism: &str) {
         "{}",
         stdout(&probe)
     );
-    let out = kairos(&dir, &["partition", "--reset"]);
+    let out = dir.kairos_with_state(&["partition", "--reset"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(changed(&before, &snapshot()), Vec::<String>::new());
     assert!(!dir.0.join("partition.json").exists());
@@ -90,7 +73,7 @@ fn a_killed_partition_run_is_undone_by_reset() {
 }
 
 fn killed_run_undone() {
-    let _lock = serial();
+    let _lock = common::serial();
     let dir = Scratch::new("partition-killed");
     let before = snapshot();
     let rt = other_cpu();
@@ -111,7 +94,7 @@ fn killed_run_undone() {
     hold.wait().unwrap();
     assert!(state.exists(), "the state file survives the crash");
     assert!(!changed(&before, &snapshot()).is_empty());
-    let out = kairos(&dir, &["partition", "--reset"]);
+    let out = dir.kairos_with_state(&["partition", "--reset"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(changed(&before, &snapshot()), Vec::<String>::new());
 }
@@ -123,33 +106,30 @@ fn exec_runs_commands_in_their_partition_with_the_policy_asked_and_passes_their_
 }
 
 fn exec_in_partitions() {
-    let _lock = serial();
+    let _lock = common::serial();
     let dir = Scratch::new("exec");
     let rt = other_cpu();
-    let out = kairos(&dir, &["partition", "--rt", &rt]);
+    let out = dir.kairos_with_state(&["partition", "--rt", &rt]);
     assert!(out.status.success(), "{}", stderr(&out));
     // /proc/self/stat fields 40 and 41: rt_priority and policy (2 = SCHED_RR, 1 = FIFO).
     let show =
         "grep Cpus_allowed_list /proc/self/status; awk '{print $40, $41}' /proc/self/stat; exit 7";
-    let run = kairos(
-        &dir,
-        &[
-            "exec",
-            "--rt",
-            "--policy",
-            "rr",
-            "--priority",
-            "12",
-            "--",
-            "sh",
-            "-c",
-            show,
-        ],
-    );
-    let be = kairos(&dir, &["exec", "--be", "--", "sh", "-c", show]);
-    let killed = kairos(&dir, &["exec", "--be", "--", "sh", "-c", "kill -TERM $$"]);
-    let missing = kairos(&dir, &["exec", "--be", "--", "/nonexistent/command"]);
-    let reset = kairos(&dir, &["partition", "--reset"]);
+    let run = dir.kairos_with_state(&[
+        "exec",
+        "--rt",
+        "--policy",
+        "rr",
+        "--priority",
+        "12",
+        "--",
+        "sh",
+        "-c",
+        show,
+    ]);
+    let be = dir.kairos_with_state(&["exec", "--be", "--", "sh", "-c", show]);
+    let killed = dir.kairos_with_state(&["exec", "--be", "--", "sh", "-c", "kill -TERM $$"]);
+    let missing = dir.kairos_with_state(&["exec", "--be", "--", "/nonexistent/command"]);
+    let reset = dir.kairos_with_state(&["partition", "--reset"]);
     assert!(reset.status.success(), "{}", stderr(&reset));
     assert_eq!(run.status.code(), Some(7), "{}", stderr(&run));
     let text = stdout(&run);
@@ -175,7 +155,7 @@ fn exec_in_partitions() {
 fn on_a_kernel_with_cgroup_v2_alone_partitions_exec_and_reset_behave_the_same() {
     if !vm::inside() {
         // The emulated CPUs keep both host cores busy: the partition tests here wait.
-        let _lock = serial();
+        let _lock = common::serial();
         vm::run_inside(
             "on_a_kernel_with_cgroup_v2_alone_partitions_exec_and_reset_behave_the_same",
             &[],

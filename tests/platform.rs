@@ -8,24 +8,7 @@ mod common;
 use common::machine::{changed, snapshot};
 use common::{stderr, stdout, Scratch};
 use serde_json::Value;
-use std::process::{Command, Output};
-use std::sync::{Mutex, MutexGuard};
-
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// `kairos ARGS` with the partition state in `dir`.
-fn kairos(dir: &Scratch, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kairos"))
-        .args(args)
-        .current_dir(&dir.0)
-        .env("KAIROS_STATE_DIR", &dir.0)
-        .output()
-        .expect("run kairos")
-}
+use std::process::Command;
 
 #[test]
 fn platform_commands_refuse_bad_input_with_exit_2() {
@@ -50,11 +33,11 @@ fn platform_commands_refuse_bad_input_with_exit_2() {
             "unknown stressor",
         ),
     ] {
-        let out = kairos(&dir, &args);
+        let out = dir.kairos_with_state(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
     }
-    let out = kairos(&dir, &["partition", "--reset"]);
+    let out = dir.kairos_with_state(&["partition", "--reset"]);
     assert!(out.status.success());
     assert!(stdout(&out).contains("nothing to undo"));
 }
@@ -69,23 +52,20 @@ fn stress_ng_running() -> bool {
 #[test]
 #[ignore = "runs SCHED_FIFO and stress-ng: needs root; the README's test command and CI run it"]
 fn the_latency_suite_measures_every_benchmark_with_and_without_stress_and_stops_its_stressors() {
-    let _lock = serial();
+    let _lock = common::serial();
     let dir = Scratch::new("latency");
-    let out = kairos(
-        &dir,
-        &[
-            "platform",
-            "latency",
-            "--samples",
-            "20",
-            "--stress",
-            "cpu,fork",
-            "--json",
-            "--quiet",
-            "--out",
-            "out",
-        ],
-    );
+    let out = dir.kairos_with_state(&[
+        "platform",
+        "latency",
+        "--samples",
+        "20",
+        "--stress",
+        "cpu,fork",
+        "--json",
+        "--quiet",
+        "--out",
+        "out",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stress_ng_running(), "stress-ng outlived the command");
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -120,7 +100,7 @@ fn the_latency_suite_measures_every_benchmark_with_and_without_stress_and_stops_
 #[test]
 #[ignore = "runs SCHED_FIFO and stress-ng: needs root; the README's test command and CI run it"]
 fn stressors_do_not_outlive_a_killed_measurement() {
-    let _lock = serial();
+    let _lock = common::serial();
     let mut run = Command::new(env!("CARGO_BIN_EXE_kairos"))
         .args([
             "platform",
@@ -158,25 +138,22 @@ fn stressors_do_not_outlive_a_killed_measurement() {
 #[test]
 #[ignore = "runs SCHED_FIFO and stress-ng: needs root; the README's test command and CI run it"]
 fn interference_fits_a_line_per_benchmark_and_figure_over_the_stressed_cores() {
-    let _lock = serial();
+    let _lock = common::serial();
     let dir = Scratch::new("interference");
-    let out = kairos(
-        &dir,
-        &[
-            "platform",
-            "interference",
-            "--bench",
-            "proc,syscall",
-            "--samples",
-            "300",
-            "--stressors",
-            "cpu",
-            "--repeat",
-            "2",
-            "--json",
-            "--quiet",
-        ],
-    );
+    let out = dir.kairos_with_state(&[
+        "platform",
+        "interference",
+        "--bench",
+        "proc,syscall",
+        "--samples",
+        "300",
+        "--stressors",
+        "cpu",
+        "--repeat",
+        "2",
+        "--json",
+        "--quiet",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
     let cores = kairos_rt::platform::online_cpus().len();
@@ -193,24 +170,21 @@ fn interference_fits_a_line_per_benchmark_and_figure_over_the_stressed_cores() {
 #[test]
 #[ignore = "runs SCHED_FIFO, stress-ng and a partition: needs root; the README's test command and CI run it"]
 fn the_load_sweep_measures_three_configurations_and_leaves_the_machine_as_it_was() {
-    let _lock = serial();
+    let _lock = common::serial();
     let dir = Scratch::new("load-sweep");
     let before = snapshot();
-    let out = kairos(
-        &dir,
-        &[
-            "platform",
-            "load-sweep",
-            "--loads",
-            "0,100",
-            "--duration",
-            "300ms",
-            "--json",
-            "--quiet",
-            "--out",
-            "out",
-        ],
-    );
+    let out = dir.kairos_with_state(&[
+        "platform",
+        "load-sweep",
+        "--loads",
+        "0,100",
+        "--duration",
+        "300ms",
+        "--json",
+        "--quiet",
+        "--out",
+        "out",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(changed(&before, &snapshot()), Vec::<String>::new());
     assert!(!dir.0.join("partition.json").exists());

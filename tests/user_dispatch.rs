@@ -15,13 +15,6 @@ use kairos_rt::platform::{online_cpus, privilege};
 use kairos_sim::{replay, simulate, ExecutionTimeModel, SimConfig};
 use kairos_trace::{Trace, TraceEvent};
 use std::collections::BTreeMap;
-use std::sync::{Mutex, MutexGuard};
-
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// Four tasks on two cores, U = 1.1: preemptions, migrations under global policies.
 const WORKLOAD: &str = r#"
@@ -187,7 +180,7 @@ fn simulated(w: &Workload, policy: &mut dyn Policy, ran_ns: u64) -> Trace {
 #[test]
 #[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn a_policy_written_once_runs_in_the_simulator_and_on_real_cores() {
-    let _guard = serial();
+    let _guard = common::serial();
     require_real_time();
     let w = parse(LAXITY_WORKLOAD);
     let real = run_for_real(&w, Box::new(LeastLaxity), Duration::from_secs(2));
@@ -208,7 +201,7 @@ fn a_policy_written_once_runs_in_the_simulator_and_on_real_cores() {
 #[test]
 #[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn every_standard_policy_runs_for_real_and_replays_its_decisions() {
-    let _guard = serial();
+    let _guard = common::serial();
     require_real_time();
     let w = workload();
     for kind in PolicyKind::ALL {
@@ -236,7 +229,7 @@ fn every_standard_policy_runs_for_real_and_replays_its_decisions() {
 #[test]
 #[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn run_dispatch_user_compare_reports_the_comparison_in_json() {
-    let _guard = serial();
+    let _guard = common::serial();
     require_real_time();
     let scratch = Scratch::new("user-dispatch");
     scratch.write("w.toml", WORKLOAD);
@@ -284,7 +277,7 @@ fn executed(trace: &Trace) -> BTreeMap<(usize, u64), u64> {
 #[test]
 #[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn edzl_with_uniform_execution_times_runs_the_simulations_draws() {
-    let _guard = serial();
+    let _guard = common::serial();
     require_real_time();
     let w = parse(&WORKLOAD.replace("wcet = ", "bcet = \"100us\"\nwcet = "));
     let (model, seed) = (ExecutionTimeModel::Uniform, 7);

@@ -16,13 +16,6 @@ use kairos_rt::dispatcher::{run_user, UserRun, UserRunConfig};
 use kairos_sim::vm::{simulate_vm, vm_policy};
 use kairos_sim::SimConfig;
 use kairos_trace::TraceEvent;
-use std::sync::{Mutex, MutexGuard};
-
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// A hungry domain (a job that never finishes) beside a periodic one, on 2 cores: without
 /// enforcement the hog's VCPU would take a whole core.
@@ -98,7 +91,7 @@ fn executed(run: &UserRun, tasks: std::ops::Range<usize>) -> u64 {
 #[test]
 #[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn budgets_are_enforced_on_real_cores_as_in_the_simulation() {
-    let _serial = serial();
+    let _serial = common::serial();
     for server in ["deferrable", "periodic"] {
         let plan = plan_of(&hog_system(server));
         let run = run(&plan, 2);
@@ -158,7 +151,7 @@ fn budgets_are_enforced_on_real_cores_as_in_the_simulation() {
 #[test]
 #[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn the_credit_scheduler_runs_for_real() {
-    let _serial = serial();
+    let _serial = common::serial();
     let text =
         hog_system("deferrable").replace("scheduler = \"rt-global\"", "scheduler = \"credit\"");
     let text = text.replace("priority = \"edf\"\nserver = \"deferrable\"\n", "");
@@ -177,7 +170,7 @@ fn the_credit_scheduler_runs_for_real() {
 #[test]
 #[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn kairos_run_on_a_vm_file_compares_per_domain_and_per_vcpu() {
-    let _serial = serial();
+    let _serial = common::serial();
     let dir = Scratch::new("vm-run");
     let out = dir.kairos(&[
         "run",
@@ -227,7 +220,7 @@ fn kairos_run_on_a_vm_file_compares_per_domain_and_per_vcpu() {
 #[test]
 #[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn kairos_bench_vmm_writes_the_cdfs_of_each_scheduler() {
-    let _serial = serial();
+    let _serial = common::serial();
     let dir = Scratch::new("bench-vmm");
     let out = dir.kairos(&["bench", "vmm", "--duration", "1s", "--out", "cdf"]);
     assert!(out.status.success(), "{}", stderr(&out));

@@ -19,6 +19,16 @@ pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// One test binary's lock for the tests that change the machine or run real-time work: they
+/// take turns. Taken also after a test that held it failed (that failure is reported on its
+/// own).
+pub fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// A fresh, empty folder under the system temp dir for one test; removed when dropped.
 pub struct Scratch(pub PathBuf);
@@ -45,6 +55,17 @@ impl Scratch {
     /// The text of the file `name` in this folder.
     pub fn read(&self, name: &str) -> String {
         std::fs::read_to_string(self.0.join(name)).expect("read a file")
+    }
+
+    /// Runs `kairos ARGS` in this folder with its partition state kept here too
+    /// (`KAIROS_STATE_DIR`), away from the machine's own.
+    pub fn kairos_with_state(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_kairos"))
+            .args(args)
+            .current_dir(&self.0)
+            .env("KAIROS_STATE_DIR", &self.0)
+            .output()
+            .expect("run kairos")
     }
 
     /// Runs `kairos ARGS` in this folder.
