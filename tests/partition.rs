@@ -152,12 +152,12 @@ fn exec_in_partitions() {
 
 #[test]
 #[ignore = "boots a Linux VM under QEMU (scripts/test-deps installs it); the README's test command and CI run it"]
-fn on_a_kernel_with_cgroup_v2_alone_partitions_exec_and_reset_behave_the_same() {
+fn on_a_kernel_with_cgroup_v2_alone_or_no_cgroups_partitions_exec_and_reset_behave_the_same() {
     if !vm::inside() {
         // The emulated CPUs keep both host cores busy: the partition tests here wait.
         let _lock = common::serial();
         vm::run_inside(
-            "on_a_kernel_with_cgroup_v2_alone_partitions_exec_and_reset_behave_the_same",
+            "on_a_kernel_with_cgroup_v2_alone_or_no_cgroups_partitions_exec_and_reset_behave_the_same",
             &[],
         );
         return;
@@ -166,4 +166,12 @@ fn on_a_kernel_with_cgroup_v2_alone_partitions_exec_and_reset_behave_the_same() 
     partition_then_reset(&[], "cgroup-v2");
     killed_run_undone();
     exec_in_partitions();
+    // Without any cgroup hierarchy (the VM is thrown away after), kairos falls back on
+    // affinity masks by itself.
+    let umount = Command::new("umount")
+        .arg("/sys/fs/cgroup")
+        .status()
+        .unwrap();
+    assert!(umount.success());
+    partition_then_reset(&[], "affinity");
 }
