@@ -18,6 +18,7 @@
 
 pub mod calibrate;
 pub mod dispatcher;
+pub mod fit;
 pub mod handoff;
 pub mod manage;
 pub mod measure;

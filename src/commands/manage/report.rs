@@ -128,8 +128,8 @@ impl<'a> Report<'a> {
             "be_share": self.shares().iter().map(|sh| json!({
                 "core": sh.core, "mean": sh.mean, "min": sh.min, "max": sh.max, "received": sh.received,
             })).collect::<Vec<_>>(),
-            "model": o.be_cores.iter().zip(&o.slopes_ns).map(|(core, slope)| json!({
-                "core": core, "slope_ns": slope, "slope_per_call_ns": slope / calls.max(1.0), "r2": o.r2,
+            "model": o.be_cores.iter().zip(&o.slopes_ns).zip(&o.slope_ci95_ns).map(|((core, slope), ci)| json!({
+                "core": core, "slope_ns": slope, "slope_ci95_ns": ci, "slope_per_call_ns": slope / calls.max(1.0), "r2": o.r2,
             })).collect::<Vec<_>>(),
             "prior_per_call_ns": self.prior_per_call_ns,
             "changes": o.changes.iter().map(change_json).collect::<Vec<_>>(),
@@ -163,11 +163,13 @@ impl<'a> Report<'a> {
             "{} periods: T_RT median {median} ({growth:+.1} % on isolation), p99 {p99}, max {max}; within the target {:.1} %; deadline misses {}\n",
             o.periods.len(), 100.0 * self.within_target(), self.misses()
         ));
-        for (sh, slope) in self.shares().iter().zip(&o.slopes_ns) {
+        for ((sh, slope), ci) in self.shares().iter().zip(&o.slopes_ns).zip(&o.slope_ci95_ns) {
             out.push_str(&format!(
-                "core {}: S_BE {:.0} % of P on average (least {:.0} %, most {:.0} %), received {:.0} % of a core; d_curr slope {} per full core ({}/call)\n",
+                "core {}: S_BE {:.0} % of P on average (least {:.0} %, most {:.0} %), received {:.0} % of a core; d_curr slope {}{} per full core ({}/call){}\n",
                 sh.core, 100.0 * sh.mean, 100.0 * sh.min, 100.0 * sh.max, 100.0 * sh.received,
-                signed(*slope), signed(slope / o.calls.max(1) as f64),
+                signed(*slope), ci.map_or(String::new(), |h| format!(" ± {}", crate::report::human_ns(h.round() as u64))),
+                signed(slope / o.calls.max(1) as f64),
+                match ci { Some(h) if slope.abs() <= *h => ", not distinguishable from zero", _ => "" },
             ));
             if sh.max - sh.min < 0.02 {
                 out.push_str("  (the share never moved: the slope rests on the isolation phase and the prior)\n");

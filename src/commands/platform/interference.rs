@@ -28,30 +28,10 @@ pub struct Fit {
     pub intercept_ns: f64,
     /// Coefficient of determination over every repeat's value.
     pub r2: f64,
+    /// The slope's 95 % confidence half-width (ns; none with fewer than three values).
+    pub slope_ci95_ns: Option<f64>,
     /// The figure at each k, µs: the median of the repeats.
     pub values_us: Vec<f64>,
-}
-
-/// `y = a + b x` by least squares: (a, b, R²). R² is 1 when y does not vary.
-pub fn least_squares(xs: &[f64], ys: &[f64]) -> (f64, f64, f64) {
-    let n = xs.len() as f64;
-    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
-    let sxx: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
-    let sxy: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
-    let b = if sxx > 0.0 { sxy / sxx } else { 0.0 };
-    let a = my - b * mx;
-    let ss_tot: f64 = ys.iter().map(|y| (y - my).powi(2)).sum();
-    let ss_res: f64 = xs
-        .iter()
-        .zip(ys)
-        .map(|(x, y)| (y - a - b * x).powi(2))
-        .sum();
-    let r2 = if ss_tot > 0.0 {
-        1.0 - ss_res / ss_tot
-    } else {
-        1.0
-    };
-    (a, b, r2)
 }
 
 #[derive(Serialize)]
@@ -95,7 +75,7 @@ fn fits(points: &[Point], ks: usize) -> Vec<Fit> {
     for (b, row) in points[0].benchmarks.iter().enumerate() {
         for (stat, of) in STATS {
             let ys: Vec<f64> = points.iter().map(|p| of(&p.benchmarks[b]) as f64).collect();
-            let (a, slope, r2) = least_squares(&xs, &ys);
+            let line = kairos_rt::fit::least_squares(&xs, &ys);
             let at = |k: usize| {
                 let mine = points
                     .iter()
@@ -107,9 +87,10 @@ fn fits(points: &[Point], ks: usize) -> Vec<Fit> {
             out.push(Fit {
                 bench: row.name,
                 stat,
-                slope_ns: slope,
-                intercept_ns: a,
-                r2,
+                slope_ns: line.slope,
+                intercept_ns: line.intercept,
+                r2: line.r2,
+                slope_ci95_ns: line.slope_ci95,
                 values_us: (0..ks).map(at).collect(),
             });
         }
@@ -190,15 +171,28 @@ fn text(report: &Report, out: Option<&std::path::Path>) -> String {
     for k in 0..ks {
         s.push_str(&format!(" {:>10}", format!("k={k} µs")));
     }
-    s.push_str(&format!(" {:>12} {:>7}\n", "slope µs/k", "R²"));
+    s.push_str(&format!(
+        " {:>12} {:>9} {:>7}\n",
+        "slope µs/k", "± 95 %", "R²"
+    ));
     for f in &report.fits {
         s.push_str(&format!("{:<8} {:<5}", f.bench, f.stat));
         for v in &f.values_us {
             s.push_str(&format!(" {v:>10.2}"));
         }
-        s.push_str(&format!(" {:>12.3} {:>7.3}\n", f.slope_ns / 1000.0, f.r2));
+        let ci = f
+            .slope_ci95_ns
+            .map_or("-".to_string(), |h| format!("{:.3}", h / 1000.0));
+        s.push_str(&format!(
+            " {:>12.3} {ci:>9} {:>7.3}\n",
+            f.slope_ns / 1000.0,
+            f.r2
+        ));
     }
-    s.push_str("(slope and R² fitted to every repeat's value: R² is the share of their spread k explains)\n");
+    s.push_str("(slope and R² fitted to every repeat's value: R² is the share of their spread k explains;\n");
+    s.push_str(
+        " a slope within its 95 % interval of zero is not distinguishable from no interference)\n",
+    );
     if let Some(dir) = out {
         s.push_str(&format!(
             "wrote {}: interference.json, interference.svg, interference.png\n",
@@ -206,18 +200,4 @@ fn text(report: &Report, out: Option<&std::path::Path>) -> String {
         ));
     }
     s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::least_squares;
-
-    #[test]
-    fn least_squares_recovers_a_line_and_scores_scatter_below_one() {
-        let (a, b, r2) = least_squares(&[0.0, 1.0, 2.0, 3.0], &[1.0, 3.0, 5.0, 7.0]);
-        assert!((a - 1.0).abs() < 1e-12 && (b - 2.0).abs() < 1e-12 && (r2 - 1.0).abs() < 1e-12);
-        let (_, b, r2) = least_squares(&[0.0, 1.0, 2.0, 3.0], &[1.0, 4.0, 4.0, 7.0]);
-        assert!((b - 1.8).abs() < 1e-12, "{b}");
-        assert!(r2 > 0.8 && r2 < 1.0, "{r2}");
-    }
 }

@@ -160,9 +160,11 @@ where
             chart
                 .draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))?
                 .label(format!(
-                    "{} (slope {:.2} µs/core, R² {:.3})",
+                    "{} (slope {:.2}{} µs/core, R² {:.3})",
                     fit.stat,
                     fit.slope_ns / 1000.0,
+                    fit.slope_ci95_ns
+                        .map_or(String::new(), |h| format!(" ± {:.2}", h / 1000.0)),
                     fit.r2
                 ))
                 .legend(move |(x, y)| Circle::new((x + 6, y), 4, color.filled()));

@@ -114,6 +114,26 @@ impl InterferenceModel {
         self.observations
     }
 
+    /// Each slope's 95 % confidence half-width (ns): the residual variance of the recent
+    /// observations times the slope's diagonal entry of `p` (the parameters' covariance over the
+    /// noise variance), under Student's t. None until the window has more observations than
+    /// parameters.
+    pub fn slope_ci95(&self) -> Vec<Option<f64>> {
+        let k = self.theta.len();
+        let dof = self.recent.len() as f64 - k as f64;
+        let residual: f64 = self
+            .recent
+            .iter()
+            .map(|(u, y)| (y - self.predict(u)).powi(2))
+            .sum();
+        (1..k)
+            .map(|c| {
+                (dof >= 1.0)
+                    .then(|| crate::fit::t_975(dof) * (residual / dof * self.p[c * k + c]).sqrt())
+            })
+            .collect()
+    }
+
     /// R² of the current model on the recent observations (None before two of them, or when
     /// they do not vary).
     pub fn r2(&self) -> Option<f64> {
@@ -188,6 +208,15 @@ mod tests {
             model.intercept()
         );
         assert!(model.r2().unwrap() > 0.9);
+        // The slope's interval is ordinary least squares' too (an independent computation).
+        let xs: Vec<f64> = points.iter().map(|p| p.0).collect();
+        let ys: Vec<f64> = points.iter().map(|p| p.1).collect();
+        let expected = crate::fit::least_squares(&xs, &ys).slope_ci95.unwrap();
+        let ci = model.slope_ci95()[0].unwrap();
+        assert!(
+            (ci - expected).abs() < 1e-3 * expected,
+            "{ci} vs {expected}"
+        );
     }
 
     #[test]

@@ -63,6 +63,8 @@ pub struct ManageOutcome {
     pub changes: Vec<Change>,
     pub refused: Vec<(u64, String)>,
     pub slopes_ns: Vec<f64>,
+    /// Each slope's 95 % confidence half-width, once the model has enough periods.
+    pub slope_ci95_ns: Vec<Option<f64>>,
     pub r2: Option<f64>,
     pub best_effort: Vec<Outcome>,
     pub stopped_by: Option<String>,
@@ -213,6 +215,7 @@ pub fn run(config: ManageConfig) -> Result<ManageOutcome, ManageError> {
         changes: managed.changes,
         refused: managed.refused,
         slopes_ns: managed.model.slopes().to_vec(),
+        slope_ci95_ns: managed.model.slope_ci95(),
         r2: managed.model.r2(),
         best_effort,
         stopped_by: intervention.or_else(signal_stop),
