@@ -1,6 +1,7 @@
 //! The engine, advancing by whole stretches, against its slot-by-slot twin.
 
 use super::*;
+use crate::bounds::UnitBounds;
 use proptest::prelude::*;
 
 /// Disjoint ascending `[start, end)` pieces from `(gap, len)` pairs.
