@@ -1,6 +1,6 @@
 //! The MC-DAG framework's XML importer: the reference files, the reading rules (slots, levels,
 //! the discard model, ports), options, and export/import round trips. Exact messages for the
-//! CLI are in the root `tests/check_mc.rs`.
+//! CLI are in the root `tests/check_mc/`.
 
 use kairos_model::mc_load::{check_mc_source, to_json, to_toml, McChecked};
 use kairos_model::mcdag_xml::{import, import_with, level_names, to_xml, ImportOptions};
