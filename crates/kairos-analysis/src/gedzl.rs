@@ -6,7 +6,7 @@
 //! enough to show that at most `m` tasks can ever reach zero laxity, with BCL-style interference
 //! bounds refined by slack (Bertogna, Cirinei, Lipari, IEEE TPDS 20(4), 2009). No public
 //! implementation of the published test was found; the theorem below is stated and proved here
-//! and backed by simulation (`tests/global_soundness.rs`).
+//! and backed by simulation (`tests/global_soundness/`).
 //!
 //! **Theorem 1 (implemented by [`is_schedulable_by_zero_laxity`]).** Let `U` be a set of at
 //! most `m` tasks and `s_i >= 0` slacks (`s_i = 0` for `i` in `U`). With the EDF interference
