@@ -164,6 +164,7 @@ impl<'a> Replayed<'a> {
         view.part = next;
         view.budget = part_budget(&parts, next);
         view.executed = Duration::ZERO;
+        self.exhausted.remove(&id);
         policy.part_completed(at, view, ended);
         Ok(())
     }
@@ -234,7 +235,9 @@ impl<'a> Replayed<'a> {
                 Action::CancelTimer(timer) => _ = self.timers.remove(timer),
                 Action::Discard(id) => _ = self.close(*id, "discard")?,
                 Action::Stop(id) => _ = self.stopped.insert(*id),
-                Action::CutOptional(_) => {}
+                // The wind-up part that follows has a budget of its own, whose overrun is
+                // reported again (the engines mark exhaustion once per part).
+                Action::CutOptional(id) => _ = self.exhausted.remove(id),
                 Action::ChangeMode { to, .. } => {
                     policy.mode_changed(step.at, self.mode, *to);
                     self.mode = *to;

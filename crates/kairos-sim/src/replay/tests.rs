@@ -1,6 +1,6 @@
 use super::*;
 use kairos_model::{check_source, Duration, Format};
-use kairos_policy::{JobId, JobView, Reported, TimerId};
+use kairos_policy::{Action, Decision, JobId, JobView, Reported, TimerId};
 use kairos_policy::{PolicyKind, PriorityOrder};
 
 fn workload() -> Workload {
@@ -96,4 +96,93 @@ fn a_removal_of_a_job_never_released_is_caught() {
     s[0].events.push(Reported::Removed(ghost, Instant::ZERO));
     let e = replay(&workload(), edf().as_mut(), &s).unwrap_err();
     assert!(e.reason.contains("removal of job 0#5, not open"), "{e}");
+}
+
+/// Places job 0 of task 0 on the one core; cuts its optional part once told it overran.
+struct CutOnOverrun {
+    cut: Option<JobId>,
+}
+
+impl Policy for CutOnOverrun {
+    fn name(&self) -> &'static str {
+        "cut-on-overrun"
+    }
+
+    fn runs_parts(&self) -> bool {
+        true
+    }
+
+    fn budget_exhausted(&mut self, _now: Instant, job: &JobView) {
+        if job.part == kairos_model::Part::Optional {
+            self.cut = Some(job.id);
+        }
+    }
+
+    fn decide(&mut self, view: &View<'_>) -> Decision {
+        let mut decision = Decision::idle(view.cores);
+        decision.cores[0] = view.jobs.first().map(|j| j.id);
+        decision
+            .actions
+            .extend(self.cut.take().map(Action::CutOptional));
+        decision
+    }
+}
+
+/// A real run's dispatcher may be late (a stalled host): the optional part it cut on an
+/// overrun is followed by a wind-up that overruns too before the next pass. That is a second
+/// budget, and its overrun is reported once more.
+#[test]
+fn a_wind_up_overrun_after_a_cut_is_reported_against_a_new_budget() {
+    let src = "cores = 1\n[[tasks]]\nname = \"i\"\nperiod = \"10ms\"\n\
+               mandatory = \"1ms\"\noptional = \"2ms\"\nwindup = \"1ms\"\n";
+    let w = check_source(src, Format::Toml).workload.unwrap();
+    let id = JobId { task: 0, number: 0 };
+    let ms = |n| Instant::ZERO + Duration::from_millis(n);
+    let view = |part, budget: u64, executed: u64| JobView {
+        id,
+        release: Instant::ZERO,
+        absolute_deadline: ms(10),
+        part,
+        budget: Duration::from_millis(budget),
+        executed: Duration::from_millis(executed),
+        running_on: (executed > 0 || part != kairos_model::Part::Mandatory).then_some(0),
+        last_core: (executed > 0 || part != kairos_model::Part::Mandatory).then_some(0),
+    };
+    use kairos_model::Part::{Mandatory, Optional, Windup};
+    let step = |at, events, jobs, actions| Step {
+        at,
+        events,
+        jobs,
+        decision: vec![Some(id)],
+        mode: 0,
+        actions,
+    };
+    let steps = vec![
+        step(
+            ms(0),
+            vec![Reported::Released(id, ms(0))],
+            vec![view(Mandatory, 1, 0)],
+            vec![],
+        ),
+        step(
+            ms(1),
+            vec![Reported::PartCompleted(id, Mandatory, ms(1))],
+            vec![view(Optional, 2, 0)],
+            vec![],
+        ),
+        step(
+            ms(3),
+            vec![Reported::BudgetExhausted(id, ms(3))],
+            vec![view(Optional, 2, 2)],
+            vec![Action::CutOptional(id)],
+        ),
+        step(
+            ms(5),
+            vec![Reported::BudgetExhausted(id, ms(5))],
+            vec![view(Windup, 1, 1)],
+            vec![],
+        ),
+    ];
+    let mut policy = CutOnOverrun { cut: None };
+    assert_eq!(replay(&w, &mut policy, &steps), Ok(4));
 }
