@@ -1,8 +1,8 @@
 //! Straight-line fits and how far their slope can be trusted: ordinary least squares with R²
 //! and the slope's 95 % confidence half-width (its standard error times Student's t quantile
 //! for the residual degrees of freedom). `kairos platform interference` fits d_curr (the
-//! OS-latency study's equation 5) with it; the resource manager uses [`t_975`] to say whether
-//! the slope it learned is distinguishable from zero.
+//! OS-latency study's equation 5) with it; the resource manager uses [`t_975`] to size the
+//! interval of the slope it learned and [`significant`] to say whether it differs from zero.
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
@@ -21,8 +21,13 @@ pub struct Line {
 impl Line {
     /// Whether the slope's 95 % interval leaves out zero.
     pub fn significant(&self) -> bool {
-        self.slope_ci95.is_some_and(|h| self.slope.abs() > h)
+        significant(self.slope, self.slope_ci95)
     }
+}
+
+/// Whether a slope with the 95 % half-width `ci95` (None: unknown) is distinguishable from zero.
+pub fn significant(slope: f64, ci95: Option<f64>) -> bool {
+    ci95.is_some_and(|h| slope.abs() > h)
 }
 
 /// The least-squares line through (xs, ys).

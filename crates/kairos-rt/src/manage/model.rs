@@ -121,11 +121,7 @@ impl InterferenceModel {
     pub fn slope_ci95(&self) -> Vec<Option<f64>> {
         let k = self.theta.len();
         let dof = self.recent.len() as f64 - k as f64;
-        let residual: f64 = self
-            .recent
-            .iter()
-            .map(|(u, y)| (y - self.predict(u)).powi(2))
-            .sum();
+        let residual = self.recent_residual();
         (1..k)
             .map(|c| {
                 (dof >= 1.0)
@@ -143,12 +139,14 @@ impl InterferenceModel {
         }
         let mean = self.recent.iter().map(|(_, y)| y).sum::<f64>() / n as f64;
         let total: f64 = self.recent.iter().map(|(_, y)| (y - mean).powi(2)).sum();
-        let residual: f64 = self
-            .recent
-            .iter()
+        (total > 0.0).then(|| 1.0 - self.recent_residual() / total)
+    }
+
+    /// The current model's sum of squared errors on the recent observations.
+    fn recent_residual(&self) -> f64 {
+        (self.recent.iter())
             .map(|(u, y)| (y - self.predict(u)).powi(2))
-            .sum();
-        (total > 0.0).then(|| 1.0 - residual / total)
+            .sum()
     }
 }
 
