@@ -11,17 +11,21 @@ use common::{stderr, vm, Scratch};
 use serde_json::Value;
 use std::process::Command;
 
-/// Runs `kairos manage` on `example` (from examples/manage) for `seconds` and returns its JSON,
-/// after checking that nothing it set remains.
-fn managed_run(example: &str, extra: &[&str]) -> Value {
+/// A file of examples/manage.
+fn example(name: &str) -> String {
+    format!("{}/examples/manage/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `kairos manage` on `file` for 3 s and returns its JSON, after checking that nothing it
+/// set remains.
+fn managed_run(file: &str, extra: &[&str]) -> Value {
     let _serial = common::serial();
     let dir = Scratch::new("manage");
-    let file = format!("{}/examples/manage/{example}", env!("CARGO_MANIFEST_DIR"));
     let out = dir.0.join("out");
     let before = snapshot();
     let mut args = vec![
         "manage",
-        &file,
+        file,
         "--duration",
         "3s",
         "--isolation",
@@ -65,11 +69,11 @@ fn periods(json: &Value) -> &Vec<Value> {
 #[test]
 #[ignore = "needs root: partitions cores, writes cgroups, SCHED_FIFO (CI runs it)"]
 fn free_execution_runs_each_job_to_completion_beside_a_throttled_load() {
-    free_run();
+    free_run(&example("free.toml"));
 }
 
-fn free_run() {
-    let json = managed_run("free.toml", &[]);
+fn free_run(file: &str) {
+    let json = managed_run(file, &[]);
     assert_eq!(json["execution"], "free");
     let periods = periods(&json);
     // 3 s of 20 ms periods; jobs that overrun delay the next ones.
@@ -102,7 +106,7 @@ fn constrained_execution_spreads_a_job_over_the_reservation_periods() {
 }
 
 fn constrained_run() {
-    let json = managed_run("constrained.toml", &[]);
+    let json = managed_run(&example("constrained.toml"), &[]);
     assert_eq!(json["execution"], "constrained");
     let periods = periods(&json);
     assert!(periods.len() > 100, "{}", periods.len());
@@ -140,7 +144,7 @@ fn constrained_run() {
 #[test]
 #[ignore = "needs root: partitions cores, writes cgroups (CI runs it)"]
 fn an_unmanaged_run_holds_the_files_allocations() {
-    let json = managed_run("free.toml", &["--unmanaged"]);
+    let json = managed_run(&example("free.toml"), &["--unmanaged"]);
     assert_eq!(json["managed"], false);
     assert_eq!(json["changes"].as_array().unwrap().len(), 0);
     for p in periods(&json) {
@@ -157,7 +161,7 @@ fn a_signalled_run_undoes_itself_and_a_killed_one_is_undone_by_the_partition_res
 fn signals_undone() {
     let _serial = common::serial();
     let dir = Scratch::new("manage-signals");
-    let file = format!("{}/examples/manage/free.toml", env!("CARGO_MANIFEST_DIR"));
+    let file = example("free.toml");
     let before = snapshot();
     for signal in [libc::SIGTERM, libc::SIGKILL] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_kairos"))
@@ -216,26 +220,35 @@ fn signals_undone() {
     }
 }
 
+/// free.toml with a CPU-bound load (see the file): what the VM's emulated CPUs complete work of.
+fn free_in_vm() -> String {
+    format!(
+        "{}/tests/data/manage-free-cpu.toml",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
 #[test]
 #[ignore = "boots a Linux VM under QEMU (scripts/test-deps installs it); the README's test command and CI run it"]
 fn on_a_kernel_with_cgroup_v2_alone_free_and_constrained_runs_and_their_undoing_behave_the_same() {
     if vm::inside() {
         vm::assert_cgroup_v2_alone();
-        free_run();
+        free_run(&free_in_vm());
         constrained_run();
         signals_undone();
         return;
     }
-    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/manage");
-    let (free, constrained) = (
-        examples.join("free.toml"),
-        examples.join("constrained.toml"),
-    );
-    let stress_ng = std::path::Path::new("/usr/bin/stress-ng");
+    let files = [
+        free_in_vm(),
+        example("constrained.toml"),
+        example("free.toml"),
+    ];
+    let mut extra: Vec<&std::path::Path> = files.iter().map(std::path::Path::new).collect();
+    extra.push(std::path::Path::new("/usr/bin/stress-ng"));
     // The emulated CPUs keep both host cores busy: the real-time runs here wait.
     let _serial = common::serial();
     vm::run_inside(
         "on_a_kernel_with_cgroup_v2_alone_free_and_constrained_runs_and_their_undoing_behave_the_same",
-        &[&free, &constrained, stress_ng],
+        &extra,
     );
 }

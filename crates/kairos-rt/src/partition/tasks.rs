@@ -185,11 +185,18 @@ pub fn remove_cpuset(path: &PathBuf, parent: &Path) -> Result<(), PartitionError
         true => "tasks",
         false => "cgroup.procs",
     };
-    let target = parent.join(file);
+    // cgroup v2 keeps processes out of a non-root cgroup that hands controllers to its children
+    // (kairos-be for the manager's per-core groups): each one goes to the nearest ancestor
+    // that takes it, the root at the latest.
+    let targets: Vec<PathBuf> = (parent.ancestors())
+        .map(|dir| dir.join(file))
+        .take_while(|f| f.exists())
+        .collect();
     // Threads may be born meanwhile (a fork in the cpuset): a few passes until it is empty.
     for _ in 0..20 {
         for tid in read_tids(&path.join(file))? {
-            let _ = write(&target, &tid.to_string());
+            let tid = tid.to_string();
+            let _ = targets.iter().find(|t| write(t, &tid).is_ok());
         }
         match std::fs::remove_dir(path) {
             Ok(()) => return Ok(()),
