@@ -49,6 +49,31 @@ fn stress_ng_running() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// What a stopped stress-ng left behind: its stressors' folders in the working directory
+/// `cwd` (where it writes without `--temp-path`, and which a SIGKILL leaves) and kairos's
+/// folders for it under the temporary directory.
+fn stress_ng_leftovers(cwd: &std::path::Path) -> Vec<String> {
+    let names = |dir: &std::path::Path| -> Vec<String> {
+        std::fs::read_dir(dir)
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.path().display().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut left: Vec<String> = names(cwd)
+        .into_iter()
+        .filter(|p| p.contains("stress-ng"))
+        .collect();
+    left.extend(
+        names(&std::env::temp_dir())
+            .into_iter()
+            .filter(|p| p.contains("kairos-stress-")),
+    );
+    left
+}
+
 #[test]
 #[ignore = "runs SCHED_FIFO and stress-ng: needs root; the README's test command and CI run it"]
 fn the_latency_suite_measures_every_benchmark_with_and_without_stress_and_stops_its_stressors() {
@@ -60,7 +85,7 @@ fn the_latency_suite_measures_every_benchmark_with_and_without_stress_and_stops_
         "--samples",
         "20",
         "--stress",
-        "cpu,fork",
+        "cpu,fork,syscall",
         "--json",
         "--quiet",
         "--out",
@@ -68,6 +93,7 @@ fn the_latency_suite_measures_every_benchmark_with_and_without_stress_and_stops_
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stress_ng_running(), "stress-ng outlived the command");
+    assert_eq!(stress_ng_leftovers(&dir.0), Vec::<String>::new());
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
     for key in ["benchmarks", "stressed"] {
         let rows = report[key].as_array().unwrap();
@@ -101,7 +127,9 @@ fn the_latency_suite_measures_every_benchmark_with_and_without_stress_and_stops_
 #[ignore = "runs SCHED_FIFO and stress-ng: needs root; the README's test command and CI run it"]
 fn stressors_do_not_outlive_a_killed_measurement() {
     let _lock = common::serial();
+    let dir = Scratch::new("killed-latency");
     let mut run = Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .current_dir(&dir.0)
         .args([
             "platform",
             "latency",
@@ -110,7 +138,7 @@ fn stressors_do_not_outlive_a_killed_measurement() {
             "--samples",
             "60",
             "--stress",
-            "cpu",
+            "cpu,syscall",
             "--quiet",
         ])
         .stdout(std::process::Stdio::null())
@@ -133,6 +161,20 @@ fn stressors_do_not_outlive_a_killed_measurement() {
         !stress_ng_running()
     });
     assert!(gone, "stress-ng outlived a killed kairos");
+    // The killed run could not remove its stress-ng folder; the next stressed run does.
+    let next = dir.kairos_with_state(&[
+        "platform",
+        "latency",
+        "--bench",
+        "syscall",
+        "--samples",
+        "5",
+        "--stress",
+        "cpu",
+        "--quiet",
+    ]);
+    assert!(next.status.success(), "{}", stderr(&next));
+    assert_eq!(stress_ng_leftovers(&dir.0), Vec::<String>::new());
 }
 
 #[test]

@@ -1,8 +1,12 @@
 //! stress-ng, the standard Linux stressor (`linux-platform.md`), started on chosen CPUs for a
 //! bounded time and always stopped: its own process group, killed as a group on drop; a parent
-//! death signal so that a crash of kairos takes it along; `--timeout` as a last bound.
+//! death signal so that a crash of kairos takes it along; `--timeout` as a last bound. Its
+//! stressors' files go to a private folder (`--temp-path`) that kairos removes: a killed
+//! stress-ng cannot clean up, and by default it writes into the working directory.
 
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The stressors kairos drives, the kernel-heavy ones of the OS-latency study (section V) and a plain CPU
 /// load: stress-ng's option name for each.
@@ -37,8 +41,9 @@ impl StressSpec {
         })
     }
 
-    /// The stress-ng arguments, `timeout_s` the hard bound.
-    pub fn args(&self, timeout_s: u64) -> Vec<String> {
+    /// The stress-ng arguments, `timeout_s` the hard bound, `temp` the folder for the
+    /// stressors' files.
+    pub fn args(&self, timeout_s: u64, temp: &Path) -> Vec<String> {
         let n = self.cpus.len().to_string();
         let mut args = Vec::new();
         for s in &self.stressors {
@@ -57,6 +62,8 @@ impl StressSpec {
             cpus.join(","),
             "--timeout".into(),
             format!("{timeout_s}s"),
+            "--temp-path".into(),
+            temp.display().to_string(),
             "--quiet".into(),
         ]);
         args
@@ -70,20 +77,63 @@ pub enum StressError {
     Missing,
     #[error("stress-ng could not start: {0}")]
     Spawn(std::io::Error),
+    #[error("could not create stress-ng's temporary folder {0}: {1}")]
+    Temp(PathBuf, std::io::Error),
     #[error("stress-ng stopped at once ({0}); try its arguments by hand: stress-ng {1}")]
     Died(String, String),
 }
 
-/// A running stress-ng, stopped (its whole process group) on drop.
+/// A running stress-ng, stopped (its whole process group) on drop, its temporary folder
+/// removed after it.
 pub struct Stress {
     child: Child,
+    temp: PathBuf,
+}
+
+const TEMP_PREFIX: &str = "kairos-stress-";
+
+/// A fresh folder under the system's temporary directory for one stress-ng, named after this
+/// process; the folders of kairos processes that died without removing theirs go first.
+fn temp_folder() -> Result<PathBuf, StressError> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    remove_orphaned_folders();
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let name = format!("{TEMP_PREFIX}{}-{n}", std::process::id());
+    let path = std::env::temp_dir().join(name);
+    std::fs::create_dir_all(&path).map_err(|e| StressError::Temp(path.clone(), e))?;
+    Ok(path)
+}
+
+/// Removes the stress folders whose kairos process no longer exists (one killed outright:
+/// its stress-ng died with it through the parent-death signal, its folder stayed).
+fn remove_orphaned_folders() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let owner = name
+            .strip_prefix(TEMP_PREFIX)
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<libc::pid_t>().ok());
+        if owner.is_some_and(|pid| !process_exists(pid)) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+fn process_exists(pid: libc::pid_t) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    let alive = unsafe { libc::kill(pid, 0) } == 0;
+    alive || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
 impl Stress {
     /// Starts stress-ng as `spec` says, for at most `timeout_s` seconds, and checks it is
     /// still running after it has had time to start its workers.
     pub fn start(spec: &StressSpec, timeout_s: u64) -> Result<Stress, StressError> {
-        let args = spec.args(timeout_s);
+        let temp = temp_folder()?;
+        let args = spec.args(timeout_s, &temp);
         let mut command = Command::new("stress-ng");
         command
             .args(&args)
@@ -100,11 +150,18 @@ impl Stress {
                 Ok(())
             });
         }
-        let child = command.spawn().map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => StressError::Missing,
-            _ => StressError::Spawn(e),
-        })?;
-        let mut stress = Stress { child };
+        let child = match command.spawn() {
+            Ok(child) => child,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&temp);
+                return Err(match e.kind() {
+                    std::io::ErrorKind::NotFound => StressError::Missing,
+                    _ => StressError::Spawn(e),
+                });
+            }
+        };
+        // From here on, drop stops it and removes the folder.
+        let mut stress = Stress { child, temp };
         std::thread::sleep(std::time::Duration::from_millis(500));
         if let Ok(Some(status)) = stress.child.try_wait() {
             return Err(StressError::Died(status.to_string(), args.join(" ")));
@@ -124,6 +181,8 @@ impl Drop for Stress {
         // SAFETY: signals the process group this Stress created.
         unsafe { libc::kill(-group, libc::SIGKILL) };
         let _ = self.child.wait();
+        // SIGKILL is pending for every worker once kill returns: none writes again.
+        let _ = std::fs::remove_dir_all(&self.temp);
     }
 }
 

@@ -66,7 +66,8 @@ impl Program {
                 let spec = StressSpec::parse(&list.join(","), vec![launch.core])
                     .map_err(std::io::Error::other)?;
                 let mut command = Command::new("stress-ng");
-                command.args(spec.args(launch.timeout_s));
+                // The run's scratch folder, removed at the end, holds the stressors' files.
+                command.args(spec.args(launch.timeout_s, &launch.scratch));
                 command.args(["--metrics-brief", "--yaml"]).arg(&yaml);
                 let child = spawn(command, &launch)?;
                 Running::Stress { child, yaml }
