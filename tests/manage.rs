@@ -109,10 +109,13 @@ fn constrained_run() {
     let json = managed_run(&example("constrained.toml"), &[]);
     assert_eq!(json["execution"], "constrained");
     let periods = periods(&json);
-    assert!(periods.len() > 100, "{}", periods.len());
+    // 3 s of 30 ms jobs.
+    assert!(periods.len() > 50, "{}", periods.len());
     let p = json["period_ns"].as_u64().unwrap();
-    // Two periods of P before the deadline: the manager sizes S_RT to half the demand, so
-    // the reservation ends up below the job's CPU time and jobs span periods.
+    // Three periods of P before the deadline: the manager sizes S_RT to a third of the
+    // demand (more while a backlog is worked off), so the reservation ends up below the
+    // job's CPU time and jobs span periods. The job is longer than S_RT plus a 4 ms tick,
+    // so a kernel enforcing budgets at the tick cannot let one finish within a period.
     let rt: Vec<u64> = periods
         .iter()
         .map(|r| r["rt_share_ns"].as_u64().unwrap())
@@ -128,7 +131,7 @@ fn constrained_run() {
         .filter(|r| r["response_ns"].as_u64().unwrap() > p)
         .count();
     assert!(
-        spanning * 4 > periods.len(),
+        spanning * 2 > periods.len(),
         "{spanning} of {} jobs spanned a period",
         periods.len()
     );

@@ -85,6 +85,7 @@ fn the_manager_cuts_best_effort_time_when_interference_rises_and_gives_it_back_w
         bandwidth,
         managed: true,
         period,
+        arrival: period,
         deadline: period,
         target: Duration::from_nanos(4_400_000),
         expected,

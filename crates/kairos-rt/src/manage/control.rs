@@ -2,6 +2,8 @@
 //! interference model, the best-effort shares that keep the predicted T_RT within the target
 //! while giving best-effort work as much time as that allows, and in constrained execution
 //! the RT reservation S_RT that supplies the predicted demand before the target (equation 6).
+//! Equation 6 bounds the *cumulative* supply: the reservation also covers the work a late job
+//! carried into the next job's window, so a backlog is worked off instead of growing.
 //!
 //! Keeping the prediction within the target with the most best-effort time is a fractional
 //! knapsack: every core costs its slope per unit of share and gives one unit of share, so the
@@ -62,6 +64,8 @@ pub struct Controller {
     config: ControlConfig,
     current: Shares,
     last_change: Option<Duration>,
+    /// Constrained: the reservation time the last job took from the next one's window.
+    carried: Duration,
 }
 
 impl Controller {
@@ -70,7 +74,14 @@ impl Controller {
             config,
             current: initial,
             last_change: None,
+            carried: Duration::ZERO,
         }
+    }
+
+    /// Constrained execution: the RT work the last job carried into the next job's window
+    /// (zero when it ended before the next release); the next reservation supplies it too.
+    pub fn carry(&mut self, work: Duration) {
+        self.carried = work;
     }
 
     pub fn current(&self) -> &Shares {
@@ -192,7 +203,7 @@ impl Controller {
         if let Some(i) = c.rt_core {
             charged.be[i] = c.caps[i];
         }
-        let demand = self.predicted(model, &charged).as_nanos();
+        let demand = (self.predicted(model, &charged) + self.carried).as_nanos();
         let n = self.periods_in_target();
         let rt = Duration::from_nanos(demand.div_ceil(n));
         shares.rt = micros_up(rt.as_nanos() as f64).clamp(MIN_CFS, c.rt_max);
@@ -256,6 +267,9 @@ impl Controller {
                 desired.rt,
                 self.periods_in_target()
             ));
+            if !self.carried.is_zero() {
+                text.push_str(&format!(" and {} carried over", self.carried));
+            }
         }
         text
     }

@@ -149,6 +149,32 @@ fn constrained_reservations_supply_the_predicted_demand() {
 }
 
 #[test]
+fn a_reservation_also_supplies_the_work_a_late_job_carried_over() {
+    let caps = [10];
+    let mut config = config(Execution::Constrained, &caps, None);
+    config.target = Duration::from_millis(30);
+    let mut controller = Controller::new(config, initial(&caps));
+    let m = model(&[0.0]);
+    let on_time = controller.desired(&m).rt;
+    // Three periods in the target, T_expected 4 ms: a third each, rounded up to a microsecond.
+    assert_eq!(on_time, Duration::from_nanos(1_334_000));
+    controller.carry(Duration::from_millis(3));
+    let late = controller.desired(&m).rt;
+    assert_eq!(late, Duration::from_nanos(2_334_000), "a third of 7 ms");
+    let change = controller
+        .step(&m, 1, Duration::from_millis(40))
+        .expect("a larger reservation");
+    assert_eq!(change.to.rt, late);
+    assert!(change.reason.contains("carried over"), "{}", change.reason);
+    // Once the backlog is worked off the reservation returns to the demand alone.
+    controller.carry(Duration::ZERO);
+    let back = controller
+        .step(&m, 2, Duration::from_millis(400))
+        .expect("back to the demand");
+    assert_eq!(back.to.rt, on_time);
+}
+
+#[test]
 fn a_quiet_manager_probes_a_share_below_its_cap_and_an_unreachable_target_keeps_cheap_shares() {
     let caps = [10];
     let mut probing = config(Execution::Free, &caps, None);

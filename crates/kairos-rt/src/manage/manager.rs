@@ -39,6 +39,8 @@ pub struct Manager {
     /// Apply changes (managed) or only learn and predict (unmanaged).
     pub managed: bool,
     pub period: Duration,
+    /// The RT task's inter-arrival time A.
+    pub arrival: Duration,
     pub deadline: Duration,
     pub target: Duration,
     /// T_expected, measured in isolation.
@@ -100,6 +102,9 @@ impl Manager {
                 within_target: checked <= self.target,
                 missed: job.response > self.deadline,
             });
+            if self.constrained {
+                self.controller.carry(self.carried(&job, shares.rt));
+            }
             if self.managed {
                 let at = Duration::from_nanos(job.release.as_nanos()) + job.response;
                 if let Some(change) = self.controller.step(&self.model, job.job, at) {
@@ -118,6 +123,14 @@ impl Manager {
             model: self.model,
             refused,
         }
+    }
+
+    /// The reservation time job `job` took from the next job's window: its periods past the
+    /// next release, each supplying `rt`.
+    fn carried(&self, job: &JobRecord, rt: Duration) -> Duration {
+        let over = job.response.saturating_sub(self.arrival).as_nanos() as u128;
+        let work = over * rt.as_nanos() as u128 / self.period.as_nanos().max(1) as u128;
+        Duration::from_nanos(work as u64)
     }
 
     fn usage(&self) -> Vec<Option<Duration>> {

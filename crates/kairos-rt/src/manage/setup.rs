@@ -186,6 +186,7 @@ pub fn run(config: ManageConfig) -> Result<ManageOutcome, ManageError> {
         bandwidth,
         managed: config.managed,
         period: s.manager.period,
+        arrival: s.rt.period,
         deadline: s.rt.deadline,
         target: s.target(),
         expected,
