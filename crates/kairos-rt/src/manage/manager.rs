@@ -117,6 +117,11 @@ impl Manager {
                 .predicted(&self.model, self.controller.current());
         }
         control.request_stop("the run's duration elapsed");
+        // The periods are over: the best-effort programs get the whole core to stop in.
+        if let Err(e) = self.bandwidth.lift() {
+            let last = periods.last().map_or(0, |p: &PeriodRecord| p.job.job);
+            refused.push((last, e.to_string()));
+        }
         Managed {
             periods,
             changes,
