@@ -26,8 +26,8 @@ use std::sync::{Arc, Mutex};
 /// Slots per task: how many jobs of one task may be released and unfinished at once. A run
 /// that needs more is hopelessly overloaded and is stopped with that reason. A host that
 /// stalls this machine's vCPUs holds the dispatcher back too: with 8 slots a 2 ms task's run
-/// was stopped by one stall of 16 ms on a shared VM; 32 slots (a few KiB per task) absorb
-/// 64 ms of it, and the jobs it delays show as late instead.
+/// on a shared VM was stopped once, early, by a hold-up of 16 ms or more; 32 slots (a few KiB
+/// per task) absorb 64 ms, and the jobs a hold-up delays show as late instead.
 pub const SLOTS_PER_TASK: usize = 32;
 
 /// One released job's execution state.
