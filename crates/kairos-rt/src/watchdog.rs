@@ -118,8 +118,9 @@ impl WatchdogConfig {
 }
 
 /// The running watchdog; [`Watchdog::stop`] ends it and says whether it had to intervene.
+/// Dropped without `stop` (a set-up that failed after starting it), it ends by itself.
 pub struct Watchdog {
-    thread: thread::RtThread<Option<String>>,
+    thread: Option<thread::RtThread<Option<String>>>,
     shutdown: Arc<AtomicBool>,
     guarded: Arc<Mutex<Vec<Guarded>>>,
 }
@@ -140,7 +141,7 @@ impl Watchdog {
         let (flag, list) = (Arc::clone(&shutdown), Arc::clone(&guarded));
         let thread = thread::spawn(spec, move || watch(&control, &flag, &list, config))?;
         Ok(Watchdog {
-            thread,
+            thread: Some(thread),
             shutdown,
             guarded,
         })
@@ -154,9 +155,15 @@ impl Watchdog {
     }
 
     /// Ends the watchdog; returns what it did, if it intervened ("demoted ...").
-    pub fn stop(self) -> Option<String> {
+    pub fn stop(mut self) -> Option<String> {
         self.shutdown.store(true, Ordering::SeqCst);
-        self.thread.join().ok().flatten()
+        self.thread.take()?.join().ok().flatten()
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.shutdown.store(true, Ordering::SeqCst);
     }
 }
 
