@@ -49,10 +49,10 @@ fn stress_ng_running() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// What a stopped stress-ng left behind: its stressors' folders in the working directory
+/// What a stopped measurement left behind: stress-ng's folders in the working directory
 /// `cwd` (where it writes without `--temp-path`, and which a SIGKILL leaves) and kairos's
-/// folders for it under the temporary directory.
-fn stress_ng_leftovers(cwd: &std::path::Path) -> Vec<String> {
+/// folders for stress-ng and for the suite's files under the temporary directory.
+fn leftovers(cwd: &std::path::Path) -> Vec<String> {
     let names = |dir: &std::path::Path| -> Vec<String> {
         std::fs::read_dir(dir)
             .map(|d| {
@@ -69,7 +69,7 @@ fn stress_ng_leftovers(cwd: &std::path::Path) -> Vec<String> {
     left.extend(
         names(&std::env::temp_dir())
             .into_iter()
-            .filter(|p| p.contains("kairos-stress-")),
+            .filter(|p| p.contains("kairos-stress-") || p.contains("kairos-oslat-")),
     );
     left
 }
@@ -93,7 +93,7 @@ fn the_latency_suite_measures_every_benchmark_with_and_without_stress_and_stops_
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stress_ng_running(), "stress-ng outlived the command");
-    assert_eq!(stress_ng_leftovers(&dir.0), Vec::<String>::new());
+    assert_eq!(leftovers(&dir.0), Vec::<String>::new());
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
     for key in ["benchmarks", "stressed"] {
         let rows = report[key].as_array().unwrap();
@@ -161,7 +161,7 @@ fn stressors_do_not_outlive_a_killed_measurement() {
         !stress_ng_running()
     });
     assert!(gone, "stress-ng outlived a killed kairos");
-    // The killed run could not remove its stress-ng folder; the next stressed run does.
+    // The killed run could not remove its folders; the next stressed run does.
     let next = dir.kairos_with_state(&[
         "platform",
         "latency",
@@ -174,7 +174,7 @@ fn stressors_do_not_outlive_a_killed_measurement() {
         "--quiet",
     ]);
     assert!(next.status.success(), "{}", stderr(&next));
-    assert_eq!(stress_ng_leftovers(&dir.0), Vec::<String>::new());
+    assert_eq!(leftovers(&dir.0), Vec::<String>::new());
 }
 
 #[test]

@@ -77,7 +77,7 @@ pub enum StressError {
     Missing,
     #[error("stress-ng could not start: {0}")]
     Spawn(std::io::Error),
-    #[error("could not create stress-ng's temporary folder {0}: {1}")]
+    #[error("could not create a temporary folder for stress-ng in {0}: {1}")]
     Temp(PathBuf, std::io::Error),
     #[error("stress-ng stopped at once ({0}); try its arguments by hand: stress-ng {1}")]
     Died(String, String),
@@ -90,42 +90,14 @@ pub struct Stress {
     temp: PathBuf,
 }
 
-const TEMP_PREFIX: &str = "kairos-stress-";
-
 /// A fresh folder under the system's temporary directory for one stress-ng, named after this
 /// process; the folders of kairos processes that died without removing theirs go first.
 fn temp_folder() -> Result<PathBuf, StressError> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    remove_orphaned_folders();
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let name = format!("{TEMP_PREFIX}{}-{n}", std::process::id());
-    let path = std::env::temp_dir().join(name);
-    std::fs::create_dir_all(&path).map_err(|e| StressError::Temp(path.clone(), e))?;
-    Ok(path)
-}
-
-/// Removes the stress folders whose kairos process no longer exists (one killed outright:
-/// its stress-ng died with it through the parent-death signal, its folder stayed).
-fn remove_orphaned_folders() {
-    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let owner = name
-            .strip_prefix(TEMP_PREFIX)
-            .and_then(|rest| rest.split('-').next())
-            .and_then(|pid| pid.parse::<libc::pid_t>().ok());
-        if owner.is_some_and(|pid| !process_exists(pid)) {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
-}
-
-fn process_exists(pid: libc::pid_t) -> bool {
-    // SAFETY: signal 0 only checks that the process exists.
-    let alive = unsafe { libc::kill(pid, 0) } == 0;
-    alive || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+    let suffix = format!("-{n}");
+    crate::platform::scratch::private_folder("kairos-stress-", &suffix)
+        .map_err(|e| StressError::Temp(std::env::temp_dir(), e))
 }
 
 impl Stress {

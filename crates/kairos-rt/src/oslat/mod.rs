@@ -252,10 +252,11 @@ pub(crate) struct ScratchDir {
 }
 
 pub(crate) fn scratch_dir() -> Result<ScratchDir, PlatformError> {
-    let path = std::env::temp_dir().join(format!("kairos-oslat-{}", std::process::id()));
-    std::fs::create_dir_all(&path).map_err(|source| PlatformError::Os {
-        op: "create the suite's scratch directory",
-        source,
+    let path = crate::platform::scratch::private_folder("kairos-oslat-", "").map_err(|source| {
+        PlatformError::Os {
+            op: "create the suite's scratch directory",
+            source,
+        }
     })?;
     Ok(ScratchDir { path })
 }

@@ -11,6 +11,7 @@
 //! - [`dma`]: the `/dev/cpu_dma_latency` PM-QoS guard.
 //! - [`privilege`]: whether real-time scheduling is allowed here, and why not.
 //! - [`signals`]: SIGINT/SIGTERM turned into a stop flag.
+//! - [`scratch`]: private temporary folders, and those of killed runs removed.
 
 pub mod clock;
 pub mod dma;
@@ -18,6 +19,7 @@ pub mod futex;
 pub mod memory;
 pub mod privilege;
 pub mod sched;
+pub mod scratch;
 pub mod signals;
 pub mod thread;
 
