@@ -288,7 +288,6 @@ fn own_domain(state: &mut State) -> Result<(), ManageError> {
     }
 }
 
-/// Calibrates the job size (if given as a length) and runs the isolation jobs.
 /// When the run ends at the latest: the isolation's jobs (and a second for calibration),
 /// then the run's duration. The watchdog's hard stop comes a grace period after it.
 fn run_end_bound(config: &ManageConfig) -> u64 {
@@ -301,6 +300,7 @@ fn isolation_jobs(config: &ManageConfig) -> u64 {
     (config.isolation.as_nanos() / config.system.rt.period.as_nanos()).max(10)
 }
 
+/// Calibrates the job size (if given as a length) and runs the isolation jobs.
 fn isolate(
     config: &ManageConfig,
     work: Work,
