@@ -54,6 +54,10 @@ enum Command {
     /// Write one self-contained HTML page: the workload, the analysis, and each policy's
     /// simulation with its Gantt chart and response times.
     Report(commands::report::Args),
+    /// One of kairos's own stressors as a process (started by kairos where a stressor list
+    /// names it).
+    #[command(hide = true)]
+    Stressor(commands::stressor::Args),
 }
 
 /// Lets `kairos ... | head` end quietly: Rust ignores SIGPIPE, so a closed pipe turns every
@@ -89,6 +93,7 @@ fn main() -> ExitCode {
         Command::Exec(args) => commands::exec::run(&args),
         Command::Manage(args) => commands::manage::run(&args),
         Command::Report(args) => commands::report::run(&args),
+        Command::Stressor(args) => commands::stressor::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

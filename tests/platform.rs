@@ -49,6 +49,14 @@ fn stress_ng_running() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// Whether one of kairos's own stressors (`kairos stressor NAME`) is running.
+fn own_stressor_running() -> bool {
+    Command::new("pgrep")
+        .args(["-f", "kairos stressor "])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
 /// What a stopped measurement left behind: stress-ng's folders in the working directory
 /// `cwd` (where it writes without `--temp-path`, and which a SIGKILL leaves) and kairos's
 /// folders for stress-ng and for the suite's files under the temporary directory.
@@ -85,7 +93,7 @@ fn the_latency_suite_measures_every_benchmark_with_and_without_stress_and_stops_
         "--samples",
         "20",
         "--stress",
-        "cpu,fork,syscall",
+        "cpu,fork,syscall,static-key",
         "--json",
         "--quiet",
         "--out",
@@ -93,8 +101,17 @@ fn the_latency_suite_measures_every_benchmark_with_and_without_stress_and_stops_
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stress_ng_running(), "stress-ng outlived the command");
+    assert!(
+        !own_stressor_running(),
+        "kairos's stressor outlived the command"
+    );
     assert_eq!(leftovers(&dir.0), Vec::<String>::new());
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        report["stress"]["stressors"][3], "static-key",
+        "{}",
+        report["stress"]
+    );
     for key in ["benchmarks", "stressed"] {
         let rows = report[key].as_array().unwrap();
         let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
@@ -138,7 +155,7 @@ fn stressors_do_not_outlive_a_killed_measurement() {
             "--samples",
             "60",
             "--stress",
-            "cpu,syscall",
+            "cpu,syscall,static-key",
             "--quiet",
         ])
         .stdout(std::process::Stdio::null())
@@ -147,7 +164,7 @@ fn stressors_do_not_outlive_a_killed_measurement() {
     let mut seen = false;
     // The quiet pass comes first (seconds of file batches), then the stressed one.
     for _ in 0..800 {
-        seen = stress_ng_running();
+        seen = stress_ng_running() && own_stressor_running();
         if seen {
             break;
         }
@@ -158,9 +175,9 @@ fn stressors_do_not_outlive_a_killed_measurement() {
     run.wait().unwrap();
     let gone = (0..100).any(|_| {
         std::thread::sleep(std::time::Duration::from_millis(50));
-        !stress_ng_running()
+        !stress_ng_running() && !own_stressor_running()
     });
-    assert!(gone, "stress-ng outlived a killed kairos");
+    assert!(gone, "a stressor outlived a killed kairos");
     // The killed run could not remove its folders; the next stressed run does.
     let next = dir.kairos_with_state(&[
         "platform",

@@ -33,6 +33,7 @@ mod run_vm;
 pub mod simulate;
 pub mod simulate_tables;
 mod simulate_vm;
+pub mod stressor;
 pub mod synth;
 pub mod validate_tables;
 pub mod vm;

@@ -132,6 +132,19 @@ pub const JOB_WORKS: [&str; 8] = [
     "syscall", "sem", "fcntl", "signal", "mmap", "proc", "fs", "memory",
 ];
 
-/// The stress-ng stressors kairos drives: the kernel-heavy ones of the study (section V), a
-/// plain CPU load, and memory bandwidth (`stream`).
-pub const STRESSORS: [&str; 7] = ["cpu", "fork", "mmap", "vm", "syscall", "switch", "stream"];
+/// The stressors kairos drives: stress-ng's kernel-heavy ones of the study (section V), a plain
+/// CPU load and memory bandwidth (`stream`), and kairos's own [`KAIROS_STRESSORS`].
+pub const STRESSORS: [&str; 8] = [
+    "cpu",
+    "fork",
+    "mmap",
+    "vm",
+    "syscall",
+    "switch",
+    "stream",
+    "static-key",
+];
+
+/// The stressors kairos runs itself instead of stress-ng: `static-key` flips a kernel static
+/// key, and every flip's code patching interrupts every other core.
+pub const KAIROS_STRESSORS: [&str; 1] = ["static-key"];

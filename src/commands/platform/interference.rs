@@ -102,7 +102,10 @@ pub fn run(args: &InterferenceArgs) -> CommandResult {
     let benches = benches(&args.suite.bench, &[Bench::Proc, Bench::Mmap])?;
     let (cpu, others) = cpus(args.suite.cpu)?;
     let list = stressors(&args.stressors)?;
-    if !others.is_empty() && !kairos_rt::stress::available() {
+    let needs_stress_ng = StressSpec::parse(&list, Vec::new())
+        .map_err(Failure::bad_input)?
+        .needs_stress_ng();
+    if !others.is_empty() && needs_stress_ng && !kairos_rt::stress::available() {
         return Err(Failure::environment(
             "needs stress-ng (Debian: apt install stress-ng)",
         ));
@@ -160,7 +163,7 @@ pub fn run(args: &InterferenceArgs) -> CommandResult {
 fn text(report: &Report, out: Option<&std::path::Path>) -> String {
     let ks = report.fits.first().map_or(0, |f| f.values_us.len());
     let mut s = format!(
-        "interference on CPU {}: stress-ng {} on k = 0 .. {} other core(s), {} repeat(s); medians\n{:<8} {:<5}",
+        "interference on CPU {}: stressors {} on k = 0 .. {} other core(s), {} repeat(s); medians\n{:<8} {:<5}",
         report.cpu,
         report.stressors.join(","),
         ks.saturating_sub(1),

@@ -14,7 +14,7 @@ use std::time::Instant;
 #[derive(Serialize)]
 struct Report {
     cpu: usize,
-    /// The stress-ng command line's stressors and CPUs, when stressed.
+    /// The stressors and their CPUs, when stressed.
     stress: Option<StressJson>,
     benchmarks: Vec<Row>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -62,7 +62,7 @@ pub fn run(args: &LatencyArgs) -> CommandResult {
         .as_deref()
         .map(|s| stress_spec(s, &others))
         .transpose()?;
-    if spec.is_some() && !kairos_rt::stress::available() {
+    if spec.as_ref().is_some_and(StressSpec::needs_stress_ng) && !kairos_rt::stress::available() {
         return Err(Failure::environment(
             "--stress needs stress-ng (Debian: apt install stress-ng)",
         ));
@@ -104,7 +104,7 @@ pub fn run(args: &LatencyArgs) -> CommandResult {
         false => {
             let stress = report.stress.as_ref().map_or(String::new(), |s| {
                 format!(
-                    "; stressed: stress-ng {} on CPU(s) {:?}",
+                    "; stressed: stressors {} on CPU(s) {:?}",
                     s.stressors.join(","),
                     s.cpus
                 )

@@ -5,6 +5,15 @@
 //! S_BE. Every group is recorded in the partition's state file before it is created, so the
 //! partition's reset removes it.
 //!
+//! CFS meters a quota per period of its own, started when the group first runs: its phase
+//! has nothing to do with the RT task's releases. A quota of S_BE per P lets the load run its
+//! S_BE in one stretch somewhere in each P, and whether that stretch meets the RT job depends on
+//! that phase alone: the same half share gave the RT job +6 %, +17 %, +50 % and +91 % in four
+//! runs here. The quota is therefore metered in k slices of P (S_BE/k per P/k, k as large as
+//! the kernel's 1 ms floor on quotas allows, at most [`MAX_SLICES`]): the load's time is spread
+//! over P and the job meets a share of it wherever it falls, the proportional relation between
+//! S_BE and interference that the study's equation 5 assumes.
+//!
 //! On v1 the groups live in the cpu (and cpuacct) hierarchy under `kairos-manage`; on v2 a
 //! process is in one cgroup only, so each group nests in the partition's cpuset cgroup
 //! (`kairos-be/core1`) with the cpu controller enabled on the way; best-effort programs on the
@@ -13,8 +22,20 @@
 
 use crate::partition::state::{Change, Mechanism, State};
 use crate::partition::{io, v1_mount, PartitionError};
+use kairos_model::managed::MIN_CFS;
 use kairos_model::Duration;
 use std::path::{Path, PathBuf};
+
+/// The most slices a quota is metered in: 2 ms slices of a 20 ms period, a timer rate of
+/// 500 Hz on the load's core.
+pub const MAX_SLICES: u64 = 10;
+
+/// CFS's quota and period in µs for `share` of `period`: `share`/k per `period`/k, with k the
+/// most slices whose quota is still the kernel's 1 ms or more.
+pub fn sliced(share: Duration, period: Duration) -> (u64, u64) {
+    let k = (share.as_nanos() / MIN_CFS.as_nanos()).clamp(1, MAX_SLICES);
+    (share.as_nanos() / 1000 / k, period.as_nanos() / 1000 / k)
+}
 
 /// The bandwidth groups of one run.
 pub struct Bandwidth {
@@ -47,19 +68,22 @@ impl Bandwidth {
         };
         let bandwidth = Bandwidth { groups, v2 };
         for (i, share) in shares.iter().enumerate() {
-            bandwidth.set_period(i, period)?;
             bandwidth.set(i, *share, period)?;
         }
         Ok(bandwidth)
     }
 
-    /// Sets group `i`'s quota to `share` per `period`.
+    /// Sets group `i`'s quota to `share` per `period`, metered in slices ([`sliced`]).
     pub fn set(&self, i: usize, share: Duration, period: Duration) -> Result<(), PartitionError> {
-        let (quota, p) = (share.as_nanos() / 1000, period.as_nanos() / 1000);
+        let (quota, p) = sliced(share, period);
         let dir = &self.groups[i].cpu;
         match self.v2 {
             true => write(&dir.join("cpu.max"), &format!("{quota} {p}")),
-            false => write(&dir.join("cpu.cfs_quota_us"), &quota.to_string()),
+            // Each value is checked alone against the kernel's bounds, which both meet.
+            false => {
+                write(&dir.join("cpu.cfs_period_us"), &p.to_string())?;
+                write(&dir.join("cpu.cfs_quota_us"), &quota.to_string())
+            }
         }
     }
 
@@ -74,17 +98,6 @@ impl Bandwidth {
             }
         }
         Ok(())
-    }
-
-    fn set_period(&self, i: usize, period: Duration) -> Result<(), PartitionError> {
-        if self.v2 {
-            return Ok(());
-        }
-        let p = period.as_nanos() / 1000;
-        write(
-            &self.groups[i].cpu.join("cpu.cfs_period_us"),
-            &p.to_string(),
-        )
     }
 
     /// The CPU time group `i` has received so far.
@@ -208,4 +221,42 @@ fn enable_cpu(dir: &Path, state: &mut State) -> Result<(), PartitionError> {
     });
     state.save().map_err(io("write the partition state"))?;
     write(&subtree, "+cpu")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn a_quota_is_metered_in_as_many_slices_as_its_floor_allows() {
+        assert_eq!(sliced(ms(10), ms(20)), (1000, 2000));
+        assert_eq!(sliced(ms(3), ms(20)), (1000, 6666));
+        assert_eq!(sliced(ms(1), ms(20)), (1000, 20_000));
+        assert_eq!(sliced(ms(20), ms(20)), (2000, 2000));
+        assert_eq!(sliced(ms(500), ms(1000)), (50_000, 100_000));
+    }
+
+    proptest! {
+        /// Every slicing is one the kernel accepts, and keeps the share of P to within the
+        /// µs each slice's integer division can lose.
+        #[test]
+        fn slices_keep_the_share_within_the_kernels_bounds(
+            period_us in 1000u64..=1_000_000,
+            share_permille in 0u64..=1000,
+        ) {
+            let share_us = (period_us * share_permille / 1000).max(1000);
+            let (quota, p) = sliced(Duration::from_micros(share_us), Duration::from_micros(period_us));
+            prop_assert!(quota >= 1000 && p >= 1000 && quota <= p, "{quota} {p}");
+            let k = period_us / p;
+            prop_assert!((1..=MAX_SLICES).contains(&k), "{k}");
+            // The share the kernel meters, quota/p of P, against the one asked for.
+            let metered = quota as f64 * period_us as f64 / p as f64;
+            prop_assert!((metered - share_us as f64).abs() <= 2.0 * k as f64 + share_us as f64 * k as f64 / p as f64, "{metered} {share_us}");
+        }
+    }
 }

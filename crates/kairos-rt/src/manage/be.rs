@@ -5,7 +5,7 @@
 //! program escapes its budget. Each runs in its own process group, killed as a group when it
 //! stops, with a parent-death signal so that a crash of kairos takes it along.
 
-use crate::stress::StressSpec;
+use crate::stress::{own_command, StressSpec};
 use kairos_model::managed::BestEffortWork;
 use serde::Serialize;
 use std::fs::File;
@@ -47,10 +47,8 @@ pub struct Program {
 }
 
 enum Running {
-    Stress {
-        child: Child,
-        yaml: PathBuf,
-    },
+    /// stress-ng and kairos's own stressors: each process with its YAML report.
+    Stress(Vec<(Child, PathBuf)>),
     Command {
         stop: Arc<AtomicBool>,
         group: Arc<AtomicI32>,
@@ -61,17 +59,7 @@ enum Running {
 impl Program {
     pub fn start(launch: Launch) -> std::io::Result<Program> {
         let running = match &launch.work {
-            BestEffortWork::Stress(list) => {
-                let yaml = launch.scratch.join(format!("{}.yaml", launch.name));
-                let spec = StressSpec::parse(&list.join(","), vec![launch.core])
-                    .map_err(std::io::Error::other)?;
-                let mut command = Command::new("stress-ng");
-                // The run's scratch folder, removed at the end, holds the stressors' files.
-                command.args(spec.args(launch.timeout_s, &launch.scratch));
-                command.args(["--metrics-brief", "--yaml"]).arg(&yaml);
-                let child = spawn(command, &launch)?;
-                Running::Stress { child, yaml }
-            }
+            BestEffortWork::Stress(list) => start_stress(list, &launch)?,
             BestEffortWork::Command(words) => start_loop(words, &launch)?,
         };
         Ok(Program { launch, running })
@@ -81,13 +69,19 @@ impl Program {
     pub fn stop(self) -> Outcome {
         let Launch { name, core, .. } = self.launch;
         match self.running {
-            Running::Stress { mut child, yaml } => {
-                // SIGINT: stress-ng stops its workers and writes its report.
-                interrupt_then_kill(child.id() as i32, &mut || {
-                    child.try_wait().ok().flatten().is_some()
-                });
-                let _ = child.wait();
-                let per_stressor = bogo_ops(&std::fs::read_to_string(&yaml).unwrap_or_default());
+            Running::Stress(children) => {
+                let mut per_stressor = Vec::new();
+                for (mut child, yaml) in children {
+                    // SIGINT: stress-ng stops its workers and writes its report, as kairos's
+                    // own stressors do.
+                    interrupt_then_kill(child.id() as i32, &mut || {
+                        child.try_wait().ok().flatten().is_some()
+                    });
+                    let _ = child.wait();
+                    per_stressor.extend(bogo_ops(
+                        &std::fs::read_to_string(&yaml).unwrap_or_default(),
+                    ));
+                }
                 Outcome {
                     name,
                     core,
@@ -116,6 +110,41 @@ impl Program {
             }
         }
     }
+}
+
+/// stress-ng for its stressors, one process for each of kairos's own; the run's scratch
+/// folder, removed at the end, holds the stressors' files and reports.
+fn start_stress(list: &[String], launch: &Launch) -> std::io::Result<Running> {
+    let spec =
+        StressSpec::parse(&list.join(","), vec![launch.core]).map_err(std::io::Error::other)?;
+    let mut children = Vec::new();
+    if let Some(args) = spec.args(launch.timeout_s, &launch.scratch) {
+        let yaml = launch.scratch.join(format!("{}.yaml", launch.name));
+        let mut command = Command::new("stress-ng");
+        command.args(args);
+        command.args(["--metrics-brief", "--yaml"]).arg(&yaml);
+        children.push((spawn(command, launch)?, yaml));
+    }
+    for stressor in spec.own() {
+        let yaml = launch
+            .scratch
+            .join(format!("{}-{stressor}.yaml", launch.name));
+        let started = own_command(stressor, launch.timeout_s, Some(&yaml))
+            .and_then(|command| spawn(command, launch));
+        match started {
+            Ok(child) => children.push((child, yaml)),
+            Err(e) => {
+                // What already runs must not outlive a failed start.
+                for (mut child, _) in children {
+                    // SAFETY: signals a process group this module created.
+                    unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+                    let _ = child.wait();
+                }
+                return Err(e);
+            }
+        }
+    }
+    Ok(Running::Stress(children))
 }
 
 fn start_loop(words: &[String], launch: &Launch) -> std::io::Result<Running> {
