@@ -70,7 +70,7 @@ pub struct JobSpec {
 /// median of 40 single calls after 10 warm-up calls, then the median of three blocks of a
 /// quarter job each, timed whole as a job is. A fast service's single call lasts a few of the
 /// clock's steps: its median jumped between 150 and 230 ns from run to run here, and a 4 ms
-/// length gave jobs of 3.4 to 4.9 ms.
+/// length gave jobs of 3.4 to 4.9 ms. The isolation checks the result ([`isolate`]).
 pub fn calibrate(work: Work, length: Duration, dir: &Path) -> Result<u64, PlatformError> {
     memory::prefault_stack();
     let mut sampler = work.sampler(dir)?;
@@ -100,6 +100,41 @@ fn calls_for(length: Duration, per_call_ns: f64) -> u64 {
     (length.as_nanos() as f64 / per_call_ns.max(1.0))
         .round()
         .max(1.0) as u64
+}
+
+/// How many times the isolation runs at the most: once, and again while a job sized from a
+/// length misses it by more than 5 %.
+pub const ISOLATIONS: u64 = 3;
+
+/// The isolation phase: `jobs` jobs of `spec` alone on the core. A job sized from `length`
+/// whose median misses it by more than 5 % is resized by the ratio and the phase runs
+/// again: the calibration's few milliseconds can catch the core in a slow moment (a 4 ms
+/// length gave 3.0 ms jobs in about one run in ten here), and T_expected, the baseline of
+/// every I(z), should be the length the file asks for. The calls per job and the last phase's
+/// records.
+pub fn isolate(
+    mut spec: JobSpec,
+    dir: &Path,
+    jobs: u64,
+    control: &RunControl,
+    length: Option<Duration>,
+) -> Result<(u64, Vec<JobRecord>), PlatformError> {
+    let mut attempt = 1;
+    loop {
+        let mut records = Vec::new();
+        run_jobs(&spec, dir, Some(jobs), control, |r| records.push(r))?;
+        let mut times: Vec<u64> = records.iter().map(|r| r.execution.as_nanos()).collect();
+        times.sort_unstable();
+        let (Some(length), Some(&median)) = (length, times.get(times.len() / 2)) else {
+            return Ok((spec.calls, records));
+        };
+        let ratio = length.as_nanos() as f64 / median.max(1) as f64;
+        if (0.95..=1.05).contains(&ratio) || attempt == ISOLATIONS || control.should_stop() {
+            return Ok((spec.calls, records));
+        }
+        spec.calls = (spec.calls as f64 * ratio).round().max(1.0) as u64;
+        attempt += 1;
+    }
 }
 
 /// Runs jobs every `spec.period` until `jobs` have run or `control` stops, handing each record

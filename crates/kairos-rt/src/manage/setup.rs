@@ -288,11 +288,11 @@ fn own_domain(state: &mut State) -> Result<(), ManageError> {
     }
 }
 
-/// When the run ends at the latest: the isolation's jobs (and a second for calibration),
-/// then the run's duration. The watchdog's hard stop comes a grace period after it.
+/// When the run ends at the latest: the isolation's jobs, [`job::ISOLATIONS`] times at most
+/// (and a second for calibration), then the run's duration. The watchdog's hard stop comes a grace period after it.
 fn run_end_bound(config: &ManageConfig) -> u64 {
     let rt = &config.system.rt;
-    let jobs = isolation_jobs(config);
+    let jobs = job::ISOLATIONS * isolation_jobs(config);
     clock::now_ns() + jobs * rt.period.as_nanos() + 1_000_000_000 + config.duration.as_nanos()
 }
 
@@ -313,9 +313,9 @@ fn isolate(
     let spec_base = (work, s.rt.period, s.manager.execution);
     let control = control.clone();
     let body = move || -> Result<(u64, Vec<JobRecord>), PlatformError> {
-        let calls = match size {
-            JobSize::Calls(n) => n,
-            JobSize::Length(l) => job::calibrate(spec_base.0, l, &dir)?,
+        let (calls, length) = match size {
+            JobSize::Calls(n) => (n, None),
+            JobSize::Length(l) => (job::calibrate(spec_base.0, l, &dir)?, Some(l)),
         };
         let spec = JobSpec {
             work: spec_base.0,
@@ -323,9 +323,7 @@ fn isolate(
             period: spec_base.1,
             execution: spec_base.2,
         };
-        let mut records = Vec::new();
-        job::run_jobs(&spec, &dir, Some(jobs), &control, |r| records.push(r))?;
-        Ok((calls, records))
+        job::isolate(spec, &dir, jobs, &control, length)
     };
     let t = thread::spawn(
         ThreadSpec::fifo("kairos-isolate", priority::PROBE, vec![s.rt.core.0]),
