@@ -99,11 +99,12 @@ fn the_manager_cuts_best_effort_time_when_interference_rises_and_gives_it_back_w
     let thread = std::thread::spawn(move || manager.run(rx, &c));
     let mut seen = Vec::new();
     for z in 0..400u64 {
-        let us: u64 = std::fs::read_to_string(&quota)
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
+        // The share of P = 10 ms the kernel meters: the quota is set in slices of P.
+        let read = |file: &str| -> u64 {
+            let text = std::fs::read_to_string(quota.with_file_name(file)).unwrap();
+            text.trim().parse().unwrap()
+        };
+        let us = read("cpu.cfs_quota_us") * 10_000 / read("cpu.cfs_period_us");
         seen.push(us);
         // Interference: 2 ms per core fully given to best-effort work, then none.
         let slope = if z < 200 { 2 * MS } else { 0 };

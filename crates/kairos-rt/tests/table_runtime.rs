@@ -46,11 +46,37 @@ fn run(system: &McSystem, tables: &TableSet, config: TableRunConfig) -> TableRun
             .histograms
             .get(TIMER_TO_HANDLER)
             .map_or(0, |h| h.summary.max);
-        if worst_timer < STALL_NS || attempt == ATTEMPTS {
+        let unplanned = unplanned_overruns(&run, &config);
+        if (worst_timer < STALL_NS && unplanned.is_empty()) || attempt == ATTEMPTS {
             return run;
         }
-        eprintln!("attempt {attempt}: a timer fired {worst_timer} ns late (host stall); again");
+        eprintln!(
+            "attempt {attempt}: a timer fired {worst_timer} ns late, jobs overran unasked \
+             {unplanned:?} (the host slowed the VM); again"
+        );
     }
+}
+
+/// Jobs whose overrun raised the mode though the run did not inject one into them: a job runs
+/// `work_fraction` of its budget, so only a host that slowed the core by the rest makes one
+/// overrun. The run is then right, but it is not the scenario the test describes. (With
+/// random overruns drawn, any job may overrun: none is unplanned.)
+fn unplanned_overruns(run: &TableRun, config: &TableRunConfig) -> Vec<String> {
+    if config.overrun_probability > 0.0 {
+        return Vec::new();
+    }
+    let names = &run.result.trace.task_names;
+    run.mode_changes
+        .iter()
+        .flat_map(|change| &change.triggers)
+        .filter(|job| {
+            !config
+                .overruns
+                .iter()
+                .any(|o| o.job == job.number && names.get(job.task) == Some(&o.task))
+        })
+        .map(|job| format!("{}@{}", names[job.task], job.number))
+        .collect()
 }
 
 fn raises(run: &TableRun) -> Vec<(u64, usize, usize)> {
