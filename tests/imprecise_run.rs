@@ -106,74 +106,92 @@ fn imprecise_sets_run_by_parts_on_real_cores_as_simulated() {
         PolicyKind::PartitionedRm,
     ];
     for kind in kinds {
-        let name = kind.cli_name();
-        let w = planned(kind, &w);
-        let config = UserRunConfig::new(5_000_000_000);
-        let mut real = run_user(&w, kind.build(PriorityOrder::Auto), &config).expect("run starts");
-        // The machines are shared VMs: a host stall of tens of milliseconds piles up the jobs
-        // of a millisecond task and the dispatcher stops the run as overloaded. Once is the
-        // host; twice is kairos.
-        if real
-            .result
-            .stopped_by
-            .as_deref()
-            .is_some_and(|s| s.contains("overloaded"))
-        {
-            println!(
-                "{name}: the first run stopped ({:?}); running again",
-                real.result.stopped_by
-            );
-            real = run_user(&w, kind.build(PriorityOrder::Auto), &config).expect("run starts");
-        }
-        assert_eq!(
-            real.result.stopped_by, None,
-            "{name}: {:?}",
-            real.result.notes
-        );
-        assert!(real.result.jobs_completed > 10_000, "{name}");
-        // The run's own overheads, as `kairos run --compare` simulates it: without them the
-        // simulation's cores never idle between a part's end and the next start, stay ahead of
-        // the run, and complete optional parts the run cuts (about 20 % of the jobs).
-        let sim_config = SimConfig {
-            duration: kairos_model::Duration::from_nanos(real.result.ran_ns),
-            record_trace: true,
-            overheads: measured_overheads(&real.result),
-            ..SimConfig::default()
+        // Agreement with the simulation is 92-95 % here; a host that slows the VM during the
+        // run moves part ends (87.9 % in one CI run): once is the host, twice is kairos.
+        let share = match run_and_compare(&w, kind) {
+            Some(share) if share < 0.9 => {
+                println!("{}: {:.1} %; running again", kind.cli_name(), 100.0 * share);
+                run_and_compare(&w, kind)
+            }
+            other => other,
         };
-        let sim = simulate(&w, kind.build(PriorityOrder::Auto).as_mut(), &sim_config)
-            .expect("simulates")
-            .trace
-            .expect("a trace");
-        let (real_parts, sim_parts) = (parts(&real.result.trace), parts(&sim));
-        let by_parts = kind.build(PriorityOrder::Auto).runs_parts();
-        assert_eq!(!real_parts.is_empty(), by_parts, "{name}: part ends");
-        let mut fresh = kind.build(PriorityOrder::Auto);
-        replay(&w, fresh.as_mut(), &real.steps).unwrap_or_else(|e| panic!("{name}: {e}"));
-        if !by_parts {
-            assert!(real.result.optional.is_none());
-            continue;
-        }
-        let cuts = assert_cuts_at_optional_deadlines(&w, &real.result.trace);
-        assert!(
-            cuts > 100,
-            "{name}: only {cuts} cuts: the set exercises nothing"
-        );
-        let o = real.result.optional.expect("optional figures");
-        assert_eq!(o.optional_cut as usize, cuts);
-        let same = (real_parts.iter())
-            .filter(|(id, p)| sim_parts.get(id) == Some(p))
-            .count();
-        let share = same as f64 / real_parts.len() as f64;
-        println!(
-            "{name}: {:.1} % of the jobs ended their parts as simulated",
-            100.0 * share
-        );
-        assert!(share >= 0.9, "{name}: {:.1} %", 100.0 * share);
-        for histogram in [END_MANDATORY, PART_POLICY] {
-            assert!(
-                real.result.histograms[histogram].summary.count > 1000,
-                "{name}"
-            );
+        if let Some(share) = share {
+            assert!(share >= 0.9, "{}: {:.1} %", kind.cli_name(), 100.0 * share);
         }
     }
+}
+
+/// Runs `w` under `kind` for real, checks the run, its replay and its cuts, and returns the
+/// share of jobs that ended their parts as the simulation did (None for policies that do not
+/// run jobs by parts).
+fn run_and_compare(w: &Workload, kind: PolicyKind) -> Option<f64> {
+    let name = kind.cli_name();
+    let w = planned(kind, w);
+    let config = UserRunConfig::new(5_000_000_000);
+    let mut real = run_user(&w, kind.build(PriorityOrder::Auto), &config).expect("run starts");
+    // The machines are shared VMs: a host stall of tens of milliseconds piles up the jobs
+    // of a millisecond task and the dispatcher stops the run as overloaded. Once is the
+    // host; twice is kairos.
+    if real
+        .result
+        .stopped_by
+        .as_deref()
+        .is_some_and(|s| s.contains("overloaded"))
+    {
+        println!(
+            "{name}: the first run stopped ({:?}); running again",
+            real.result.stopped_by
+        );
+        real = run_user(&w, kind.build(PriorityOrder::Auto), &config).expect("run starts");
+    }
+    assert_eq!(
+        real.result.stopped_by, None,
+        "{name}: {:?}",
+        real.result.notes
+    );
+    assert!(real.result.jobs_completed > 10_000, "{name}");
+    // The run's own overheads, as `kairos run --compare` simulates it: without them the
+    // simulation's cores never idle between a part's end and the next start, stay ahead of
+    // the run, and complete optional parts the run cuts (about 20 % of the jobs).
+    let sim_config = SimConfig {
+        duration: kairos_model::Duration::from_nanos(real.result.ran_ns),
+        record_trace: true,
+        overheads: measured_overheads(&real.result),
+        ..SimConfig::default()
+    };
+    let sim = simulate(&w, kind.build(PriorityOrder::Auto).as_mut(), &sim_config)
+        .expect("simulates")
+        .trace
+        .expect("a trace");
+    let (real_parts, sim_parts) = (parts(&real.result.trace), parts(&sim));
+    let by_parts = kind.build(PriorityOrder::Auto).runs_parts();
+    assert_eq!(!real_parts.is_empty(), by_parts, "{name}: part ends");
+    let mut fresh = kind.build(PriorityOrder::Auto);
+    replay(&w, fresh.as_mut(), &real.steps).unwrap_or_else(|e| panic!("{name}: {e}"));
+    if !by_parts {
+        assert!(real.result.optional.is_none());
+        return None;
+    }
+    let cuts = assert_cuts_at_optional_deadlines(&w, &real.result.trace);
+    assert!(
+        cuts > 100,
+        "{name}: only {cuts} cuts: the set exercises nothing"
+    );
+    let o = real.result.optional.expect("optional figures");
+    assert_eq!(o.optional_cut as usize, cuts);
+    let same = (real_parts.iter())
+        .filter(|(id, p)| sim_parts.get(id) == Some(p))
+        .count();
+    let share = same as f64 / real_parts.len() as f64;
+    println!(
+        "{name}: {:.1} % of the jobs ended their parts as simulated",
+        100.0 * share
+    );
+    for histogram in [END_MANDATORY, PART_POLICY] {
+        assert!(
+            real.result.histograms[histogram].summary.count > 1000,
+            "{name}"
+        );
+    }
+    Some(share)
 }
