@@ -51,8 +51,8 @@ fn run(system: &McSystem, tables: &TableSet, config: TableRunConfig) -> TableRun
             return run;
         }
         eprintln!(
-            "attempt {attempt}: a timer fired {worst_timer} ns late, jobs overran unasked \
-             {unplanned:?} (the host slowed the VM); again"
+            "attempt {attempt}: the host slowed the VM (worst timer {worst_timer} ns late, \
+             jobs that overran unasked: {unplanned:?}); again"
         );
     }
 }

@@ -7,9 +7,9 @@
 //! CPU so that each serialises its instruction stream; in a virtual machine each interrupt and
 //! each serialising instruction is a VM exit. A load confined to one core therefore steals
 //! time from the RT core through the kernel alone: the OS-induced inter-core interference of
-//! the OS-latency study of Linux PREEMPT_RT for mixed time-criticality (section IV-B), and the
-//! reason isolated cores of real systems still see tracing and monitoring tools switch on and
-//! off. The interrupts come in proportion to the loop's CPU time, so a CPU bandwidth quota on
+//! the OS-latency study of Linux PREEMPT_RT for mixed time-criticality (section IV-A, its
+//! taxonomy: delays from resources other cores share, the kernel's among them), and the reason
+//! isolated cores of real systems still feel tracing and monitoring tools switching on and off. The interrupts come in proportion to the loop's CPU time, so a CPU bandwidth quota on
 //! the load's core bounds them, as equation 5 of that study models.
 //!
 //! stress-ng (0.15) has no stressor that does this; on the 2-vCPU development machine none of
