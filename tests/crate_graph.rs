@@ -93,8 +93,13 @@ fn the_contract_is_below_both_engines_and_no_engine_depends_on_the_other() {
     for engine in ["kairos-sim", "kairos-rt"] {
         assert!(graph[engine].contains("kairos-policy"), "{engine}");
     }
-    let kairos_below_contract: BTreeSet<String> = ["kairos-model".to_string()].into();
-    assert_eq!(graph["kairos-policy"], kairos_below_contract);
+    // Below the contract: the model, and the trace format its core records for every engine.
+    let below_contract: BTreeSet<String> =
+        ["kairos-model".to_string(), "kairos-trace".to_string()].into();
+    assert_eq!(graph["kairos-policy"], below_contract);
+    for below in &below_contract {
+        assert!(!reaches(&graph, below, "kairos-policy"), "{below}");
+    }
     // The checker itself can fail: the CLI does reach both engines.
     assert!(reaches(&graph, "kairos", "kairos-rt") && reaches(&graph, "kairos", "kairos-sim"));
 }

@@ -167,7 +167,13 @@ fn run_and_compare(w: &Workload, kind: PolicyKind) -> Option<f64> {
     let by_parts = kind.build(PriorityOrder::Auto).runs_parts();
     assert_eq!(!real_parts.is_empty(), by_parts, "{name}: part ends");
     let mut fresh = kind.build(PriorityOrder::Auto);
-    replay(&w, fresh.as_mut(), &real.steps).unwrap_or_else(|e| panic!("{name}: {e}"));
+    replay(
+        &w,
+        fresh.as_mut(),
+        &real.steps,
+        kairos_model::Instant::from_nanos(real.result.duration_ns),
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
     if !by_parts {
         assert!(real.result.optional.is_none());
         return None;

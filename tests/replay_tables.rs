@@ -6,7 +6,7 @@
 //! fail. The real run needs real-time privilege: ignored by a plain `cargo test`, run by the
 //! README's command and CI (as root), where a missing privilege fails it.
 
-use kairos_model::{Duration, McSystem, TableSet};
+use kairos_model::{Duration, Instant, McSystem, TableSet};
 use kairos_policy::table::{
     DemandSpec, Demands, Overrun, OverrunDemand, TableExecModel, TableJobs, TablePlan, TablePolicy,
 };
@@ -34,13 +34,13 @@ fn budgets(plan: &Arc<TablePlan>) -> TableJobs {
     TableJobs::new(Arc::clone(plan), demands)
 }
 
-/// The steps of a simulated table run of `hyperperiods` hyper-periods.
+/// The steps of a simulated table run of `hyperperiods` hyper-periods, and its end.
 fn simulated(
     system: &McSystem,
     tables: &TableSet,
     spec: &DemandSpec,
     hyperperiods: u64,
-) -> Vec<Step> {
+) -> (Vec<Step>, Instant) {
     let plan = Arc::new(TablePlan::new(system, tables).expect("a valid table set"));
     let mut jobs = TableJobs::new(Arc::clone(&plan), Demands::new(&plan, spec).unwrap());
     let mut recorder = Recorder::new(TablePolicy::new(Arc::clone(&plan)));
@@ -51,13 +51,20 @@ fn simulated(
     let workload = plan.workload();
     simulate_observed(&workload, &mut recorder, &config, &mut jobs, &mut Unwatched)
         .expect("the simulation runs");
-    recorder.steps
+    (recorder.steps, Instant::ZERO + config.duration)
 }
 
-fn replayed(system: &McSystem, tables: &TableSet, steps: &[Step]) -> Result<usize, String> {
+/// Replays the `steps` of a run that ended at `end`.
+fn replayed(
+    system: &McSystem,
+    tables: &TableSet,
+    steps: &[Step],
+    end: Instant,
+) -> Result<usize, String> {
     let plan = Arc::new(TablePlan::new(system, tables).unwrap());
     let mut fresh = TablePolicy::new(Arc::clone(&plan));
-    replay_from(&plan.workload(), &budgets(&plan), &mut fresh, steps).map_err(|e| e.to_string())
+    let budgets = budgets(&plan);
+    replay_from(&plan.workload(), &budgets, &mut fresh, steps, end).map_err(|e| e.to_string())
 }
 
 /// How many recorded mode changes, discards, stops, overruns and removals `steps` hold.
@@ -96,8 +103,9 @@ fn simulated_table_runs_replay_with_mode_changes_stops_and_forgotten_jobs() {
             overrun_probability: 0.3,
             seed,
         };
-        let steps = simulated(&system, &tables, &spec, 8);
-        let n = replayed(&system, &tables, &steps).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let (steps, end) = simulated(&system, &tables, &spec, 8);
+        let n =
+            replayed(&system, &tables, &steps, end).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         assert_eq!(n, steps.len());
         total = std::array::from_fn(|k| total[k] + kinds(&steps)[k]);
     }
@@ -106,8 +114,8 @@ fn simulated_table_runs_replay_with_mode_changes_stops_and_forgotten_jobs() {
         overrun_probability: 1.0,
         ..DemandSpec::default()
     };
-    let steps = simulated(&twin, &twin_tables, &spec, 3);
-    replayed(&twin, &twin_tables, &steps).unwrap();
+    let (steps, end) = simulated(&twin, &twin_tables, &spec, 3);
+    replayed(&twin, &twin_tables, &steps, end).unwrap();
     // Not vacuous: every kind of table event was replayed.
     assert!(
         total.iter().all(|&k| k > 0),
@@ -124,7 +132,7 @@ fn a_record_that_lost_an_event_or_its_mode_is_refused() {
         seed: 3,
         ..DemandSpec::default()
     };
-    let steps = simulated(&system, &tables, &spec, 4);
+    let (steps, end) = simulated(&system, &tables, &spec, 4);
     let with = |f: &dyn Fn(&Reported) -> bool| steps.iter().position(|s| s.events.iter().any(f));
     let removal = with(&|e| matches!(e, Reported::Removed(..))).expect("a forgotten job");
     let mut lost = steps.clone();
@@ -132,7 +140,7 @@ fn a_record_that_lost_an_event_or_its_mode_is_refused() {
         .events
         .retain(|e| !matches!(e, Reported::Removed(..)));
     assert!(
-        replayed(&system, &tables, &lost).is_err(),
+        replayed(&system, &tables, &lost, end).is_err(),
         "a lost removal replayed"
     );
     let overrun = with(&|e| matches!(e, Reported::BudgetExhausted(..))).expect("an overrun");
@@ -141,7 +149,7 @@ fn a_record_that_lost_an_event_or_its_mode_is_refused() {
         .events
         .retain(|e| !matches!(e, Reported::BudgetExhausted(..)));
     assert!(
-        replayed(&system, &tables, &lost).is_err(),
+        replayed(&system, &tables, &lost, end).is_err(),
         "a lost overrun replayed"
     );
     let raised = (steps.iter())
@@ -149,7 +157,7 @@ fn a_record_that_lost_an_event_or_its_mode_is_refused() {
         .expect("a raised mode");
     let mut falsified = steps.clone();
     falsified[raised].mode = 0;
-    let e = replayed(&system, &tables, &falsified).unwrap_err();
+    let e = replayed(&system, &tables, &falsified, end).unwrap_err();
     assert!(e.contains("the view is in mode 0"), "{e}");
 }
 
@@ -167,7 +175,8 @@ fn a_real_table_run_replays_decision_for_decision() {
     config.overruns = vec!["mc/t1@2=50ms".parse().unwrap()];
     let run = run_tables_detailed(&system, &tables, &config).expect("the run starts");
     assert_eq!(run.result.stopped_by, None, "{:?}", run.result.notes);
-    let n = replayed(&system, &tables, &run.steps).unwrap_or_else(|e| panic!("{e}"));
+    let end = Instant::from_nanos(run.result.duration_ns);
+    let n = replayed(&system, &tables, &run.steps, end).unwrap_or_else(|e| panic!("{e}"));
     let [changes, discards, stops, overruns, removals] = kinds(&run.steps);
     eprintln!(
         "replayed {n} decisions of a real table run: {changes} mode changes, {discards} \

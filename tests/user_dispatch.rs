@@ -165,6 +165,11 @@ fn assert_real_completes_what_simulation_completes(w: &Workload, real: &UserRun,
     }
 }
 
+/// Where a real run's window ended (its decisions there place nothing).
+fn end_of(real: &UserRun) -> Instant {
+    Instant::from_nanos(real.result.duration_ns)
+}
+
 fn simulated(w: &Workload, policy: &mut dyn Policy, ran_ns: u64) -> Trace {
     let config = SimConfig {
         duration: Duration::from_nanos(ran_ns),
@@ -194,7 +199,8 @@ fn a_policy_written_once_runs_in_the_simulator_and_on_real_cores() {
         timers > 0,
         "the laxity timer never fired: the test exercises nothing"
     );
-    let decisions = replay(&w, &mut LeastLaxity, &real.steps).expect("same decisions");
+    let decisions =
+        replay(&w, &mut LeastLaxity, &real.steps, end_of(&real)).expect("same decisions");
     assert_eq!(decisions, real.steps.len());
 }
 
@@ -214,7 +220,7 @@ fn every_standard_policy_runs_for_real_and_replays_its_decisions() {
         );
         assert_real_completes_what_simulation_completes(&w, &real, &sim);
         let mut fresh = kind.build(PriorityOrder::Auto);
-        replay(&w, fresh.as_mut(), &real.steps)
+        replay(&w, fresh.as_mut(), &real.steps, end_of(&real))
             .unwrap_or_else(|e| panic!("{}: {e}", kind.cli_name()));
         let global = !matches!(kind, PolicyKind::PartitionedEdf | PolicyKind::PartitionedFp);
         assert_eq!(

@@ -10,7 +10,10 @@
 //!   [`Policy::timer_fired`], [`Policy::mode_changed`], [`Policy::server_replenished`],
 //!   [`Policy::server_exhausted`]), all of an
 //!   instant reported before the [`Policy::decide`] of that instant (asked again after a mode
-//!   change).
+//!   change), in the order [`contract`] states.
+//! - The contract core ([`contract`]): the state every engine keeps and the rules every engine
+//!   applies (reporting events, checking and carrying out decisions), written once; the
+//!   simulator, the runtime's dispatcher and the replay of a record host it.
 //! - What a policy sees ([`View`], [`JobView`]): stable job ids ([`JobId`]), release, absolute
 //!   deadline, budget and execution received. Never the execution time a simulation drew.
 //! - What it returns ([`Decision`], `#[must_use]`): the job of each core and the [`Action`]s the
@@ -58,6 +61,7 @@
 #![forbid(unsafe_code)]
 
 mod check;
+pub mod contract;
 mod decision;
 pub mod draws;
 mod job;

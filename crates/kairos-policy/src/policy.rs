@@ -1,12 +1,12 @@
 //! The policy trait: one callback per event, and one decision per instant.
 //!
 //! An engine (the simulator, or the runtime's dispatcher) owns time, jobs and cores. At each
-//! instant where something happens it first reports every event of that instant, in this order:
-//! completions ([`Policy::job_completed`]), releases ([`Policy::job_released`]), then timers
-//! ([`Policy::timer_fired`]); within a kind, by task index (timers: by arming order). Then it
-//! calls [`Policy::decide`] once with a view that already reflects all of them, applies the
-//! returned [`Decision`]'s actions, and places the jobs. Nothing else calls the policy, so a
-//! policy that runs in the simulator runs unchanged on real cores.
+//! instant where something happens it first reports every event of that instant, in the order
+//! the contract core states once ([`crate::contract`], "One instant, in order"). Then it calls
+//! [`Policy::decide`] with a view that already reflects all of them, applies the returned
+//! [`Decision`]'s actions, and places the jobs. Every engine does this through the contract
+//! core, and nothing else calls the policy, so a policy that runs in the simulator runs
+//! unchanged on real cores.
 //!
 //! Callbacks only inform: they may update the policy's own state (queues, counters) and must
 //! not assume that a decision follows at once for that event alone. Decisions are returned

@@ -4,7 +4,7 @@
 //! (`kairos_sim::replay`) must give the same decisions, which shows a real run made its
 //! decisions exactly as the contract says.
 
-use crate::decision::{Action, Decision, TimerId};
+use crate::decision::{Action, Ahead, Decision, TimerId};
 use crate::job::{JobId, JobView};
 use crate::policy::{Policy, Refusal};
 use crate::view::View;
@@ -44,6 +44,8 @@ pub struct Step {
     pub decision: Vec<Option<JobId>>,
     /// The decision's actions, in order.
     pub actions: Vec<Action>,
+    /// The decision's promise ([`crate::Ahead`]).
+    pub ahead: Option<Ahead>,
 }
 
 /// A policy that records, as [`Step`]s, every event its engine reports to `inner` and every
@@ -117,6 +119,7 @@ impl<P: Policy> Policy for Recorder<P> {
             jobs: view.jobs.to_vec(),
             decision: decision.cores.clone(),
             actions: decision.actions.clone(),
+            ahead: decision.ahead.clone(),
         });
         decision
     }

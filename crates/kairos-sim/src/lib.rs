@@ -109,7 +109,7 @@ pub fn simulate(
         source: &mut source,
         observer: None,
     };
-    engine::Engine::new(workload, config, hosts, policy.name()).run(policy)
+    engine::Engine::new(workload, config, hosts, &*policy).run(policy)
 }
 
 /// Simulates jobs from `source` (whose tasks are `workload`'s) under `policy`, telling
@@ -126,7 +126,7 @@ pub fn simulate_observed(
         source,
         observer: Some(observer),
     };
-    engine::Engine::new(workload, config, hosts, policy.name()).run(policy)
+    engine::Engine::new(workload, config, hosts, &*policy).run(policy)
 }
 
 fn prepare(workload: &Workload, policy: &mut dyn Policy) -> Result<(), SimError> {

@@ -1,143 +1,83 @@
-//! The events a pass reports, in the contract's order at one instant: completions (the workers
-//! stamp them), budget overruns, releases (from the job source, at their nominal instants) and
-//! policy timers; and the end of a frame, after the instant's decision.
+//! What a pass finds out by itself ([`Occurrences`]): completions and part ends (the workers
+//! stamp them in the slots), releases (from the job source, at their nominal instants); the
+//! next instant with something due; and the end of a frame, after the instant's decision.
 
-use super::parts::{JobDraw, JobParts};
-use super::scheduler::{Scheduler, JOB_COMPLETED, JOB_RELEASED, TIMER_FIRED};
+use super::parts::JobDraw;
 use super::shared::{part_word, Shared, SLOTS_PER_TASK};
+use super::side::{Pass, RunJob};
 use crate::measure::JobRecord;
-use crate::platform::clock;
-use kairos_model::{Duration, Instant};
-use kairos_policy::parts::part_budget;
-use kairos_policy::{JobId, JobView, Part, Reported};
+use kairos_model::{Duration, Instant, Part};
+use kairos_policy::contract::{Contract, Occurrences};
+use kairos_policy::{JobId, Policy};
 use std::sync::atomic::Ordering;
 
-impl Scheduler {
+type C = Contract<RunJob>;
+
+impl Pass<'_> {
     /// Execution received by each job, from its slot (the workers' progress).
-    pub(super) fn refresh_progress(&mut self, shared: &Shared) {
-        for view in &mut self.views {
-            let remaining = shared.slot(view.id).remaining.load(Ordering::Relaxed);
-            let work = self.work[self.record_of[&view.id]];
+    pub fn refresh_progress(&mut self, c: &mut C) {
+        for (view, run) in c.jobs.each_mut() {
+            let remaining = self.shared.slot(view.id).remaining.load(Ordering::Relaxed);
+            let work = self.side.work[run.record];
             view.executed = Duration::from_nanos(work.saturating_sub(remaining));
         }
     }
 
-    /// Reports and removes every job whose worker finished it by `at` (stamps before the last
-    /// decision count as at it: a pass never goes back in time).
-    pub(super) fn complete(&mut self, shared: &Shared, at: u64, events: &mut Vec<Reported>) {
-        let mut done: Vec<(usize, u64)> = Vec::new();
-        for (i, view) in self.views.iter().enumerate() {
-            let stamp = shared.slot(view.id).completed_at.load(Ordering::Acquire);
-            if stamp != 0 && stamp - 1 <= at {
-                done.push((i, stamp - 1));
-            }
-        }
-        // Removed from the back so earlier indices stay valid; reported by task index.
-        let mut finished: Vec<(JobView, u64)> = Vec::with_capacity(done.len());
-        for &(i, stamp) in done.iter().rev() {
-            finished.push((self.views.swap_remove(i), stamp));
-        }
-        finished.sort_by_key(|(v, _)| (v.id.task, v.id.number));
-        for (view, stamp) in finished {
-            let record = self.record_of[&view.id];
-            self.records[record].completion = Some(stamp);
-            self.stopped.remove(&view.id);
-            self.exhausted.remove(&view.id);
-            self.parts.remove(&view.id);
-            let when = Instant::from_nanos(stamp.max(self.last_at));
-            events.push(Reported::Completed(view.id, when));
-            let began = clock::now_ns();
-            self.policy.job_completed(when, &view);
-            (self.measurements).record(JOB_COMPLETED, clock::now_ns().saturating_sub(began));
-        }
+    /// The earliest instant up to `now` with an event (a completion or part end, a release, a
+    /// timer, a server's exhaustion or replenishment) not yet decided on; `now` itself at the
+    /// first pass.
+    pub fn next_instant(&self, c: &C, now: u64, decided: bool) -> Option<u64> {
+        let last = self.side.last_at;
+        let slots = c.jobs.views().iter().map(|v| self.shared.slot(v.id));
+        let completion = (slots.flat_map(|s| [&s.completed_at, &s.part_end_at]))
+            .map(|stamp| stamp.load(Ordering::Acquire))
+            .filter(|&stamp| stamp != 0)
+            .map(|stamp| (stamp - 1).max(last))
+            .min();
+        let release = self.earliest_release().map(|(_, at)| at);
+        let timer = c.timers.earliest().map(Instant::as_nanos);
+        let first = !decided && self.side.steps.is_empty();
+        let servers = &c.servers;
+        let exhaustion = servers
+            .next_exhaustion(c.jobs.running())
+            .map(|(at, _)| at.as_nanos());
+        let replenishment = servers.next_replenishment().map(|(at, _)| at.as_nanos());
+        [
+            completion,
+            release,
+            timer,
+            exhaustion,
+            replenishment,
+            first.then_some(now),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|&at| at <= now)
+        .min()
     }
 
-    /// Reports every unfinished job that has executed its whole budget, once per budget.
-    pub(super) fn report_exhausted(&mut self, at: u64, events: &mut Vec<Reported>) {
-        let now = Instant::from_nanos(at);
-        for i in 0..self.views.len() {
-            let view = &self.views[i];
-            if view.budget_left().is_zero() && self.exhausted.insert(view.id) {
-                events.push(Reported::BudgetExhausted(view.id, now));
-                self.policy.budget_exhausted(now, &self.views[i]);
-            }
-        }
-    }
-
-    /// Releases every job due by `at`, earliest first (ties by task index).
-    pub(super) fn release_due(&mut self, shared: &Shared, at: u64, events: &mut Vec<Reported>) {
-        while let Some((task, when)) = self.earliest_release().filter(|&(_, w)| w <= at) {
-            let number = self.next_number[task];
-            let id = JobId { task, number };
-            let draw = match self.preloaded.remove(&id) {
-                Some(draw) => draw,
-                None => {
-                    let draw = self.draw_job(id);
-                    if !self.load_slot(shared, id, &draw) {
-                        return;
-                    }
-                    draw
-                }
-            };
-            let spec = &self.tasks[task];
-            self.next_number[task] += 1;
-            let gap = self.source.inter_arrival(task, spec, number).as_nanos();
-            let next = when + gap.max(1);
-            self.next_release[task] = if next < self.end { next } else { u64::MAX };
-            let deadline = when + spec.deadline.as_nanos();
-            let budget = match (&spec.imprecise, draw.parts) {
-                (Some(parts), Some(work)) => {
-                    self.parts.insert(id, JobParts::new(work, when));
-                    part_budget(parts, Part::Mandatory)
-                }
-                _ => self.source.budget(task, spec, self.mode),
-            };
-            let view = JobView {
-                id,
-                release: Instant::from_nanos(when),
-                absolute_deadline: Instant::from_nanos(deadline),
-                part: Part::Mandatory,
-                budget,
-                executed: Duration::ZERO,
-                running_on: None,
-                last_core: None,
-            };
-            self.record_of.insert(id, self.records.len());
-            self.work.push(draw.first);
-            self.records.push(JobRecord {
-                task,
-                job: number,
-                release: when,
-                deadline,
-                start: None,
-                completion: None,
-                discarded: None,
-                cpu: None,
-            });
-            events.push(Reported::Released(id, view.release));
-            let began = clock::now_ns();
-            self.policy.job_released(view.release, &view);
-            (self.measurements).record(JOB_RELEASED, clock::now_ns().saturating_sub(began));
-            self.views.push(view);
-        }
+    /// The stamp (time + 1) a worker left in a slot word, if it is due by `at`.
+    fn stamped(word: &std::sync::atomic::AtomicU64, at: u64) -> Option<u64> {
+        let stamp = word.load(Ordering::Acquire);
+        (stamp != 0 && stamp - 1 <= at).then(|| stamp - 1)
     }
 
     /// Loads a new job's work into its slot; false (and the run fails) if the slot's previous
     /// job is still unfinished or a worker still holds it (then more than [`SLOTS_PER_TASK`]
     /// jobs of the task are pending: the run is overloaded beyond what it can track).
-    pub(super) fn load_slot(&mut self, shared: &Shared, id: JobId, draw: &JobDraw) -> bool {
+    pub fn load_slot(&mut self, id: JobId, draw: &JobDraw) -> bool {
+        let shared: &Shared = self.shared;
         let slot = shared.slot(id);
         let used = slot.job.load(Ordering::Acquire) != 0;
         let open = used && slot.completed_at.load(Ordering::Acquire) == 0;
-        let held = shared
-            .holders
+        let held = (shared.holders)
             .holder(super::shared::slot_index(id))
             .is_some();
         if open || held {
             let name = &self.tasks[id.task].name;
-            self.fail(format!(
-                "task {name} has {SLOTS_PER_TASK} released, unfinished jobs at {}: the run is overloaded",
-                Instant::from_nanos(self.next_release[id.task])
+            let at = Instant::from_nanos(self.side.next_release[id.task]);
+            self.side.fail(format!(
+                "task {name} has {SLOTS_PER_TASK} released, unfinished jobs at {at}: the run is overloaded",
             ));
             return false;
         }
@@ -150,66 +90,161 @@ impl Scheduler {
         true
     }
 
-    pub(super) fn earliest_release(&self) -> Option<(usize, u64)> {
-        (self.next_release.iter().copied().enumerate())
+    pub fn earliest_release(&self) -> Option<(usize, u64)> {
+        (self.side.next_release.iter().copied().enumerate())
             .filter(|&(_, at)| at != u64::MAX)
             .min_by_key(|&(task, at)| (at, task))
     }
 
-    pub(super) fn fire_due_timers(&mut self, at: u64, events: &mut Vec<Reported>) {
-        while let Some(i) = (self.timers.iter().enumerate())
-            .filter(|(_, &(_, when))| when <= at)
-            .min_by_key(|&(i, &(_, when))| (when, i))
-            .map(|(i, _)| i)
-        {
-            let (timer, when) = self.timers.remove(i);
-            events.push(Reported::Timer(timer, Instant::from_nanos(when)));
-            let began = clock::now_ns();
-            self.policy.timer_fired(Instant::from_nanos(when), timer);
-            (self.measurements).record(TIMER_FIRED, clock::now_ns().saturating_sub(began));
-        }
-    }
-
-    /// Removes an open job from the view and closes its slot for good: its worker stops at its
-    /// core's next request and never runs it again.
-    pub(super) fn remove_open(
-        &mut self,
-        id: JobId,
-        at: u64,
-        shared: &Shared,
-        what: &str,
-    ) -> Result<(), String> {
-        let i = self.find(id, what)?;
-        self.views.swap_remove(i);
-        self.parts.remove(&id);
-        self.stopped.remove(&id);
-        self.exhausted.remove(&id);
-        (shared.slot(id).completed_at).store(at + 1, Ordering::Release);
-        Ok(())
+    /// Releases the next job of `task`, due at `when`, with its drawn work; false if its slot
+    /// could not be loaded (the run fails).
+    fn release(&mut self, c: &mut C, task: usize, when: u64, policy: &mut dyn Policy) -> bool {
+        let number = self.side.next_number[task];
+        let id = JobId { task, number };
+        let draw = match self.side.preloaded.remove(&id) {
+            Some(draw) => draw,
+            None => {
+                let draw = self.draw_job(id);
+                if !self.load_slot(id, &draw) {
+                    return false;
+                }
+                draw
+            }
+        };
+        let spec = &self.tasks[task];
+        self.side.next_number[task] += 1;
+        let gap = self
+            .side
+            .source
+            .inter_arrival(task, spec, number)
+            .as_nanos();
+        let next = when + gap.max(1);
+        self.side.next_release[task] = if next < self.side.end { next } else { u64::MAX };
+        let record = self.side.records.len();
+        self.side.work.push(draw.first);
+        self.side.records.push(JobRecord {
+            task,
+            job: number,
+            release: when,
+            deadline: when + spec.deadline.as_nanos(),
+            start: None,
+            completion: None,
+            discarded: None,
+            cpu: None,
+        });
+        let run = RunJob {
+            record,
+            part_changes: 0,
+        };
+        let tasks = self.tasks;
+        c.release(
+            id,
+            Instant::from_nanos(when),
+            draw.parts,
+            run,
+            tasks,
+            self,
+            policy,
+        );
+        true
     }
 
     /// At each frame boundary up to `at`, after the instant's decision, the jobs released
-    /// before it are forgotten unfinished: each has missed its deadline (at most the boundary).
-    /// Reported to the policy now, and recorded with the next question's events.
-    pub(super) fn forget_ended_frames(&mut self, shared: &Shared, at: u64) {
-        let Some(frame) = self.source.frame().map(|f| f.as_nanos()) else {
+    /// before it are forgotten unfinished (by task index, then job number): each has missed
+    /// its deadline (at most the boundary). Reported to the policy now, and recorded with the
+    /// next question's events.
+    pub fn forget_ended_frames(&mut self, c: &mut C, at: u64, policy: &mut dyn Policy) {
+        let Some(frame) = self.side.source.frame().map(|f| f.as_nanos()) else {
             return;
         };
-        while let Some(boundary) = self.frame_end.filter(|&b| b <= at) {
-            let old: Vec<JobId> = (self.views.iter())
+        while let Some(boundary) = self.side.frame_end.filter(|&b| b <= at) {
+            let mut old: Vec<JobId> = (c.jobs.views().iter())
                 .filter(|v| v.release.as_nanos() < boundary)
                 .map(|v| v.id)
                 .collect();
+            old.sort_unstable_by_key(|id| (id.task, id.number));
             for id in old {
-                if let Some(job) = self.views.iter().find(|v| v.id == id).cloned() {
-                    self.removed
-                        .push(Reported::Removed(id, Instant::from_nanos(at)));
-                    self.policy.job_removed(Instant::from_nanos(at), &job);
-                }
-                // Found: `old` comes from the view.
-                let _ = self.remove_open(id, at, shared, "forget");
+                let i = c.jobs.index_of(id).expect("found among the open jobs");
+                c.remove(i, Instant::from_nanos(at), self, policy);
             }
-            self.frame_end = Some(boundary + frame);
+            self.side.frame_end = Some(boundary + frame);
         }
+    }
+}
+
+impl Occurrences<RunJob> for Pass<'_> {
+    /// Every job whose worker finished it by `now`, reported at its completion time (a stamp
+    /// before the last decision counts as at it: a pass never goes back in time).
+    fn completions(&mut self, c: &mut C, now: Instant, policy: &mut dyn Policy) -> bool {
+        let at = now.as_nanos();
+        let mut done: Vec<(JobId, u64)> = (c.jobs.views().iter())
+            .filter_map(|v| {
+                Some((
+                    v.id,
+                    Self::stamped(&self.shared.slot(v.id).completed_at, at)?,
+                ))
+            })
+            .collect();
+        done.sort_unstable_by_key(|(id, _)| (id.task, id.number));
+        for &(id, stamp) in &done {
+            let i = c.jobs.index_of(id).expect("found among the open jobs");
+            self.side.records[c.jobs.side(i).record].completion = Some(stamp);
+            let when = Instant::from_nanos(stamp.max(self.side.last_at));
+            c.complete(i, when, self, policy);
+        }
+        !done.is_empty()
+    }
+
+    /// Every part whose worker finished it by `now` (by the end's time): its job moves on. A
+    /// stamp of a part a cut has replaced is dropped (after the decision, as every part end).
+    fn part_ends(&mut self, c: &mut C, now: Instant, policy: &mut dyn Policy) -> bool {
+        let at = now.as_nanos();
+        let mut ended: Vec<(JobId, u64)> = Vec::new();
+        for i in 0..c.jobs.len() {
+            let view = c.jobs.view(i);
+            if !c.jobs.runs_by_parts(i) {
+                continue;
+            }
+            let slot = self.shared.slot(view.id);
+            let Some(stamp) = Self::stamped(&slot.part_end_at, at) else {
+                continue;
+            };
+            let word = part_word(
+                c.jobs.side(i).part_changes,
+                false,
+                view.part == Part::Optional,
+            );
+            if slot.part_end_word.load(Ordering::Relaxed) == word {
+                ended.push((view.id, stamp));
+            } else {
+                // A part a cut replaced: nothing to report, but its worker let the job go, and
+                // may take it again only under the decision that follows (as after a part end).
+                self.side.part_ends_taken.push(view.id);
+            }
+        }
+        ended.sort_unstable_by_key(|(id, _)| (id.task, id.number));
+        for &(id, stamp) in &ended {
+            let i = c.jobs.index_of(id).expect("found among the open jobs");
+            let when = Instant::from_nanos(stamp.max(self.side.last_at));
+            let tasks = self.tasks;
+            c.end_part(i, when, tasks, self, policy);
+            self.side.part_ends_taken.push(id);
+        }
+        !ended.is_empty()
+    }
+
+    /// Every job due by `now`, earliest first (ties by task index).
+    fn releases(&mut self, c: &mut C, now: Instant, policy: &mut dyn Policy) -> bool {
+        let mut any = false;
+        while let Some((task, when)) = self
+            .earliest_release()
+            .filter(|&(_, w)| w <= now.as_nanos())
+        {
+            if !self.release(c, task, when, policy) {
+                return any;
+            }
+            any = true;
+        }
+        any
     }
 }

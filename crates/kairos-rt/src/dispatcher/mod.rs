@@ -24,20 +24,20 @@
 
 mod decide;
 mod events;
+mod metered;
 mod parts;
 mod percore;
 mod promise;
 mod scheduler;
-mod servers;
 mod shared;
+mod side;
 mod threads;
 mod worker;
 
-pub use parts::{END_MANDATORY, END_OPTIONAL};
+pub use metered::{DECIDE, END_MANDATORY, END_OPTIONAL, JOB_COMPLETED, JOB_RELEASED, TIMER_FIRED};
 pub use percore::TIMER_TO_HANDLER;
 pub use percore::{DispatcherLog, CONFIRM_SLACK_NS, EVENT_TO_HANDLER, PART_POLICY};
-pub use scheduler::{ModeChangeRecord, DECIDE, DECISION_COST, JOB_COMPLETED, JOB_RELEASED};
-pub use scheduler::{LOCK_WAIT, TIMER_FIRED};
+pub use scheduler::{ModeChangeRecord, DECISION_COST, LOCK_WAIT};
 pub use worker::{MIGRATION_REQUEST_TO_START, REQUEST_TO_START, UNIT_NS};
 
 use crate::calibrate::{self, Calibration};
@@ -45,9 +45,8 @@ use crate::measure::{JobRecord, RunInputs, RunResult, ThreadLog};
 use crate::periodic::RunError;
 use crate::platform::{self, clock, dma, futex, memory, privilege};
 use crate::watchdog::{RunControl, Watchdog, WatchdogConfig};
-use kairos_model::{Instant, Workload};
+use kairos_model::Workload;
 use kairos_policy::{JobSource, Policy, Step, WorkloadJobs};
-use kairos_trace::TraceEvent;
 use scheduler::Scheduler;
 use shared::Shared;
 use std::collections::HashMap;
@@ -213,23 +212,20 @@ pub fn run_user_from(
     }
     let shared = Arc::try_unwrap(shared)
         .map_err(|_| RunError::Invalid("a runtime thread outlived the run".into()))?;
-    let mut scheduler = shared
+    let scheduler = shared
         .scheduler
         .into_inner()
         .unwrap_or_else(|p| p.into_inner());
-    let mode_changes = std::mem::take(&mut scheduler.mode_changes);
-    let stops = scheduler.stops;
     let rescheduled = (dispatcher_logs.iter())
         .flat_map(|d| d.rescheduled.iter().map(|&(e, at)| (d.core, e, at)))
         .collect();
-    let optional = std::mem::take(&mut scheduler.optional);
-    scheduler.close_servers();
-    let servers = std::mem::take(&mut scheduler.servers);
-    let (records, steps, measurements, part_events) = scheduler.into_records();
-    let mut extra_events = extra_events(&records, &mode_changes);
-    extra_events.extend(part_events);
-    extra_events.extend(servers.events);
-    let logs = logs_of(records, measurements, worker_logs, dispatcher_logs);
+    let finished = scheduler.finish();
+    let logs = logs_of(
+        finished.records,
+        finished.measurements,
+        worker_logs,
+        dispatcher_logs,
+    );
     let result = RunResult::build(RunInputs {
         policy: name.to_string(),
         task_names: workload.tasks.iter().map(|t| t.name.clone()).collect(),
@@ -240,39 +236,21 @@ pub fn run_user_from(
         dma_latency_held: dma.held(),
         calibration,
         logs,
-        extra_events,
+        extra_events: finished.events,
         levels,
         notes,
-        optional,
+        optional: finished.optional,
         optional_deadlines: kairos_trace::optional_deadlines_of(workload),
-        server_names: servers.specs.iter().map(|s| s.name.clone()).collect(),
+        server_names: finished.server_names,
     });
     Ok(UserRun {
         result,
-        steps,
-        mode_changes,
+        steps: finished.steps,
+        mode_changes: finished.mode_changes,
         rescheduled,
-        stops,
-        servers: servers.metrics,
+        stops: finished.stops,
+        servers: finished.servers,
     })
-}
-
-/// The trace events only the scheduler knows: mode changes (at their decision's instant) and
-/// discards.
-fn extra_events(records: &[JobRecord], changes: &[ModeChangeRecord]) -> Vec<TraceEvent> {
-    let modes = changes.iter().map(|c| TraceEvent::ModeChange {
-        at: Instant::from_nanos(c.nominal),
-        from: c.from,
-        to: c.to,
-    });
-    let discards = records.iter().filter_map(|r| {
-        r.discarded.map(|at| TraceEvent::Discard {
-            task: r.task,
-            job: r.job,
-            at: Instant::from_nanos(at),
-        })
-    });
-    modes.chain(discards).collect()
 }
 
 /// Core `k` runs on `cpus[k]`: the configured CPUs, else the first online ones.

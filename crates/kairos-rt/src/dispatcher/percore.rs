@@ -218,7 +218,7 @@ impl Dispatcher<'_> {
             .map(|c| c.wake_at.load(Ordering::Relaxed))
             .collect();
         scheduler.pass(self.shared, now);
-        if let Some(reason) = &scheduler.failure {
+        if let Some(reason) = scheduler.failure() {
             self.shared.control.request_stop(reason.clone());
         }
         let wake = scheduler.wake_times();

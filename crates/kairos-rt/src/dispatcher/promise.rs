@@ -2,21 +2,22 @@
 //! instant, and the jobs released at that instant drawn and loaded ahead so that their workers
 //! can start at the instant itself ([`super::percore`] prepares the switch).
 
-use super::scheduler::Scheduler;
-use super::shared::{encode, Shared};
+use super::shared::encode;
+use super::side::{Pass, RunJob};
+use kairos_policy::contract::Contract;
 use kairos_policy::{Ahead, JobId};
 use std::sync::atomic::Ordering;
 
-impl Scheduler {
+impl Pass<'_> {
     /// Publishes what the policy promised for a later instant, loading the slots of the jobs it
     /// names that are released only then, so their workers can start at the instant itself.
-    pub(super) fn publish_promise(
+    pub fn publish_promise(
         &mut self,
+        c: &Contract<RunJob>,
         ahead: Option<Ahead>,
-        shared: &Shared,
     ) -> Result<(), String> {
-        let Some(ahead) = ahead.filter(|a| a.at.as_nanos() < self.end) else {
-            for core in &shared.cores {
+        let Some(ahead) = ahead.filter(|a| a.at.as_nanos() < self.side.end) else {
+            for core in &self.shared.cores {
                 core.ahead_at.store(u64::MAX, Ordering::Release);
             }
             return Ok(());
@@ -24,11 +25,11 @@ impl Scheduler {
         let at = ahead.at.as_nanos();
         for (core, id) in ahead.cores.iter().enumerate() {
             if let Some(id) = *id {
-                self.prepare_promised(id, at, shared)?;
+                self.prepare_promised(c, id, at)?;
             }
-            let c = &shared.cores[core];
-            c.ahead.store(encode(*id), Ordering::Relaxed);
-            c.ahead_at.store(at, Ordering::Release);
+            let shared = &self.shared.cores[core];
+            shared.ahead.store(encode(*id), Ordering::Relaxed);
+            shared.ahead_at.store(at, Ordering::Release);
         }
         Ok(())
     }
@@ -38,11 +39,14 @@ impl Scheduler {
     /// one stream in that order, as the table's demands do), and reported at `at`; unless a
     /// release before `at` is still pending, which must be drawn first: the job then starts
     /// after the pass at `at`.
-    fn prepare_promised(&mut self, id: JobId, at: u64, shared: &Shared) -> Result<(), String> {
-        if self.views.iter().any(|v| v.id == id) || self.preloaded.contains_key(&id) {
+    fn prepare_promised(&mut self, c: &Contract<RunJob>, id: JobId, at: u64) -> Result<(), String> {
+        if c.jobs.index_of(id).is_some() || self.side.preloaded.contains_key(&id) {
             return Ok(());
         }
-        let next = (self.next_number[id.task], self.next_release[id.task]);
+        let next = (
+            self.side.next_number[id.task],
+            self.side.next_release[id.task],
+        );
         if next != (id.number, at) {
             return Err(format!(
                 "a promise names job {}#{}, which is neither released nor released then",
@@ -55,16 +59,16 @@ impl Scheduler {
         for task in 0..self.tasks.len() {
             let id = JobId {
                 task,
-                number: self.next_number[task],
+                number: self.side.next_number[task],
             };
-            if self.next_release[task] != at || self.preloaded.contains_key(&id) {
+            if self.side.next_release[task] != at || self.side.preloaded.contains_key(&id) {
                 continue;
             }
             let draw = self.draw_job(id);
-            if !self.load_slot(shared, id, &draw) {
+            if !self.load_slot(id, &draw) {
                 return Ok(());
             }
-            self.preloaded.insert(id, draw);
+            self.side.preloaded.insert(id, draw);
         }
         Ok(())
     }

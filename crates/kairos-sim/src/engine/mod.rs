@@ -1,30 +1,24 @@
 //! The discrete-event engine: exact integer time, `m` identical cores, any policy written
 //! against the execution contract (`kairos-policy`), jobs from any [`JobSource`].
 //!
-//! The engine jumps from one event instant to the next: the earliest of the pending releases and
-//! policy timers (one (time, sequence) queue, [`crate::queue`]), the completion of a running
-//! job, the instant a running job's budget runs out, the deadline of an unfinished job and the
-//! end of the run. At an instant it applies, in
-//! this order:
-//! 1. completions, each reported to the policy; then, for a policy that runs imprecise tasks
-//!    by parts, the ends of parts (the job moves on to its next part, [`parts`]); then the jobs
-//!    whose budget just ran out with work left (an overrun), each reported once per budget;
-//! 2. with `--abort-on-miss`, the removal of every job whose deadline has come (a miss), so
-//!    that its core goes to another job at this instant;
-//!    then the placed servers whose budget just ran out ([`servers`]), each reported once per
-//!    period;
-//! 3. server replenishments (by server index), releases (by task index), then timers (by
-//!    arming order), each reported;
-//! 4. if anything happened, the decision: its actions are carried out in order, and after a
-//!    decision that changed the criticality mode the engine reports the change and asks again,
-//!    placing only the last decision's jobs (and none at the end instant: nothing runs after
-//!    the window). A decision at the instant of the previous decision's promise
-//!    ([`kairos_policy::Ahead`]) must keep it when only releases and timers happened and the
-//!    mode did not change;
-//! 5. deadlines: every job still unfinished at its deadline now misses it (once; it runs on
-//!    unless the policy stops or discards it). Misses come after the decision so an overrun
-//!    detected at the same instant is seen first;
-//! 6. at a frame boundary of a framed source, the previous frame's leftovers are forgotten.
+//! The engine is virtual time around the contract core ([`kairos_policy::contract`], whose
+//! module documentation states the order of the events of an instant and how a decision is
+//! carried out; the engine follows it through [`Contract::report_instant`] and
+//! [`Contract::decide`]). It jumps from one event instant to the next: the earliest of the
+//! pending releases, the policy's timers, the servers' replenishments and exhaustions, the
+//! completion of a running job's part, the instant a running job's budget runs out, the
+//! deadline of an unfinished job and the end of the run. What is its own:
+//! - the work each job has left, drawn from the job source and hidden from the policy, and the
+//!   overheads charged at each switch (a scheduling decision and a context switch, plus a
+//!   migration when a job resumes on another core; lost if the job is preempted before it paid
+//!   them) and at a part's end by execution ([`side`]);
+//! - what it finds out by itself at an instant: completions, part ends, the jobs to remove at
+//!   their deadline under `--abort-on-miss`, releases ([`occurrences`]);
+//! - after the decision, deadlines (every job still unfinished at its deadline misses it, once;
+//!   it runs on unless the policy stops or discards it: misses come after the decision so an
+//!   overrun detected at the same instant is seen first) and, at a frame boundary of a framed
+//!   source, forgetting the previous frame's leftovers;
+//! - metrics, the trace and the observer.
 //!
 //! A job that completes exactly at its deadline meets it. The window is the source's: `[0, D]`
 //! for workloads (releases at `D` happen, as in SimSo), `[0, D)` for table runs; in both,
@@ -33,10 +27,8 @@
 //! Cost per event is O(n) in released jobs plus the policy's own cost; memory is O(n + m) unless
 //! a trace is recorded.
 
-mod decide;
-mod jobs;
-mod parts;
-mod servers;
+mod occurrences;
+mod side;
 
 use crate::charges::Charges;
 use crate::job::JobWork;
@@ -45,9 +37,10 @@ use crate::observe::Observer;
 use crate::queue::EventQueue;
 use crate::{SimConfig, SimError, SimOutcome};
 use kairos_model::{Instant, Workload};
-use kairos_policy::{Ahead, JobSource, JobView, Policy};
-use kairos_trace::{Trace, TraceEvent};
-use servers::Servers;
+use kairos_policy::contract::Contract;
+use kairos_policy::{JobSource, Policy};
+use kairos_trace::Trace;
+use side::Side;
 
 /// What the engine runs besides the workload: where jobs come from and who watches.
 pub(crate) struct Hosts<'h> {
@@ -56,177 +49,116 @@ pub(crate) struct Hosts<'h> {
 }
 
 pub(crate) struct Engine<'w> {
-    workload: &'w Workload,
-    config: &'w SimConfig,
-    hosts: Hosts<'w>,
-    policy_name: &'static str,
-    /// Whether the policy runs imprecise tasks by parts ([`Policy::runs_parts`]).
-    runs_parts: bool,
-    now: Instant,
-    end: Instant,
-    /// The criticality mode and how many levels there are (at least one).
-    mode: usize,
-    levels: usize,
-    /// What the policy sees of each released, unfinished job; `work[i]` is the same job's hidden
-    /// side. Both shrink by `swap_remove`, together.
-    views: Vec<JobView>,
-    work: Vec<JobWork>,
-    /// Per core, the index (into `views`) of the job running there.
-    running: Vec<Option<usize>>,
-    /// The last decision's promise ([`kairos_policy::Ahead`]), until it is checked or void.
-    promised: Option<Ahead>,
-    queue: EventQueue,
-    /// The policy's servers ([`servers`]); empty for most policies.
-    servers: Servers,
-    next_job_number: Vec<u64>,
-    charges: Charges,
-    metrics: Metrics,
-    trace: Option<Trace>,
+    contract: Contract<JobWork>,
+    side: Side<'w>,
 }
 
 impl<'w> Engine<'w> {
+    /// An engine for `policy` (prepared) on `workload`.
     pub(crate) fn new(
         workload: &'w Workload,
         config: &'w SimConfig,
         hosts: Hosts<'w>,
-        policy_name: &'static str,
+        policy: &dyn Policy,
     ) -> Self {
         let end = Instant::ZERO + config.duration;
         let levels = hosts.source.levels();
+        let contract = Contract::new(policy, workload.cores, levels.len(), end);
         let trace = config.record_trace.then(|| Trace {
             levels: levels.clone(),
             task_names: workload.tasks.iter().map(|t| t.name.clone()).collect(),
             cores: workload.cores,
             end,
             optional_deadlines: kairos_trace::optional_deadlines_of(workload),
-            server_names: Vec::new(),
+            server_names: (contract.servers.specs().iter())
+                .map(|s| s.name.clone())
+                .collect(),
             events: Vec::new(),
         });
-        let mut engine = Engine {
+        let mut metrics = Metrics::new(
+            policy.name(),
+            workload.tasks.iter().map(|t| t.name.clone()),
+            workload.cores,
+        );
+        if contract.runs_parts() {
+            metrics.count_optional_parts(workload.tasks.iter().map(|t| t.imprecise.is_some()));
+        }
+        let mut side = Side {
             workload,
             config,
             hosts,
-            policy_name,
-            runs_parts: false,
-            now: Instant::ZERO,
+            policy_name: policy.name(),
             end,
-            mode: 0,
-            levels: levels.len().max(1),
-            views: Vec::new(),
-            work: Vec::new(),
-            running: vec![None; workload.cores],
-            promised: None,
             queue: EventQueue::default(),
-            servers: Servers::default(),
             next_job_number: vec![0; workload.tasks.len()],
             charges: Charges::new(config.seed),
-            metrics: Metrics::new(
-                policy_name,
-                workload.tasks.iter().map(|t| t.name.clone()),
-                workload.cores,
-            ),
+            metrics,
             trace,
+            found: Vec::new(),
         };
         for (task, t) in workload.tasks.iter().enumerate() {
-            engine.queue_release(Instant::ZERO + t.offset, task);
+            side.queue_release(Instant::ZERO + t.offset, task);
         }
-        engine
+        Engine { contract, side }
     }
 
     pub(crate) fn run(mut self, policy: &mut dyn Policy) -> Result<SimOutcome, SimError> {
-        self.runs_parts = policy.runs_parts();
-        if self.runs_parts {
-            let imprecise = self.workload.tasks.iter().map(|t| t.imprecise.is_some());
-            self.metrics.count_optional_parts(imprecise);
-        }
-        self.declare_servers(policy.servers());
-        if let Some(trace) = &mut self.trace {
-            trace.server_names = self.servers.specs.iter().map(|s| s.name.clone()).collect();
-        }
+        let mut now = Instant::ZERO;
         loop {
-            let mut changed = self.complete_finished_jobs(policy);
-            changed |= self.end_finished_parts(policy);
-            changed |= self.report_overruns(policy);
-            changed |= self.report_server_exhaustion(policy);
-            if self.config.abort_on_miss {
-                changed |= self.abort_late_jobs(policy);
-            }
+            let changed = (self.contract).report_instant(now, &mut self.side, policy);
             if changed {
-                // Something the promise did not assume happened.
-                self.promised = None;
+                let workload = self.side.workload;
+                (self
+                    .contract
+                    .decide(now, &workload.tasks, &mut self.side, policy))
+                .map_err(|refused| self.side.invalid(now, refused.0))?;
             }
-            changed |= self.apply_due_events(policy);
-            if changed {
-                self.decide(policy)?;
-            }
-            self.observe_deadlines();
-            self.forget_previous_frame(policy);
-            if self.now >= self.end {
+            self.side.observe_deadlines(&self.contract, now);
+            self.side
+                .forget_previous_frame(&mut self.contract, now, policy);
+            if now >= self.side.end {
                 break;
             }
-            let next = self.next_event_time();
-            self.advance_to(next);
+            let next = self.next_event_time(now);
+            self.advance(now, next);
+            now = next;
         }
         Ok(self.finish())
     }
 
-    /// Queues a release at `at` if the run's window contains it.
-    fn queue_release(&mut self, at: Instant, task: usize) {
-        let inside = if self.hosts.source.releases_at_end() {
-            at <= self.end
-        } else {
-            at < self.end
-        };
-        if inside {
-            self.queue.release(at, task);
-        }
-    }
-
-    /// Hands an event to the trace and the observer, building it only if one of them wants it.
-    fn record(&mut self, event: impl FnOnce() -> TraceEvent) {
-        if self.trace.is_none() && self.hosts.observer.is_none() {
-            return;
-        }
-        let event = event();
-        if let Some(observer) = &mut self.hosts.observer {
-            observer.event(&event);
-        }
-        if let Some(trace) = &mut self.trace {
-            trace.events.push(event);
-        }
-    }
-
-    fn observer(&mut self) -> Option<&mut (dyn Observer + 'w)> {
-        self.hosts.observer.as_deref_mut()
-    }
-
-    fn next_event_time(&mut self) -> Instant {
-        let mut next = self.end;
-        if let Some(at) = self.queue.next_time() {
+    fn next_event_time(&mut self, now: Instant) -> Instant {
+        let c = &mut self.contract;
+        let mut next = self.side.end;
+        let pending = [
+            self.side.queue.next_time(),
+            c.timers.next_time(),
+            c.servers.next_replenishment().map(|(at, _)| at),
+            c.servers
+                .next_exhaustion(c.jobs.running())
+                .map(|(at, _)| at),
+        ];
+        for at in pending.into_iter().flatten() {
             next = next.min(at);
         }
-        for (view, work) in self.views.iter().zip(&self.work) {
+        for (i, (view, work)) in c.jobs.each().enumerate() {
             if view.running_on.is_some() {
-                next = next.min(self.now + work.remaining);
-                if !work.exhausted && !view.budget_left().is_zero() {
+                next = next.min(now + work.remaining);
+                if !c.jobs.is_exhausted(i) && !view.budget_left().is_zero() {
                     // Execution counts only once the switch's overhead is paid.
-                    next = next.min(self.now + work.overhead_left + view.budget_left());
+                    next = next.min(now + work.overhead_left + view.budget_left());
                 }
             }
-            if view.absolute_deadline > self.now {
+            if view.absolute_deadline > now {
                 next = next.min(view.absolute_deadline);
             }
-        }
-        if let Some(at) = self.next_server_exhaustion() {
-            next = next.min(at);
         }
         next
     }
 
-    fn advance_to(&mut self, next: Instant) {
-        let elapsed = next - self.now;
-        self.charge_servers(elapsed);
-        for (view, work) in self.views.iter_mut().zip(&mut self.work) {
+    /// Runs the placed jobs from `now` to `next`.
+    fn advance(&mut self, now: Instant, next: Instant) {
+        let elapsed = next - now;
+        for (view, work) in self.contract.jobs.each_mut() {
             let Some(core) = view.running_on else {
                 continue;
             };
@@ -234,24 +166,29 @@ impl<'w> Engine<'w> {
             let overhead_paid = elapsed.min(work.overhead_left);
             work.overhead_left -= overhead_paid;
             view.executed += elapsed - overhead_paid;
-            let usage = &mut self.metrics.core_usage[core];
+            let usage = &mut self.side.metrics.core_usage[core];
             usage.busy_ns += elapsed.as_nanos();
             usage.overhead_ns += overhead_paid.as_nanos();
         }
-        self.now = next;
     }
 
     fn finish(mut self) -> SimOutcome {
-        for i in 0..self.views.len() {
-            self.close_segment(i);
+        let end = self.side.end;
+        for i in 0..self.contract.jobs.len() {
+            let (view, work) = self.contract.jobs.parts_mut(i);
+            if let Some(core) = view.running_on {
+                let id = view.id;
+                self.side.record_segment(id, core, work, end);
+            }
         }
-        self.close_server_segments();
-        self.metrics.servers = std::mem::take(&mut self.servers.metrics);
-        self.metrics.finish(self.end.since_origin());
+        let running = self.contract.jobs.running().to_vec();
+        let side = &mut self.side;
+        side.metrics.servers = (self.contract.servers).close(&running, &mut |e| side.trace(|| e));
+        self.side.metrics.finish(end.since_origin());
         SimOutcome {
-            metrics: self.metrics,
-            trace: self.trace,
-            unfinished_jobs: self.views.len(),
+            metrics: self.side.metrics,
+            trace: self.side.trace,
+            unfinished_jobs: self.contract.jobs.len(),
         }
     }
 }

@@ -1,20 +1,25 @@
 //! Replaying a recorded run ([`kairos_policy::Step`]s, as the runtime's dispatcher records
 //! them) against a fresh policy object: the same events reported in the same order, the same
-//! views, and the policy must return the same decisions, actions included. The replay carries
-//! out those actions as the simulator's engine does (a mode change is reported and the next
-//! step must ask again at the same instant; discarded jobs leave; stopped jobs are never placed
-//! again; armed timers are the only ones that may fire). It also checks the record itself
-//! against the contract (every job of a view released and not completed, every released job
-//! in the next view, the budgets the job source gives in the view's mode, every decision
-//! valid), so a runtime that lost or invented an event is caught even where the policy would
-//! not notice.
+//! views, and the policy must return the same decisions, actions and promises included.
+//!
+//! The replay is the contract core ([`kairos_policy::contract`]) fed from the record instead
+//! of an engine: each recorded event is applied by the rules a live one follows (and refused
+//! where the state does not allow it: a job released twice, a completion or removal of a job
+//! that is not open, a timer not armed for that instant, an overrun with budget left), each
+//! recorded view is checked against the state the events left (every open job and no other,
+//! in the mode, with its task's budget, where the previous decision placed it, every
+//! exhausted budget reported), and each decision is checked and carried out as both engines
+//! carry it out (a mode change is reported and the next step must ask again at the same
+//! instant; a timer armed in the past or a change to no level is refused; discarded jobs
+//! leave; stopped jobs are never placed again; a promise binds). A runtime that lost or
+//! invented an event is caught even where the policy would not notice.
 
 mod state;
 #[cfg(test)]
 mod tests;
 
 use kairos_model::{Instant, Workload};
-use kairos_policy::{ExecutionTimeModel, JobSource, Policy, Step, View, WorkloadJobs};
+use kairos_policy::{ExecutionTimeModel, JobSource, Policy, Step, WorkloadJobs};
 use state::Replayed;
 use thiserror::Error;
 
@@ -27,24 +32,27 @@ pub struct ReplayError {
     pub reason: String,
 }
 
-/// Replays the `steps` of a workload run (budgets: each task's WCET; see the module
-/// documentation); `Ok` with the number of decisions compared.
+/// Replays the `steps` of a workload run that ended at `end` (budgets: each task's WCET; see
+/// the module documentation); `Ok` with the number of decisions compared.
 pub fn replay(
     workload: &Workload,
     policy: &mut dyn Policy,
     steps: &[Step],
+    end: Instant,
 ) -> Result<usize, ReplayError> {
     let budgets = WorkloadJobs::new(0, ExecutionTimeModel::Wcet);
-    replay_from(workload, &budgets, policy, steps)
+    replay_from(workload, &budgets, policy, steps, end)
 }
 
-/// Replays `steps` of a run whose jobs came from a source like `budgets` (a table run's
+/// Replays `steps` of a run that ended at `end` (a decision there places nothing and keeps no
+/// promise) whose jobs came from a source like `budgets` (a table run's
 /// [`kairos_policy::table::TableJobs`]): released jobs get the budget it gives in the mode.
 pub fn replay_from(
     workload: &Workload,
     budgets: &dyn JobSource,
     policy: &mut dyn Policy,
     steps: &[Step],
+    end: Instant,
 ) -> Result<usize, ReplayError> {
     let fail = |step: usize, at: Instant, reason: String| ReplayError { step, at, reason };
     policy.prepare(workload).map_err(|r| {
@@ -55,34 +63,9 @@ pub fn replay_from(
         let reason = "runs through servers are not recorded for replay".to_string();
         return Err(fail(0, Instant::ZERO, reason));
     }
-    let mut state = Replayed::new(workload, budgets, policy.runs_parts());
+    let mut state = Replayed::new(workload, budgets, policy, end);
     for (i, step) in steps.iter().enumerate() {
-        let at = step.at;
-        let asked_again = (state.ask_again_due(at)).map_err(|reason| fail(i, at, reason))?;
-        for event in &step.events {
-            (state.report(policy, *event, step)).map_err(|reason| fail(i, at, reason))?;
-        }
-        (state.check_view(step, asked_again)).map_err(|reason| fail(i, at, reason))?;
-        let view = View {
-            now: at,
-            cores: workload.cores,
-            mode: state.mode,
-            jobs: &step.jobs,
-            tasks: &workload.tasks,
-            servers: &[],
-        };
-        let decision = policy.decide(&view);
-        if decision.cores != step.decision || decision.actions != step.actions {
-            let reason = format!(
-                "the policy decides {:?} with {:?}, the run recorded {:?} with {:?}",
-                decision.cores, decision.actions, step.decision, step.actions
-            );
-            return Err(fail(i, at, reason));
-        }
-        (decision.check(&view, &state.running_index(step))).map_err(|r| fail(i, at, r))?;
-        state
-            .apply(policy, step)
-            .map_err(|reason| fail(i, at, reason))?;
+        (state.step(step, policy)).map_err(|reason| fail(i, step.at, reason))?;
     }
     Ok(steps.len())
 }

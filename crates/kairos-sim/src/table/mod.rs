@@ -6,9 +6,9 @@
 //!
 //! The run covers `[0, duration)`: releases at the end instant do not happen; completions,
 //! deadlines and the return to the lowest mode at the end instant do. The instant order is the
-//! engine's (`crate::engine`): completions, releases, the policy's decisions (overruns, mode
-//! rises, discards and budget stops, the return to the lowest level at a hyper-period boundary,
-//! then the placement of the current table), then deadline misses.
+//! contract's ([`kairos_policy::contract`]): completions, overruns, releases, the policy's
+//! decisions (mode rises, discards and budget stops, the return to the lowest level at a
+//! hyper-period boundary, then the placement of the current table), then deadline misses.
 
 mod compare;
 mod metrics;

@@ -1,0 +1,88 @@
+//! The cost of each call of the policy on real cores: the policy as the contract core calls
+//! it, with the calls a real-time engineer budgets for timed into the run's histograms (each
+//! includes one clock read, about the histogram's minimum).
+
+use crate::measure::Measurements;
+use crate::platform::clock;
+use kairos_model::{Instant, Part, Workload};
+use kairos_policy::{Decision, JobView, Policy, Refusal, ServerSpec, ServerView, TimerId, View};
+
+/// Histograms of single calls of the policy, ns: [`Policy::decide`] (the scheduler proper),
+/// and the callbacks of releases, completions and policy timers (G-RMWP's and P-RMWP's
+/// `terminate_optional`).
+pub const DECIDE: &str = "policy.decide";
+pub const JOB_RELEASED: &str = "policy.job_released";
+pub const JOB_COMPLETED: &str = "policy.job_completed";
+pub const TIMER_FIRED: &str = "policy.timer_fired";
+/// Histogram of [`Policy::part_completed`] for a mandatory part (G-RMWP's and P-RMWP's
+/// `end_mandatory`), ns.
+pub const END_MANDATORY: &str = "policy.part_completed.mandatory";
+/// The same for an optional part (`end_optional`), ns.
+pub const END_OPTIONAL: &str = "policy.part_completed.optional";
+
+/// A policy whose calls are timed into `measurements`.
+pub(super) struct Metered<'a> {
+    pub policy: &'a mut (dyn Policy + Send),
+    pub measurements: &'a mut Measurements,
+}
+
+impl Metered<'_> {
+    fn timed<T>(&mut self, name: &'static str, call: impl FnOnce(&mut dyn Policy) -> T) -> T {
+        let began = clock::now_ns();
+        let out = call(&mut *self.policy);
+        (self.measurements).record(name, clock::now_ns().saturating_sub(began));
+        out
+    }
+}
+
+impl Policy for Metered<'_> {
+    fn name(&self) -> &'static str {
+        self.policy.name()
+    }
+    fn prepare(&mut self, workload: &Workload) -> Result<(), Refusal> {
+        self.policy.prepare(workload)
+    }
+    fn notices(&self, workload: &Workload) -> Vec<String> {
+        self.policy.notices(workload)
+    }
+    fn runs_parts(&self) -> bool {
+        self.policy.runs_parts()
+    }
+    fn servers(&self) -> Vec<ServerSpec> {
+        self.policy.servers()
+    }
+    fn job_released(&mut self, now: Instant, job: &JobView) {
+        self.timed(JOB_RELEASED, |p| p.job_released(now, job));
+    }
+    fn job_completed(&mut self, now: Instant, job: &JobView) {
+        self.timed(JOB_COMPLETED, |p| p.job_completed(now, job));
+    }
+    fn part_completed(&mut self, now: Instant, job: &JobView, ended: Part) {
+        let name = match ended {
+            Part::Mandatory => END_MANDATORY,
+            _ => END_OPTIONAL,
+        };
+        self.timed(name, |p| p.part_completed(now, job, ended));
+    }
+    fn job_removed(&mut self, now: Instant, job: &JobView) {
+        self.policy.job_removed(now, job);
+    }
+    fn budget_exhausted(&mut self, now: Instant, job: &JobView) {
+        self.policy.budget_exhausted(now, job);
+    }
+    fn server_replenished(&mut self, now: Instant, server: &ServerView) {
+        self.policy.server_replenished(now, server);
+    }
+    fn server_exhausted(&mut self, now: Instant, server: &ServerView) {
+        self.policy.server_exhausted(now, server);
+    }
+    fn timer_fired(&mut self, now: Instant, timer: TimerId) {
+        self.timed(TIMER_FIRED, |p| p.timer_fired(now, timer));
+    }
+    fn mode_changed(&mut self, now: Instant, from: usize, to: usize) {
+        self.policy.mode_changed(now, from, to);
+    }
+    fn decide(&mut self, view: &View<'_>) -> Decision {
+        self.timed(DECIDE, |p| p.decide(view))
+    }
+}

@@ -1,0 +1,214 @@
+//! The runtime's side of the contract ([`Host`]): what a user-dispatched run keeps besides the
+//! contract's state (releases due, the job slots the workers execute, each job's record, every
+//! decision made) and what it does as the contract applies its rules (load a part's work into
+//! a slot, close a discarded job's slot, record steps and trace events).
+
+use super::parts::JobDraw;
+use super::scheduler::ModeChangeRecord;
+use super::shared::{part_word, Shared};
+use crate::measure::JobRecord;
+use kairos_model::{Duration, Instant, Part, Task, Workload};
+use kairos_policy::contract::{Exit, Host, PartChange};
+use kairos_policy::{Decision, JobId, JobSource, JobView, Reported, Step};
+use kairos_trace::{OptionalMetrics, PartOutcome, TraceEvent};
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+
+/// The runtime's side of an open job: its record (and CPU work) index, and how many times it
+/// changed part (a job run by parts; the slot's part word counts them).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct RunJob {
+    pub record: usize,
+    pub part_changes: u64,
+}
+
+pub(super) struct RunSide {
+    pub end: u64,
+    /// Next release of each task (`u64::MAX`: none before the end).
+    pub next_release: Vec<u64>,
+    pub next_number: Vec<u64>,
+    /// Which core's dispatcher wakes for a task's next release: the core its last job was
+    /// placed on, so a partitioned task's release is handled where it runs.
+    pub home: Vec<usize>,
+    /// Jobs released at a promised instant whose work was drawn and slot loaded before their
+    /// release, with that work.
+    pub preloaded: HashMap<JobId, JobDraw>,
+    /// Whether the policy runs imprecise tasks by parts.
+    pub runs_parts: bool,
+    /// Jobs whose part end a pass took in, until its decision is published.
+    pub part_ends_taken: Vec<JobId>,
+    /// Optional-part figures per task (imprecise tasks run by parts).
+    pub optional: Vec<Option<OptionalMetrics>>,
+    /// End of the frame the jobs in the view were released in (framed sources).
+    pub frame_end: Option<u64>,
+    pub records: Vec<JobRecord>,
+    /// CPU work of each recorded job's current part (same index as `records`), ns.
+    pub work: Vec<u64>,
+    pub source: Box<dyn JobSource + Send>,
+    /// Fraction of its drawn work a job's body executes (a table run's margin, 1 otherwise).
+    pub work_scale: f64,
+    /// Instant of the last decision: passes never go back in time.
+    pub last_at: u64,
+    pub steps: Vec<Step>,
+    /// Events reported since the last question (a frame's end reports after its decision).
+    pub pending: Vec<Reported>,
+    /// The contract's trace events.
+    pub events: Vec<TraceEvent>,
+    /// The mode changes of the instant being decided: `(from, to, triggers)`.
+    pub changes: Vec<(usize, usize, Vec<JobId>)>,
+    pub mode_changes: Vec<ModeChangeRecord>,
+    /// Jobs stopped for good by budget enforcement.
+    pub stops: u64,
+    pub failure: Option<String>,
+}
+
+impl RunSide {
+    pub fn new(
+        workload: &Workload,
+        end: u64,
+        source: Box<dyn JobSource + Send>,
+        work_scale: f64,
+        runs_parts: bool,
+    ) -> Self {
+        let tasks = &workload.tasks;
+        let next_release = (tasks.iter())
+            .map(|t| {
+                Some(t.offset.as_nanos())
+                    .filter(|&r| r < end)
+                    .unwrap_or(u64::MAX)
+            })
+            .collect();
+        let expected: u64 = (tasks.iter())
+            .map(|t| end / t.period.as_nanos().max(1) + 1)
+            .sum();
+        let cores = workload.cores.max(1);
+        RunSide {
+            end,
+            next_release,
+            next_number: vec![0; tasks.len()],
+            home: (0..tasks.len()).map(|t| t % cores).collect(),
+            preloaded: HashMap::new(),
+            runs_parts,
+            part_ends_taken: Vec::new(),
+            optional: (tasks.iter())
+                .map(|t| (runs_parts && t.imprecise.is_some()).then(OptionalMetrics::default))
+                .collect(),
+            frame_end: source.frame().map(|f| f.as_nanos()),
+            records: Vec::with_capacity(expected as usize),
+            work: Vec::with_capacity(expected as usize),
+            source,
+            work_scale,
+            last_at: 0,
+            steps: Vec::with_capacity(2 * expected as usize),
+            pending: Vec::new(),
+            events: Vec::new(),
+            changes: Vec::new(),
+            mode_changes: Vec::new(),
+            stops: 0,
+            failure: None,
+        }
+    }
+
+    pub fn fail(&mut self, reason: String) {
+        self.failure.get_or_insert(reason);
+    }
+}
+
+/// A pass: the run's side, the state the threads share, and the tasks.
+pub(super) struct Pass<'a> {
+    pub side: &'a mut RunSide,
+    pub shared: &'a Shared,
+    pub tasks: &'a [Task],
+}
+
+impl Host<RunJob> for Pass<'_> {
+    fn budget(&self, task: usize, spec: &Task, mode: usize) -> Duration {
+        self.side.source.budget(task, spec, mode)
+    }
+
+    /// Loads the next part's work into the job's slot while its worker may still be executing
+    /// the ended part (a cut): the work first, then the part's word (see `super::shared`). A
+    /// worker cut on a core runs the wind-up as a real-time thread again (`super::percore`).
+    fn next_part(
+        &mut self,
+        _: Instant,
+        job: &JobView,
+        run: &mut RunJob,
+        change: &PartChange,
+    ) -> Duration {
+        run.part_changes += 1;
+        let work = change.work.as_nanos();
+        let slot = self.shared.slot(job.id);
+        let left = slot.remaining.swap(work, Ordering::AcqRel);
+        let next = change.next;
+        let word = part_word(
+            run.part_changes,
+            next == Part::Windup,
+            next == Part::Optional,
+        );
+        slot.part.store(word, Ordering::Release);
+        let executed = self.side.work[run.record].saturating_sub(left);
+        self.side.work[run.record] = work;
+        if let Some(core) = job.running_on.filter(|_| change.cut) {
+            self.shared.cores[core].ring();
+        }
+        Duration::from_nanos(executed)
+    }
+
+    fn record(&mut self, event: TraceEvent) {
+        self.side.events.push(event);
+    }
+
+    fn reported(&mut self, event: Reported) {
+        self.side.pending.push(event);
+    }
+
+    fn asked(&mut self, now: Instant, mode: usize, jobs: &[JobView], decision: &Decision) {
+        self.side.steps.push(Step {
+            at: now,
+            mode,
+            events: std::mem::take(&mut self.side.pending),
+            jobs: jobs.to_vec(),
+            decision: decision.cores.clone(),
+            actions: decision.actions.clone(),
+            ahead: decision.ahead.clone(),
+        });
+    }
+
+    /// A job that leaves unfinished closes its slot for good: its worker stops at its core's
+    /// next request and never runs it again.
+    fn left(&mut self, now: Instant, job: &JobView, run: RunJob, exit: Exit) {
+        if exit == Exit::Completed {
+            return;
+        }
+        let at = now.as_nanos();
+        (self.shared.slot(job.id).completed_at).store(at + 1, Ordering::Release);
+        if exit == Exit::Discarded {
+            self.side.records[run.record].discarded = Some(at);
+        }
+    }
+
+    fn stopped(&mut self, _: Instant, _: &JobView, _: &mut RunJob) {
+        self.side.stops += 1;
+    }
+
+    fn switched_in(&mut self, _: Instant, job: &JobView, _: &mut RunJob, core: usize) {
+        self.side.home[job.id.task] = core;
+    }
+
+    fn optional_ended(
+        &mut self,
+        task: usize,
+        requested: Duration,
+        executed: Duration,
+        outcome: PartOutcome,
+    ) {
+        if let Some(figures) = &mut self.side.optional[task] {
+            figures.add(requested, executed, outcome);
+        }
+    }
+
+    fn mode_changed(&mut self, _: Instant, from: usize, to: usize, triggers: &[JobId]) {
+        self.side.changes.push((from, to, triggers.to_vec()));
+    }
+}

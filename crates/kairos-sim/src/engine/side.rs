@@ -1,0 +1,209 @@
+//! The engine's side of the contract ([`Host`]): the work of each job, the overheads charged at
+//! each switch, and what is measured and recorded as the contract applies its rules.
+
+use super::Hosts;
+use crate::charges::Charges;
+use crate::job::JobWork;
+use crate::metrics::Metrics;
+use crate::queue::EventQueue;
+use crate::{SimConfig, SimError};
+use kairos_model::{Duration, Instant, Task, Workload};
+use kairos_policy::contract::{Exit, Host, PartChange};
+use kairos_policy::{Decision, JobId, JobView};
+use kairos_trace::{PartOutcome, Trace, TraceEvent};
+
+pub(super) struct Side<'w> {
+    pub workload: &'w Workload,
+    pub config: &'w SimConfig,
+    pub hosts: Hosts<'w>,
+    pub policy_name: &'static str,
+    pub end: Instant,
+    /// Pending releases.
+    pub queue: EventQueue,
+    pub next_job_number: Vec<u64>,
+    pub charges: Charges,
+    pub metrics: Metrics,
+    pub trace: Option<Trace>,
+    /// The jobs an instant's search found, kept to spare an allocation per instant.
+    pub found: Vec<JobId>,
+}
+
+impl Side<'_> {
+    /// Queues a release at `at` if the run's window contains it.
+    pub fn queue_release(&mut self, at: Instant, task: usize) {
+        let inside = match self.hosts.source.releases_at_end() {
+            true => at <= self.end,
+            false => at < self.end,
+        };
+        if inside {
+            self.queue.release(at, task);
+        }
+    }
+
+    pub fn invalid(&self, at: Instant, reason: String) -> SimError {
+        SimError::InvalidDispatch {
+            policy: self.policy_name.to_string(),
+            at,
+            reason,
+        }
+    }
+
+    /// Hands an event to the trace and the observer, building it only if one of them wants it.
+    pub fn trace(&mut self, event: impl FnOnce() -> TraceEvent) {
+        if self.trace.is_none() && self.hosts.observer.is_none() {
+            return;
+        }
+        let event = event();
+        if let Some(observer) = &mut self.hosts.observer {
+            observer.event(&event);
+        }
+        if let Some(trace) = &mut self.trace {
+            trace.events.push(event);
+        }
+    }
+
+    /// Records the segment `job` ran on `core` from its start to `now` (if not empty) and
+    /// starts the next one at `now`.
+    pub fn record_segment(&mut self, job: JobId, core: usize, work: &mut JobWork, now: Instant) {
+        let start = work.segment_start;
+        if now > start {
+            self.trace(|| TraceEvent::Segment {
+                core,
+                task: job.task,
+                job: job.number,
+                start,
+                end: now,
+            });
+        }
+        work.segment_start = now;
+    }
+
+    /// Ends `job`'s segment on its core, if it runs.
+    fn close_segment(&mut self, job: &JobView, work: &mut JobWork, now: Instant) {
+        if let Some(core) = job.running_on {
+            self.record_segment(job.id, core, work, now);
+        }
+    }
+
+    /// A scheduling decision and a context switch, charged at a switch-in and at the end of
+    /// a running job's part by execution.
+    fn switch_cost(&mut self) -> Duration {
+        let overheads = self.config.overheads;
+        self.charges.charge(overheads.scheduling) + self.charges.charge(overheads.context_switch)
+    }
+}
+
+impl Host<JobWork> for Side<'_> {
+    fn budget(&self, task: usize, spec: &Task, mode: usize) -> Duration {
+        self.hosts.source.budget(task, spec, mode)
+    }
+
+    /// A part that ends by execution on a core costs what the runtime's worker pays there: it
+    /// hands the job back to its dispatcher (the policy decides what runs next, as at a
+    /// completion) and is started again when the decision keeps it, a scheduling decision and
+    /// a context switch. Zero with the default (zero) overheads, so the paper's schedules stay
+    /// as they are; a cut is not charged, the runtime's worker goes on through it. Overhead of
+    /// the current switch still to pay stays to pay. The job's segment is split at the part's
+    /// end, so each segment belongs to one part.
+    fn next_part(
+        &mut self,
+        now: Instant,
+        job: &JobView,
+        work: &mut JobWork,
+        change: &PartChange,
+    ) -> Duration {
+        self.close_segment(job, work, now);
+        if !change.cut && job.running_on.is_some() {
+            work.overhead_left += self.switch_cost();
+        }
+        work.remaining = work.overhead_left + change.work;
+        job.executed
+    }
+
+    fn record(&mut self, event: TraceEvent) {
+        self.trace(|| event);
+    }
+
+    fn asked(&mut self, _: Instant, _: usize, _: &[JobView], _: &Decision) {
+        self.metrics.scheduling_points += 1;
+    }
+
+    fn left(&mut self, now: Instant, job: &JobView, mut work: JobWork, exit: Exit) {
+        self.close_segment(job, &mut work, now);
+        let task = job.id.task;
+        match exit {
+            Exit::Completed => {
+                self.metrics.record_completion(task, job.release, now);
+                let number = job.id.number;
+                self.trace(|| TraceEvent::Completion {
+                    task,
+                    job: number,
+                    at: now,
+                });
+            }
+            Exit::Discarded => {
+                self.metrics.jobs_discarded += 1;
+                self.metrics.tasks[task].jobs_discarded += 1;
+            }
+            Exit::Removed => {}
+        }
+    }
+
+    fn stopped(&mut self, now: Instant, job: &JobView, _: &mut JobWork) {
+        if let Some(observer) = &mut self.hosts.observer {
+            observer.stopped(now, job.id);
+        }
+    }
+
+    /// Overhead not yet paid is lost with the preemption, not carried over.
+    fn preempted(&mut self, now: Instant, job: &JobView, work: &mut JobWork) {
+        self.close_segment(job, work, now);
+        work.remaining -= work.overhead_left;
+        work.overhead_left = Duration::ZERO;
+        self.metrics.preemptions += 1;
+        self.metrics.tasks[job.id.task].preemptions += 1;
+    }
+
+    fn switched_in(&mut self, now: Instant, job: &JobView, work: &mut JobWork, core: usize) {
+        let task = job.id.task;
+        let migrated = job.last_core.is_some_and(|last| last != core);
+        if migrated {
+            self.metrics.migrations += 1;
+            self.metrics.tasks[task].migrations += 1;
+        }
+        self.metrics.context_switches += 1;
+        let mut cost = self.switch_cost();
+        if migrated {
+            cost += self.charges.charge(self.config.overheads.migration);
+        }
+        work.remaining += cost;
+        work.overhead_left = cost;
+        work.segment_start = now;
+        if let Some(observer) = &mut self.hosts.observer {
+            observer.started(now, core, job.id);
+        }
+    }
+
+    fn optional_ended(
+        &mut self,
+        task: usize,
+        requested: Duration,
+        executed: Duration,
+        outcome: PartOutcome,
+    ) {
+        (self.metrics).record_optional(task, requested, executed, outcome);
+    }
+
+    fn mode_changed(&mut self, now: Instant, _: usize, _: usize, triggers: &[JobId]) {
+        if let Some(observer) = &mut self.hosts.observer {
+            observer.mode_changed(now, triggers);
+        }
+    }
+
+    /// A job's segments never straddle two servers.
+    fn server_left(&mut self, now: Instant, core: usize, job: Option<(&JobView, &mut JobWork)>) {
+        if let Some((job, work)) = job {
+            self.record_segment(job.id, core, work, now);
+        }
+    }
+}
