@@ -32,15 +32,12 @@ const TRIALS: usize = 15;
 /// CPU time of one trial.
 const TRIAL_US: f64 = 200.0;
 
-/// The loop that busy work repeats: a multiply-add chain through `black_box`, so it can be
-/// neither removed nor vectorised, and its cost per iteration stays fixed.
+/// The loop that busy work repeats: a chain of dependent multiply-adds, so it can be neither
+/// removed nor vectorised, aligned on a cache line of its own in every build
+/// ([`crate::platform::spin`]), so its cost per iteration stays fixed.
 #[inline(never)]
 pub fn spin(iterations: u64) -> u64 {
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    for i in 0..iterations {
-        x = black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i));
-    }
-    x
+    crate::platform::spin::multiply_add_chain(iterations)
 }
 
 /// Iterations of [`spin`] per microsecond on one CPU.

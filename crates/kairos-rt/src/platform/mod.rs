@@ -12,6 +12,7 @@
 //! - [`privilege`]: whether real-time scheduling is allowed here, and why not.
 //! - [`signals`]: SIGINT/SIGTERM turned into a stop flag.
 //! - [`scratch`]: private temporary folders, and those of killed runs removed.
+//! - [`spin`]: the busy loop of calibrated work, aligned in every build.
 
 pub mod clock;
 pub mod dma;
@@ -21,6 +22,7 @@ pub mod privilege;
 pub mod sched;
 pub mod scratch;
 pub mod signals;
+pub mod spin;
 pub mod thread;
 
 use thiserror::Error;
