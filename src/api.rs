@@ -4,7 +4,8 @@
 //! would print, whose extension gives the format).
 
 use crate::commands::{analyze, check, simulate};
-use kairos_model::{Duration, Format, Workload};
+use kairos_model::input::{Input, InputKind, LoadOptions};
+use kairos_model::{Duration, Workload};
 use kairos_policy::PolicyKind;
 use kairos_sim::SimConfig;
 use kairos_trace::TraceEvent;
@@ -31,25 +32,49 @@ impl From<crate::args::Failure> for ApiError {
 
 /// `kairos check --json NAME`.
 pub fn check(name: &str, text: &str) -> Result<Value, ApiError> {
-    Ok(check::evaluate(Path::new(name), text, Duration::from_millis(1))?.json)
+    let slot = LoadOptions::default().slot;
+    Ok(check::evaluate(Path::new(name), text, slot).json)
 }
 
-/// The periodic workload in `text`, or its check report as the error.
-fn workload(name: &str, text: &str) -> Result<Workload, ApiError> {
-    let checked = kairos_model::check_source(text, Format::from_path(name));
-    match checked.workload {
-        Some(w) => Ok(w),
-        None => Err(ApiError {
-            message: format!("{name} has errors; see `kairos check {name}`"),
-            report: Some(check(name, text)?),
-        }),
+/// The input in `text` for `kairos command`, which takes `kinds`: another kind is refused
+/// with who takes it, a file with errors with its check report.
+fn input(name: &str, text: &str, command: &str, kinds: &[InputKind]) -> Result<Input, ApiError> {
+    let loaded = kairos_model::input::load(Path::new(name), text, &LoadOptions::default());
+    if let Some(kind) = loaded.kind.filter(|k| !kinds.contains(k)) {
+        return Err(ApiError {
+            message: format!(
+                "`kairos {command}` does not take {} ({name}): {}",
+                kind.describe(),
+                crate::input::taken_by(kind)
+            ),
+            report: None,
+        });
+    }
+    loaded.input.ok_or_else(|| ApiError {
+        message: format!("{name} has errors; see `kairos check {name}`"),
+        report: check(name, text).ok(),
+    })
+}
+
+/// The periodic workload in `text` (or a SimSo configuration's), or why not.
+fn workload(name: &str, text: &str, command: &str) -> Result<Workload, ApiError> {
+    match input(name, text, command, &crate::input::WORKLOADS)? {
+        Input::Workload(w) => Ok(w),
+        _ => unreachable!("the workload kinds load to workloads"),
     }
 }
 
-/// `kairos analyze --json NAME` (the default tests).
+/// `kairos analyze --json NAME` (the default tests; a VM system's compositional analysis).
 pub fn analyze(name: &str, text: &str) -> Result<Value, ApiError> {
-    let w = workload(name, text)?;
-    Ok(analyze::default_report(Path::new(name), &w))
+    let kinds = [InputKind::Workload, InputKind::SimsoXml, InputKind::Vm];
+    match input(name, text, "analyze", &kinds)? {
+        Input::Vm(system) => {
+            let report = kairos_analysis::csa::analyze(&system);
+            Ok(serde_json::to_value(&report).expect("the report serializes"))
+        }
+        Input::Workload(w) => Ok(analyze::default_report(Path::new(name), &w)),
+        _ => unreachable!("analyze takes workloads and VM systems"),
+    }
 }
 
 /// One job of a simulation, for per-job tables.
@@ -75,7 +100,7 @@ pub fn simulate(
     seed: u64,
     execution_times: &str,
 ) -> Result<(Value, Vec<JobRow>), ApiError> {
-    let w = workload(name, text)?;
+    let w = workload(name, text, "simulate")?;
     let kind = PolicyKind::from_cli_name(policy).ok_or_else(|| ApiError {
         message: format!(
             "unknown policy {policy:?}: gedf, pedf, gfp, pfp, edzl, grmwp, prmwp, grm, prm"
@@ -196,7 +221,10 @@ pub fn synthesize(file: &Path, args: &[String]) -> Result<(Value, Option<Value>)
         message: e.to_string(),
         report: None,
     })?;
-    let (report, outcome) = crate::commands::synth::synthesize_report(&parsed.args)?;
+    let (report, outcome) = crate::commands::synth::synthesize_report(
+        &parsed.args,
+        &crate::commands::synth::load(&parsed.args)?,
+    )?;
     let tables = outcome
         .map(|(out, _)| serde_json::from_str(&out.tables.to_json()).expect("tables are JSON"));
     Ok((report, tables))

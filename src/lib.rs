@@ -8,7 +8,7 @@ pub mod args;
 pub mod commands;
 pub mod generation;
 pub mod imprecise;
-pub mod mc_input;
+pub mod input;
 pub mod report;
 
 /// Exit codes shared by every command (docs/cli.md).

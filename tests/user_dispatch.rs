@@ -17,6 +17,9 @@ use kairos_trace::{Trace, TraceEvent};
 use std::collections::BTreeMap;
 
 /// Four tasks on two cores, U = 1.1: preemptions, migrations under global policies.
+/// A mixed-criticality system of one DAG.
+const MC_SYSTEM: &str = "cores = 2\nlevels = [\"LO\"]\n[[dags]]\nname = \"g\"\nperiod = \"4ms\"\n[[dags.tasks]]\nname = \"a\"\nwcet = [\"1ms\"]\n";
+
 const WORKLOAD: &str = r#"
 name = "contract"
 cores = 2
@@ -339,7 +342,8 @@ fn edzl_with_uniform_execution_times_runs_the_simulations_draws() {
 fn run_refuses_a_dispatch_the_policy_cannot_have() {
     let scratch = Scratch::new("user-dispatch");
     scratch.write("w.toml", WORKLOAD);
-    let cases: [(&[&str], &str); 4] = [
+    scratch.write("mc.toml", MC_SYSTEM);
+    let cases: [(&[&str], &str); 5] = [
         (
             &["--policy", "edzl", "--dispatch", "kernel"],
             "the kernel has no edzl scheduler",
@@ -353,12 +357,21 @@ fn run_refuses_a_dispatch_the_policy_cannot_have() {
             "--command runs under --dispatch kernel only",
         ),
         (
-            &["--policy", "table", "--dispatch", "kernel"],
+            &["--policy", "table"],
+            "--policy table runs mixed-criticality systems",
+        ),
+        (
+            &["mc.toml", "--policy", "table", "--dispatch", "kernel"],
             "the kernel has no table-driven policy",
         ),
     ];
     for (extra, why) in cases {
-        let output = scratch.kairos(&[&["run", "w.toml"][..], extra].concat());
+        let file = if extra[0] == "mc.toml" {
+            &[][..]
+        } else {
+            &["w.toml"][..]
+        };
+        let output = scratch.kairos(&[&["run"][..], file, extra].concat());
         assert_eq!(
             output.status.code(),
             Some(2),

@@ -1,10 +1,12 @@
 //! Feeds arbitrary bytes (decoded lossily) to the mixed-criticality loaders: the kairos format
-//! as TOML and as JSON, and the MC-DAG framework's XML. None may panic, and what they return must
+//! as TOML and as JSON, and the MC-DAG framework's XML, and to the loader of every kind. None may panic, and what they return must
 //! be consistent: a system exactly when there is no error, and that system obeys the rules
 //! `kairos check` enforces (docs/check.md).
 #![no_main]
 
-use kairos_model::mc_load::{check_any_source, check_mc_source, McChecked};
+use kairos_model::input::{load, LoadOptions};
+use kairos_model::mc_load::{check_mc_source, McChecked};
+use std::path::Path;
 use kairos_model::mcdag_xml::import;
 use kairos_model::{Duration, Format};
 use libfuzzer_sys::fuzz_target;
@@ -46,7 +48,11 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     for format in [Format::Toml, Format::Json] {
         consistent(&check_mc_source(&text, format));
-        let _ = check_any_source(&text, format);
+        let name = match format {
+            Format::Toml => "fuzz.toml",
+            Format::Json => "fuzz.json",
+        };
+        let _ = load(Path::new(name), &text, &LoadOptions::default());
     }
     consistent(&import(&text, Duration::from_millis(1)));
 });

@@ -2,8 +2,10 @@
 //! batch of task sets (one JSON verdict per line, streaming, in parallel).
 
 use crate::args::{CommandResult, Failure};
+use crate::input::load_for;
 use kairos_analysis::registry;
 use kairos_analysis::{tasks_of, SporadicTask, Verdict};
+use kairos_model::input::{Input, InputKind, LoadOptions};
 use kairos_model::parse_duration;
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -56,11 +58,15 @@ pub fn run(args: &AnalyzeArgs) -> CommandResult {
     }
 }
 
+/// The kinds `kairos analyze` takes.
+const TAKES: [InputKind; 3] = [InputKind::Workload, InputKind::SimsoXml, InputKind::Vm];
+
 fn run_file(path: &Path, list: &registry::TestList, json: bool) -> CommandResult {
-    if crate::commands::vm::is_vm_file(path) {
-        return crate::commands::vm::analyze(path, json);
-    }
-    let workload = crate::commands::check::load_valid(path)?;
+    let workload = match load_for(path, "analyze", &TAKES, &LoadOptions::default())?.input {
+        Input::Vm(system) => return crate::commands::vm::analyze(&system, json),
+        Input::Workload(workload) => workload,
+        _ => unreachable!("analyze takes workloads and VM systems"),
+    };
     let selection = list.for_cores(workload.cores);
     let verdicts = verdicts(&workload, &selection);
     // The answer is "yes" when at least one test shows the workload schedulable (each test under

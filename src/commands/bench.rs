@@ -6,7 +6,6 @@
 //! simulation are compared on equal terms.
 
 use crate::args::{duration_arg, CommandResult, Failure};
-use crate::commands::check::load_valid;
 use kairos_model::{check_source, Arrival, Duration, Format, Workload};
 use kairos_policy::PolicyKind;
 use kairos_policy::PriorityOrder;
@@ -65,7 +64,7 @@ pub fn run(args: &BenchArgs) -> CommandResult {
         return crate::commands::bench_analysis::run(dir, args.json);
     }
     let workload = match &args.file {
-        Some(path) => load_valid(path)?,
+        Some(path) => crate::input::workload(path, "bench")?,
         None => check_source(SIMSO_WORKLOAD, Format::Toml)
             .workload
             .ok_or_else(|| Failure::bad_input("embedded workload invalid"))?,

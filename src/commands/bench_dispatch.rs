@@ -94,7 +94,7 @@ pub fn run(args: &DispatchArgs) -> CommandResult {
         return Err(Failure::bad_input("--rounds must be between 1 and 20"));
     }
     let workload = match &args.file {
-        Some(path) => crate::commands::check::load_valid(path)?,
+        Some(path) => crate::input::workload(path, "bench dispatch")?,
         None => parse(BUNDLED)?,
     };
     privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;

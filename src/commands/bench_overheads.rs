@@ -50,7 +50,7 @@ pub fn run(args: &OverheadsArgs) -> CommandResult {
         return Err(Failure::bad_input("--duration must be between 1s and 60s"));
     }
     let workload = match &args.file {
-        Some(path) => crate::commands::check::load_valid(path)?,
+        Some(path) => crate::input::workload(path, "bench overheads")?,
         None => parse(BUNDLED)?,
     };
     let kind = PolicyKind::from_cli_name(&args.policy).expect("clap checked the policy");

@@ -12,8 +12,8 @@
 //! `kairos check`.
 
 use crate::args::{duration_arg, CommandResult, Failure};
-use crate::mc_input::load_system;
 use kairos_mc::{synthesize, Policy, SynthOptions, Synthesis};
+use kairos_model::input::LoadOptions;
 use kairos_model::{Duration, McSystem};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -63,8 +63,12 @@ pub fn run(args: &SynthBenchArgs) -> CommandResult {
         cores: args.cores.map(|c| c as usize),
     };
     let mut rows = Vec::with_capacity(args.files.len());
+    let load = LoadOptions {
+        slot: args.slot,
+        cores: None,
+    };
     for path in &args.files {
-        let system = load_system(path, args.slot)?;
+        let system = crate::input::mc_system(path, "bench synth", &load)?;
         let name = path.display().to_string();
         let row = time_file(name, &system, &options, args.repeat)
             .map_err(|why| Failure::bad_input(format!("{}: {why}", path.display())))?;

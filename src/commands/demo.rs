@@ -7,7 +7,7 @@ use kairos_model::{check_source, Format};
 use kairos_policy::PolicyKind;
 use kairos_policy::PriorityOrder;
 use kairos_sim::SimConfig;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The demo workload, also shipped as `examples/demo.toml`.
 pub const DEMO_WORKLOAD: &str = include_str!("../../examples/demo.toml");
@@ -21,9 +21,10 @@ pub struct DemoArgs {
 
 pub fn run(args: &DemoArgs) -> CommandResult {
     println!("== 1. check: the embedded workload (examples/demo.toml)");
-    let checked = check_source(DEMO_WORKLOAD, Format::Toml);
-    print!("{}", crate::commands::check::render(&checked, "demo.toml"));
-    let workload = checked
+    let slot = kairos_model::input::LoadOptions::default().slot;
+    let checked = crate::commands::check::evaluate(Path::new("demo.toml"), DEMO_WORKLOAD, slot);
+    print!("{}", checked.text);
+    let workload = check_source(DEMO_WORKLOAD, Format::Toml)
         .workload
         .ok_or_else(|| Failure::bad_input("the embedded demo workload is invalid"))?;
 

@@ -6,7 +6,6 @@
 //! absolute `timer` of the period.
 
 use crate::args::{write_output, CommandResult, Failure};
-use crate::commands::check::load_valid;
 use kairos_model::{Duration, Workload};
 use kairos_rt::periodic::{plan, PeriodicConfig, PeriodicPolicy};
 use kairos_rt::platform::sched::Policy;
@@ -51,7 +50,7 @@ pub fn run(args: &Args) -> CommandResult {
 }
 
 fn rt_app(args: &RtAppArgs) -> CommandResult {
-    let workload = load_valid(&args.file)?;
+    let workload = crate::input::workload(&args.file, "export")?;
     let policy = PeriodicPolicy::from_cli_name(&args.policy).ok_or_else(|| {
         Failure::bad_input(format!(
             "unknown --policy {:?}: pfp, gfp or edf",

@@ -2,7 +2,7 @@
 //! file converted to the kairos format (docs/import.md).
 
 use crate::args::{write_output, CommandResult, Failure};
-use crate::mc_input::read_text;
+use crate::input::read_text;
 use kairos_model::mc_load::{to_json, to_toml};
 use kairos_model::mcdag_xml::{import_with, ImportOptions};
 use kairos_model::{simso_xml, Duration};
@@ -36,7 +36,7 @@ pub struct McdagArgs {
     /// The XML file.
     pub file: PathBuf,
     /// How long one time unit of the file lasts.
-    #[arg(long, allow_hyphen_values = true, default_value = "1ms", value_parser = crate::mc_input::slot_arg)]
+    #[arg(long, allow_hyphen_values = true, default_value = "1ms", value_parser = crate::input::slot_arg)]
     pub slot: Duration,
     /// Number of cores, replacing the file's <cores number="M"/>.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]

@@ -5,6 +5,7 @@
 use crate::args::{duration_arg, window_arg, CommandResult, Failure};
 use crate::commands::run_compare::simulate_same;
 use crate::commands::run_report::report;
+use kairos_model::input::{Input, InputKind, LoadOptions};
 use kairos_model::{Duration, Instant, Workload};
 use kairos_policy::PolicyKind;
 use kairos_rt::calibrate::{calibrate, JobBody};
@@ -129,35 +130,35 @@ fn overrun_arg(text: &str) -> Result<kairos_sim::table::Overrun, String> {
     text.parse()
 }
 
+/// The kinds `kairos run` takes.
+const TAKES: [InputKind; 5] = [
+    InputKind::Workload,
+    InputKind::SimsoXml,
+    InputKind::McDag,
+    InputKind::McDagXml,
+    InputKind::Vm,
+];
+
 pub fn run(args: &Args) -> CommandResult {
     check_duration(args.duration)?;
-    if crate::commands::vm::is_vm_file(&args.file) {
-        return crate::commands::run_vm::run(args);
-    }
-    let is_mc = crate::commands::simulate::is_mc_file(&args.file);
-    let policy_name = args
-        .policy
-        .as_deref()
-        .unwrap_or(if is_mc { "table" } else { "pfp" });
+    let taken = crate::input::load_for(&args.file, "run", &TAKES, &LoadOptions::default())?;
+    let mut workload = match taken.input {
+        Input::Vm(system) => return crate::commands::run_vm::run(args, &system),
+        Input::Mc(system) => return mc(args, system),
+        Input::Workload(workload) => workload,
+        _ => unreachable!("run takes workloads, MC and VM systems"),
+    };
+    let policy_name = args.policy.as_deref().unwrap_or("pfp");
     if policy_name == "table" {
-        if args.dispatch.as_deref() == Some("kernel") {
-            return Err(Failure::bad_input(
-                "--policy table runs on kairos's table dispatcher (user space); the kernel has no table-driven policy",
-            ));
-        }
-        return run_table(args);
-    }
-    if is_mc {
         return Err(Failure::bad_input(format!(
-            "{} is a mixed-criticality system: it runs under --policy table (its scheduling tables), not {policy_name}",
+            "--policy table runs mixed-criticality systems (files with `dags`, or MC-DAG .xml); {} is a periodic workload",
             args.file.display()
         )));
     }
     let policy = match dispatch_of(policy_name, args.dispatch.as_deref())? {
-        Dispatch::User(kind) => return crate::commands::run_user::run(args, kind),
+        Dispatch::User(kind) => return crate::commands::run_user::run(args, kind, workload),
         Dispatch::Kernel(policy) => policy,
     };
-    let mut workload = crate::commands::check::load_valid(&args.file)?;
     if let Some(cores) = args.cores {
         crate::commands::simulate::override_cores(&mut workload, cores)?;
     }
@@ -237,8 +238,18 @@ pub(super) fn check_duration(duration: Duration) -> Result<(), Failure> {
 }
 
 /// `--policy table`: the table-driven dispatcher's entry point.
-fn run_table(args: &Args) -> CommandResult {
-    crate::commands::run_table::run(args)
+/// A mixed-criticality system: its tables on kairos's table dispatcher.
+fn mc(args: &Args, system: kairos_model::McSystem) -> CommandResult {
+    match args.policy.as_deref() {
+        None | Some("table") if args.dispatch.as_deref() == Some("kernel") => Err(Failure::bad_input(
+            "--policy table runs on kairos's table dispatcher (user space); the kernel has no table-driven policy",
+        )),
+        None | Some("table") => crate::commands::run_table::run(args, system),
+        Some(policy) => Err(Failure::bad_input(format!(
+            "{} is a mixed-criticality system: it runs under --policy table (its scheduling tables), not {policy}",
+            args.file.display()
+        ))),
+    }
 }
 
 /// Each task's job body: busy work, or the `--command TASK=CMD` given for it.

@@ -19,16 +19,12 @@ use kairos_sim::table::{simulate_tables, TableExecModel, TableSimConfig, TableSi
 use kairos_trace::TraceEvent;
 use serde::Serialize;
 
-/// Length of a time unit in MC-DAG XML files (the format has none), as `kairos simulate`.
-const XML_SLOT: Duration = Duration::from_millis(1);
-
-pub fn run(args: &Args) -> CommandResult {
+pub fn run(args: &Args, mut system: McSystem) -> CommandResult {
     if !args.commands.is_empty() {
         return Err(Failure::bad_input(
             "--command applies to periodic workloads: table-driven jobs are calibrated busy work",
         ));
     }
-    let mut system = crate::mc_input::load_system(&args.file, XML_SLOT)?;
     if let Some(cores) = args.cores {
         crate::commands::simulate::override_mc_cores(&mut system, cores)?;
     }

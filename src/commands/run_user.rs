@@ -6,19 +6,19 @@ use super::run::{check_duration, platform_failure, run_failure, Args};
 use super::run_compare::simulate_same;
 use super::run_report::report;
 use crate::args::{CommandResult, Failure};
+use kairos_model::Workload;
 use kairos_policy::PolicyKind;
 use kairos_rt::dispatcher::{measured_overheads, run_user, UserRun, UserRunConfig};
 use kairos_rt::platform::{privilege, signals::StopSignals};
 use kairos_rt::watchdog::RunControl;
 
-pub fn run(args: &Args, kind: PolicyKind) -> CommandResult {
+pub fn run(args: &Args, kind: PolicyKind, mut workload: Workload) -> CommandResult {
     check_duration(args.duration)?;
     if !args.commands.is_empty() {
         return Err(Failure::bad_input(
             "--command runs under --dispatch kernel only: the user-space dispatcher stops and resumes busy work, which a shell command cannot do",
         ));
     }
-    let mut workload = crate::commands::check::load_valid(&args.file)?;
     if let Some(cores) = args.cores {
         crate::commands::simulate::override_cores(&mut workload, cores)?;
     }

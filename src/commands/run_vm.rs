@@ -8,10 +8,10 @@ use super::run::{check_duration, Args};
 use super::run_report::{report_with, Extra};
 use super::run_user::run_on_dispatcher;
 use super::simulate::refuse;
-use super::vm::load_valid;
+use super::vm::prepare;
 use crate::args::{CommandResult, Failure};
 use crate::report::human_ns;
-use kairos_analysis::csa::{analyze as csa, with_vcpus};
+use kairos_model::VmSystem;
 use kairos_policy::policies::hierarchical::VmPlan;
 use kairos_rt::dispatcher::measured_overheads;
 use kairos_rt::measure::RunResult;
@@ -21,12 +21,10 @@ use kairos_sim::vm::{
 use kairos_sim::SimConfig;
 use serde_json::json;
 
-pub fn run(args: &Args) -> CommandResult {
+pub fn run(args: &Args, system: &VmSystem) -> CommandResult {
     check_duration(args.duration)?;
     refuse_options(args)?;
-    let system = load_valid(&args.file)?;
-    let system = with_vcpus(&system, &csa(&system)).map_err(Failure::bad_input)?;
-    let plan = VmPlan::new(&system).map_err(|r| Failure::bad_input(r.0))?;
+    let plan = prepare(system).map_err(Failure::bad_input)?.plan;
     let policy = vm_policy(&plan).map_err(|r| Failure::bad_input(r.0))?;
     let specs = policy.servers();
     let run = run_on_dispatcher(args, &plan.workload, policy)?;

@@ -8,9 +8,8 @@
 use super::simulate_tables::run_tables;
 pub(crate) use super::simulate_tables::{override_mc_cores, table_summary, tables_for};
 use crate::args::{duration_arg, window_arg, write_output, CommandResult, Failure};
-use crate::mc_input::is_xml;
 use crate::report;
-use kairos_model::mc_load::is_mc_source;
+use kairos_model::input::{Input, InputKind, LoadOptions, SimsoRun};
 use kairos_model::{Cost, Duration, Format, Instant, Overheads, Workload};
 use kairos_policy::PolicyKind;
 use kairos_policy::PriorityOrder;
@@ -18,7 +17,7 @@ use kairos_sim::table::Overrun;
 use kairos_sim::{simulate, ExecutionTimeModel, SimConfig, SimOutcome};
 use kairos_trace::gantt::{render_svg, GanttOptions};
 use kairos_trace::Trace;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Simulated time when neither `--duration` nor a usable hyper-period says otherwise.
 pub const DEFAULT_DURATION_CAP: Duration = Duration::from_secs(10);
@@ -102,19 +101,50 @@ pub struct SimulateArgs {
     pub slot: Duration,
 }
 
+/// The kinds `kairos simulate` takes.
+const TAKES: [InputKind; 5] = [
+    InputKind::Workload,
+    InputKind::SimsoXml,
+    InputKind::McDag,
+    InputKind::McDagXml,
+    InputKind::Vm,
+];
+
 pub fn run(args: &SimulateArgs) -> CommandResult {
-    if is_mc_file(&args.file) {
-        return run_tables(args);
+    let options = LoadOptions {
+        slot: args.slot,
+        cores: None,
+    };
+    let taken = crate::input::load_for(&args.file, "simulate", &TAKES, &options)?;
+    match taken.input {
+        Input::Mc(system) => run_tables(args, system),
+        Input::Vm(system) => super::simulate_vm::run(args, &system),
+        Input::Workload(workload) => periodic(args, workload, taken.simso.as_ref()),
+        _ => unreachable!("simulate takes workloads, MC and VM systems"),
     }
-    if super::vm::is_vm_file(&args.file) {
-        return super::simulate_vm::run(args);
-    }
+}
+
+/// A periodic workload (or a SimSo configuration, whose run gives the default policy and
+/// duration).
+fn periodic(
+    args: &SimulateArgs,
+    mut workload: Workload,
+    simso: Option<&SimsoRun>,
+) -> CommandResult {
     refuse_mc_options(args)?;
-    let mut workload = crate::commands::check::load_valid(&args.file)?;
     if let Some(cores) = args.cores {
         override_cores(&mut workload, cores)?;
     }
-    let policy = match args.policy.as_deref() {
+    let from_simso = simso
+        .and_then(|run| run.policy)
+        .filter(|_| args.policy.is_none());
+    if let (Some(run), Some(policy)) = (simso, from_simso) {
+        eprintln!(
+            "SimSo's run: {policy} (its scheduler {}) for {}",
+            run.scheduler, run.duration
+        );
+    }
+    let policy = match args.policy.as_deref().or(from_simso) {
         None => Err(Failure::bad_input(
             "--policy is required for a periodic workload: gedf, pedf, gfp, pfp, edzl, grmwp, prmwp, grm or prm",
         )),
@@ -126,8 +156,11 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
     }?;
     let kind =
         PolicyKind::from_cli_name(policy).ok_or_else(|| Failure::bad_input("unknown policy"))?;
+    let simso_duration = simso
+        .map(|run| run.duration)
+        .filter(|_| args.policy.is_none());
     let config = SimConfig {
-        duration: resolve_duration(&workload, args.duration)?,
+        duration: resolve_duration(&workload, args.duration.or(simso_duration))?,
         execution_times: execution_model(&args.execution_times),
         seed: args.seed,
         abort_on_miss: args.abort_on_miss,
@@ -286,7 +319,7 @@ pub fn execution_model(name: &str) -> ExecutionTimeModel {
 
 /// The `[overheads]` table of `path`, its problems printed as `kairos check` prints them.
 fn load_overheads(path: &std::path::Path) -> Result<Overheads, Failure> {
-    let source = crate::commands::check::read_source(path)?;
+    let source = crate::input::read_text(path)?;
     let format = Format::from_path(&path.to_string_lossy());
     kairos_model::overheads_from_source(&source, format).map_err(|diagnostics| {
         let name = path.display().to_string();
@@ -368,16 +401,6 @@ pub(super) fn write_trace_files(
         ));
     }
     Ok(written)
-}
-
-/// Whether `path` holds a mixed-criticality system (MC-DAG XML, or a kairos file with `dags` or
-/// `levels`). An unreadable file goes the periodic way, whose loader reports why.
-pub(crate) fn is_mc_file(path: &Path) -> bool {
-    if is_xml(path) {
-        return true;
-    }
-    let format = Format::from_path(&path.to_string_lossy());
-    std::fs::read_to_string(path).is_ok_and(|text| is_mc_source(&text, format))
 }
 
 /// The first flag in `flags` that was given, as an error saying where it belongs.

@@ -4,7 +4,7 @@
 
 use super::simulate::{gantt_view, refuse, write_trace_files, SimulateArgs, TraceOutputs};
 use crate::args::{CommandResult, Failure};
-use crate::mc_input::{load_system, read_text};
+use crate::input::read_text;
 use kairos_mc::{synthesize, SynthOptions};
 use kairos_model::{Duration, McSystem, TableSet};
 use kairos_sim::table::{
@@ -42,7 +42,7 @@ fn refuse_periodic_options(args: &SimulateArgs) -> Result<(), Failure> {
 }
 
 /// The `table` policy on a mixed-criticality system.
-pub(super) fn run_tables(args: &SimulateArgs) -> CommandResult {
+pub(super) fn run_tables(args: &SimulateArgs, mut system: McSystem) -> CommandResult {
     if let Some(policy) = args.policy.as_deref().filter(|p| *p != "table") {
         return Err(Failure::bad_input(format!(
             "{} is a mixed-criticality system: it runs under --policy table (its scheduling tables), not {policy}",
@@ -58,7 +58,6 @@ pub(super) fn run_tables(args: &SimulateArgs) -> CommandResult {
             )));
         }
     }
-    let mut system = load_system(&args.file, args.slot)?;
     if let Some(cores) = args.cores {
         override_mc_cores(&mut system, cores)?;
     }

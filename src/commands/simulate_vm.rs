@@ -7,19 +7,16 @@ use super::simulate::{
     execution_model, gantt_view, refuse, resolve_duration, write_trace_files, SimulateArgs,
     TraceOutputs,
 };
-use super::vm::load_valid;
+use super::vm::{prepare, Prepared};
 use crate::args::{CommandResult, Failure};
 use crate::report::{human_ns, metrics_table};
-use kairos_analysis::csa::{analyze as csa, with_vcpus};
-use kairos_policy::policies::hierarchical::VmPlan;
+use kairos_model::VmSystem;
 use kairos_sim::vm::{simulate_vm, VmMetrics};
 use kairos_sim::SimConfig;
 
-pub fn run(args: &SimulateArgs) -> CommandResult {
+pub fn run(args: &SimulateArgs, system: &VmSystem) -> CommandResult {
     refuse_options(args)?;
-    let system = load_valid(&args.file)?;
-    let system = with_vcpus(&system, &csa(&system)).map_err(Failure::bad_input)?;
-    let plan = VmPlan::new(&system).map_err(|r| Failure::bad_input(r.0))?;
+    let Prepared { system, plan, .. } = prepare(system).map_err(Failure::bad_input)?;
     let config = SimConfig {
         duration: resolve_duration(&plan.workload, args.duration)?,
         execution_times: execution_model(&args.execution_times),

@@ -3,8 +3,8 @@
 //! baseline; a summary with table quality, the table file, a Gantt chart of every level.
 
 use crate::args::{duration_arg, write_output, CommandResult, Failure};
-use crate::mc_input::load_system;
 use kairos_mc::{federated, synthesize, Policy, SynthFailure, SynthOptions, Synthesis};
+use kairos_model::input::LoadOptions;
 use kairos_model::{Duration, Instant, McSystem, TableSet};
 use kairos_trace::gantt::{render_levels_svg, GanttOptions};
 use kairos_trace::{Trace, TraceEvent};
@@ -44,8 +44,18 @@ pub struct Args {
     pub json: bool,
 }
 
+/// The system `kairos synth` synthesizes tables for.
+pub fn load(args: &Args) -> Result<McSystem, Failure> {
+    let options = LoadOptions {
+        slot: args.slot,
+        cores: None,
+    };
+    crate::input::mc_system(&args.file, "synth", &options)
+}
+
 pub fn run(args: &Args) -> CommandResult {
-    let (report, outcome) = synthesize_report(args)?;
+    let system = load(args)?;
+    let (report, outcome) = synthesize_report(args, &system)?;
     let Some((out, elapsed)) = outcome else {
         match args.json {
             true => println!(
@@ -64,7 +74,6 @@ pub fn run(args: &Args) -> CommandResult {
         write_output(path, out.tables.to_json() + "\n")?;
     }
     if let Some(path) = &args.gantt {
-        let system = load_system(&args.file, args.slot)?;
         let view = GanttOptions {
             window: args.gantt_window,
             rows: args.gantt_by,
@@ -86,17 +95,17 @@ pub fn run(args: &Args) -> CommandResult {
 /// (an unschedulable system is a report with `schedulable: false`, not an error).
 pub fn synthesize_report(
     args: &Args,
+    system: &McSystem,
 ) -> Result<(serde_json::Value, Option<(Synthesis, std::time::Duration)>), Failure> {
-    let system = load_system(&args.file, args.slot)?;
     let options = SynthOptions {
         policy: Policy::from_name(&args.policy).unwrap_or_default(),
         cores: args.cores.map(|c| c as usize),
     };
     let started = WallClock::now();
     let result = if args.policy == "federated" {
-        federated(&system, &options)
+        federated(system, &options)
     } else {
-        synthesize(&system, &options)
+        synthesize(system, &options)
     };
     let elapsed = started.elapsed();
     match result {

@@ -4,7 +4,8 @@
 //! bad input.
 
 use crate::args::{duration_arg, CommandResult, Failure};
-use crate::mc_input::{load_system, read_text};
+use crate::input::read_text;
+use kairos_model::input::LoadOptions;
 use kairos_model::{Duration, TableSet};
 use kairos_validate::{validate, Report};
 use std::path::PathBuf;
@@ -27,7 +28,11 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> CommandResult {
-    let mut system = load_system(&args.workload, args.slot)?;
+    let options = LoadOptions {
+        slot: args.slot,
+        cores: None,
+    };
+    let mut system = crate::input::mc_system(&args.workload, "validate-tables", &options)?;
     if let Some(cores) = args.cores {
         system.cores = cores as usize;
     }

@@ -3,11 +3,11 @@
 //! computed VCPUs written in).
 
 use crate::args::{CommandResult, Failure};
-use crate::commands::check::read_source;
 use kairos_analysis::csa::{analyze as csa, with_vcpus, CsaReport};
-use kairos_model::vm_load::{check_vm_source, is_vm_source, to_toml};
-use kairos_model::{Duration, Format, VmSystem};
-use std::path::{Path, PathBuf};
+use kairos_model::vm_load::to_toml;
+use kairos_model::{Duration, VmSystem};
+use kairos_policy::policies::hierarchical::VmPlan;
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct InterfaceArgs {
@@ -18,10 +18,26 @@ pub struct InterfaceArgs {
     pub out: Option<PathBuf>,
 }
 
-/// Whether `path` holds a VM system (an unreadable file is not one: its reader says why).
-pub fn is_vm_file(path: &Path) -> bool {
-    let format = Format::from_path(&path.to_string_lossy());
-    std::fs::read_to_string(path).is_ok_and(|text| is_vm_source(&text, format))
+/// A VM system ready to run: the compositional analysis, the system with every
+/// `vcpus = "auto"` domain's VCPUs computed (what `kairos interface` writes), and the plan the
+/// simulator and the dispatcher run.
+pub struct Prepared {
+    pub report: CsaReport,
+    pub system: VmSystem,
+    pub plan: VmPlan,
+}
+
+/// What every command that runs a VM system does first, and what `kairos check` checks: a
+/// domain left without an interface, or a VCPU the VMM cannot place, is refused here.
+pub fn prepare(system: &VmSystem) -> Result<Prepared, String> {
+    let report = csa(system);
+    let system = with_vcpus(system, &report)?;
+    let plan = VmPlan::new(&system).map_err(|r| r.0)?;
+    Ok(Prepared {
+        report,
+        system,
+        plan,
+    })
 }
 
 /// The summary line of `kairos check` for a VM system.
@@ -55,30 +71,16 @@ pub(crate) fn vmm_name(system: &VmSystem) -> String {
     format!("{scheduler} {priority} with {server} servers")
 }
 
-/// Reads and checks a VM file that must be valid (diagnostics to standard error).
-pub fn load_valid(path: &Path) -> Result<VmSystem, Failure> {
-    let source = read_source(path)?;
-    let checked = check_vm_source(&source, Format::from_path(&path.to_string_lossy()));
-    let name = path.display().to_string();
-    for d in checked.diagnostics.iter() {
-        eprintln!("{}", d.render(&name));
-    }
-    checked
-        .system
-        .ok_or_else(|| Failure::bad_input(format!("{name} has errors; see `kairos check {name}`")))
-}
-
-/// `kairos analyze` on a VM file.
-pub fn analyze(path: &Path, json: bool) -> CommandResult {
-    let system = load_valid(path)?;
-    let report = csa(&system);
+/// `kairos analyze` on a VM system.
+pub fn analyze(system: &VmSystem, json: bool) -> CommandResult {
+    let report = csa(system);
     if json {
         println!(
             "{}",
             serde_json::to_string_pretty(&report).expect("report serializes")
         );
     } else {
-        print!("{}", text(&system, &report));
+        print!("{}", text(system, &report));
     }
     // As for workloads: 0 when shown schedulable, 1 otherwise (not analysed included).
     Ok(match report.schedulable {
@@ -152,8 +154,8 @@ fn text(system: &VmSystem, report: &CsaReport) -> String {
 /// `kairos interface FILE [--out F]`: the file with each `vcpus = "auto"` domain's computed
 /// VCPUs (and, for partitioned guests, each task's VCPU as `core`) written in.
 pub fn interface(args: &InterfaceArgs) -> CommandResult {
-    let system = load_valid(&args.file)?;
-    let system = with_vcpus(&system, &csa(&system)).map_err(Failure::bad_input)?;
+    let system = crate::input::vm_system(&args.file, "interface")?;
+    let system = prepare(&system).map_err(Failure::bad_input)?.system;
     let toml = to_toml(&system);
     match &args.out {
         Some(path) => {

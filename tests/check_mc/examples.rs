@@ -223,14 +223,14 @@ fn reference_files_that_miss_their_deadline_at_lo_are_refused() {
 }
 
 #[test]
-fn periodic_commands_refuse_an_mc_system_with_a_hint() {
+fn periodic_commands_refuse_an_mc_system_naming_the_commands_that_take_it() {
     let scratch = Scratch::new("check-mc-test");
     scratch.write("mc.toml", "cores = 2\nlevels = [\"LO\"]\n[[dags]]\nname = \"g\"\nperiod = \"4ms\"\n[[dags.tasks]]\nname = \"a\"\nwcet = [\"1ms\"]\n");
     let output = scratch.kairos(&["analyze", "mc.toml"]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = text(&output.stderr);
     assert!(
-        stderr.contains("mc.toml:2:1: error: levels: unknown key `levels`\n  hint: `levels` and `dags` make a mixed-criticality system (docs/model.md), which this command does not take: it needs periodic `tasks`\n"),
+        stderr.contains("error: `kairos analyze` does not take a mixed-criticality DAG system (mc.toml): `kairos synth`, `simulate`, `run`, `report` and `validate-tables` take it\n"),
         "{stderr}"
     );
 }

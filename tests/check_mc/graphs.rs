@@ -378,8 +378,8 @@ period = "10ms"
 name = "a"
 wcet = ["1ms", "2ms"]
 "#,
-        r#"mc.toml:4:3: error: tasks: `tasks` cannot be mixed with `dags`: a file with `dags` is a mixed-criticality system
-  hint: put periodic tasks in a workload file of their own; the tasks of a DAG are [[dags.tasks]] tables
+        r#"mc.toml:4:3: error: tasks: `levels` makes this file a mixed-criticality DAG system, but `tasks` makes it a periodic workload
+  hint: a file holds one kind of input: split it, or remove the keys of the other kind
 mc.toml: 1 error(s), 0 warning(s)
 "#,
         2,

@@ -2,17 +2,14 @@
 //! tables assign unit time slots to cores).
 //!
 //! One slot is the greatest common divisor of every period, deadline and WCET in nanoseconds, so
-//! every quantity of the system is a whole number of slots and the tables lose nothing. The grid
+//! every quantity of the system is a whole number of slots and the tables lose nothing
+//! ([`McSystem::slot`]; a system with more than [`kairos_model::mc::MAX_TABLE_SLOTS`] slots per
+//! hyper-period is refused, by `kairos check` as here). The grid
 //! also validates what synthesis relies on (at least one DAG and core, `deadline <= period`, no
 //! cycle, WCET vectors that fit the levels), so bad input gives an error, never a panic.
 
 use crate::error::SynthFailure;
-use kairos_model::time::{checked_lcm, gcd};
 use kairos_model::{Duration, McSystem};
-
-/// The most slots per hyper-period synthesis accepts: beyond it the grid is too fine to be a
-/// table anyone can store or run (and synthesis time grows with it).
-pub const MAX_SLOTS: u64 = 100_000_000;
 
 /// Slot length and hyper-period in slots.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,35 +24,16 @@ impl Grid {
     /// The grid of `system`, after checking that it can be synthesized at all.
     pub fn of(system: &McSystem) -> Result<Grid, SynthFailure> {
         check_shape(system)?;
-        let slot_ns = system
-            .dags
-            .iter()
-            .flat_map(|dag| {
-                let times = [dag.period, dag.deadline];
-                let wcets = dag.tasks.iter().flat_map(|t| t.wcet.iter().copied());
-                times.into_iter().chain(wcets)
-            })
-            .map(Duration::as_nanos)
-            .fold(0, gcd);
-        let hyperperiod_ns = system
-            .dags
-            .iter()
-            .try_fold(1u64, |acc, dag| checked_lcm(acc, dag.period.as_nanos()))
-            .ok_or_else(|| {
-                SynthFailure::Input("the hyper-period does not fit in 64-bit nanoseconds".into())
-            })?;
-        let hyperperiod = hyperperiod_ns / slot_ns;
-        if hyperperiod > MAX_SLOTS {
-            return Err(SynthFailure::Input(format!(
-                "the slot grid is too fine: one slot is {} (the gcd of every period, deadline and \
-                 WCET), so the hyper-period {} has {hyperperiod} slots, more than {MAX_SLOTS}; \
-                 round the WCETs to a coarser unit",
-                Duration::from_nanos(slot_ns),
-                Duration::from_nanos(hyperperiod_ns)
-            )));
+        if let Some(problem) = system.table_grid_problem() {
+            return Err(SynthFailure::Input(problem));
         }
+        let (Some(slot), Some(hyperperiod)) = (system.slot(), system.table_slots()) else {
+            return Err(SynthFailure::Input(
+                "the hyper-period does not fit in 64-bit nanoseconds".into(),
+            ));
+        };
         Ok(Grid {
-            slot_ns,
+            slot_ns: slot.as_nanos(),
             hyperperiod,
         })
     }

@@ -78,18 +78,6 @@ pub fn parse(source: &str, format: Format) -> Result<Node, Diagnostics> {
     }
 }
 
-/// Whether `source` parses to a table whose top level has one of `keys` (how a file says which
-/// kind of kairos file it is); a source that does not parse has none.
-pub fn top_level_has_any(source: &str, format: Format, keys: &[&str]) -> bool {
-    match parse(source, format) {
-        Ok(Node {
-            value: Value::Table(entries),
-            ..
-        }) => entries.iter().any(|e| keys.contains(&e.key.as_str())),
-        _ => false,
-    }
-}
-
 /// Positions of byte offsets in one text, found without scanning the text from its start for
 /// each one (the same values as [`Position::of_offset`]).
 pub(crate) struct LineIndex<'s> {

@@ -17,6 +17,7 @@ pub mod diagnostics;
 pub mod document;
 pub mod duration_text;
 pub mod imprecise_load;
+pub mod input;
 pub mod load;
 pub mod managed;
 pub mod managed_load;
@@ -36,6 +37,7 @@ pub mod workload;
 pub use diagnostics::{Diagnostic, Diagnostics, Position, Severity};
 pub use document::Format;
 pub use duration_text::parse_duration;
+pub use input::{Input, InputKind, LoadOptions, Loaded};
 pub use load::{check_source, Checked};
 pub use mc::{Dag, McSystem, McTask, TaskRef};
 pub use overheads::{Cost, Overheads, Quantiles};
@@ -45,7 +47,7 @@ pub use time::{Duration, Instant};
 pub use vm::{
     Domain, GuestScheduler, ServerKind, ServerPriority, Vcpu, VmSystem, Vmm, VmmScheduler,
 };
-pub use vm_load::{check_vm_source, is_vm_source, VmChecked};
+pub use vm_load::{check_vm_source, VmChecked};
 pub use workload::{Arrival, CoreId, ImpreciseParts, Part, Priority, Task, Workload};
 
 /// Reads and checks a workload file; the format follows the extension (`.json` or TOML).

@@ -12,6 +12,10 @@
 use crate::time::{checked_lcm, Duration};
 use serde::Serialize;
 
+/// The most slots per hyper-period a scheduling table may have: beyond it the grid is too fine
+/// to be a table anyone can store or run (and synthesis time grows with it).
+pub const MAX_TABLE_SLOTS: u64 = 100_000_000;
+
 /// A whole mixed-criticality system after decoding and validation.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct McSystem {
@@ -140,6 +144,38 @@ impl McSystem {
             .iter()
             .try_fold(1u64, |acc, dag| checked_lcm(acc, dag.period.as_nanos()))
             .map(Duration::from_nanos)
+    }
+
+    /// The slot of the system's scheduling tables: the greatest common divisor of every
+    /// period, deadline and WCET, so that every time of the system is a whole number of slots
+    /// and a table loses nothing (none for a system without a nonzero time).
+    pub fn slot(&self) -> Option<Duration> {
+        let times = self.dags.iter().flat_map(|dag| {
+            let wcets = dag.tasks.iter().flat_map(|t| t.wcet.iter().copied());
+            [dag.period, dag.deadline].into_iter().chain(wcets)
+        });
+        let slot = times.map(Duration::as_nanos).fold(0, crate::time::gcd);
+        (slot > 0).then_some(Duration::from_nanos(slot))
+    }
+
+    /// Slots per hyper-period of the system's tables, if the hyper-period fits 64-bit
+    /// nanoseconds.
+    pub fn table_slots(&self) -> Option<u64> {
+        Some(self.hyperperiod()?.as_nanos() / self.slot()?.as_nanos())
+    }
+
+    /// Why no scheduling table can be made for the system at its slot: more than
+    /// [`MAX_TABLE_SLOTS`] slots per hyper-period.
+    pub fn table_grid_problem(&self) -> Option<String> {
+        let (slot, hyperperiod) = (self.slot()?, self.hyperperiod()?);
+        let slots = hyperperiod.as_nanos() / slot.as_nanos();
+        (slots > MAX_TABLE_SLOTS).then(|| {
+            format!(
+                "the slot grid is too fine: one slot is {slot} (the gcd of every period, \
+                 deadline and WCET), so the hyper-period {hyperperiod} has {slots} slots, more \
+                 than {MAX_TABLE_SLOTS}; round the WCETs to a coarser unit"
+            )
+        })
     }
 
     /// `dag/task`, the name tables and traces use.

@@ -321,9 +321,9 @@ impl Reader {
     }
 }
 
-/// Reads and resolves the config at `path`: every problem goes to standard error in the form
-/// `FILE:LINE:COL: error: PATH: MESSAGE`, and any error fails with exit 2.
-pub fn load(path: &std::path::Path, text: &str) -> Result<super::Config, crate::args::Failure> {
+/// Reads and resolves the config at `path`: the config when there is no error, and every
+/// problem with its position.
+pub fn check(path: &std::path::Path, text: &str) -> (Option<super::Config>, Diagnostics) {
     let (file, mut diagnostics, map) = read(text);
     let stem = path
         .file_stem()
@@ -339,11 +339,18 @@ pub fn load(path: &std::path::Path, text: &str) -> Result<super::Config, crate::
         }
     });
     diagnostics.sort_by_position();
+    (config.filter(|_| !diagnostics.has_errors()), diagnostics)
+}
+
+/// [`check`], with every problem on standard error in the form `FILE:LINE:COL: error: PATH:
+/// MESSAGE`; any error fails with exit 2.
+pub fn load(path: &std::path::Path, text: &str) -> Result<super::Config, crate::args::Failure> {
+    let (config, diagnostics) = check(path, text);
     let name = path.display().to_string();
     for d in diagnostics.iter() {
         eprintln!("{}", d.render(&name));
     }
-    config.filter(|_| !diagnostics.has_errors()).ok_or_else(|| {
+    config.ok_or_else(|| {
         crate::args::Failure::bad_input(format!(
             "{name}: {} error(s): nothing run",
             diagnostics.error_count()

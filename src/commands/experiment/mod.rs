@@ -14,12 +14,12 @@
 
 mod config;
 mod dask;
-mod decode;
+pub(crate) mod decode;
 mod mc;
 pub(crate) mod plot;
 mod resume;
 pub mod shard;
-mod vm;
+pub(crate) mod vm;
 
 use crate::args::{write_output, CommandResult, Failure};
 use config::{Config, Method, Workloads};

@@ -8,9 +8,9 @@ mod report;
 
 use crate::args::{CommandResult, Failure};
 use crate::commands::platform::Output;
+use kairos_model::input::{Input, InputKind, LoadOptions};
 use kairos_model::managed::ManagedSystem;
-use kairos_model::managed_load::check_managed_source;
-use kairos_model::{Duration, Format};
+use kairos_model::Duration;
 use kairos_rt::manage::{run as run_manager, ManageConfig, ManageError};
 use kairos_rt::platform::signals::StopSignals;
 use std::path::{Path, PathBuf};
@@ -77,15 +77,11 @@ pub fn run(args: &Args) -> CommandResult {
 }
 
 fn load(path: &Path) -> Result<ManagedSystem, Failure> {
-    let source = crate::commands::check::read_source(path)?;
-    let name = path.display().to_string();
-    let checked = check_managed_source(&source, Format::from_path(&name));
-    for d in checked.diagnostics.iter() {
-        eprintln!("{}", d.render(&name));
+    let options = LoadOptions::default();
+    match crate::input::load_for(path, "manage", &[InputKind::Managed], &options)?.input {
+        Input::Managed(system) => Ok(system),
+        _ => unreachable!("a managed file loads to a managed system"),
     }
-    checked
-        .system
-        .ok_or_else(|| Failure::bad_input(format!("{name} has errors; see `kairos check {name}`")))
 }
 
 fn prior_path(args: &Args, system: &ManagedSystem) -> Option<PathBuf> {

@@ -7,22 +7,21 @@ use super::html::{document, escape, strip_prolog};
 use crate::args::Failure;
 use crate::commands::simulate_tables::tables_for;
 use crate::commands::synth::gantt;
-use crate::mc_input::load_system;
 use kairos_model::{Duration, McSystem};
 use kairos_sim::table::{simulate_tables, TableExecModel, TableMetrics, TableSimConfig};
 use kairos_trace::gantt::{render_svg, GanttOptions};
 use std::path::Path;
 
-/// The page for the system in `file`; jobs above the lowest level overrun with probability
+/// The page for `system`, read from `file`; jobs above the lowest level overrun with probability
 /// `overrun` (seeded by `seed`) over `duration` (default: ten hyper-periods, at most 10 s).
 pub fn page(
     file: &Path,
+    system: &McSystem,
     overrun: f64,
     seed: u64,
     duration: Option<Duration>,
 ) -> Result<String, Failure> {
-    let system = load_system(file, Duration::from_millis(1))?;
-    let (tables, source) = tables_for(&system, None)?;
+    let (tables, source) = tables_for(system, None)?;
     let duration = duration.or_else(|| {
         system
             .hyperperiod()
@@ -37,10 +36,10 @@ pub fn page(
         seed,
         record_trace: true,
     };
-    let outcome = simulate_tables(&system, &tables, &config)
-        .map_err(|e| Failure::bad_input(e.to_string()))?;
+    let outcome =
+        simulate_tables(system, &tables, &config).map_err(|e| Failure::bad_input(e.to_string()))?;
     let name = system.name.clone().unwrap_or_else(|| "system".into());
-    let tables_svg = gantt(&system, &tables, file, &GanttOptions::default());
+    let tables_svg = gantt(system, &tables, file, &GanttOptions::default());
     let run_svg = outcome.trace.as_ref().map(|t| {
         render_svg(
             t,
@@ -53,7 +52,7 @@ pub fn page(
         )
     });
     let body = [
-        system_section(&system),
+        system_section(system),
         format!(
             "<section id=\"tables\"><h2>Scheduling tables</h2><p>{}</p><div class=\"gantt\">{}</div></section>",
             escape(&source),

@@ -13,7 +13,9 @@ mod vm;
 
 use crate::args::{duration_arg, write_output, CommandResult, Failure};
 use crate::commands::simulate::{execution_model, priority_order, resolve_duration, run_policy};
-use kairos_model::{Duration, Instant, Workload};
+use crate::input::load_for;
+use kairos_model::input::{Input, InputKind, LoadOptions};
+use kairos_model::{Duration, Instant, McSystem, VmSystem, Workload};
 use kairos_policy::PolicyKind;
 use kairos_sim::{SimConfig, SimOutcome};
 use std::path::PathBuf;
@@ -52,23 +54,23 @@ pub struct PolicyRun {
     pub responses: Vec<Vec<u64>>,
 }
 
+/// The kinds `kairos report` takes.
+const TAKES: [InputKind; 5] = [
+    InputKind::Workload,
+    InputKind::SimsoXml,
+    InputKind::McDag,
+    InputKind::McDagXml,
+    InputKind::Vm,
+];
+
 pub fn run(args: &Args) -> CommandResult {
-    if crate::commands::vm::is_vm_file(&args.file) {
-        let page = vm::page(&args.file, args.duration, args.gantt, args.seed)?;
-        write_output(&args.output, page)?;
-        println!(
-            "wrote {}: interfaces and the two-level simulation",
-            args.output.display()
-        );
-        return Ok(0);
-    }
-    if crate::commands::simulate::is_mc_file(&args.file) {
-        let page = mc::page(&args.file, args.overrun, args.seed, args.duration)?;
-        write_output(&args.output, page)?;
-        println!("wrote {}: tables and mode changes", args.output.display());
-        return Ok(0);
-    }
-    let workload = crate::commands::check::load_valid(&args.file)?;
+    let taken = load_for(&args.file, "report", &TAKES, &LoadOptions::default())?;
+    let workload = match taken.input {
+        Input::Vm(system) => return vm_page(args, &system),
+        Input::Mc(system) => return mc_page(args, &system),
+        Input::Workload(workload) => workload,
+        _ => unreachable!("report takes workloads, MC and VM systems"),
+    };
     let analysis = crate::commands::analyze::default_report(&args.file, &workload);
     let duration = resolve_duration(
         &workload,
@@ -94,6 +96,23 @@ pub fn run(args: &Args) -> CommandResult {
         runs.len(),
         duration
     );
+    Ok(0)
+}
+
+fn vm_page(args: &Args, system: &VmSystem) -> CommandResult {
+    let page = vm::page(&args.file, system, args.duration, args.gantt, args.seed)?;
+    write_output(&args.output, page)?;
+    println!(
+        "wrote {}: interfaces and the two-level simulation",
+        args.output.display()
+    );
+    Ok(0)
+}
+
+fn mc_page(args: &Args, system: &McSystem) -> CommandResult {
+    let page = mc::page(&args.file, system, args.overrun, args.seed, args.duration)?;
+    write_output(&args.output, page)?;
+    println!("wrote {}: tables and mode changes", args.output.display());
     Ok(0)
 }
 

@@ -8,10 +8,9 @@ use super::html::{document, escape, strip_prolog};
 use super::responses;
 use crate::args::Failure;
 use crate::commands::simulate::{execution_model, resolve_duration};
-use crate::commands::vm::{load_valid, summary};
-use kairos_analysis::csa::{analyze as csa, with_vcpus, CsaReport};
+use crate::commands::vm::{prepare, summary, Prepared};
+use kairos_analysis::csa::CsaReport;
 use kairos_model::{Duration, Instant, VmSystem};
-use kairos_policy::policies::hierarchical::VmPlan;
 use kairos_sim::vm::simulate_vm;
 use kairos_sim::SimConfig;
 use kairos_trace::gantt::{render_svg, GanttOptions};
@@ -19,14 +18,12 @@ use std::path::Path;
 
 pub fn page(
     file: &Path,
+    system: &VmSystem,
     duration: Option<Duration>,
     gantt: Duration,
     seed: u64,
 ) -> Result<String, Failure> {
-    let system = load_valid(file)?;
-    let report = csa(&system);
-    let placed = with_vcpus(&system, &report).map_err(Failure::bad_input)?;
-    let plan = VmPlan::new(&placed).map_err(|r| Failure::bad_input(r.0))?;
+    let Prepared { report, plan, .. } = prepare(system).map_err(Failure::bad_input)?;
     let config = SimConfig {
         duration: resolve_duration(&plan.workload, duration)?,
         execution_times: execution_model("wcet"),
@@ -39,7 +36,7 @@ pub fn page(
         simulate_vm(&plan, &config).map_err(|e| Failure::bad_input(e.to_string()))?;
     let name = system.name.clone().unwrap_or_else(|| "system".into());
     let m = &metrics.totals;
-    let mut body = system_section(&system);
+    let mut body = system_section(system);
     body.push_str(&analysis_section(&report));
     body.push_str(&format!(
         "<section id=\"simulation\"><h2>Simulation</h2><p>{} simulated on the interfaces' VCPUs: {} job(s) released, {} completed, {} deadline miss(es), {} preemption(s), {} migration(s)</p>",
@@ -51,7 +48,7 @@ pub fn page(
             window: Some((Instant::from_nanos(0), end)),
             title: Some(format!(
                 "{name} under {}, the first {}",
-                crate::commands::vm::vmm_name(&system),
+                crate::commands::vm::vmm_name(system),
                 end.since_origin()
             )),
             ..GanttOptions::default()

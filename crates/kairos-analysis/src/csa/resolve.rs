@@ -2,15 +2,23 @@
 //! two-level simulation runs.
 
 use super::system::CsaReport;
-use kairos_model::{CoreId, Duration, Vcpu, VmSystem};
+use kairos_model::{CoreId, Duration, Vcpu, VmSystem, VmmScheduler};
 
 /// `system` with each `vcpus = "auto"` domain's VCPUs from `report` (the analysis of
-/// `system`) and, for partitioned guests, each task's VCPU as its `core`. Fails, naming the
-/// domain and why, when a domain has no interface.
+/// `system`) and, for partitioned guests, each task's VCPU as its `core`. Under rt-partition a
+/// VCPU given without `cpus` takes the core the VMM's packing gave it, so every VCPU names its
+/// one core. Fails, naming the domain and why, when a domain has no interface.
 pub fn with_vcpus(system: &VmSystem, report: &CsaReport) -> Result<VmSystem, String> {
     let mut system = system.clone();
+    let packed = system.vmm.scheduler == VmmScheduler::RtPartition;
     for (domain, i) in system.domains.iter_mut().zip(&report.interfaces) {
-        if domain.vcpus.is_some() {
+        if let Some(given) = &mut domain.vcpus {
+            for (vcpu, placed) in given.iter_mut().zip(&i.vcpus).filter(|_| packed) {
+                if vcpu.cpus.is_none() {
+                    vcpu.cpus =
+                        (placed.cpus.as_ref()).map(|c| c.iter().map(|&c| CoreId(c)).collect());
+                }
+            }
             continue;
         }
         if i.vcpus.is_empty() {

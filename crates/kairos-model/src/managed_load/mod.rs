@@ -29,7 +29,7 @@
 //! stress = "fork,mmap"      # or command = ["make", "-j1"]
 //! ```
 //!
-//! A file is a managed system when its top level has `manager` ([`is_managed_source`]).
+//! A file is a managed system when its top level has `manager` ([`crate::input`]).
 
 mod decode;
 mod rules;
@@ -56,11 +56,6 @@ pub const MANAGED_TOP_LEVEL_KEYS: [&str; 6] = [
 pub struct ManagedChecked {
     pub system: Option<ManagedSystem>,
     pub diagnostics: Diagnostics,
-}
-
-/// Whether `source` is a managed system: its top level has `manager`.
-pub fn is_managed_source(source: &str, format: Format) -> bool {
-    document::top_level_has_any(source, format, &["manager"])
 }
 
 /// Parses and checks a managed system.

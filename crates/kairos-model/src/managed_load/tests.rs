@@ -48,7 +48,8 @@ fn assert_errors(source: &str, expected: &[&str]) {
 fn a_good_system_decodes_with_every_core_allocated() {
     let checked = check_managed_source(GOOD, Format::Toml);
     let system = checked.system.expect("valid");
-    assert!(is_managed_source(GOOD, Format::Toml));
+    let kind = crate::input::detect(std::path::Path::new("f.toml"), GOOD);
+    assert_eq!(kind, Ok(crate::input::InputKind::Managed));
     assert_eq!(system.manager.execution, Execution::Free);
     assert_eq!(system.manager.hold, DEFAULT_HOLD);
     assert_eq!(system.manager.probe, DEFAULT_PROBE);

@@ -22,7 +22,7 @@
 //! ```
 //!
 //! A file is a mixed-criticality system when its top level has `dags` or `levels`
-//! ([`is_mc_source`]); otherwise it is a periodic workload ([`crate::check_source`]).
+//! ([`crate::input`], the loader of every kind).
 //! Decoding first builds format-neutral parts ([`SystemParts`]), which the MC-DAG XML importer
 //! ([`crate::mcdag_xml`]) builds too, so both formats share every rule.
 //!
@@ -43,7 +43,6 @@ use crate::decode::{
 };
 use crate::diagnostics::{Diagnostic, Diagnostics, Position};
 use crate::document::{self, Entry, Format, Node, Value};
-use crate::load::{check_source, Checked};
 use crate::mc::{Dag, McSystem, McTask};
 use crate::time::{checked_lcm, Duration};
 use std::collections::HashMap;
@@ -54,30 +53,6 @@ use std::collections::HashMap;
 pub struct McChecked {
     pub system: Option<McSystem>,
     pub diagnostics: Diagnostics,
-}
-
-/// Either kind of kairos file, as [`check_any_source`] found it.
-#[derive(Debug)]
-pub enum AnyChecked {
-    /// A periodic/sporadic workload (`tasks`).
-    Workload(Checked),
-    /// A mixed-criticality system (`dags`, `levels`).
-    Mc(McChecked),
-}
-
-/// Whether `source` is a mixed-criticality system: its top level has `dags` or `levels`. A
-/// source that does not parse is not one (the periodic checker reports its syntax errors).
-pub fn is_mc_source(source: &str, format: Format) -> bool {
-    document::top_level_has_any(source, format, &["dags", "levels"])
-}
-
-/// Checks `source` as a mixed-criticality system or as a periodic workload, whichever it is.
-pub fn check_any_source(source: &str, format: Format) -> AnyChecked {
-    if is_mc_source(source, format) {
-        AnyChecked::Mc(check_mc_source(source, format))
-    } else {
-        AnyChecked::Workload(check_source(source, format))
-    }
 }
 
 /// Parses and checks a mixed-criticality system written in the kairos format.

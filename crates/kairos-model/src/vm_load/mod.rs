@@ -23,7 +23,7 @@
 //! period = "10ms"
 //! ```
 //!
-//! A file is a VM system when its top level has `domains` or `vmm` ([`is_vm_source`]).
+//! A file is a VM system when its top level has `domains` or `vmm` ([`crate::input`]).
 //! Explicit VCPUs are `[[domains.vcpus]]` with `budget`, `period`, optional `name` and `cpus`
 //! (core indices); a partitioned guest's task may name its VCPU by index with `core`.
 
@@ -47,11 +47,6 @@ pub const VM_TOP_LEVEL_KEYS: [&str; 4] = ["name", "cores", "vmm", "domains"];
 pub struct VmChecked {
     pub system: Option<VmSystem>,
     pub diagnostics: Diagnostics,
-}
-
-/// Whether `source` is a VM system: its top level has `domains` or `vmm`.
-pub fn is_vm_source(source: &str, format: Format) -> bool {
-    document::top_level_has_any(source, format, &["domains", "vmm"])
 }
 
 /// Parses and checks a VM system.

@@ -154,6 +154,17 @@ fn vcpu_rules(
                         )),
                     );
                 }
+                if system.vmm.scheduler == VmmScheduler::RtPartition && cpus.len() > 1 {
+                    out.push(
+                        Diagnostic::error(format!(
+                            "{} cores under rt-partition, which runs each VCPU on one core",
+                            cpus.len()
+                        ))
+                        .at_position(map.get(&cpus_path))
+                        .at_path(cpus_path)
+                        .with_hint("name one core (cpus = [N]), or remove cpus: kairos packs the VCPU on a core"),
+                    );
+                }
             }
             None => {}
         }

@@ -68,9 +68,11 @@ fn a_good_system_decodes_and_writes_back_to_itself() {
 
 #[test]
 fn is_a_vm_file_when_it_has_domains_or_a_vmm() {
-    assert!(is_vm_source(GOOD, Format::Toml));
-    assert!(is_vm_source("cores = 1\n[vmm]\n", Format::Toml));
-    assert!(!is_vm_source("cores = 1\n[[tasks]]\n", Format::Toml));
+    use crate::input::{detect, InputKind};
+    let kind = |source: &str| detect(std::path::Path::new("f.toml"), source);
+    assert_eq!(kind(GOOD), Ok(InputKind::Vm));
+    assert_eq!(kind("cores = 1\n[vmm]\n"), Ok(InputKind::Vm));
+    assert_eq!(kind("cores = 1\n[[tasks]]\n"), Ok(InputKind::Workload));
 }
 
 #[test]

@@ -118,6 +118,22 @@ pub struct Study {
     pub real: bool,
 }
 
+/// What `kairos check` says of a study config: one line, or why it cannot run.
+pub fn describe(text: &str, path: &Path) -> Result<String, String> {
+    let study = load(text, path).map_err(|f| f.message)?;
+    let runs = match study.real {
+        true => "simulated and run on real cores",
+        false => "simulated",
+    };
+    Ok(format!(
+        "RT-Xen study {}: {} point(s) of {} set(s), {} core(s), {runs}",
+        study.name,
+        study.points.len(),
+        study.samples,
+        study.setup.cores
+    ))
+}
+
 fn load(text: &str, path: &Path) -> Result<Study, Failure> {
     let bad = |what: String| Failure::bad_input(format!("{}: {what}", path.display()));
     let file: StudyFile = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
