@@ -6,7 +6,6 @@
 use crate::commands::{analyze, check, simulate};
 use kairos_model::input::{Input, InputKind, LoadOptions};
 use kairos_model::{Duration, Workload};
-use kairos_policy::PolicyKind;
 use kairos_sim::SimConfig;
 use kairos_trace::TraceEvent;
 use serde::Serialize;
@@ -90,21 +89,31 @@ pub struct JobRow {
     pub missed: bool,
 }
 
-/// `kairos simulate --json NAME --policy P [--duration D] [--seed S] [--exec E]`, and every
-/// job's release, deadline and completion.
+/// Every policy kairos offers (`kairos_policy::registry`): name, summary and the input kinds
+/// it runs.
+pub fn policies() -> Value {
+    let list = kairos_policy::registry::POLICIES.iter().map(|p| {
+        let takes: Vec<&str> = p.runs.kinds().iter().map(|k| k.name()).collect();
+        serde_json::json!({ "name": p.name, "summary": p.summary, "takes": takes })
+    });
+    Value::Array(list.collect())
+}
+
+/// `kairos simulate --json NAME [--policy P] [--duration D] [--seed S] [--exec E]`, and every
+/// job's release, deadline and completion; without a policy, the input's default.
 pub fn simulate(
     name: &str,
     text: &str,
-    policy: &str,
+    policy: Option<&str>,
     duration: Option<Duration>,
     seed: u64,
     execution_times: &str,
 ) -> Result<(Value, Vec<JobRow>), ApiError> {
     let w = workload(name, text, "simulate")?;
-    let kind = PolicyKind::from_cli_name(policy).ok_or_else(|| ApiError {
-        message: format!(
-            "unknown policy {policy:?}: gedf, pedf, gfp, pfp, edzl, grmwp, prmwp, grm, prm"
-        ),
+    let default = kairos_policy::registry::default_for(InputKind::Workload, Some(&w));
+    let policy = policy.or(default).expect("a workload has a default policy");
+    let kind = kairos_policy::registry::of_tasks(policy).map_err(|message| ApiError {
+        message,
         report: None,
     })?;
     if !["wcet", "uniform"].contains(&execution_times) {

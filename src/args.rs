@@ -76,3 +76,21 @@ pub fn rows_arg(text: &str) -> Result<kairos_trace::gantt::RowsBy, String> {
         _ => Err(format!("{text:?}: write core (a row per core) or task (a row per task, with releases and deadlines)")),
     }
 }
+
+/// clap values of `--policy`: every policy of kairos's list (`kairos_policy::registry`) that
+/// runs periodic tasks (and the table policy when `tables`), each with its summary in
+/// `--help`, then `extra` policies of the command's own (name, summary).
+pub fn policy_values(
+    tables: bool,
+    extra: &'static [(&'static str, &'static str)],
+) -> clap::builder::PossibleValuesParser {
+    use clap::builder::PossibleValue;
+    use kairos_policy::registry::{Runs, POLICIES};
+    let listed = (POLICIES.iter())
+        .filter(move |p| tables || p.runs != Runs::Tables)
+        .map(|p| (p.name, p.summary));
+    let values = listed
+        .chain(extra.iter().copied())
+        .map(|(name, summary)| PossibleValue::new(name).help(summary));
+    clap::builder::PossibleValuesParser::new(values)
+}

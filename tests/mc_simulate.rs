@@ -331,7 +331,13 @@ wcet = ["4ms"]
             let err = text(&output.stderr);
             assert!(err.contains(expected), "{args:?}: {err}");
         }
+        // Without --policy a plain workload runs the default policy of its kind.
         let output = scratch.kairos(&["simulate", "plain.toml"]);
-        assert!(text(&output.stderr).contains("--policy is required"));
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        assert!(
+            text(&output.stdout).contains("under pfp"),
+            "{}",
+            text(&output.stdout)
+        );
     }
 }

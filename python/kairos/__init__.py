@@ -22,6 +22,7 @@ __all__ = [
     "check",
     "analyze",
     "simulate",
+    "policies",
     "generate",
     "synthesize",
     "read_run",
@@ -89,14 +90,21 @@ class Simulation(dict):
             raise AttributeError(name) from None
 
 
+def policies() -> List[Dict[str, Any]]:
+    """Every policy kairos offers: `name`, `summary` and `takes` (the input kinds it runs), the
+    list `kairos simulate --help` shows."""
+    return json.loads(_kairos.policies())
+
+
 def simulate(
     workload: Workload,
-    policy: str,
+    policy: Optional[str] = None,
     duration: Optional[str] = None,
     seed: int = 0,
     execution_times: str = "wcet",
 ) -> Simulation:
-    """`kairos simulate --json --policy POLICY [--duration D] [--seed S] [--exec E]`."""
+    """`kairos simulate --json [--policy POLICY] [--duration D] [--seed S] [--exec E]`; without
+    a policy, the input's default (`kairos simulate --help`)."""
     name, text = _source(workload)
     metrics, jobs = _call(_kairos.simulate, name, text, policy, duration, seed, execution_times)
     frame = pd.DataFrame(json.loads(jobs))

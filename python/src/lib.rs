@@ -36,11 +36,11 @@ fn analyze(name: &str, text: &str) -> PyResult<String> {
 
 /// `kairos simulate --json`, and the jobs as a JSON array.
 #[pyfunction]
-#[pyo3(signature = (name, text, policy, duration=None, seed=0, execution_times="wcet"))]
+#[pyo3(signature = (name, text, policy=None, duration=None, seed=0, execution_times="wcet"))]
 fn simulate(
     name: &str,
     text: &str,
-    policy: &str,
+    policy: Option<&str>,
     duration: Option<&str>,
     seed: u64,
     execution_times: &str,
@@ -54,6 +54,12 @@ fn simulate(
             .map_err(raise)?;
     let jobs = serde_json::to_string(&jobs).expect("jobs serialize");
     Ok((metrics.to_string(), jobs))
+}
+
+/// Every policy kairos offers, as a JSON array.
+#[pyfunction]
+fn policies() -> String {
+    kairos::api::policies().to_string()
 }
 
 /// One shard of an experiment: the verdicts of samples `start..end` of point `point`, as
@@ -90,6 +96,7 @@ fn _kairos(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(experiment_shard, m)?)?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add_function(wrap_pyfunction!(synthesize, m)?)?;

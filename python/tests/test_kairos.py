@@ -39,6 +39,23 @@ def test_simulate_gives_the_clis_fields(policy):
     assert ours.jobs_released == theirs["jobs_released"] > 0
 
 
+def test_the_policy_list_is_the_command_lines():
+    listed = [p["name"] for p in kairos.policies()]
+    help_text = subprocess.run(
+        [BIN, "simulate", "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    shown = [line.strip().split(":")[0].lstrip("- ") for line in help_text.splitlines() if line.strip().startswith("- ")]
+    assert listed == shown[: len(listed)] and "table" in listed
+    tables = [p for p in kairos.policies() if p["name"] == "table"][0]
+    assert tables["takes"] == ["mc-dag", "mc-dag-xml"]
+
+
+def test_without_a_policy_a_workload_runs_its_default_as_the_command_line_does():
+    ours = kairos.simulate("examples/demo.toml", duration="200ms")
+    theirs = cli("simulate", "examples/demo.toml", "--duration", "200ms")
+    assert dict(ours) == theirs and ours.policy == "pfp"
+
+
 def test_the_jobs_frame_agrees_with_the_per_task_metrics():
     sim = kairos.simulate("examples/demo.toml", policy="gedf", duration="1s")
     jobs = sim.jobs

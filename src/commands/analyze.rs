@@ -67,7 +67,7 @@ fn run_file(path: &Path, list: &registry::TestList, json: bool) -> CommandResult
         Input::Workload(workload) => workload,
         _ => unreachable!("analyze takes workloads and VM systems"),
     };
-    let selection = list.for_cores(workload.cores);
+    let selection = list.for_workload(workload.cores, workload.has_imprecise_tasks());
     let verdicts = verdicts(&workload, &selection);
     // The answer is "yes" when at least one test shows the workload schedulable (each test under
     // its own policy); sufficient tests saying "no" only fail to show it.
@@ -113,7 +113,7 @@ fn verdicts(
 /// `kairos analyze --json` of `workload` with the default tests, for other reports.
 pub(crate) fn default_report(path: &Path, workload: &kairos_model::Workload) -> serde_json::Value {
     let list = registry::TestList::parse("default").expect("the default list parses");
-    let selection = list.for_cores(workload.cores);
+    let selection = list.for_workload(workload.cores, workload.has_imprecise_tasks());
     let verdicts = verdicts(workload, &selection);
     let shown = verdicts.iter().any(|(_, v)| v.schedulable);
     json_report(path, workload, &verdicts, &selection.skipped, shown)

@@ -29,7 +29,8 @@ pub struct BenchArgs {
     /// Workload to simulate (default: the SimSo side-by-side workload).
     #[arg(long)]
     pub file: Option<PathBuf>,
-    #[arg(long, value_parser = ["gedf", "pedf", "gfp", "pfp", "edzl"], default_value = "gedf")]
+    /// The policy simulated (G-EDF: SimSo's EDF runs beside it).
+    #[arg(long, value_parser = crate::args::policy_values(false, &[]), default_value = "gedf")]
     pub policy: String,
     #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "10s")]
     pub duration: Duration,

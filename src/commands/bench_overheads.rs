@@ -32,7 +32,7 @@ pub struct OverheadsArgs {
     /// Workload to run (default: examples/runtime-2cores.toml, bundled).
     pub file: Option<PathBuf>,
     /// Policy the dispatcher runs (a global one sees migrations).
-    #[arg(long, value_parser = ["gedf", "pedf", "gfp", "pfp", "edzl"], default_value = "gedf")]
+    #[arg(long, value_parser = crate::args::policy_values(false, &[]), default_value = "gedf")]
     pub policy: String,
     /// Length of the run (1s to 60s).
     #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "3s")]

@@ -7,7 +7,7 @@ use crate::commands::run_compare::simulate_same;
 use crate::commands::run_report::report;
 use kairos_model::input::{Input, InputKind, LoadOptions};
 use kairos_model::{Duration, Instant, Workload};
-use kairos_policy::PolicyKind;
+use kairos_policy::{registry, PolicyKind};
 use kairos_rt::calibrate::{calibrate, JobBody};
 use kairos_rt::periodic::{plan, run_periodic, PeriodicConfig, PeriodicPolicy, RunError};
 use kairos_rt::platform::{self, privilege, signals::StopSignals, PlatformError};
@@ -24,12 +24,10 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 pub struct Args {
     /// Workload file (.toml or .json); an MC-DAG system with `--policy table`.
     pub file: PathBuf,
-    /// gedf, pedf, gfp, pfp, edzl: the simulator's policies (see --dispatch); grmwp, prmwp:
-    /// semi-fixed-priority scheduling of imprecise tasks by parts, grm, prm: their
-    /// rate-monotonic baselines (user space only, as `kairos simulate` runs them); edf:
-    /// SCHED_DEADLINE (the same as gedf --dispatch kernel); table: table-driven
-    /// G-RES/G-MCRES for MC-DAG systems. Default: table for an MC-DAG system, pfp otherwise.
-    #[arg(long, value_parser = ["gedf", "pedf", "gfp", "pfp", "edzl", "grmwp", "prmwp", "grm", "prm", "edf", "table"])]
+    /// The policy (the simulator's, see --dispatch; edf: the kernel's SCHED_DEADLINE, the same
+    /// as gedf --dispatch kernel). Default: the input's, as `kairos simulate` chooses it (table
+    /// for an MC-DAG system, grmwp for a workload with imprecise tasks, pfp otherwise).
+    #[arg(long, value_parser = crate::args::policy_values(true, &[("edf", "G-EDF by the kernel's SCHED_DEADLINE (--dispatch kernel)")]))]
     pub policy: Option<String>,
     /// user: kairos's dispatcher runs the policy object the simulator runs (one dispatcher
     /// thread per core, workers resumed by futex); kernel: the kernel schedules the task
@@ -142,13 +140,17 @@ const TAKES: [InputKind; 5] = [
 pub fn run(args: &Args) -> CommandResult {
     check_duration(args.duration)?;
     let taken = crate::input::load_for(&args.file, "run", &TAKES, &LoadOptions::default())?;
+    let kind = taken.kind;
     let mut workload = match taken.input {
         Input::Vm(system) => return crate::commands::run_vm::run(args, &system),
         Input::Mc(system) => return mc(args, system),
         Input::Workload(workload) => workload,
         _ => unreachable!("run takes workloads, MC and VM systems"),
     };
-    let policy_name = args.policy.as_deref().unwrap_or("pfp");
+    let policy_name = match args.policy.as_deref() {
+        Some(name) => name,
+        None => registry::default_for(kind, Some(&workload)).expect("a workload has one"),
+    };
     if policy_name == "table" {
         return Err(Failure::bad_input(format!(
             "--policy table runs mixed-criticality systems (files with `dags`, or MC-DAG .xml); {} is a periodic workload",

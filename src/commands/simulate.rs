@@ -11,8 +11,8 @@ use crate::args::{duration_arg, window_arg, write_output, CommandResult, Failure
 use crate::report;
 use kairos_model::input::{Input, InputKind, LoadOptions, SimsoRun};
 use kairos_model::{Cost, Duration, Format, Instant, Overheads, Workload};
-use kairos_policy::PolicyKind;
 use kairos_policy::PriorityOrder;
+use kairos_policy::{registry, PolicyKind};
 use kairos_sim::table::Overrun;
 use kairos_sim::{simulate, ExecutionTimeModel, SimConfig, SimOutcome};
 use kairos_trace::gantt::{render_svg, GanttOptions};
@@ -24,13 +24,13 @@ pub const DEFAULT_DURATION_CAP: Duration = Duration::from_secs(10);
 
 #[derive(clap::Args)]
 pub struct SimulateArgs {
-    /// Workload file (.toml or .json).
+    /// A workload (.toml or .json), a SimSo configuration (.xml), a mixed-criticality DAG system
+    /// (kairos file or MC-DAG framework .xml) or a VM system (`kairos check` says which).
     pub file: PathBuf,
-    /// Scheduling policy: required for a periodic workload; `table` (the default and only
-    /// choice) for a mixed-criticality system.
-    /// grmwp and prmwp run imprecise tasks by parts (Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP); grm and prm are their
-    /// rate-monotonic baselines (imprecise tasks as plain ones with C = m + w).
-    #[arg(long, value_parser = ["gedf", "pedf", "gfp", "pfp", "edzl", "grmwp", "prmwp", "grm", "prm", "table"])]
+    /// The scheduling policy. Default: the input's (table for an MC-DAG system, grmwp for a
+    /// workload with imprecise tasks, SimSo's for a SimSo configuration, pfp otherwise); a VM
+    /// system runs its own [vmm] and guests.
+    #[arg(long, value_parser = crate::args::policy_values(true, &[]))]
     pub policy: Option<String>,
     /// Override the number of cores of the file.
     #[arg(long)]
@@ -144,10 +144,9 @@ fn periodic(
             run.scheduler, run.duration
         );
     }
-    let policy = match args.policy.as_deref().or(from_simso) {
-        None => Err(Failure::bad_input(
-            "--policy is required for a periodic workload: gedf, pedf, gfp, pfp, edzl, grmwp, prmwp, grm or prm",
-        )),
+    let default = registry::default_for(InputKind::Workload, Some(&workload));
+    let policy = match args.policy.as_deref().or(from_simso).or(default) {
+        None => unreachable!("a workload has a default policy"),
         Some("table") => Err(Failure::bad_input(format!(
             "--policy table runs mixed-criticality systems (files with `dags`, or MC-DAG .xml); {} is a periodic workload",
             args.file.display()

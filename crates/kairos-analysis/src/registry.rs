@@ -254,6 +254,11 @@ pub fn find(name: &str) -> Option<&'static Test> {
 /// first-fit decreasing partitioning with exact admission.
 pub const DEFAULT_PARTITIONING: [&str; 2] = ["partitioned-ffd-edf", "partitioned-ffd-fp"];
 
+/// The RMWP tests the `default` list runs on a workload with imprecise tasks: the uniprocessor
+/// test on one core, G-RMWP and P-RMWP with the partitioning kairos runs P-RMWP on (cyclic next
+/// fit) on more.
+pub const DEFAULT_RMWP: [&str; 3] = ["rmwp", "g-rmwp", "p-rmwp-cnf"];
+
 /// The tests a selection runs on a workload of `cores` cores, and the ones it leaves out with
 /// the reason.
 pub struct Selection {
@@ -274,6 +279,8 @@ const MANY_CORES: &str =
 pub struct TestList {
     candidates: Vec<&'static Test>,
     skip: SkipRule,
+    /// The list is `default`: a workload with imprecise tasks adds the RMWP tests.
+    default: bool,
 }
 
 impl TestList {
@@ -290,7 +297,31 @@ impl TestList {
             "all" => (all().iter().collect(), all_skip),
             _ => (named(list)?, |_, _| None),
         };
-        Ok(TestList { candidates, skip })
+        let default = list.trim() == "default";
+        Ok(TestList {
+            candidates,
+            skip,
+            default,
+        })
+    }
+
+    /// [`TestList::for_cores`] for a workload of `cores` cores; with imprecise tasks the
+    /// `default` list adds the RMWP tests ([`DEFAULT_RMWP`]), whose verdicts give the optional
+    /// deadlines G-RMWP and P-RMWP run with.
+    pub fn for_workload(&self, cores: usize, imprecise: bool) -> Selection {
+        let mut selection = self.for_cores(cores);
+        if self.default && imprecise {
+            let rmwp = all()
+                .iter()
+                .filter(|t| DEFAULT_RMWP.contains(&t.name.as_str()));
+            for test in rmwp {
+                match default_skip(test, cores) {
+                    None => selection.run.push(test),
+                    Some(reason) => selection.skipped.push((test, reason)),
+                }
+            }
+        }
+        selection
     }
 
     /// The tests that run on `cores` cores, and the ones left out with the reason.

@@ -144,6 +144,11 @@ impl Task {
 }
 
 impl Workload {
+    /// Whether any task is imprecise (mandatory, optional and wind-up parts).
+    pub fn has_imprecise_tasks(&self) -> bool {
+        self.tasks.iter().any(|t| t.imprecise.is_some())
+    }
+
     pub fn total_utilization(&self) -> f64 {
         self.tasks.iter().map(Task::utilization).sum()
     }

@@ -69,6 +69,7 @@ pub mod parts;
 pub mod policies;
 mod policy;
 mod record;
+pub mod registry;
 pub mod server;
 pub mod source;
 pub mod table;

@@ -285,14 +285,9 @@ fn resolve_method((i, spec): (usize, &MethodSpec)) -> Result<Method, Problem> {
                 format!("unknown test `{test}` (see `kairos analyze --list`)"),
             )
         }),
-        (None, Some(policy), None) => PolicyKind::from_cli_name(policy)
+        (None, Some(policy), None) => kairos_policy::registry::of_tasks(policy)
             .map(Method::Simulate)
-            .ok_or_else(|| {
-                problem(
-                    format!("methods[{i}].simulate"),
-                    format!("unknown policy `{policy}` (gedf, pedf, gfp, pfp, edzl)"),
-                )
-            }),
+            .map_err(|why| problem(format!("methods[{i}].simulate"), why)),
         _ => Err(one_of()),
     }
 }

@@ -16,19 +16,21 @@ use crate::commands::simulate::{execution_model, priority_order, resolve_duratio
 use crate::input::load_for;
 use kairos_model::input::{Input, InputKind, LoadOptions};
 use kairos_model::{Duration, Instant, McSystem, VmSystem, Workload};
-use kairos_policy::PolicyKind;
+use kairos_policy::{registry, PolicyKind};
 use kairos_sim::{SimConfig, SimOutcome};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A periodic workload (.toml or .json), a mixed-criticality DAG system (kairos file or
-    /// MC-DAG framework .xml), or a VM system (with `domains`).
+    /// A workload (.toml or .json), a SimSo configuration (.xml), a mixed-criticality DAG system
+    /// (kairos file or MC-DAG framework .xml), or a VM system (`kairos check` says which).
     pub file: PathBuf,
-    /// The policies to simulate, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "gedf,pedf,gfp,pfp,edzl")]
-    pub policies: Vec<String>,
-    /// Simulated time per policy (default: one hyper-period, at most 10 s).
+    /// The policies to simulate, comma-separated. Default: grmwp, prmwp, grm and prm for a
+    /// workload with imprecise tasks, else gedf, pedf, gfp, pfp and edzl.
+    #[arg(long, value_delimiter = ',', value_parser = crate::args::policy_values(false, &[]))]
+    pub policies: Option<Vec<String>>,
+    /// Simulated time per policy (default: as `kairos simulate`, the feasibility interval
+    /// (one hyper-period, or max offset + 2 of them with offsets), at most 10 s).
     #[arg(long, value_parser = duration_arg)]
     pub duration: Option<Duration>,
     /// The span the Gantt charts show from time 0 (default: the first 100 ms).
@@ -72,14 +74,13 @@ pub fn run(args: &Args) -> CommandResult {
         _ => unreachable!("report takes workloads, MC and VM systems"),
     };
     let analysis = crate::commands::analyze::default_report(&args.file, &workload);
-    let duration = resolve_duration(
-        &workload,
-        args.duration.or(Some(default_duration(&workload))),
-    )?;
-    let runs = args
-        .policies
-        .iter()
-        .map(|p| simulate(&workload, p.trim(), duration, args.seed))
+    let duration = resolve_duration(&workload, args.duration)?;
+    let policies = match &args.policies {
+        Some(named) => named.iter().map(String::as_str).collect(),
+        None => registry::compared_for(&workload),
+    };
+    let runs = (policies.iter())
+        .map(|p| simulate(&workload, p, duration, args.seed))
         .collect::<Result<Vec<_>, _>>()?;
     let page = html::page(&html::Inputs {
         file: &args.file.display().to_string(),
@@ -116,23 +117,13 @@ fn mc_page(args: &Args, system: &McSystem) -> CommandResult {
     Ok(0)
 }
 
-/// One hyper-period, at most 10 s.
-fn default_duration(workload: &Workload) -> Duration {
-    let cap = Duration::from_secs(10);
-    workload.hyperperiod().map_or(cap, |h| h.min(cap))
-}
-
 fn simulate(
     workload: &Workload,
     policy: &str,
     duration: Duration,
     seed: u64,
 ) -> Result<PolicyRun, Failure> {
-    let kind = PolicyKind::from_cli_name(policy).ok_or_else(|| {
-        Failure::bad_input(format!(
-            "unknown policy {policy:?}: gedf, pedf, gfp, pfp, edzl, grmwp, prmwp, grm, prm"
-        ))
-    })?;
+    let kind = PolicyKind::from_cli_name(policy).expect("clap takes the registry's names");
     let config = SimConfig {
         duration,
         execution_times: execution_model("wcet"),
