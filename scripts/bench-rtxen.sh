@@ -17,7 +17,7 @@ since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; 
 total_start=$(date +%s.%N)
 for d in light medium heavy; do
   start=$(date +%s.%N)
-  "$kairos" experiment "examples/experiments/rtxen-$d.toml" --out "$out/$d" --fresh --quiet "$@" >"$out/$d.log"
+  "$kairos" experiment "examples/experiments/rtxen-$d.toml" --out-dir "$out/$d" --fresh --quiet "$@" >"$out/$d.log"
   printf 'rtxen-%-7s %7s s  (%s points)\n' "$d" "$(since "$start")" "$(grep -c . "$out/$d/points.jsonl")"
 done
 printf 'total          %7s s on %s CPU(s)\n' "$(since "$total_start")" "$(nproc)"

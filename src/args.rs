@@ -94,3 +94,11 @@ pub fn policy_values(
         .map(|(name, summary)| PossibleValue::new(name).help(summary));
     clap::builder::PossibleValuesParser::new(values)
 }
+
+/// Prints `value` as the pretty JSON every `--json` of kairos prints.
+pub fn print_json(value: &impl serde::Serialize) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).expect("kairos's results serialize")
+    );
+}

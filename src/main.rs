@@ -30,7 +30,7 @@ enum Command {
     Gen(commands::gen::GenArgs),
     /// Acceptance-ratio sweep over utilization: CSV and plots, resumable.
     Experiment(commands::experiment::ExperimentArgs),
-    /// Convert another tool's workload file to the kairos format (MC-DAG framework XML).
+    /// Convert another tool's file to the kairos format (MC-DAG framework XML, SimSo XML configuration).
     Import(commands::import::Args),
     /// Write a workload in another tool's format (rt-app JSON).
     Export(commands::export::Args),

@@ -200,7 +200,7 @@ fn experiment_writes_results_resumes_and_refuses_a_different_config() {
     let run = |extra: &[&str]| {
         kairos(
             &[
-                &["experiment", "exp.toml", "--out", "out", "--quiet"],
+                &["experiment", "exp.toml", "--out-dir", "out", "--quiet"],
                 extra,
             ]
             .concat(),
@@ -316,7 +316,10 @@ synth = "federated"
 fn mc_experiment_writes_acceptance_and_table_quality() {
     let dir = scratch();
     std::fs::write(dir.join("mc.toml"), MC_EXPERIMENT).unwrap();
-    let out = kairos(&["experiment", "mc.toml", "--out", "out", "--quiet"], &dir);
+    let out = kairos(
+        &["experiment", "mc.toml", "--out-dir", "out", "--quiet"],
+        &dir,
+    );
     assert!(
         out.status.success(),
         "{}",

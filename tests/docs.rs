@@ -301,8 +301,9 @@ fn bless(example: &Example, output: &str) {
 /// Whether the block runs real-time threads (a real run, a runtime benchmark, or a run as
 /// another user): those need real-time privilege and run in a test of their own.
 fn needs_real_time(script: &str) -> bool {
-    const MARKS: [&str; 12] = [
+    const MARKS: [&str; 13] = [
         "kairos run ",
+        "kairos demo",
         "kairos platform ",
         "kairos partition ",
         "kairos exec ",

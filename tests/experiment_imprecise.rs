@@ -71,7 +71,7 @@ fn imprecise_experiment_reports_acceptance_and_qos() {
         .args([
             "experiment",
             "exp.toml",
-            "--out",
+            "--out-dir",
             "out",
             "--quiet",
             "--json",

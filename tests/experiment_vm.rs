@@ -23,7 +23,7 @@ step = 1.4
 "#;
 
 fn run(dir: &Scratch, extra: &[&str]) -> std::process::Output {
-    let mut args = vec!["experiment", "study.toml", "--out", "out", "--quiet"];
+    let mut args = vec!["experiment", "study.toml", "--out-dir", "out", "--quiet"];
     args.extend_from_slice(extra);
     dir.kairos(&args)
 }

@@ -36,7 +36,7 @@ fn managed_run_for(file: &str, duration: &str, extra: &[&str]) -> Value {
         "--isolation",
         "500ms",
         "--json",
-        "--out",
+        "--out-dir",
     ];
     let out_text = out.display().to_string();
     args.push(&out_text);

@@ -119,7 +119,7 @@ fn exec_in_partitions() {
         "--rt",
         "--policy",
         "rr",
-        "--priority",
+        "--rt-priority",
         "12",
         "--",
         "sh",

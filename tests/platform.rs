@@ -96,7 +96,7 @@ fn the_latency_suite_measures_every_benchmark_with_and_without_stress_and_stops_
         "cpu,fork,syscall,static-key",
         "--json",
         "--quiet",
-        "--out",
+        "--out-dir",
         "out",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -241,7 +241,7 @@ fn the_load_sweep_measures_three_configurations_and_leaves_the_machine_as_it_was
         "300ms",
         "--json",
         "--quiet",
-        "--out",
+        "--out-dir",
         "out",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));

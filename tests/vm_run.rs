@@ -228,7 +228,7 @@ fn kairos_run_on_a_vm_file_compares_per_domain_and_per_vcpu() {
 fn kairos_bench_vmm_writes_the_cdfs_of_each_scheduler() {
     let _serial = common::serial();
     let dir = Scratch::new("bench-vmm");
-    let out = dir.kairos(&["bench", "vmm", "--duration", "1s", "--out", "cdf"]);
+    let out = dir.kairos(&["bench", "vmm", "--duration", "1s", "--out-dir", "cdf"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let csv = dir.read("cdf/vmm-overheads.csv");
     for scheduler in ["rt-global", "rt-partition", "credit"] {

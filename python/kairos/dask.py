@@ -47,7 +47,7 @@ def sweep(cluster, config: str, out: Optional[str] = None, kairos_bin: str = "ka
     address = getattr(cluster, "scheduler_address", None) or getattr(getattr(cluster, "scheduler", None), "address", None) or str(cluster)
     args = [kairos_bin, "experiment", os.fspath(config), "--dask", address, "--python", sys.executable, "--json", "--quiet", *extra]
     if out is not None:
-        args += ["--out", os.fspath(out)]
+        args += ["--out-dir", os.fspath(out)]
     done = subprocess.run(args, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(done.stderr.strip())

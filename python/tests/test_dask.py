@@ -30,7 +30,7 @@ def cluster():
 
 def experiment(out, *extra):
     start = time.perf_counter()
-    done = subprocess.run([BIN, "experiment", str(CONFIG), "--out", str(out), "--quiet", *extra], capture_output=True, text=True)
+    done = subprocess.run([BIN, "experiment", str(CONFIG), "--out-dir", str(out), "--quiet", *extra], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return time.perf_counter() - start
 

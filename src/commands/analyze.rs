@@ -18,7 +18,8 @@ const BATCH_CHUNK: usize = 512;
 
 #[derive(clap::Args)]
 pub struct AnalyzeArgs {
-    /// Workload file (.toml or .json); a VM file (with `domains`) gets compositional analysis.
+    /// A workload (.toml, .json, or a SimSo .xml configuration; imprecise tasks get the RMWP
+    /// tests) or a VM system (compositional analysis); `kairos check` says which.
     #[arg(required_unless_present = "batch", conflicts_with = "batch")]
     pub file: Option<PathBuf>,
     /// Comma-separated test names, `default` (on one core the exact uniprocessor tests, on more

@@ -41,8 +41,25 @@ pub struct OverheadsArgs {
     #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "50us")]
     pub lead: Duration,
     /// Write the [overheads] table to this file (default: print it).
-    #[arg(long, value_name = "FILE.toml")]
+    #[arg(short = 'o', long, value_name = "FILE.toml")]
     pub out: Option<PathBuf>,
+    /// Print the measured distributions as JSON (ns: min, p50, p90, p99, max per overhead,
+    /// and the sample counts) instead of the table; with --out the file is still written.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The three overheads the simulator charges, as measured (ns: min, p50, p90, p99, max).
+#[derive(serde::Serialize)]
+struct Measured {
+    policy: &'static str,
+    cpus: usize,
+    scheduling: [u64; 5],
+    context_switch: [u64; 5],
+    migration: [u64; 5],
+    decisions: u64,
+    switch_ins: u64,
+    migrations: u64,
 }
 
 pub fn run(args: &OverheadsArgs) -> CommandResult {
@@ -73,26 +90,28 @@ pub fn run(args: &OverheadsArgs) -> CommandResult {
             "the run stopped early: {reason}"
         )));
     }
-    let table = overheads_table(&run.result, args, kind)?;
-    match &args.out {
-        Some(path) => {
-            std::fs::write(path, &table).map_err(|e| {
-                Failure::environment(format!("cannot write {}: {e}", path.display()))
-            })?;
+    let measured = measure(&run.result, args, kind)?;
+    let table = overheads_table(&measured, args);
+    if let Some(path) = &args.out {
+        crate::args::write_output(path, &table)?;
+    }
+    match (&args.out, args.json) {
+        (_, true) => crate::args::print_json(&measured),
+        (Some(path), false) => {
             print!("{}", summary_lines(&table));
             println!("written to {}", path.display());
         }
-        None => print!("{table}"),
+        (None, false) => print!("{table}"),
     }
     Ok(0)
 }
 
-/// The file: a comment saying where the figures come from, then the table.
-fn overheads_table(
+/// The run's histograms as the simulator's three overheads.
+fn measure(
     result: &RunResult,
     args: &OverheadsArgs,
     kind: PolicyKind,
-) -> Result<String, Failure> {
+) -> Result<Measured, Failure> {
     let decision = quantiles_of(result, DECISION_COST)?;
     let start = quantiles_of(result, REQUEST_TO_START)?;
     let scheduling = match args.lead.is_zero() {
@@ -104,13 +123,27 @@ fn overheads_table(
         Err(_) => [0; 5],
     };
     let count = |name: &str| result.histograms.get(name).map_or(0, |h| h.summary.count);
+    Ok(Measured {
+        policy: kind.cli_name(),
+        cpus: result.cpus.len(),
+        scheduling,
+        context_switch: start,
+        migration,
+        decisions: count(DECISION_COST),
+        switch_ins: count(REQUEST_TO_START),
+        migrations: count(MIGRATION_REQUEST_TO_START),
+    })
+}
+
+/// The file: a comment saying where the figures come from, then the table.
+fn overheads_table(m: &Measured, args: &OverheadsArgs) -> String {
     let source = args
         .file
         .as_ref()
         .map_or("examples/runtime-2cores.toml".into(), |p| {
             p.display().to_string()
         });
-    Ok(format!(
+    format!(
         "# kairos's user-space dispatcher on this machine ({} CPUs used), measured by\n\
          # `kairos bench overheads {source} --policy {} --duration {} --lead {}`:\n\
          # {} decisions, {} switch-ins, {} migrations. Simulate this machine with\n\
@@ -119,17 +152,17 @@ fn overheads_table(
          scheduling = {}\n\
          context_switch = {}\n\
          migration = {}\n",
-        result.cpus.len(),
-        kind.cli_name(),
+        m.cpus,
+        m.policy,
         args.duration,
         args.lead,
-        count(DECISION_COST),
-        count(REQUEST_TO_START),
-        count(MIGRATION_REQUEST_TO_START),
-        inline_table(scheduling),
-        inline_table(start),
-        inline_table(migration),
-    ))
+        m.decisions,
+        m.switch_ins,
+        m.migrations,
+        inline_table(m.scheduling),
+        inline_table(m.context_switch),
+        inline_table(m.migration),
+    )
 }
 
 /// min, p50, p90, p99 and max of a run's histogram, ns; an error if it has no sample.

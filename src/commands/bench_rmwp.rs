@@ -44,8 +44,8 @@ pub struct RmwpArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Folder for rmwp-overheads.csv and the plots (default: print the table only).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    #[arg(long = "out-dir", alias = "out", value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
     /// Print the rows as JSON.
     #[arg(long)]
     pub json: bool,
@@ -93,7 +93,7 @@ pub fn run(args: &RmwpArgs) -> CommandResult {
     }
     drop(signals);
     print_rows(args, &rows);
-    if let Some(dir) = &args.out {
+    if let Some(dir) = &args.out_dir {
         write_output(&dir.join("rmwp-overheads.csv"), csv(&rows))?;
         let files = super::bench_rmwp_plot::write(dir, &rows, &args.tasks)?;
         eprintln!(

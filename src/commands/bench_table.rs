@@ -25,7 +25,8 @@ pub struct MigrationArgs {
     /// Samples of each raw mechanism (futex wake, sched_setaffinity).
     #[arg(long, default_value_t = 2000)]
     pub samples: usize,
-    #[arg(long, default_value = "kairos-bench")]
+    /// Folder for the CSV and the plots.
+    #[arg(long, value_name = "DIR", default_value = "kairos-bench")]
     pub out_dir: PathBuf,
     /// Print the measurements as JSON (`bench`, `points`: per point its measures in ns,
     /// `files`) instead of the tables.
@@ -46,7 +47,8 @@ pub struct ModeChangeArgs {
     /// LO budget of every task (HI tasks get twice as much at HI).
     #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "500us")]
     pub unit: Duration,
-    #[arg(long, default_value = "kairos-bench")]
+    /// Folder for the CSV and the plots.
+    #[arg(long, value_name = "DIR", default_value = "kairos-bench")]
     pub out_dir: PathBuf,
     /// Print the measurements as JSON (`bench`, `points`: per point its measures in ns,
     /// `files`) instead of the tables.
@@ -65,7 +67,8 @@ pub struct CyclicArgs {
     /// Length of the run per number of cores (at most 60s).
     #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "5s")]
     pub duration: Duration,
-    #[arg(long, default_value = "kairos-bench")]
+    /// Folder for the CSV and the plots.
+    #[arg(long, value_name = "DIR", default_value = "kairos-bench")]
     pub out_dir: PathBuf,
     /// Print the measurements as JSON (`bench`, `points`: per point its measures in ns,
     /// `files`) instead of the tables.

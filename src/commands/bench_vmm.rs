@@ -31,8 +31,21 @@ pub struct VmmArgs {
     #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "3s")]
     pub duration: Duration,
     /// Folder for vmm-overheads.csv (the CDFs) and vmm-overheads.svg (default: the table only).
+    #[arg(long = "out-dir", alias = "out", value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Print the rows as JSON (`scheduler`, `quantity`, `count`, `min`, `p50`, `p99`, `max`
+    /// in ns, and the histogram's `buckets`) instead of the table.
     #[arg(long)]
-    pub out: Option<PathBuf>,
+    pub json: bool,
+}
+
+/// One measured distribution, as `--json` prints it.
+#[derive(serde::Serialize)]
+struct JsonRow<'a> {
+    scheduler: &'a str,
+    quantity: &'a str,
+    #[serde(flatten)]
+    histogram: &'a HistogramJson,
 }
 
 const SCHEDULERS: [&str; 3] = ["rt-global", "rt-partition", "credit"];
@@ -91,11 +104,36 @@ pub fn run(args: &VmmArgs) -> CommandResult {
             }
         }
     }
+    if let Some(dir) = &args.out_dir {
+        write_output(&dir.join("vmm-overheads.csv"), cdf_csv(&rows))?;
+        if register_font() {
+            plot(dir, &rows)?;
+        }
+        eprintln!("wrote {}/vmm-overheads.csv and .svg", dir.display());
+    }
+    match args.json {
+        true => crate::args::print_json(&json_rows(&rows)),
+        false => print_table(&rows),
+    }
+    Ok(0)
+}
+
+fn json_rows(rows: &[Row]) -> Vec<JsonRow<'_>> {
+    (rows.iter())
+        .map(|(scheduler, quantity, histogram)| JsonRow {
+            scheduler,
+            quantity,
+            histogram,
+        })
+        .collect()
+}
+
+fn print_table(rows: &[Row]) {
     println!(
         "{:<13} {:<15} {:>8} {:>9} {:>9} {:>9}",
         "scheduler", "quantity", "calls", "p50", "p99", "max"
     );
-    for (scheduler, quantity, h) in &rows {
+    for (scheduler, quantity, h) in rows {
         let s = &h.summary;
         let us = |ns: u64| crate::report::human_ns(ns);
         println!(
@@ -106,14 +144,6 @@ pub fn run(args: &VmmArgs) -> CommandResult {
             us(s.max)
         );
     }
-    if let Some(dir) = &args.out {
-        write_output(&dir.join("vmm-overheads.csv"), cdf_csv(&rows))?;
-        if register_font() {
-            plot(dir, &rows)?;
-        }
-        eprintln!("wrote {}/vmm-overheads.csv and .svg", dir.display());
-    }
-    Ok(0)
 }
 
 type Row = (&'static str, &'static str, HistogramJson);

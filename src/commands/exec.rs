@@ -19,9 +19,10 @@ pub struct Args {
     /// The real-time policy (with --rt).
     #[arg(long, value_parser = ["fifo", "rr"], default_value = "fifo")]
     pub policy: String,
-    /// The real-time priority, 1 (lowest) to 99 (with --rt).
-    #[arg(long, default_value = "50", value_parser = clap::value_parser!(u8).range(1..=99))]
-    pub priority: u8,
+    /// The kernel's real-time priority (with --rt): 1 to 99, 99 the most urgent, as chrt
+    /// counts; the reverse of a workload's `priority`, where 1 is the most important.
+    #[arg(long = "rt-priority", alias = "priority", value_name = "1-99", default_value = "50", value_parser = clap::value_parser!(u8).range(1..=99))]
+    pub rt_priority: u8,
     /// The command and its arguments (after `--`).
     #[arg(trailing_var_arg = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -53,7 +54,7 @@ pub fn run(args: &Args) -> CommandResult {
     }
     sched::set_affinity(0, cpus).map_err(|e| Failure::environment(e.to_string()))?;
     match args.rt {
-        true => set_rt(&args.policy, RtPriority(args.priority))?,
+        true => set_rt(&args.policy, RtPriority(args.rt_priority))?,
         false => sched::set_other(0).map_err(|e| Failure::environment(e.to_string()))?,
     }
     let error = std::process::Command::new(&args.command[0])

@@ -29,8 +29,11 @@ pub struct RtAppArgs {
     /// The workload (TOML or JSON).
     pub file: PathBuf,
     /// Where to write the rt-app JSON.
-    #[arg(short = 'o', long = "output")]
-    pub output: PathBuf,
+    #[arg(short = 'o', long = "out", alias = "output", value_name = "FILE.json")]
+    pub out: PathBuf,
+    /// Print what was written as JSON (`out`, `tasks`, `seconds`, `policy`, `notes`).
+    #[arg(long)]
+    pub json: bool,
     /// How long rt-app runs (its `global.duration`, whole seconds, at least 1).
     #[arg(long, default_value = "10s", value_parser = crate::args::duration_arg)]
     pub duration: Duration,
@@ -71,13 +74,23 @@ fn rt_app(args: &RtAppArgs) -> CommandResult {
     let plan = plan(&workload, &config, &cpus).map_err(|e| Failure::bad_input(e.to_string()))?;
     let document = document(&workload, &plan.threads, seconds);
     let text = serde_json::to_string_pretty(&document).expect("serializes") + "\n";
-    write_output(&args.output, text)?;
+    write_output(&args.out, text)?;
+    if args.json {
+        crate::args::print_json(&json!({
+            "out": args.out.display().to_string(),
+            "tasks": workload.tasks.len(),
+            "seconds": seconds,
+            "policy": args.policy,
+            "notes": plan.notes,
+        }));
+        return Ok(0);
+    }
     for note in &plan.notes {
         eprintln!("note: {note}");
     }
     println!(
         "wrote {}: {} task(s), {} s, {}",
-        args.output.display(),
+        args.out.display(),
         workload.tasks.len(),
         seconds,
         args.policy

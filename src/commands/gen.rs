@@ -44,7 +44,7 @@ pub struct GenArgs {
     pub count: usize,
     /// Output file (.toml, .json or .jsonl; with --mcdag .toml, .json or .xml); standard output
     /// if absent.
-    #[arg(long)]
+    #[arg(short = 'o', long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// With --out: print what was written (file, format, utilizations, the command) as JSON.
     #[arg(long)]

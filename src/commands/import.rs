@@ -27,8 +27,12 @@ pub struct SimsoArgs {
     /// The XML file SimSo's Configuration.save wrote.
     pub file: PathBuf,
     /// Output file (kairos TOML); standard output if absent.
-    #[arg(long, short)]
+    #[arg(long, short, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Print what was written as JSON (`out`, `tasks`, `cores`, SimSo's `policy` and
+    /// `duration_ns`, `notes`); needs --out.
+    #[arg(long, requires = "out")]
+    pub json: bool,
 }
 
 #[derive(clap::Args)]
@@ -42,8 +46,11 @@ pub struct McdagArgs {
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub cores: Option<u64>,
     /// Output file: kairos TOML, or JSON when the name ends in .json; standard output if absent.
-    #[arg(long, short)]
+    #[arg(long, short, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Print what was written as JSON (`out`, `dags`, `tasks`, `levels`, `cores`); needs --out.
+    #[arg(long, requires = "out")]
+    pub json: bool,
 }
 
 pub fn run(args: &Args) -> CommandResult {
@@ -72,6 +79,18 @@ fn simso(args: &SimsoArgs) -> CommandResult {
         return Err(Failure::bad_input(format!(
             "{name}: the imported workload has errors: nothing written"
         )));
+    }
+    if let (true, Some(path)) = (args.json, &args.out) {
+        write_output(path, &text)?;
+        crate::args::print_json(&serde_json::json!({
+            "out": path.display().to_string(),
+            "tasks": import.tasks.len(),
+            "cores": import.cores,
+            "policy": import.policy,
+            "duration_ns": import.duration.as_nanos(),
+            "notes": import.notes,
+        }));
+        return Ok(0);
     }
     for note in &import.notes {
         eprintln!("note: {note}");
@@ -143,6 +162,16 @@ fn mcdag(args: &McdagArgs) -> CommandResult {
         Some(path) => {
             write_output(path, text)?;
             let tasks: usize = system.dags.iter().map(|d| d.tasks.len()).sum();
+            if args.json {
+                crate::args::print_json(&serde_json::json!({
+                    "out": path.display().to_string(),
+                    "dags": system.dags.len(),
+                    "tasks": tasks,
+                    "levels": system.level_count(),
+                    "cores": system.cores,
+                }));
+                return Ok(0);
+            }
             println!(
                 "wrote {}: {} DAG(s), {tasks} task(s), {} level(s) on {} core(s)",
                 path.display(),

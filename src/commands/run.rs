@@ -22,7 +22,8 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Workload file (.toml or .json); an MC-DAG system with `--policy table`.
+    /// A workload (.toml, .json, or a SimSo .xml configuration), an MC-DAG system (kairos file
+    /// or MC-DAG framework .xml) or a VM system (`kairos check` says which).
     pub file: PathBuf,
     /// The policy (the simulator's, see --dispatch; edf: the kernel's SCHED_DEADLINE, the same
     /// as gedf --dispatch kernel). Default: the input's, as `kairos simulate` chooses it (table
@@ -100,7 +101,7 @@ pub struct Args {
     /// Execution time of each job: its WCET, or uniform in [bcet, wcet] (table: in [0, C(0)]),
     /// drawn per (task, job) from --seed exactly as `kairos simulate` draws it, so --compare
     /// simulates the same work.
-    #[arg(long, value_parser = ["wcet", "uniform"], default_value = "wcet")]
+    #[arg(long, value_name = "MODEL", value_parser = ["wcet", "uniform"], default_value = "wcet")]
     pub exec: String,
     /// Seed of every random choice (execution times, random overruns).
     #[arg(long, default_value_t = 0)]

@@ -5,9 +5,10 @@
 //! policy instead: its scheduling tables executed as G-RES / G-MCRES do (seed
 //! Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", sections 5-6), with injected overruns and mode changes.
 
+pub(crate) use super::pictures::{gantt_view, write_pictures, write_trace_files, TraceOutputs};
 use super::simulate_tables::run_tables;
 pub(crate) use super::simulate_tables::{override_mc_cores, table_summary, tables_for};
-use crate::args::{duration_arg, window_arg, write_output, CommandResult, Failure};
+use crate::args::{duration_arg, window_arg, CommandResult, Failure};
 use crate::report;
 use kairos_model::input::{Input, InputKind, LoadOptions, SimsoRun};
 use kairos_model::{Cost, Duration, Format, Instant, Overheads, Workload};
@@ -15,8 +16,6 @@ use kairos_policy::PriorityOrder;
 use kairos_policy::{registry, PolicyKind};
 use kairos_sim::table::Overrun;
 use kairos_sim::{simulate, ExecutionTimeModel, SimConfig, SimOutcome};
-use kairos_trace::gantt::{render_svg, GanttOptions};
-use kairos_trace::Trace;
 use std::path::PathBuf;
 
 /// Simulated time when neither `--duration` nor a usable hyper-period says otherwise.
@@ -43,7 +42,7 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Execution time of each job: its WCET, or uniform between bcet and wcet.
-    #[arg(long = "exec", value_parser = ["wcet", "uniform"], default_value = "wcet")]
+    #[arg(long = "exec", value_name = "MODEL", value_parser = ["wcet", "uniform"], default_value = "wcet")]
     pub execution_times: String,
     /// Fixed-priority order for gfp/pfp: explicit if every task has a priority, else RM.
     #[arg(long, value_parser = ["auto", "rm", "dm", "explicit"], default_value = "auto")]
@@ -327,79 +326,6 @@ fn load_overheads(path: &std::path::Path) -> Result<Overheads, Failure> {
         }
         Failure::bad_input(format!("{name}: no usable [overheads] table"))
     })
-}
-
-/// Writes the Gantt chart and the Perfetto trace, if asked for; returns what was written.
-pub fn write_pictures(
-    outcome: &SimOutcome,
-    gantt: Option<&PathBuf>,
-    view: GanttOptions,
-    trace_path: Option<&PathBuf>,
-    workload: &Workload,
-) -> Result<Vec<String>, Failure> {
-    let title = format!(
-        "{} under {}",
-        workload.name.as_deref().unwrap_or("workload"),
-        outcome.metrics.policy
-    );
-    let outputs = TraceOutputs {
-        gantt,
-        view,
-        trace: trace_path,
-    };
-    write_trace_files(outcome.trace.as_ref(), title, &outputs)
-}
-
-/// `--gantt-window` and `--gantt-by` as chart options (the title is set per chart).
-pub(crate) fn gantt_view(
-    window: Option<(Instant, Instant)>,
-    rows: kairos_trace::gantt::RowsBy,
-) -> GanttOptions {
-    GanttOptions {
-        window,
-        rows,
-        title: None,
-    }
-}
-
-/// Where a recorded trace goes.
-pub(super) struct TraceOutputs<'a> {
-    pub gantt: Option<&'a PathBuf>,
-    /// Window and rows of the chart (the title is the run's).
-    pub view: GanttOptions,
-    pub trace: Option<&'a PathBuf>,
-}
-
-pub(super) fn write_trace_files(
-    trace: Option<&Trace>,
-    title: String,
-    outputs: &TraceOutputs,
-) -> Result<Vec<String>, Failure> {
-    let mut written = Vec::new();
-    let Some(trace) = trace else {
-        return Ok(written);
-    };
-    let (gantt, trace_path) = (outputs.gantt, outputs.trace);
-    if let Some(path) = gantt {
-        let options = GanttOptions {
-            title: Some(title),
-            ..outputs.view.clone()
-        };
-        let svg = render_svg(trace, &options);
-        write_output(path, svg)?;
-        written.push(format!("Gantt chart {}", path.display()));
-    }
-    if let Some(path) = trace_path {
-        let mut buffer = Vec::new();
-        kairos_trace::chrome::write_chrome_trace(trace, &mut buffer)
-            .map_err(|e| Failure::environment(format!("cannot encode the trace: {e}")))?;
-        write_output(path, buffer)?;
-        written.push(format!(
-            "Perfetto trace {} (open it in https://ui.perfetto.dev)",
-            path.display()
-        ));
-    }
-    Ok(written)
 }
 
 /// The first flag in `flags` that was given, as an error saying where it belongs.

@@ -79,7 +79,7 @@ fn refuse_options(args: &SimulateArgs) -> Result<(), Failure> {
 }
 
 /// The per-domain and per-VCPU tables of the text report.
-fn vm_tables(m: &VmMetrics) -> String {
+pub(crate) fn vm_tables(m: &VmMetrics) -> String {
     let mut out = format!(
         "{:<16} {:<6} {:>9} {:>10} {:>7} {:>10}\n",
         "domain", "guest", "released", "completed", "misses", "miss ratio"

@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long, allow_hyphen_values = true, default_value = "1ms", value_parser = duration_arg)]
     pub slot: Duration,
     /// Write the tables (JSON table file, times in ns) here.
-    #[arg(long, value_name = "TABLES.json")]
+    #[arg(short = 'o', long, value_name = "FILE.json")]
     pub out: Option<PathBuf>,
     /// Write every level's table as one Gantt chart (SVG).
     #[arg(long, value_name = "FILE.svg", value_parser = crate::args::svg_path_arg)]

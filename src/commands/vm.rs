@@ -11,11 +11,15 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct InterfaceArgs {
-    /// VM file (.toml or .json with `domains`).
+    /// A VM system (.toml or .json with `domains`).
     pub file: PathBuf,
     /// Write the system with its computed VCPUs here (TOML); standard output when absent.
-    #[arg(long)]
+    #[arg(short = 'o', long, value_name = "FILE.toml")]
     pub out: Option<PathBuf>,
+    /// Print the interfaces as JSON (as `kairos analyze --json`) instead of the file; with
+    /// --out the file is still written.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// A VM system ready to run: the compositional analysis, the system with every
@@ -75,10 +79,7 @@ pub(crate) fn vmm_name(system: &VmSystem) -> String {
 pub fn analyze(system: &VmSystem, json: bool) -> CommandResult {
     let report = csa(system);
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).expect("report serializes")
-        );
+        crate::args::print_json(&report);
     } else {
         print!("{}", text(system, &report));
     }
@@ -89,7 +90,7 @@ pub fn analyze(system: &VmSystem, json: bool) -> CommandResult {
     })
 }
 
-fn text(system: &VmSystem, report: &CsaReport) -> String {
+pub(crate) fn text(system: &VmSystem, report: &CsaReport) -> String {
     let mut out = format!(
         "{}: {} domain(s) on {} core(s), {}\n",
         system.name.as_deref().unwrap_or("system"),
@@ -155,20 +156,22 @@ fn text(system: &VmSystem, report: &CsaReport) -> String {
 /// VCPUs (and, for partitioned guests, each task's VCPU as `core`) written in.
 pub fn interface(args: &InterfaceArgs) -> CommandResult {
     let system = crate::input::vm_system(&args.file, "interface")?;
-    let system = prepare(&system).map_err(Failure::bad_input)?.system;
+    let Prepared { report, system, .. } = prepare(&system).map_err(Failure::bad_input)?;
     let toml = to_toml(&system);
+    if args.json {
+        crate::args::print_json(&report);
+    }
     match &args.out {
         Some(path) => {
-            std::fs::write(path, &toml).map_err(|e| {
-                Failure::environment(format!("cannot write {}: {e}", path.display()))
-            })?;
+            crate::args::write_output(path, &toml)?;
             eprintln!(
                 "wrote {} ({} domain(s))",
                 path.display(),
                 system.domains.len()
             );
         }
-        None => print!("{toml}"),
+        None if !args.json => print!("{toml}"),
+        None => {}
     }
     Ok(0)
 }

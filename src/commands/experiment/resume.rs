@@ -98,7 +98,7 @@ impl<P: Point> Progress<P> {
         let same_config = previous.as_deref() == Some(config_text);
         if previous.is_some() && !same_config && !fresh {
             return Err(Failure::bad_input(format!(
-                "{} holds results of a different config; pass --fresh to discard them or choose another --out",
+                "{} holds results of a different config; pass --fresh to discard them or choose another --out-dir",
                 out.display()
             )));
         }

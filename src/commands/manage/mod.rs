@@ -62,7 +62,7 @@ pub fn run(args: &Args) -> CommandResult {
     };
     let outcome = run_manager(config).map_err(manage_failure)?;
     let report = report::Report::new(&args.file, &system, !args.unmanaged, &outcome, prior);
-    if let Some(dir) = &args.output.out {
+    if let Some(dir) = &args.output.out_dir {
         report.write(dir)?;
         plot::draw(dir, &report)?;
     }
@@ -104,7 +104,7 @@ fn prior_per_call(path: &Path, work: &str) -> Result<f64, Failure> {
         .map_err(|e| Failure::bad_input(format!("{}: not JSON: {e}", path.display())))?;
     let fits = json["fits"].as_array().ok_or_else(|| {
         Failure::bad_input(format!(
-            "{}: no `fits` (write it with kairos platform interference --out DIR)",
+            "{}: no `fits` (write it with kairos platform interference --out-dir DIR)",
             path.display()
         ))
     })?;

@@ -1,5 +1,5 @@
 //! What `kairos manage` reports: the text summary, `--json` (`periods`, `deadline_misses`,
-//! `be_share` per core, `model` per core, the changes with their reasons), and `--out DIR`
+//! `be_share` per core, `model` per core, the changes with their reasons), and `--out-dir DIR`
 //! (`manage.json`, `periods.csv`, `changes.csv`).
 
 use crate::args::Failure;

@@ -148,14 +148,14 @@ pub fn run(args: &InterferenceArgs) -> CommandResult {
         points,
     };
     let json = serde_json::to_string_pretty(&report).expect("report serializes");
-    if let Some(dir) = &args.suite.output.out {
+    if let Some(dir) = &args.suite.output.out_dir {
         write_output(&dir.join("interference.json"), &json)?;
         let ks: Vec<usize> = (0..=others.len()).collect();
         plot::interference(dir, &ks, &report.fits)?;
     }
     match args.suite.output.json {
         true => println!("{json}"),
-        false => print!("{}", text(&report, args.suite.output.out.as_deref())),
+        false => print!("{}", text(&report, args.suite.output.out_dir.as_deref())),
     }
     Ok(0)
 }

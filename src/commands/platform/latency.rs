@@ -91,7 +91,7 @@ pub fn run(args: &LatencyArgs) -> CommandResult {
         stressed,
     };
     let json = serde_json::to_string_pretty(&report).expect("report serializes");
-    if let Some(dir) = &args.suite.output.out {
+    if let Some(dir) = &args.suite.output.out_dir {
         write_output(&dir.join("latency.json"), &json)?;
         write_output(
             &dir.join("latency.csv"),
@@ -114,7 +114,7 @@ pub fn run(args: &LatencyArgs) -> CommandResult {
                 "{}",
                 table::text(&report.benchmarks, report.stressed.as_deref())
             );
-            if let Some(dir) = &args.suite.output.out {
+            if let Some(dir) = &args.suite.output.out_dir {
                 println!(
                     "wrote {}: latency.json, latency.csv, latency.svg, latency.png",
                     dir.display()

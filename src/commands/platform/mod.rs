@@ -63,8 +63,8 @@ pub struct Output {
     #[arg(long)]
     pub json: bool,
     /// Write JSON, CSV and plots into this folder.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    #[arg(long = "out-dir", alias = "out", value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,

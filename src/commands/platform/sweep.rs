@@ -291,7 +291,7 @@ fn us(ns: u64) -> String {
 fn report(args: &SweepArgs, points: &[Point]) -> CommandResult {
     let json =
         serde_json::to_string_pretty(&serde_json::json!({ "points": points })).expect("serializes");
-    if let Some(dir) = &args.output.out {
+    if let Some(dir) = &args.output.out_dir {
         write_output(&dir.join("load-sweep.json"), &json)?;
         let mut csv = String::from("config,load_pct,latency_p50_ns,latency_p99_ns,latency_max_ns,jitter_p99_ns,jitter_max_ns,cyclictest_p50_ns,cyclictest_p99_ns,cyclictest_max_ns\n");
         for p in points {
@@ -338,7 +338,7 @@ fn report(args: &SweepArgs, points: &[Point]) -> CommandResult {
             us(j.max)
         );
     }
-    if let Some(dir) = &args.output.out {
+    if let Some(dir) = &args.output.out_dir {
         println!(
             "wrote {}: load-sweep.json, load-sweep.csv, load-sweep.svg, load-sweep.png",
             dir.display()

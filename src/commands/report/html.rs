@@ -13,7 +13,8 @@ pub struct Inputs<'a> {
     pub workload: &'a Workload,
     pub analysis: &'a Value,
     pub runs: &'a [PolicyRun],
-    pub gantt_end: Instant,
+    /// The part of each schedule its Gantt chart shows.
+    pub gantt_window: (Instant, Instant),
 }
 
 /// Text made safe inside HTML and SVG.
@@ -179,12 +180,12 @@ fn policy_section(inputs: &Inputs, run: &PolicyRun) -> String {
     );
     if let Some(trace) = &run.outcome.trace {
         let options = GanttOptions {
-            window: Some((Instant::from_nanos(0), inputs.gantt_end)),
+            window: Some(inputs.gantt_window),
             title: Some(format!(
-                "{} on {} core(s), first {}",
+                "{} on {} core(s), {}",
                 run.name,
                 m.cores,
-                inputs.gantt_end.since_origin()
+                super::window_label(inputs.gantt_window)
             )),
             ..GanttOptions::default()
         };

@@ -20,7 +20,7 @@ pub fn page(
     overrun: f64,
     seed: u64,
     duration: Option<Duration>,
-) -> Result<String, Failure> {
+) -> Result<(String, (super::RunSummary, u64)), Failure> {
     let (tables, source) = tables_for(system, None)?;
     let duration = duration.or_else(|| {
         system
@@ -60,7 +60,13 @@ pub fn page(
         ),
         run_section(&outcome.metrics, run_svg.as_deref()),
     ];
-    Ok(document(&name, &file.display().to_string(), &body.concat()))
+    let m = &outcome.metrics;
+    let run = super::RunSummary::of(
+        "table",
+        [m.jobs_released, m.jobs_completed, m.deadline_misses],
+    );
+    let page = document(&name, &file.display().to_string(), &body.concat());
+    Ok((page, (run, m.duration_ns)))
 }
 
 fn system_section(s: &McSystem) -> String {

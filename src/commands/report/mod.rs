@@ -15,10 +15,10 @@ use crate::args::{duration_arg, write_output, CommandResult, Failure};
 use crate::commands::simulate::{execution_model, priority_order, resolve_duration, run_policy};
 use crate::input::load_for;
 use kairos_model::input::{Input, InputKind, LoadOptions};
-use kairos_model::{Duration, Instant, McSystem, VmSystem, Workload};
+use kairos_model::{Duration, Instant, Workload};
 use kairos_policy::{registry, PolicyKind};
 use kairos_sim::{SimConfig, SimOutcome};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -33,19 +33,24 @@ pub struct Args {
     /// (one hyper-period, or max offset + 2 of them with offsets), at most 10 s).
     #[arg(long, value_parser = duration_arg)]
     pub duration: Option<Duration>,
-    /// The span the Gantt charts show from time 0 (default: the first 100 ms).
-    #[arg(long, default_value = "100ms", value_parser = duration_arg)]
-    pub gantt: Duration,
+    /// The part of each schedule the Gantt charts show, e.g. 0ms..50ms (cut at the simulated
+    /// duration).
+    #[arg(long, value_name = "START..END", default_value = "0ms..100ms", value_parser = crate::args::window_arg)]
+    pub gantt_window: (Instant, Instant),
     /// Seed of the random draws (mixed-criticality overruns).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Mixed-criticality systems: each job above the lowest level overruns to a higher level's
     /// WCET with this probability, so the page shows mode changes.
     #[arg(long, default_value_t = 0.2)]
     pub overrun: f64,
     /// The page to write.
-    #[arg(short = 'o', long = "output")]
-    pub output: PathBuf,
+    #[arg(short = 'o', long = "out", alias = "output", value_name = "FILE.html")]
+    pub out: PathBuf,
+    /// Print what the page holds as JSON (`out`, `file`, `kind`, `duration_ns`, and per
+    /// simulation its policy, jobs released and completed, deadline misses) after writing it.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// One policy's simulation as the page shows it.
@@ -65,56 +70,179 @@ const TAKES: [InputKind; 5] = [
     InputKind::Vm,
 ];
 
+/// What a written page holds, as `--json` prints it.
+#[derive(serde::Serialize)]
+pub struct Written {
+    /// The page written.
+    pub out: String,
+    /// The input it reports on and that input's kind.
+    pub file: String,
+    pub kind: &'static str,
+    /// Simulated time of each run on the page.
+    pub duration_ns: u64,
+    pub runs: Vec<RunSummary>,
+}
+
+/// One simulation on the page.
+#[derive(serde::Serialize)]
+pub struct RunSummary {
+    pub policy: String,
+    pub jobs_released: u64,
+    pub jobs_completed: u64,
+    pub deadline_misses: u64,
+}
+
+impl RunSummary {
+    /// `counts`: jobs released, completed and missed.
+    pub fn of(policy: &str, counts: [u64; 3]) -> Self {
+        let [jobs_released, jobs_completed, deadline_misses] = counts;
+        RunSummary {
+            policy: policy.to_string(),
+            jobs_released,
+            jobs_completed,
+            deadline_misses,
+        }
+    }
+}
+
+/// What a page is made from, whichever kind of input it reports on.
+pub struct Request<'a> {
+    /// The input's path, as the page names it.
+    pub file: &'a Path,
+    /// Workloads: the policies to simulate (default: [`registry::compared_for`]).
+    pub policies: Option<&'a [String]>,
+    /// Simulated time (default: as `kairos simulate`).
+    pub duration: Option<Duration>,
+    pub gantt_window: (Instant, Instant),
+    pub seed: u64,
+    /// MC-DAG systems: each job above the lowest level overruns with this probability.
+    pub overrun: f64,
+}
+
+/// A page and what it holds.
+pub struct Page {
+    pub html: String,
+    pub kind: &'static str,
+    pub duration_ns: u64,
+    pub runs: Vec<RunSummary>,
+}
+
+/// The page of `input` (a workload, an MC-DAG system or a VM system).
+pub fn build(request: &Request, input: Input) -> Result<Page, Failure> {
+    let page = |html, kind, (run, duration_ns): (RunSummary, u64)| Page {
+        html,
+        kind,
+        duration_ns,
+        runs: vec![run],
+    };
+    let r = request;
+    Ok(match input {
+        Input::Vm(system) => {
+            let (html, run) = vm::page(r.file, &system, r.duration, r.gantt_window, r.seed)?;
+            page(html, "vm", run)
+        }
+        Input::Mc(system) => {
+            let (html, run) = mc::page(r.file, &system, r.overrun, r.seed, r.duration)?;
+            page(html, "mcdag", run)
+        }
+        Input::Workload(workload) => workload_page(request, &workload)?,
+        _ => unreachable!("report takes workloads, MC and VM systems"),
+    })
+}
+
 pub fn run(args: &Args) -> CommandResult {
     let taken = load_for(&args.file, "report", &TAKES, &LoadOptions::default())?;
-    let workload = match taken.input {
-        Input::Vm(system) => return vm_page(args, &system),
-        Input::Mc(system) => return mc_page(args, &system),
-        Input::Workload(workload) => workload,
-        _ => unreachable!("report takes workloads, MC and VM systems"),
+    let request = Request {
+        file: &args.file,
+        policies: args.policies.as_deref(),
+        duration: args.duration,
+        gantt_window: args.gantt_window,
+        seed: args.seed,
+        overrun: args.overrun,
     };
-    let analysis = crate::commands::analyze::default_report(&args.file, &workload);
-    let duration = resolve_duration(&workload, args.duration)?;
-    let policies = match &args.policies {
+    let page = build(&request, taken.input)?;
+    write_output(&args.out, &page.html)?;
+    let written = Written {
+        out: args.out.display().to_string(),
+        file: args.file.display().to_string(),
+        kind: page.kind,
+        duration_ns: page.duration_ns,
+        runs: page.runs,
+    };
+    if args.json {
+        crate::args::print_json(&written);
+    } else {
+        println!("{}", headline(&written));
+    }
+    Ok(0)
+}
+
+/// The line the text output prints after writing the page.
+pub fn headline(w: &Written) -> String {
+    match w.kind {
+        "vm" => format!("wrote {}: interfaces and the two-level simulation", w.out),
+        "mcdag" => format!("wrote {}: tables and mode changes", w.out),
+        _ => format!(
+            "wrote {}: {} polic(ies), {} simulated each",
+            w.out,
+            w.runs.len(),
+            Duration::from_nanos(w.duration_ns)
+        ),
+    }
+}
+
+fn workload_page(request: &Request, workload: &Workload) -> Result<Page, Failure> {
+    let analysis = crate::commands::analyze::default_report(request.file, workload);
+    let duration = resolve_duration(workload, request.duration)?;
+    let policies = match request.policies {
         Some(named) => named.iter().map(String::as_str).collect(),
-        None => registry::compared_for(&workload),
+        None => registry::compared_for(workload),
     };
     let runs = (policies.iter())
-        .map(|p| simulate(&workload, p, duration, args.seed))
+        .map(|p| simulate(workload, p, duration, request.seed))
         .collect::<Result<Vec<_>, _>>()?;
-    let page = html::page(&html::Inputs {
-        file: &args.file.display().to_string(),
-        workload: &workload,
+    let html = html::page(&html::Inputs {
+        file: &request.file.display().to_string(),
+        workload,
         analysis: &analysis,
         runs: &runs,
-        gantt_end: Instant::from_nanos(args.gantt.as_nanos().min(duration.as_nanos())),
+        gantt_window: clip(request.gantt_window, duration.as_nanos()),
     });
-    write_output(&args.output, page)?;
-    println!(
-        "wrote {}: {} task(s), {} polic(ies), {} simulated each",
-        args.output.display(),
-        workload.tasks.len(),
-        runs.len(),
-        duration
-    );
-    Ok(0)
+    let summaries = (runs.iter())
+        .map(|r| {
+            let m = &r.outcome.metrics;
+            RunSummary::of(
+                &r.name,
+                [m.jobs_released, m.jobs_completed, m.deadline_misses],
+            )
+        })
+        .collect();
+    Ok(Page {
+        html,
+        kind: "workload",
+        duration_ns: duration.as_nanos(),
+        runs: summaries,
+    })
 }
 
-fn vm_page(args: &Args, system: &VmSystem) -> CommandResult {
-    let page = vm::page(&args.file, system, args.duration, args.gantt, args.seed)?;
-    write_output(&args.output, page)?;
-    println!(
-        "wrote {}: interfaces and the two-level simulation",
-        args.output.display()
-    );
-    Ok(0)
+/// `window` cut at `end_ns`, the simulated duration; a window past the end shows the whole run.
+pub fn clip(window: (Instant, Instant), end_ns: u64) -> (Instant, Instant) {
+    let to = Instant::from_nanos(window.1.as_nanos().min(end_ns));
+    let from = if window.0 < to {
+        window.0
+    } else {
+        Instant::ZERO
+    };
+    (from, to)
 }
 
-fn mc_page(args: &Args, system: &McSystem) -> CommandResult {
-    let page = mc::page(&args.file, system, args.overrun, args.seed, args.duration)?;
-    write_output(&args.output, page)?;
-    println!("wrote {}: tables and mode changes", args.output.display());
-    Ok(0)
+/// The caption of a chart drawn over `window`.
+pub fn window_label(window: (Instant, Instant)) -> String {
+    if window.0 == Instant::ZERO {
+        format!("the first {}", window.1.since_origin())
+    } else {
+        format!("{} to {}", window.0.since_origin(), window.1.since_origin())
+    }
 }
 
 fn simulate(

@@ -20,9 +20,9 @@ pub fn page(
     file: &Path,
     system: &VmSystem,
     duration: Option<Duration>,
-    gantt: Duration,
+    gantt_window: (Instant, Instant),
     seed: u64,
-) -> Result<String, Failure> {
+) -> Result<(String, (super::RunSummary, u64)), Failure> {
     let Prepared { report, plan, .. } = prepare(system).map_err(Failure::bad_input)?;
     let config = SimConfig {
         duration: resolve_duration(&plan.workload, duration)?,
@@ -43,13 +43,13 @@ pub fn page(
         Duration::from_nanos(m.duration_ns), m.jobs_released, m.jobs_completed, m.deadline_misses, m.preemptions, m.migrations
     ));
     if let Some(trace) = &outcome.trace {
-        let end = Instant::from_nanos(gantt.as_nanos().min(m.duration_ns));
+        let window = super::clip(gantt_window, m.duration_ns);
         let options = GanttOptions {
-            window: Some((Instant::from_nanos(0), end)),
+            window: Some(window),
             title: Some(format!(
-                "{name} under {}, the first {}",
+                "{name} under {}, {}",
                 crate::commands::vm::vmm_name(system),
-                end.since_origin()
+                super::window_label(window)
             )),
             ..GanttOptions::default()
         };
@@ -64,7 +64,12 @@ pub fn page(
         ));
     }
     body.push_str("</section>");
-    Ok(document(&name, &file.display().to_string(), &body))
+    let run = super::RunSummary::of(
+        &crate::commands::vm::vmm_name(system),
+        [m.jobs_released, m.jobs_completed, m.deadline_misses],
+    );
+    let page = document(&name, &file.display().to_string(), &body);
+    Ok((page, (run, m.duration_ns)))
 }
 
 fn system_section(system: &VmSystem) -> String {

@@ -238,7 +238,7 @@ fn points(r: Range) -> Option<Vec<f64>> {
 /// Runs the study of `config` (already read as `text`).
 pub fn run(args: &super::ExperimentArgs, text: &str) -> CommandResult {
     let mut study = load(text, &args.config)?;
-    let out = (args.out.clone()).unwrap_or_else(|| PathBuf::from("results").join(&study.name));
+    let out = (args.out_dir.clone()).unwrap_or_else(|| PathBuf::from("results").join(&study.name));
     if args.dry_run {
         print!("{}", report::plan(&study, &out));
         return Ok(0);

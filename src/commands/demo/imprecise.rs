@@ -3,38 +3,42 @@
 //! G-RMWP, P-RMWP and their baselines G-RM, P-RM simulated side by side with the optional work
 //! each lets run, and a per-task Gantt chart of G-RMWP's three parts.
 
-use crate::args::{write_output, Failure};
+use super::Demo;
+use crate::args::Failure;
 use crate::commands::simulate::{resolve_duration, run_policy, write_pictures};
 use crate::report::human_ns;
 use kairos_model::{check_source, Format, Workload};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_sim::SimConfig;
 use kairos_trace::gantt::{GanttOptions, RowsBy};
-use std::path::Path;
 
 /// The imprecise workload, also shipped as `examples/imprecise.toml`.
-pub const IMPRECISE_WORKLOAD: &str = include_str!("../../examples/imprecise.toml");
+pub const IMPRECISE_WORKLOAD: &str = include_str!("../../../examples/imprecise.toml");
 
-pub fn run(out_dir: &Path, files: &mut Vec<String>) -> Result<(), Failure> {
-    println!("\n== 8. imprecise tasks (examples/imprecise.toml): G-RMWP and P-RMWP");
+pub fn run(demo: &mut Demo) -> Result<(), Failure> {
+    demo.stage(
+        "imprecise",
+        "tasks with optional parts (examples/imprecise.toml): G-RMWP and P-RMWP",
+    );
     let workload = check_source(IMPRECISE_WORKLOAD, Format::Toml)
         .workload
         .ok_or_else(|| Failure::bad_input("the embedded imprecise workload is invalid"))?;
-    analyse(&workload);
+    analyse(demo, &workload);
     let config = SimConfig {
         duration: resolve_duration(&workload, None)?,
         record_trace: true,
         ..SimConfig::default()
     };
-    println!(
+    demo.say(format!(
         "  {:<7} {:>7} {:>18} {:>6} {:>5} {:>7}",
         "policy", "misses", "optional executed", "QoS", "cut", "skipped"
-    );
+    ));
+    let mut runs = Vec::new();
     for kind in PolicyKind::RMWP_FAMILY {
         let outcome = run_policy(&workload, kind, PriorityOrder::RateMonotonic, &config)?;
         let m = &outcome.metrics;
         let optional = m.optional.unwrap_or_default();
-        println!(
+        demo.say(format!(
             "  {:<7} {:>7} {:>18} {:>6} {:>5} {:>7}",
             m.policy,
             m.deadline_misses,
@@ -43,28 +47,25 @@ pub fn run(out_dir: &Path, files: &mut Vec<String>) -> Result<(), Failure> {
                 .map_or("-".into(), |q| format!("{:.1}%", 100.0 * q)),
             optional.optional_cut,
             optional.optional_skipped
-        );
+        ));
         if kind == PolicyKind::GlobalRmwp {
             let view = GanttOptions {
                 rows: RowsBy::Tasks,
                 ..GanttOptions::default()
             };
-            let gantt = out_dir.join("gantt-grmwp-parts.svg");
-            files.extend(write_pictures(
-                &outcome,
-                Some(&gantt),
-                view,
-                None,
-                &workload,
-            )?);
+            let gantt = demo.out_dir().join("gantt-grmwp-parts.svg");
+            let written = write_pictures(&outcome, Some(&gantt), view, None, &workload)?;
+            demo.files.extend(written);
         }
+        runs.push(outcome.metrics);
     }
-    write_output(&out_dir.join("imprecise.toml"), IMPRECISE_WORKLOAD)?;
+    demo.record("policies", &runs);
+    demo.write("imprecise.toml", IMPRECISE_WORKLOAD)?;
     Ok(())
 }
 
 /// The verdicts of `g-rmwp` and `p-rmwp-cnf` and the optional deadlines of the imprecise tasks.
-fn analyse(workload: &Workload) {
+fn analyse(demo: &mut Demo, workload: &Workload) {
     let tasks = kairos_analysis::tasks_of(workload);
     for name in ["g-rmwp", "p-rmwp-cnf"] {
         let test = kairos_analysis::registry::find(name).expect("the RMWP tests exist");
@@ -79,6 +80,10 @@ fn analyse(workload: &Workload) {
         } else {
             "not shown schedulable"
         };
-        println!("  {name:<11} {answer}; optional deadlines {}", od.join(" "));
+        demo.say(format!(
+            "  {name:<11} {answer}; optional deadlines {}",
+            od.join(" ")
+        ));
+        demo.record(name, verdict.schedulable);
     }
 }

@@ -1,0 +1,111 @@
+//! The demo's periodic workload (`examples/demo.toml`, embedded): checked, analysed with the
+//! default tests, and simulated under every policy with a Gantt chart and a Perfetto trace each.
+
+use super::Demo;
+use crate::args::Failure;
+use crate::commands::simulate::{resolve_duration, run_policy, write_pictures};
+use crate::report;
+use kairos_model::{check_source, Format, Workload};
+use kairos_policy::{PolicyKind, PriorityOrder};
+use kairos_sim::{Metrics, SimConfig};
+use std::path::Path;
+
+/// The demo workload, also shipped as `examples/demo.toml`.
+pub const DEMO_WORKLOAD: &str = include_str!("../../../examples/demo.toml");
+
+/// Stages check, analyze and simulate; the workload, for the report at the end.
+pub fn run(demo: &mut Demo) -> Result<Workload, Failure> {
+    demo.stage("check", "the embedded workload (examples/demo.toml)");
+    let slot = kairos_model::input::LoadOptions::default().slot;
+    let checked = crate::commands::check::evaluate(Path::new("demo.toml"), DEMO_WORKLOAD, slot);
+    if !demo.json {
+        print!("{}", checked.text);
+    }
+    let workload = check_source(DEMO_WORKLOAD, Format::Toml)
+        .workload
+        .ok_or_else(|| Failure::bad_input("the embedded demo workload is invalid"))?;
+    demo.record("tasks", workload.tasks.len());
+    demo.record("cores", workload.cores);
+    demo.record("utilization", workload.total_utilization());
+    analyse(demo, &workload);
+    simulate(demo, &workload)?;
+    Ok(workload)
+}
+
+fn analyse(demo: &mut Demo, workload: &Workload) {
+    demo.stage("analyze", "the default schedulability tests");
+    let tasks = kairos_analysis::tasks_of(workload);
+    let selection = kairos_analysis::registry::select("default", workload.cores)
+        .expect("the default list exists");
+    let mut verdicts = serde_json::Map::new();
+    for test in selection.run {
+        let verdict = test.run(&tasks, workload.cores);
+        let answer = match verdict.schedulable {
+            true => "schedulable",
+            false => "not shown schedulable",
+        };
+        demo.say(format!("  {:<22} {answer}", test.name));
+        verdicts.insert(test.name.clone(), verdict.schedulable.into());
+    }
+    demo.record("schedulable", verdicts);
+}
+
+fn simulate(demo: &mut Demo, workload: &Workload) -> Result<(), Failure> {
+    let duration = resolve_duration(workload, None)?;
+    demo.stage(
+        "simulate",
+        &format!(
+            "{} on {} cores under every policy",
+            report::human_ns(duration.as_nanos()),
+            workload.cores
+        ),
+    );
+    let config = SimConfig {
+        duration,
+        record_trace: true,
+        ..SimConfig::default()
+    };
+    demo.write("workload.toml", DEMO_WORKLOAD)?;
+    let mut all = Vec::new();
+    for kind in PolicyKind::ALL {
+        let outcome = run_policy(workload, kind, PriorityOrder::Auto, &config)?;
+        let name = kind.cli_name();
+        let written = write_pictures(
+            &outcome,
+            Some(&demo.out_dir().join(format!("gantt-{name}.svg"))),
+            kairos_trace::gantt::GanttOptions::default(),
+            Some(&demo.out_dir().join(format!("trace-{name}.json"))),
+            workload,
+        )?;
+        demo.files.extend(written);
+        all.push(outcome.metrics);
+    }
+    demo.say("");
+    if !demo.json {
+        print!(
+            "{}",
+            report::comparison_table(&all.iter().collect::<Vec<_>>())
+        );
+    }
+    for m in &all {
+        let missed = misses(m);
+        if !missed.is_empty() {
+            demo.say(format!(
+                "{} misses deadlines of: {}",
+                m.policy,
+                missed.join(", ")
+            ));
+        }
+    }
+    demo.record("duration_ns", duration.as_nanos());
+    demo.record("policies", &all);
+    Ok(())
+}
+
+/// "task (count)" for every task of `m` that missed.
+fn misses(m: &Metrics) -> Vec<String> {
+    (m.tasks.iter())
+        .filter(|t| t.deadline_misses > 0)
+        .map(|t| format!("{} ({})", t.name, t.deadline_misses))
+        .collect()
+}

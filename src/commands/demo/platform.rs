@@ -1,0 +1,68 @@
+//! The demo's look at this machine: five services of the OS-latency suite of the Linux
+//! PREEMPT_RT interference study (a system call, a context switch, a signal, a pipe round trip
+//! and a semaphore), timed call by call by a SCHED_FIFO thread, as `kairos platform latency`
+//! does with all twelve and with stress-ng on the other cores. Without real-time privilege the
+//! stage says why and is skipped: the demo must work everywhere.
+
+use super::Demo;
+use crate::args::Failure;
+use crate::report::human_ns;
+use kairos_rt::oslat::{run_suite, Bench, SuiteConfig};
+use kairos_rt::platform::online_cpus;
+use kairos_rt::watchdog::RunControl;
+use std::sync::Arc;
+
+const BENCHES: [Bench; 5] = [
+    Bench::Syscall,
+    Bench::Ctx,
+    Bench::Signal,
+    Bench::Pipe,
+    Bench::Sem,
+];
+
+/// Samples per service: enough for a median and a tail in a fraction of a second.
+const SAMPLES: usize = 2000;
+
+pub fn run(demo: &mut Demo) -> Result<(), Failure> {
+    demo.stage(
+        "measure",
+        "this machine's OS latencies (kairos platform latency, five of its twelve services)",
+    );
+    let config = SuiteConfig {
+        benches: BENCHES.to_vec(),
+        samples: Some(SAMPLES),
+        cpu: online_cpus()[0],
+        control: RunControl::new(),
+    };
+    let results = match run_suite(&config, Arc::new(|_| {})) {
+        Ok(results) => results,
+        Err(e) => {
+            demo.say(format!("  skipped: {e}"));
+            demo.record("skipped", e.to_string());
+            return Ok(());
+        }
+    };
+    demo.say(format!(
+        "  {:<8} {:>8} {:>10} {:>10} {:>10}   on CPU {}, SCHED_FIFO",
+        "service", "samples", "median", "p99", "max", config.cpu
+    ));
+    let mut figures = serde_json::Map::new();
+    for r in &results {
+        let s = r.summary();
+        demo.say(format!(
+            "  {:<8} {:>8} {:>10} {:>10} {:>10}",
+            r.bench.name(),
+            s.count,
+            human_ns(s.p50),
+            human_ns(s.p99),
+            human_ns(s.max)
+        ));
+        figures.insert(
+            r.bench.name().into(),
+            serde_json::to_value(s).expect("summaries serialize"),
+        );
+    }
+    demo.record("cpu", config.cpu);
+    demo.record("latency_ns", figures);
+    Ok(())
+}
