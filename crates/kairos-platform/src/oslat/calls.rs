@@ -2,7 +2,7 @@
 //! proc and fs, each sample timed on its own with CLOCK_MONOTONIC (vDSO, tens of ns).
 
 use super::Sampler;
-use crate::platform::{clock, PlatformError};
+use kairos_os::{clock, PlatformError};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! two processes on one CPU hand the token over twice per round trip, as lmbench counts).
 
 use super::Sampler;
-use crate::platform::{clock, PlatformError};
+use kairos_os::{clock, PlatformError};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;

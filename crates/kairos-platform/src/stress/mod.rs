@@ -131,7 +131,7 @@ fn temp_folder() -> Result<PathBuf, StressError> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     let suffix = format!("-{n}");
-    crate::platform::scratch::private_folder("kairos-stress-", &suffix)
+    kairos_os::scratch::private_folder("kairos-stress-", &suffix)
         .map_err(|e| StressError::Temp(std::env::temp_dir(), e))
 }
 

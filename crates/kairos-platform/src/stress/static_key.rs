@@ -91,7 +91,7 @@ pub fn run(bound: Duration, stop: &dyn Fn() -> bool) -> std::io::Result<u64> {
 /// `bound`, then writes its count in stress-ng's YAML form (a `bogo-ops` per stressor), so
 /// best-effort programs count its work as they count stress-ng's.
 pub fn run_process(bound: Duration, yaml: Option<&Path>) -> std::io::Result<u64> {
-    let signals = crate::platform::signals::StopSignals::install();
+    let signals = kairos_os::signals::StopSignals::install();
     let flips = run(bound, &|| signals.received().is_some())?;
     if let Some(path) = yaml {
         let mut file = std::fs::File::create(path)?;

@@ -65,14 +65,14 @@ pub enum PlatformError {
 }
 
 impl PlatformError {
-    pub(crate) fn os(op: &'static str, errno: i32) -> Self {
+    pub fn os(op: &'static str, errno: i32) -> Self {
         PlatformError::Os {
             op,
             source: std::io::Error::from_raw_os_error(errno),
         }
     }
 
-    pub(crate) fn last_os(op: &'static str) -> Self {
+    pub fn last_os(op: &'static str) -> Self {
         PlatformError::Os {
             op,
             source: std::io::Error::last_os_error(),
