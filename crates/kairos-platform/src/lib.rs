@@ -15,6 +15,8 @@
 //! - [`manage`]: the resource manager: one RT task, best-effort programs, their bandwidth
 //!   adapted from a learned interference model.
 
+#![forbid(unsafe_code)]
+
 pub mod fit;
 pub mod manage;
 pub mod oslat;

@@ -1,229 +1,57 @@
 //! The suite's two-process services (the OS-latency study, section V): ctx, pipe, unix, fifo and udp. A
-//! partner process, forked from the measuring thread (so on its CPU, under its SCHED_FIFO
-//! priority), echoes every message back; one sample is the round trip (for ctx, half of it:
-//! two processes on one CPU hand the token over twice per round trip, as lmbench counts).
+//! partner process ([`kairos_os::echo`]), forked from the measuring thread (so on its CPU,
+//! under its SCHED_FIFO priority), echoes every message back; one sample is the round trip
+//! (for ctx, half of it: two processes on one CPU hand the token over twice per round trip,
+//! as lmbench counts).
 
 use super::Sampler;
+use kairos_os::echo::EchoPartner;
 use kairos_os::{clock, PlatformError};
-use std::ffi::CString;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-/// Bytes per message.
-const MESSAGE: usize = 8;
-
-/// The measuring side's descriptors and the partner's pid; the partner is killed and reaped
-/// on drop.
+/// The partner and whether a sample is half the round trip.
 pub struct Pair {
-    to_partner: i32,
-    from_partner: i32,
-    partner: libc::pid_t,
+    partner: EchoPartner,
     halve: bool,
-    /// Descriptors to close on drop (some are both ends of one socket).
-    owned: Vec<i32>,
-}
-
-fn check(rc: i32, op: &'static str) -> Result<i32, PlatformError> {
-    match rc < 0 {
-        true => Err(PlatformError::last_os(op)),
-        false => Ok(rc),
-    }
-}
-
-fn pipe() -> Result<[i32; 2], PlatformError> {
-    let mut fds = [0; 2];
-    // SAFETY: fills two descriptors.
-    check(unsafe { libc::pipe(fds.as_mut_ptr()) }, "pipe")?;
-    Ok(fds)
-}
-
-/// Forks the partner: it reads from `input`, writes what it read to `output`, until either
-/// fails. Only async-signal-safe calls run in the child of this multithreaded process.
-fn fork_echo(input: i32, output: i32) -> Result<libc::pid_t, PlatformError> {
-    // SAFETY: see above; the child never returns into Rust code that allocates.
-    let pid = unsafe { libc::fork() };
-    match pid {
-        -1 => Err(PlatformError::last_os("fork the partner")),
-        // SAFETY: the child of fork, descriptors inherited.
-        0 => unsafe { echo(input, output) },
-        child => Ok(child),
-    }
-}
-
-/// The partner's loop, in the child: echo until a read or write fails, then exit.
-///
-/// # Safety
-/// Only in a child of fork; `input` and `output` are open descriptors.
-unsafe fn echo(input: i32, output: i32) -> ! {
-    // The partner must not outlive the measuring thread.
-    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-    let mut buffer = [0u8; MESSAGE];
-    loop {
-        let n = libc::read(input, buffer.as_mut_ptr().cast(), MESSAGE);
-        if n <= 0 || libc::write(output, buffer.as_ptr().cast(), n as usize) != n {
-            libc::_exit(0);
-        }
-    }
 }
 
 impl Pair {
     /// Two pipes; `halve` for ctx.
     pub fn pipes(halve: bool) -> Result<Pair, PlatformError> {
-        let (there, back) = (pipe()?, pipe()?);
-        let partner = fork_echo(there[0], back[1])?;
         Ok(Pair {
-            to_partner: there[1],
-            from_partner: back[0],
-            partner,
+            partner: EchoPartner::pipes()?,
             halve,
-            owned: vec![there[0], there[1], back[0], back[1]],
         })
     }
 
     pub fn unix() -> Result<Pair, PlatformError> {
-        let mut fds = [0; 2];
-        // SAFETY: fills two connected descriptors.
-        check(
-            unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM, 0, fds.as_mut_ptr()) },
-            "socketpair",
-        )?;
-        let partner = fork_echo(fds[1], fds[1])?;
-        Ok(Pair {
-            to_partner: fds[0],
-            from_partner: fds[0],
-            partner,
-            halve: false,
-            owned: fds.to_vec(),
-        })
+        Pair::whole(EchoPartner::unix())
     }
 
-    /// Two named FIFOs in `dir`, opened in an order that cannot deadlock.
+    /// Two named FIFOs in `dir`.
     pub fn fifos(dir: &Path) -> Result<Pair, PlatformError> {
-        let path = |name: &str| {
-            CString::new(dir.join(name).as_os_str().as_bytes()).expect("no NUL in scratch paths")
-        };
-        let (there, back) = (path("fifo-there"), path("fifo-back"));
-        for p in [&there, &back] {
-            // SAFETY: a valid path; an existing FIFO of an earlier sampler is reused.
-            let rc = unsafe { libc::mkfifo(p.as_ptr(), 0o600) };
-            if rc != 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST) {
-                return Err(PlatformError::last_os("mkfifo"));
-            }
-        }
-        // SAFETY: the child opens its ends (async-signal-safe) and echoes; the parent opens
-        // the writer of `there` first, which waits for the child's reader, then `back`.
-        let pid = unsafe { libc::fork() };
-        if pid == 0 {
-            unsafe {
-                let input = libc::open(there.as_ptr(), libc::O_RDONLY);
-                let output = libc::open(back.as_ptr(), libc::O_WRONLY);
-                if input < 0 || output < 0 {
-                    libc::_exit(1);
-                }
-                echo(input, output)
-            }
-        }
-        check(pid, "fork the partner")?;
-        // SAFETY: valid paths; descriptors owned by the Pair.
-        let to_partner = check(
-            unsafe { libc::open(there.as_ptr(), libc::O_WRONLY) },
-            "open FIFO",
-        )?;
-        let from_partner = check(
-            unsafe { libc::open(back.as_ptr(), libc::O_RDONLY) },
-            "open FIFO",
-        )?;
-        Ok(Pair {
-            to_partner,
-            from_partner,
-            partner: pid,
-            halve: false,
-            owned: vec![to_partner, from_partner],
-        })
+        Pair::whole(EchoPartner::fifos(dir))
     }
 
     /// Two UDP sockets on 127.0.0.1, each connected to the other.
     pub fn udp() -> Result<Pair, PlatformError> {
-        let a = bound_udp()?;
-        let b = bound_udp()?;
-        connect(a, b)?;
-        connect(b, a)?;
-        let partner = fork_echo(b, b)?;
+        Pair::whole(EchoPartner::udp())
+    }
+
+    fn whole(partner: Result<EchoPartner, PlatformError>) -> Result<Pair, PlatformError> {
         Ok(Pair {
-            to_partner: a,
-            from_partner: a,
-            partner,
+            partner: partner?,
             halve: false,
-            owned: vec![a, b],
         })
     }
 }
 
-fn loopback(port: u16) -> libc::sockaddr_in {
-    // SAFETY: sockaddr_in is plain data.
-    let mut addr: libc::sockaddr_in = unsafe { std::mem::zeroed() };
-    addr.sin_family = libc::AF_INET as libc::sa_family_t;
-    addr.sin_port = port.to_be();
-    addr.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
-    addr
-}
-
-const ADDR_LEN: libc::socklen_t = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-
-fn bound_udp() -> Result<i32, PlatformError> {
-    // SAFETY: a new datagram socket, bound to an ephemeral loopback port.
-    let fd = check(
-        unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM, 0) },
-        "socket",
-    )?;
-    let addr = loopback(0);
-    // SAFETY: a valid address of the given length.
-    let rc = unsafe { libc::bind(fd, (&addr as *const libc::sockaddr_in).cast(), ADDR_LEN) };
-    check(rc, "bind")?;
-    Ok(fd)
-}
-
-fn connect(from: i32, to: i32) -> Result<(), PlatformError> {
-    let mut addr = loopback(0);
-    let mut len = ADDR_LEN;
-    // SAFETY: reads the bound address of `to` into `addr`.
-    let rc =
-        unsafe { libc::getsockname(to, (&mut addr as *mut libc::sockaddr_in).cast(), &mut len) };
-    check(rc, "getsockname")?;
-    // SAFETY: a valid address of the given length.
-    let rc = unsafe { libc::connect(from, (&addr as *const libc::sockaddr_in).cast(), len) };
-    check(rc, "connect").map(|_| ())
-}
-
 impl Sampler for Pair {
     fn sample(&mut self) -> Result<u64, PlatformError> {
-        let message = [0x6bu8; MESSAGE];
-        let mut reply = [0u8; MESSAGE];
         let start = clock::now_ns();
-        // SAFETY: valid descriptors and buffers of MESSAGE bytes.
-        let (sent, got) = unsafe {
-            let sent = libc::write(self.to_partner, message.as_ptr().cast(), MESSAGE);
-            let got = libc::read(self.from_partner, reply.as_mut_ptr().cast(), MESSAGE);
-            (sent, got)
-        };
+        let trip = self.partner.round_trip();
         let took = clock::now_ns() - start;
-        if sent != MESSAGE as isize || got != MESSAGE as isize {
-            return Err(PlatformError::last_os("round trip to the partner"));
-        }
+        trip?;
         Ok(if self.halve { took / 2 } else { took })
-    }
-}
-
-impl Drop for Pair {
-    fn drop(&mut self) {
-        // SAFETY: the partner this Pair forked and the descriptors it owns.
-        unsafe {
-            libc::kill(self.partner, libc::SIGKILL);
-            let mut status = 0;
-            libc::waitpid(self.partner, &mut status, 0);
-            for &fd in &self.owned {
-                libc::close(fd);
-            }
-        }
     }
 }
