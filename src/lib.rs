@@ -1,7 +1,7 @@
 //! The `kairos` command's library: every command's implementation, so that other front ends
 //! (the Python package in `python/`) produce exactly what the command line does, from the
 //! same code. The binary (`src/main.rs`) only parses arguments and dispatches.
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 pub mod api;
 pub mod args;

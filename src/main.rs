@@ -1,5 +1,5 @@
 //! `kairos`: check, simulate and benchmark real-time workloads. See README.md and docs/.
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand};
 use kairos::commands;
@@ -60,19 +60,8 @@ enum Command {
     Stressor(commands::stressor::Args),
 }
 
-/// Lets `kairos ... | head` end quietly: Rust ignores SIGPIPE, so a closed pipe turns every
-/// `println!` into a panic; the default action (end the process) is what a Unix filter does.
-#[allow(unsafe_code)]
-fn restore_default_sigpipe() {
-    // SAFETY: called once at the start of `main`, before any thread exists; setting a signal's
-    // disposition to SIG_DFL installs no handler code, so no async-signal-safety rule applies.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
-}
-
 fn main() -> ExitCode {
-    restore_default_sigpipe();
+    kairos_os::signals::restore_default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => commands::check::run(&args),

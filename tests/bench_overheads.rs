@@ -49,7 +49,7 @@ fn overhead_ns(scratch: &Scratch, extra: &[&str]) -> u64 {
 #[test]
 #[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn measured_overheads_are_written_as_distributions_and_simulated() {
-    if let Err(e) = kairos_rt::platform::privilege::require_rt() {
+    if let Err(e) = kairos_os::privilege::require_rt() {
         panic!("this test needs real-time privilege (root or CAP_SYS_NICE): {e}");
     }
     let scratch = Scratch::new("bench-overheads");

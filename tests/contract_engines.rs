@@ -10,10 +10,10 @@
 //! execution each view shows) is the only thing that differs, and it is left out.
 
 use kairos_model::{check_source, Duration, Format, Instant, Task, Workload};
+use kairos_os::{online_cpus, privilege};
 use kairos_policy::Recorder;
 use kairos_policy::{Action, Decision, JobId, JobSource, Policy, Step, TimerId, View};
 use kairos_rt::dispatcher::{run_user_from, RunSource, UserRunConfig};
-use kairos_rt::platform::{online_cpus, privilege};
 use kairos_sim::observe::Observer;
 use kairos_sim::replay::replay_from;
 use kairos_sim::{simulate_observed, SimConfig, SimError};

@@ -1,13 +1,14 @@
 //! The crate graph of docs/policy.md is the real one, and it keeps the contract's promise: the
-//! contract crate sits below both engines and no engine depends on the other.
+//! contract crate sits below both engines and no engine depends on the other. It also keeps the
+//! runtime apart from the platform tools, and `unsafe` code inside `kairos-os` alone.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
-/// Normal (non-dev, non-build) dependencies between the workspace's crates.
-fn workspace_graph() -> Graph {
+/// `cargo metadata` of the workspace's own packages.
+fn metadata() -> serde_json::Value {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(cargo)
         .args([
@@ -25,7 +26,12 @@ fn workspace_graph() -> Graph {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// Normal (non-dev, non-build) dependencies between the workspace's crates.
+fn workspace_graph() -> Graph {
+    let metadata = metadata();
     let packages = metadata["packages"].as_array().expect("packages");
     let names: BTreeSet<String> = (packages.iter())
         .map(|p| p["name"].as_str().unwrap().to_string())
@@ -102,4 +108,35 @@ fn the_contract_is_below_both_engines_and_no_engine_depends_on_the_other() {
     }
     // The checker itself can fail: the CLI does reach both engines.
     assert!(reaches(&graph, "kairos", "kairos-rt") && reaches(&graph, "kairos", "kairos-sim"));
+}
+
+#[test]
+fn the_runtime_needs_no_platform_tool_and_the_os_layer_no_kairos_crate() {
+    let graph = workspace_graph();
+    assert!(graph["kairos-os"].is_empty(), "{:?}", graph["kairos-os"]);
+    assert!(!reaches(&graph, "kairos-rt", "kairos-platform"));
+    for user in ["kairos-rt", "kairos-platform"] {
+        assert!(graph[user].contains("kairos-os"), "{user}");
+    }
+    // The simulator never calls the operating system.
+    assert!(!reaches(&graph, "kairos-sim", "kairos-os"));
+}
+
+#[test]
+fn every_crate_but_kairos_os_forbids_unsafe_code() {
+    let metadata = metadata();
+    for package in metadata["packages"].as_array().unwrap() {
+        let name = package["name"].as_str().unwrap();
+        let targets = package["targets"].as_array().unwrap().iter();
+        let roots = targets.filter(|t| {
+            let kinds = t["kind"].as_array().unwrap();
+            kinds.iter().any(|k| k == "lib" || k == "bin")
+        });
+        for root in roots {
+            let path = root["src_path"].as_str().unwrap();
+            let source = std::fs::read_to_string(path).unwrap();
+            let forbids = source.contains("#![forbid(unsafe_code)]");
+            assert_eq!(forbids, name != "kairos-os", "{name}: {path}");
+        }
+    }
 }

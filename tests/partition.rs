@@ -11,7 +11,7 @@ use serde_json::Value;
 use std::process::Command;
 
 fn other_cpu() -> String {
-    let cpus = kairos_rt::platform::online_cpus();
+    let cpus = kairos_os::online_cpus();
     cpus.last().unwrap().to_string()
 }
 

@@ -215,7 +215,7 @@ fn interference_fits_a_line_per_benchmark_and_figure_over_the_stressed_cores() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    let cores = kairos_rt::platform::online_cpus().len();
+    let cores = kairos_os::online_cpus().len();
     assert_eq!(report["points"].as_array().unwrap().len(), 2 * cores);
     let fits = report["fits"].as_array().unwrap();
     assert_eq!(fits.len(), 2 * 3);

@@ -7,11 +7,11 @@
 //! README's command and CI (as root), where a missing privilege fails it.
 
 use kairos_model::{Duration, Instant, McSystem, TableSet};
+use kairos_os::{online_cpus, privilege};
 use kairos_policy::table::{
     DemandSpec, Demands, Overrun, OverrunDemand, TableExecModel, TableJobs, TablePlan, TablePolicy,
 };
 use kairos_policy::{Action, Recorder, Reported, Step};
-use kairos_rt::platform::{online_cpus, privilege};
 use kairos_rt::table::{run_tables_detailed, scenarios, TableRunConfig};
 use kairos_sim::observe::Observer;
 use kairos_sim::replay::replay_from;

@@ -9,9 +9,9 @@ mod common;
 
 use common::{stderr, Scratch};
 use kairos_model::{check_source, Duration, Format, Instant, Workload};
+use kairos_os::{online_cpus, privilege};
 use kairos_policy::{Action, Decision, JobView, Policy, PolicyKind, PriorityOrder, TimerId, View};
 use kairos_rt::dispatcher::{run_user, UserRun, UserRunConfig};
-use kairos_rt::platform::{online_cpus, privilege};
 use kairos_sim::{replay, simulate, ExecutionTimeModel, SimConfig};
 use kairos_trace::{Trace, TraceEvent};
 use std::collections::BTreeMap;

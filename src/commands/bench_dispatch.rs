@@ -16,12 +16,12 @@
 use crate::args::{duration_arg, CommandResult, Failure};
 use crate::commands::run_compare::compare;
 use kairos_model::{check_source, Duration, Format, Workload};
+use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_rt::calibrate::{calibrate, Calibration};
 use kairos_rt::dispatcher::{self as user, run_user, UserRunConfig};
 use kairos_rt::measure::{RunResult, Summary};
 use kairos_rt::periodic::{run_periodic, PeriodicConfig, PeriodicPolicy};
-use kairos_rt::platform::{self, privilege, signals::StopSignals};
 use kairos_rt::watchdog::RunControl;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -98,7 +98,7 @@ pub fn run(args: &DispatchArgs) -> CommandResult {
         None => parse(BUNDLED)?,
     };
     privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
-    let cpus = platform::online_cpus();
+    let cpus = kairos_os::online_cpus();
     let calibration = calibrate(&cpus).map_err(|e| Failure::environment(e.to_string()))?;
     let signals = StopSignals::install();
     let pinned = one_task_per_cpu(cpus.len(), args.interval)?;

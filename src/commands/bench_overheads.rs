@@ -17,13 +17,13 @@
 use crate::args::{duration_arg, CommandResult, Failure};
 use crate::commands::bench_dispatch::{parse, BUNDLED};
 use kairos_model::{Duration, Quantiles};
+use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_rt::dispatcher::{
     run_user, UserRunConfig, DECISION_COST, MIGRATION_REQUEST_TO_START, REQUEST_TO_START,
     TIMER_TO_HANDLER,
 };
 use kairos_rt::measure::{HistogramJson, RunResult};
-use kairos_rt::platform::{privilege, signals::StopSignals};
 use kairos_rt::watchdog::RunControl;
 use std::path::PathBuf;
 

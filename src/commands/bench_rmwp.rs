@@ -18,11 +18,11 @@
 use crate::args::{duration_arg, write_output, CommandResult, Failure};
 use kairos_gen::imprecise::{generate_imprecise_count, ImpreciseConfig};
 use kairos_model::{Duration, Workload};
+use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_rt::dispatcher::{run_user, UserRunConfig, DECIDE, DECISION_COST};
 use kairos_rt::dispatcher::{END_MANDATORY, END_OPTIONAL, TIMER_FIRED};
 use kairos_rt::measure::RunResult;
-use kairos_rt::platform::{privilege, signals::StopSignals};
 use kairos_rt::watchdog::RunControl;
 use serde::Serialize;
 use std::path::PathBuf;

@@ -12,10 +12,10 @@
 
 use crate::args::{duration_arg, CommandResult, Failure};
 use kairos_model::{check_source, Duration, Format};
+use kairos_os::{privilege, signals::StopSignals};
 use kairos_rt::calibrate::calibrate;
 use kairos_rt::measure::{Distribution, Summary};
 use kairos_rt::periodic::{run_periodic, PeriodicConfig, PeriodicPolicy};
-use kairos_rt::platform::{self, privilege, signals::StopSignals};
 use kairos_rt::probe::timer_latency;
 use kairos_rt::watchdog::RunControl;
 use serde::Serialize;
@@ -104,7 +104,7 @@ fn timer(args: &TimerArgs) -> CommandResult {
         return Err(Failure::environment(CYCLICTEST_MISSING));
     }
     privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
-    let cpus = platform::online_cpus();
+    let cpus = kairos_os::online_cpus();
     let signals = StopSignals::install();
     let mut rows = Vec::new();
     let probe = timer_latency(&cpus, interval, duration, RunControl::new())
@@ -189,7 +189,7 @@ fn run_release_latency(cpus: usize, period: Duration, duration: u64) -> Result<S
         .ok_or_else(|| Failure::bad_input("--interval too short for a 20us job"))?;
     let config = PeriodicConfig::new(PeriodicPolicy::Pfp, duration);
     let calibration =
-        calibrate(&platform::online_cpus()).map_err(|e| Failure::environment(e.to_string()))?;
+        calibrate(&kairos_os::online_cpus()).map_err(|e| Failure::environment(e.to_string()))?;
     let result = run_periodic(&workload, &config, &calibration, RunControl::new())
         .map_err(|e| Failure::environment(e.to_string()))?;
     Ok(result.release_latency_ns)

@@ -6,9 +6,9 @@
 use super::bench_table_report::{plot, row, us, Output};
 use crate::args::{duration_arg, CommandResult, Failure};
 use kairos_model::Duration;
+use kairos_os::{privilege, signals::StopSignals};
 use kairos_rt::calibrate::calibrate;
 use kairos_rt::periodic::RunError;
-use kairos_rt::platform::{self, privilege, signals::StopSignals};
 use kairos_rt::table::bench;
 use kairos_rt::table::TableRunConfig;
 use kairos_rt::watchdog::RunControl;
@@ -86,7 +86,7 @@ fn failure(e: RunError) -> Failure {
 /// Privilege, calibration of `cores` CPUs and a stop flag wired to SIGINT/SIGTERM.
 fn prepare(cores: usize) -> Result<(TableRunConfig, StopSignals), Failure> {
     privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
-    let cpus = platform::online_cpus();
+    let cpus = kairos_os::online_cpus();
     if cpus.len() < cores {
         return Err(Failure::bad_input(format!(
             "{cores} cores asked, this machine offers {} ({cpus:?})",
@@ -129,7 +129,7 @@ pub fn migration(args: &MigrationArgs) -> CommandResult {
     let (mut base, signals) = prepare(2)?;
     // Keep the task busy through most windows: every boundary is then a migration.
     base.work_fraction = 0.9;
-    let cpus = platform::online_cpus();
+    let cpus = kairos_os::online_cpus();
     let floor = bench::raw_floor(cpus[0], cpus[1], args.samples.max(1)).map_err(failure)?;
     interrupted(&signals)?;
     let figures = bench::migration(window, duration, &base).map_err(failure)?;
@@ -266,7 +266,7 @@ fn core_range(text: &str, available: usize) -> Result<Vec<usize>, Failure> {
 pub fn cyclic(args: &CyclicArgs) -> CommandResult {
     let duration = check_length("--duration", args.duration)?;
     let window = check_length("--window", args.window)?;
-    let counts = core_range(&args.cores, platform::online_cpus().len())?;
+    let counts = core_range(&args.cores, kairos_os::online_cpus().len())?;
     let (mut base, signals) = prepare(*counts.last().unwrap_or(&2))?;
     base.work_fraction = 0.9;
     let mut out = Output::new(args.json);

@@ -16,10 +16,10 @@ use super::experiment::plot::{
 use crate::args::{duration_arg, write_output, CommandResult, Failure};
 use kairos_model::vm_load::check_vm_source;
 use kairos_model::{Duration, Format};
+use kairos_os::{online_cpus, privilege};
 use kairos_policy::policies::hierarchical::VmPlan;
 use kairos_rt::dispatcher::{run_user, UserRunConfig, DECIDE, REQUEST_TO_START};
 use kairos_rt::measure::HistogramJson;
-use kairos_rt::platform::{online_cpus, privilege};
 use kairos_rt::watchdog::RunControl;
 use kairos_sim::vm::vm_policy;
 use plotters::prelude::*;

@@ -4,8 +4,8 @@
 //! the command (execvp), so its exit status and signals are the command's own.
 
 use crate::args::{CommandResult, Failure};
-use kairos_rt::partition::state::State;
-use kairos_rt::platform::sched;
+use kairos_os::sched;
+use kairos_platform::partition::state::State;
 use std::os::unix::process::CommandExt;
 
 #[derive(clap::Args)]

@@ -7,8 +7,8 @@
 
 use crate::args::{write_output, CommandResult, Failure};
 use kairos_model::{Duration, Workload};
+use kairos_os::sched::Policy;
 use kairos_rt::periodic::{plan, PeriodicConfig, PeriodicPolicy};
-use kairos_rt::platform::sched::Policy;
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 

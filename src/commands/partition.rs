@@ -1,12 +1,12 @@
 //! `kairos partition`: an RT and a best-effort partition inside this Linux (as in
 //! Multi-scheduling (RT and non-RT schedulers on separate cores of one Linux)), made,
 //! held until a signal, or undone (`--reset`, which also repairs what a crashed run left). See
-//! [`kairos_rt::partition`] for the mechanisms and the state file.
+//! [`kairos_platform::partition`] for the mechanisms and the state file.
 
 use crate::args::{CommandResult, Failure};
-use kairos_rt::partition::state::{cpu_list, parse_cpu_list, Mechanism, State};
-use kairos_rt::partition::{apply, reset, PartitionError, Plan, Report};
-use kairos_rt::platform::signals::StopSignals;
+use kairos_os::signals::StopSignals;
+use kairos_platform::partition::state::{cpu_list, parse_cpu_list, Mechanism, State};
+use kairos_platform::partition::{apply, reset, PartitionError, Plan, Report};
 
 /// A CPU list on the command line ("1", "0-3,6").
 #[derive(Clone, Debug)]
@@ -67,7 +67,7 @@ pub fn run(args: &Args) -> CommandResult {
             }
         };
     }
-    kairos_rt::platform::privilege::require_rt()
+    kairos_os::privilege::require_rt()
         .map_err(|e| Failure::environment(format!("partitioning needs root: {e}")))?;
     let rt = args
         .rt
@@ -75,7 +75,7 @@ pub fn run(args: &Args) -> CommandResult {
         .expect("clap requires --rt without --reset")
         .0;
     let be = args.be.clone().map(|b| b.0).unwrap_or_else(|| {
-        (kairos_rt::platform::online_cpus().into_iter())
+        (kairos_os::online_cpus().into_iter())
             .filter(|c| !rt.contains(c))
             .collect()
     });

@@ -7,10 +7,10 @@ use crate::commands::run_compare::simulate_same;
 use crate::commands::run_report::report;
 use kairos_model::input::{Input, InputKind, LoadOptions};
 use kairos_model::{Duration, Instant, Workload};
+use kairos_os::{privilege, signals::StopSignals, PlatformError};
 use kairos_policy::{registry, PolicyKind};
 use kairos_rt::calibrate::{calibrate, JobBody};
 use kairos_rt::periodic::{plan, run_periodic, PeriodicConfig, PeriodicPolicy, RunError};
-use kairos_rt::platform::{self, privilege, signals::StopSignals, PlatformError};
 use kairos_rt::watchdog::RunControl;
 use std::path::PathBuf;
 
@@ -169,7 +169,7 @@ pub fn run(args: &Args) -> CommandResult {
     config.priorities = crate::commands::simulate::priority_order(&args.priorities);
     (config.execution_times, config.seed) = args.draws();
     config.bodies = job_bodies(&workload, &args.commands)?;
-    let plan = plan(&workload, &config, &platform::online_cpus()).map_err(run_failure)?;
+    let plan = plan(&workload, &config, &kairos_os::online_cpus()).map_err(run_failure)?;
     privilege::require_rt().map_err(platform_failure)?;
     let calibration = calibrate(&plan.cpus).map_err(platform_failure)?;
     let signals = StopSignals::install();

@@ -7,9 +7,9 @@ use super::run_compare::simulate_same;
 use super::run_report::report;
 use crate::args::{CommandResult, Failure};
 use kairos_model::Workload;
+use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::PolicyKind;
 use kairos_rt::dispatcher::{measured_overheads, run_user, UserRun, UserRunConfig};
-use kairos_rt::platform::{privilege, signals::StopSignals};
 use kairos_rt::watchdog::RunControl;
 
 pub fn run(args: &Args, kind: PolicyKind, mut workload: Workload) -> CommandResult {

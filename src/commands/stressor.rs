@@ -1,5 +1,5 @@
 //! `kairos stressor NAME`: one of kairos's own stressors as a process of its own, for stress
-//! loads that stress-ng does not have (see [`kairos_rt::stress::static_key`]). kairos starts it
+//! loads that stress-ng does not have (see [`kairos_platform::stress::static_key`]). kairos starts it
 //! itself, pinned and inside the best-effort cgroups, wherever a stressor list names it
 //! (`kairos platform ... --stress`, `kairos manage`'s best-effort programs); it is hidden from
 //! the help because nobody needs to type it.
@@ -23,7 +23,7 @@ pub struct Args {
 
 pub fn run(args: &Args) -> CommandResult {
     let bound = std::time::Duration::from_nanos(args.timeout.as_nanos());
-    kairos_rt::stress::static_key::run_process(bound, args.yaml.as_deref()).map_err(|e| {
+    kairos_platform::stress::static_key::run_process(bound, args.yaml.as_deref()).map_err(|e| {
         Failure::environment(format!(
             "static-key: {e} (the stressor opens software perf events: it needs \
              kernel.perf_event_paranoid 2 or less, or root)"

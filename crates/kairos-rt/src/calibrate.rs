@@ -12,7 +12,7 @@
 //! job is done, so frequency changes or a wrong calibration cannot make a job short. (In a
 //! VM, time the host steals from the vCPU still counts as CPU time: the guest cannot see it.)
 
-use crate::platform::{clock, priority, thread, PlatformError};
+use kairos_os::{clock, priority, thread, PlatformError};
 use serde::Serialize;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -34,10 +34,10 @@ const TRIAL_US: f64 = 200.0;
 
 /// The loop that busy work repeats: a chain of dependent multiply-adds, so it can be neither
 /// removed nor vectorised, aligned on a cache line of its own in every build
-/// ([`crate::platform::spin`]), so its cost per iteration stays fixed.
+/// ([`kairos_os::spin`]), so its cost per iteration stays fixed.
 #[inline(never)]
 pub fn spin(iterations: u64) -> u64 {
-    crate::platform::spin::multiply_add_chain(iterations)
+    kairos_os::spin::multiply_add_chain(iterations)
 }
 
 /// Iterations of [`spin`] per microsecond on one CPU.

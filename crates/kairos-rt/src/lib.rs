@@ -5,30 +5,33 @@
 //! mode changes (G-MCRES, Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", Algorithms 1 and 2), measured as in
 //! that paper's section 7 (release latency, response time, migration and mode-change parts).
 //!
-//! Layers, bottom up:
-//! - [`platform`]: the only `unsafe` code: pthreads with explicit policy and affinity,
-//!   `sched_setattr`, clocks, futexes, `mlockall`, `/dev/cpu_dma_latency`, privilege checks,
-//!   signals.
+//! Every call into the operating system goes through `kairos-os`, the workspace's only crate
+//! with `unsafe` code; this crate forbids it, so a mistake here is a wrong schedule, never
+//! undefined behaviour. The platform tools (OS-latency suite, stressors, core partitions, the
+//! resource manager) are in `kairos-platform`, which builds on this runtime's measurements and
+//! watchdog.
+//!
+//! Layers, bottom up (`kairos-os` below them all):
+//! - [`sync`], [`handoff`]: the lock-free migration hand-off, model checked with loom.
 //! - [`calibrate`]: per-core calibrated busy work and per-job user commands.
 //! - [`measure`]: HDR histograms, job records, the run result and its trace.
 //! - [`watchdog`]: bounded runs, stop on SIGINT/SIGTERM, demotion of stuck threads.
+//! - [`parking`]: the bounded futex waits every dispatched run shares.
 //! - [`probe`]: the timer-latency probe (cyclictest's quantity).
 //! - [`periodic`]: periodic and sporadic task sets under partitioned/global FIFO or
-//!   SCHED_DEADLINE.
+//!   SCHED_DEADLINE, scheduled by the kernel.
+//! - [`dispatcher`]: the user-space dispatcher, running any contract policy on real cores.
+//! - [`table`]: the table-driven MC-DAG runtime on that dispatcher, and its benches.
+
+#![forbid(unsafe_code)]
 
 pub mod calibrate;
 pub mod dispatcher;
-pub mod fit;
 pub mod handoff;
-pub mod manage;
 pub mod measure;
-pub mod oslat;
 pub mod parking;
-pub mod partition;
 pub mod periodic;
-pub mod platform;
 pub mod probe;
-pub mod stress;
 pub mod sync;
 pub mod table;
 pub mod watchdog;

@@ -3,8 +3,8 @@
 //! parking word until its dispatcher asks for a run. Both are bounded futex sleeps, so a stop
 //! request is seen within one step even if no wake comes.
 
-use crate::platform::{clock, futex};
 use crate::watchdog::RunControl;
+use kairos_os::{clock, futex};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// Worker parking word values, as both runtimes use them: the dispatcher sets [`RUN`] to start

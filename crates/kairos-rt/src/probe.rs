@@ -9,8 +9,8 @@
 //! jitter of its period (the load sweep's configurations).
 
 use crate::measure::Distribution;
-use crate::platform::{self, clock, dma, memory, priority, thread, PlatformError};
 use crate::watchdog::{Guarded, Heartbeat, RunControl, Watchdog, WatchdogConfig};
+use kairos_os::{clock, dma, memory, priority, thread, PlatformError};
 use std::sync::atomic::AtomicI32;
 use std::sync::Arc;
 
@@ -175,5 +175,5 @@ fn probe_loop(
 
 /// The CPUs a probe covers by default: every CPU this process may use (as `-S` does).
 pub fn default_cpus() -> Vec<usize> {
-    platform::online_cpus()
+    kairos_os::online_cpus()
 }

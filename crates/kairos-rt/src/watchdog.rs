@@ -17,7 +17,7 @@
 //! stop flag ends every run: the hard stop at duration + grace ends even a run that ignores it
 //! by demoting everything and killing per-job child processes.
 
-use crate::platform::{clock, priority, sched, signals, thread, PlatformError};
+use kairos_os::{clock, priority, sched, signals, thread, PlatformError};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -136,7 +136,7 @@ impl Watchdog {
         let spec = thread::ThreadSpec::fifo(
             "kairos-watchdog",
             priority::WATCHDOG,
-            crate::platform::online_cpus(),
+            kairos_os::online_cpus(),
         );
         let (flag, list) = (Arc::clone(&shutdown), Arc::clone(&guarded));
         let thread = thread::spawn(spec, move || watch(&control, &flag, &list, config))?;

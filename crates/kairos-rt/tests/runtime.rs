@@ -4,12 +4,10 @@
 //! CPUs and the process-wide signal disposition, and they scan the process's threads.
 
 use kairos_model::{check_source, Format, Workload};
+use kairos_os::{clock, privilege, sched, signals::StopSignals, thread, PlatformError};
 use kairos_rt::calibrate::{calibrate, Calibration, JobBody};
 use kairos_rt::measure::RunResult;
 use kairos_rt::periodic::{plan, run_periodic, PeriodicConfig, PeriodicPolicy, RunError};
-use kairos_rt::platform::{
-    self, clock, privilege, sched, signals::StopSignals, thread, PlatformError,
-};
 use kairos_rt::watchdog::{Guarded, Heartbeat, RunControl, Watchdog, WatchdogConfig};
 use std::sync::atomic::AtomicI32;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -45,7 +43,7 @@ fn workload(source: &str) -> Workload {
 
 fn calibrated(w: &Workload, config: &PeriodicConfig) -> Calibration {
     require_cpus(w.cores);
-    let plan = plan(w, config, &platform::online_cpus()).expect("plan");
+    let plan = plan(w, config, &kairos_os::online_cpus()).expect("plan");
     calibrate(&plan.cpus).expect("calibration")
 }
 
@@ -172,7 +170,7 @@ fn sched_deadline_over_the_admission_limit_is_explained() {
     require_rt();
     require_admission_control();
     // Three tasks of bandwidth 0.9 ask for 2.7 CPUs: more than any 2-CPU machine admits.
-    let cpus = platform::online_cpus().len();
+    let cpus = kairos_os::online_cpus().len();
     let mut source = format!("cores = {cpus}\n");
     for i in 0..=cpus {
         source.push_str(&format!(
@@ -299,7 +297,7 @@ fn spin_under_watchdog(
     let watchdog =
         Watchdog::start(Arc::clone(&control), config_of(clock::now_ns())).expect("watchdog");
     let heartbeat = Arc::new(Heartbeat::default());
-    let cpu = *platform::online_cpus().last().expect("a CPU");
+    let cpu = *kairos_os::online_cpus().last().expect("a CPU");
     let spec = thread::ThreadSpec::fifo("kairos-stuck", 10, vec![cpu]);
     let spin =
         thread::spawn(spec, spinner(beating.then(|| Arc::clone(&heartbeat)))).expect("spinner");
@@ -357,7 +355,7 @@ fn the_hard_stop_demotes_even_a_thread_that_makes_progress() {
 fn threads_are_born_with_their_policy_and_affinity() {
     let _lock = serial();
     require_rt();
-    let cpu = *platform::online_cpus().last().expect("a CPU");
+    let cpu = *kairos_os::online_cpus().last().expect("a CPU");
     let spec = thread::ThreadSpec::fifo("kairos-born", 7, vec![cpu]);
     let seen = thread::spawn(spec, move || {
         (sched::policy_of(0), sched::affinity_of(0).ok())

@@ -7,7 +7,7 @@
 //! fails, saying what is missing, under `--include-ignored` without them (CI runs them as root).
 
 use kairos_model::{Dag, Duration, Interval, LevelTable, McSystem, McTask, TableSet};
-use kairos_rt::platform::sched;
+use kairos_os::sched;
 
 mod common;
 use common::{require_cpus, require_rt};

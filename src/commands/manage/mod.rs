@@ -1,7 +1,7 @@
 //! `kairos manage FILE`: the run-time resource manager of the OS-latency study (sections III
 //! and IV) on this machine's cores: the RT task in its partition, best-effort programs under
 //! CFS quotas, the partition of every core measured each period and adapted from the learned
-//! interference model ([`kairos_rt::manage`]).
+//! interference model ([`kairos_platform::manage`]).
 
 mod plot;
 mod report;
@@ -11,8 +11,8 @@ use crate::commands::platform::Output;
 use kairos_model::input::{Input, InputKind, LoadOptions};
 use kairos_model::managed::ManagedSystem;
 use kairos_model::Duration;
-use kairos_rt::manage::{run as run_manager, ManageConfig, ManageError};
-use kairos_rt::platform::signals::StopSignals;
+use kairos_os::signals::StopSignals;
+use kairos_platform::manage::{run as run_manager, ManageConfig, ManageError};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -121,7 +121,7 @@ fn prior_per_call(path: &Path, work: &str) -> Result<f64, Failure> {
 
 fn manage_failure(e: ManageError) -> Failure {
     match e {
-        ManageError::Platform(kairos_rt::platform::PlatformError::Interrupted) => {
+        ManageError::Platform(kairos_os::PlatformError::Interrupted) => {
             Failure::environment("interrupted before the run: nothing written")
         }
         e => Failure::environment(e.to_string()),

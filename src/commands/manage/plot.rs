@@ -68,7 +68,7 @@ where
         .y_desc("ms")
         .label_style(("sans-serif", 13))
         .draw()?;
-    let line = |f: &dyn Fn(&kairos_rt::manage::manager::PeriodRecord) -> f64| {
+    let line = |f: &dyn Fn(&kairos_platform::manage::manager::PeriodRecord) -> f64| {
         periods
             .iter()
             .enumerate()

@@ -5,9 +5,9 @@
 use crate::args::Failure;
 use kairos_model::managed::{Execution, ManagedSystem};
 use kairos_model::Duration;
-use kairos_rt::manage::control::Change;
-use kairos_rt::manage::manager::PeriodRecord;
-use kairos_rt::manage::ManageOutcome;
+use kairos_platform::manage::control::Change;
+use kairos_platform::manage::manager::PeriodRecord;
+use kairos_platform::manage::ManageOutcome;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -169,7 +169,7 @@ impl<'a> Report<'a> {
                 sh.core, 100.0 * sh.mean, 100.0 * sh.min, 100.0 * sh.max, 100.0 * sh.received,
                 signed(*slope), ci.map_or(String::new(), |h| format!(" ± {}", crate::report::human_ns(h.round() as u64))),
                 signed(slope / o.calls.max(1) as f64),
-                if ci.is_some() && !kairos_rt::fit::significant(*slope, *ci) { ", not distinguishable from zero" } else { "" },
+                if ci.is_some() && !kairos_platform::fit::significant(*slope, *ci) { ", not distinguishable from zero" } else { "" },
             ));
             if sh.max - sh.min < 0.02 {
                 out.push_str("  (the share never moved: the slope rests on the isolation phase and the prior)\n");

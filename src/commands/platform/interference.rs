@@ -11,9 +11,9 @@
 use super::table::Row;
 use super::{benches, cpus, measure, plot, stressors, InterferenceArgs};
 use crate::args::{write_output, CommandResult, Failure};
-use kairos_rt::oslat::Bench;
-use kairos_rt::platform::signals::StopSignals;
-use kairos_rt::stress::StressSpec;
+use kairos_os::signals::StopSignals;
+use kairos_platform::oslat::Bench;
+use kairos_platform::stress::StressSpec;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -75,7 +75,7 @@ fn fits(points: &[Point], ks: usize) -> Vec<Fit> {
     for (b, row) in points[0].benchmarks.iter().enumerate() {
         for (stat, of) in STATS {
             let ys: Vec<f64> = points.iter().map(|p| of(&p.benchmarks[b]) as f64).collect();
-            let line = kairos_rt::fit::least_squares(&xs, &ys);
+            let line = kairos_platform::fit::least_squares(&xs, &ys);
             let at = |k: usize| {
                 let mine = points
                     .iter()
@@ -105,7 +105,7 @@ pub fn run(args: &InterferenceArgs) -> CommandResult {
     let needs_stress_ng = StressSpec::parse(&list, Vec::new())
         .map_err(Failure::bad_input)?
         .needs_stress_ng();
-    if !others.is_empty() && needs_stress_ng && !kairos_rt::stress::available() {
+    if !others.is_empty() && needs_stress_ng && !kairos_platform::stress::available() {
         return Err(Failure::environment(
             "needs stress-ng (Debian: apt install stress-ng)",
         ));

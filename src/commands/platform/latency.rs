@@ -5,9 +5,9 @@
 use super::table::{self, Deterioration, Row};
 use super::{benches, cpus, measure, plot, stressors, LatencyArgs};
 use crate::args::{write_output, CommandResult, Failure};
-use kairos_rt::oslat::Bench;
-use kairos_rt::platform::signals::StopSignals;
-use kairos_rt::stress::StressSpec;
+use kairos_os::signals::StopSignals;
+use kairos_platform::oslat::Bench;
+use kairos_platform::stress::StressSpec;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -62,7 +62,9 @@ pub fn run(args: &LatencyArgs) -> CommandResult {
         .as_deref()
         .map(|s| stress_spec(s, &others))
         .transpose()?;
-    if spec.as_ref().is_some_and(StressSpec::needs_stress_ng) && !kairos_rt::stress::available() {
+    if spec.as_ref().is_some_and(StressSpec::needs_stress_ng)
+        && !kairos_platform::stress::available()
+    {
         return Err(Failure::environment(
             "--stress needs stress-ng (Debian: apt install stress-ng)",
         ));

@@ -14,9 +14,9 @@ mod table;
 
 use crate::args::{CommandResult, Failure};
 use indicatif::{ProgressBar, ProgressStyle};
-use kairos_rt::oslat::{run_suite, Bench, BenchResult, SuiteConfig};
-use kairos_rt::platform::{online_cpus, PlatformError};
-use kairos_rt::stress::{Stress, StressSpec};
+use kairos_os::{online_cpus, PlatformError};
+use kairos_platform::oslat::{run_suite, Bench, BenchResult, SuiteConfig};
+use kairos_platform::stress::{Stress, StressSpec};
 use kairos_rt::watchdog::RunControl;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -12,11 +12,11 @@ use crate::args::{duration_arg, write_output, CommandResult, Failure};
 use crate::commands::bench_runtime::{on_path, parse_cyclictest_histogram};
 use indicatif::{ProgressBar, ProgressStyle};
 use kairos_model::Duration;
+use kairos_os::{online_cpus, priority, signals::StopSignals, thread::ThreadSpec};
+use kairos_platform::partition::{self, Plan};
+use kairos_platform::stress::{Stress, StressSpec};
 use kairos_rt::measure::Summary;
-use kairos_rt::partition::{self, Plan};
-use kairos_rt::platform::{online_cpus, priority, signals::StopSignals, thread::ThreadSpec};
 use kairos_rt::probe::periodic_probe;
-use kairos_rt::stress::{Stress, StressSpec};
 use kairos_rt::watchdog::RunControl;
 use serde::Serialize;
 
@@ -104,13 +104,12 @@ pub fn run(args: &SweepArgs) -> CommandResult {
             "--interval at least 100us and --duration at least 10 intervals",
         ));
     }
-    if args.loads.iter().any(|&l| l > 0) && !kairos_rt::stress::available() {
+    if args.loads.iter().any(|&l| l > 0) && !kairos_platform::stress::available() {
         return Err(Failure::environment(
             "loads above 0 % need stress-ng (Debian: apt install stress-ng)",
         ));
     }
-    kairos_rt::platform::privilege::require_rt()
-        .map_err(|e| Failure::environment(e.to_string()))?;
+    kairos_os::privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
     let cyclictest = !args.no_cyclictest && on_path("cyclictest");
     let _signals = StopSignals::install();
     let configs = [Config::Standard, Config::Fifo, Config::Partitioned];
@@ -162,7 +161,7 @@ fn make_partition(rt: usize, be: &[usize]) -> Result<Partitioned, Failure> {
 }
 
 fn interrupted() -> Result<(), Failure> {
-    match kairos_rt::platform::signals::received() {
+    match kairos_os::signals::received() {
         Some(_) => Err(Failure::environment("interrupted: nothing written")),
         None => Ok(()),
     }

@@ -1,7 +1,7 @@
 //! The suite's figures per benchmark as the OS-latency study tabulates them (WCET = max, ACET = mean,
 //! MCET = median, STDEV; here also p99 and the sample count), as text, CSV and JSON.
 
-use kairos_rt::oslat::BenchResult;
+use kairos_platform::oslat::BenchResult;
 use serde::Serialize;
 
 /// One benchmark's figures (ns per sample; `fs` samples are batches of `items` operations).

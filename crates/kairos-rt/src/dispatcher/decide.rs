@@ -7,8 +7,8 @@
 use super::scheduler::ModeChangeRecord;
 use super::shared::encode;
 use super::side::{Pass, RunJob};
-use crate::platform::clock;
 use kairos_model::Instant;
+use kairos_os::clock;
 use kairos_policy::contract::Contract;
 use kairos_policy::{Ahead, Policy};
 use std::sync::atomic::Ordering;

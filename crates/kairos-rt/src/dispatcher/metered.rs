@@ -3,8 +3,8 @@
 //! includes one clock read, about the histogram's minimum).
 
 use crate::measure::Measurements;
-use crate::platform::clock;
 use kairos_model::{Instant, Part, Workload};
+use kairos_os::clock;
 use kairos_policy::{Decision, JobView, Policy, Refusal, ServerSpec, ServerView, TimerId, View};
 
 /// Histograms of single calls of the policy, ns: [`Policy::decide`] (the scheduler proper),

@@ -3,12 +3,12 @@
 //! (`docs/policy.md`, `docs/run.md` "User-space dispatch").
 //!
 //! Threads, all created with explicit SCHED_FIFO policy and a single CPU
-//! ([`crate::platform::thread`]):
-//! - one **dispatcher per core** at [`crate::platform::priority::DISPATCHER`]
+//! ([`kairos_os::thread`]):
+//! - one **dispatcher per core** at [`kairos_os::priority::DISPATCHER`]
 //!   ([`percore`]): absolute futex timers for releases and policy timers, a doorbell for
 //!   completions and other cores' decisions, one pass of the contract per wake-up under the
 //!   scheduler's lock ([`scheduler`]);
-//! - one **worker per (task, core)** at [`crate::platform::priority::WORKER_MAX`]
+//! - one **worker per (task, core)** at [`kairos_os::priority::WORKER_MAX`]
 //!   ([`worker`]): suspended and resumed by futex, executing calibrated busy work of the job's
 //!   WCET in 0.5 us units, handing a job from core to core through a holder word;
 //! - the **watchdog** of every run ([`crate::watchdog`]), above them all.
@@ -43,9 +43,9 @@ pub use worker::{MIGRATION_REQUEST_TO_START, REQUEST_TO_START, UNIT_NS};
 use crate::calibrate::{self, Calibration};
 use crate::measure::{JobRecord, RunInputs, RunResult, ThreadLog};
 use crate::periodic::RunError;
-use crate::platform::{self, clock, dma, futex, memory, privilege};
 use crate::watchdog::{RunControl, Watchdog, WatchdogConfig};
 use kairos_model::Workload;
+use kairos_os::{clock, dma, futex, memory, privilege};
 use kairos_policy::{JobSource, Policy, Step, WorkloadJobs};
 use scheduler::Scheduler;
 use shared::Shared;
@@ -255,7 +255,7 @@ pub fn run_user_from(
 
 /// Core `k` runs on `cpus[k]`: the configured CPUs, else the first online ones.
 fn choose_cpus(workload: &Workload, config: &UserRunConfig) -> Result<Vec<usize>, RunError> {
-    let available = config.cpus.clone().unwrap_or_else(platform::online_cpus);
+    let available = config.cpus.clone().unwrap_or_else(kairos_os::online_cpus);
     if available.len() < workload.cores {
         return Err(RunError::Invalid(format!(
             "the workload has {} cores but only {} CPU(s) are available here ({available:?}); \

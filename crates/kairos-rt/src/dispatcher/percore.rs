@@ -1,5 +1,5 @@
 //! The dispatcher of one core: pinned, at the top SCHED_FIFO priority below the watchdog. It
-//! sleeps on its doorbell with an absolute CLOCK_MONOTONIC timeout ([`crate::platform::futex`])
+//! sleeps on its doorbell with an absolute CLOCK_MONOTONIC timeout ([`kairos_os::futex`])
 //! until its next event (a release of a task homed here, a policy timer on core 0, the end of
 //! the run) or until a worker of its core completes a job or another core's decision changed
 //! this core's job. Then it runs a pass under the scheduler's lock
@@ -24,9 +24,9 @@ use super::scheduler::{Scheduler, LOCK_WAIT};
 use super::shared::{decode, is_optional_part, Shared};
 use crate::measure::Measurements;
 use crate::parking::{wait_for_origin, PARK, RUN};
-use crate::platform::futex::{self, Woke};
-use crate::platform::{clock, memory};
-use crate::platform::{priority, sched};
+use kairos_os::futex::{self, Woke};
+use kairos_os::{clock, memory};
+use kairos_os::{priority, sched};
 use kairos_policy::JobId;
 use std::sync::atomic::Ordering;
 use std::sync::MutexGuard;

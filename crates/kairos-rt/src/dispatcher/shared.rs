@@ -117,9 +117,9 @@ impl CoreShared {
     /// Makes this core's dispatcher look again (from any thread).
     pub fn ring(&self) {
         self.rung_at
-            .store(crate::platform::clock::now_ns(), Ordering::Relaxed);
+            .store(kairos_os::clock::now_ns(), Ordering::Relaxed);
         self.doorbell.fetch_add(1, Ordering::Release);
-        crate::platform::futex::wake(&self.doorbell);
+        kairos_os::futex::wake(&self.doorbell);
     }
 }
 

@@ -7,15 +7,15 @@ use super::shared::{self, Shared};
 use super::worker::{run_worker, WorkerLog};
 use crate::calibrate::Calibration;
 use crate::parking::EXIT;
-use crate::platform::{futex, priority, thread};
 use crate::watchdog::{Guarded, Watchdog};
+use kairos_os::{futex, priority, thread};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 
 pub type Threads<T> = Vec<thread::RtThread<T>>;
 
 pub type SpawnError = (
-    crate::platform::PlatformError,
+    kairos_os::PlatformError,
     Threads<WorkerLog>,
     Threads<DispatcherLog>,
 );

@@ -20,7 +20,7 @@ use crate::calibrate::spin;
 use crate::handoff::Take;
 use crate::measure::{Measurements, SegmentRecord};
 use crate::parking::{park, PARK, RUN, RUNNING};
-use crate::platform::{clock, memory};
+use kairos_os::{clock, memory};
 use kairos_policy::JobId;
 use std::sync::atomic::Ordering;
 

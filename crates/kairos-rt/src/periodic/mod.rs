@@ -19,10 +19,10 @@
 
 use crate::calibrate::{run_command, BusyWork, Calibration, Chunk, JobBody};
 use crate::measure::{JobRecord, RunInputs, RunResult, SegmentRecord, ThreadLog};
-use crate::platform::sched::{DeadlineParams, Policy, MIN_DEADLINE_RUNTIME_NS};
-use crate::platform::{self, clock, dma, memory, priority, sched, thread, PlatformError};
 use crate::watchdog::{Guarded, Heartbeat, RunControl, Watchdog, WatchdogConfig};
 use kairos_model::Workload;
+use kairos_os::sched::{DeadlineParams, Policy, MIN_DEADLINE_RUNTIME_NS};
+use kairos_os::{clock, dma, memory, priority, sched, thread, PlatformError};
 use kairos_policy::{ExecutionTimeModel, PriorityOrder};
 use std::sync::atomic::AtomicI32;
 use std::sync::{Arc, Condvar, Mutex};
@@ -80,7 +80,7 @@ pub(super) struct Worker {
 }
 
 /// Runs `workload` for real under `config` (see the module documentation). The caller
-/// calibrates (on [`plan`]'s CPUs) and may hold a [`platform::signals::StopSignals`] guard,
+/// calibrates (on [`plan`]'s CPUs) and may hold a [`kairos_os::signals::StopSignals`] guard,
 /// which the watchdog turns into a clean stop.
 pub fn run_periodic(
     workload: &Workload,
@@ -88,7 +88,7 @@ pub fn run_periodic(
     calibration: &Calibration,
     control: Arc<RunControl>,
 ) -> Result<RunResult, RunError> {
-    let plan = plan(workload, config, &platform::online_cpus())?;
+    let plan = plan(workload, config, &kairos_os::online_cpus())?;
     memory::lock_all_memory()?;
     let dma = dma::DmaLatencyGuard::acquire();
     let gate = Arc::new(StartGate::default());

@@ -21,7 +21,7 @@ pub use crate::dispatcher::MIGRATION_REQUEST_TO_START as MIGRATION_TOTAL;
 use crate::dispatcher::TIMER_TO_HANDLER;
 use crate::measure::{names, Distribution, Summary};
 use crate::periodic::RunError;
-use crate::platform::{clock, dma, futex, memory, priority, sched, thread, PlatformError};
+use kairos_os::{clock, dma, futex, memory, priority, sched, thread, PlatformError};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 

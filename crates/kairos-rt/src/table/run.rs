@@ -29,7 +29,7 @@ pub fn run_tables_detailed(
     if let Some(cpus) = &config.cpus {
         check_cpus(cpus.len(), plan.cores)?;
     } else {
-        check_cpus(crate::platform::online_cpus().len(), plan.cores)?;
+        check_cpus(kairos_os::online_cpus().len(), plan.cores)?;
     }
     let source = RunSource {
         source: Box::new(TableJobs::new(

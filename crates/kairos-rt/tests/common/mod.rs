@@ -4,7 +4,7 @@
 //! a plain `cargo test` lists it as ignored, never as passed. The README's test command and CI
 //! pass `--include-ignored`; there a missing precondition fails the test with what is missing.
 
-use kairos_rt::platform::{online_cpus, privilege};
+use kairos_os::{online_cpus, privilege};
 
 /// Panics, naming what is missing, unless SCHED_FIFO threads can be created here.
 pub fn require_rt() {

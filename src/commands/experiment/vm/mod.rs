@@ -18,7 +18,7 @@ use crate::args::{CommandResult, Failure};
 use indicatif::ProgressBar;
 use kairos_gen::{generate_rtxen, seeded, PeriodDist, RtXenConfig, UtilDist};
 use kairos_model::{parse_duration, Duration, GuestScheduler};
-use kairos_rt::platform::signals::{self, StopSignals};
+use kairos_os::signals::{self, StopSignals};
 use point::StudyPoint;
 use rayon::prelude::*;
 use serde::Deserialize;

@@ -11,10 +11,10 @@
 
 use super::set::{simulate, Counts, Setup};
 use crate::args::Failure;
+use kairos_os::{online_cpus, privilege, signals};
 use kairos_policy::policies::hierarchical::VmPlan;
 use kairos_rt::calibrate::{calibrate, Calibration};
 use kairos_rt::dispatcher::{measured_overheads, run_user, UserRunConfig};
-use kairos_rt::platform::{online_cpus, privilege, signals};
 use kairos_rt::watchdog::RunControl;
 use kairos_sim::vm::vm_policy;
 use kairos_sim::SimConfig;

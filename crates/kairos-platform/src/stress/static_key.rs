@@ -20,57 +20,14 @@
 //! a key that patches nothing: 100,000 flips a second here and no interference at all. If a
 //! tool keeps the event open, the key stays on and the flips patch nothing either.
 
+use kairos_os::perf;
 use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// `struct perf_event_attr` in its first published size (PERF_ATTR_SIZE_VER0, 64 bytes),
-/// which every kernel since 2.6.31 accepts. The libc crate does not define it, and a bindings
-/// crate for all of perf would bring hundreds of definitions for these eight fields.
-#[repr(C)]
-#[derive(Default)]
-struct PerfEventAttr {
-    kind: u32,
-    size: u32,
-    config: u64,
-    sample_period: u64,
-    sample_type: u64,
-    read_format: u64,
-    flags: u64,
-    wakeup_events: u32,
-    bp_type: u32,
-    bp_addr: u64,
-}
-
-const PERF_TYPE_SOFTWARE: u32 = 1;
-const PERF_COUNT_SW_PAGE_FAULTS_MAJ: u64 = 6;
-
 /// One flip on and off: opens the event (the key goes on) and closes it (the key goes off).
 pub fn flip() -> std::io::Result<()> {
-    let attr = PerfEventAttr {
-        kind: PERF_TYPE_SOFTWARE,
-        size: std::mem::size_of::<PerfEventAttr>() as u32,
-        config: PERF_COUNT_SW_PAGE_FAULTS_MAJ,
-        ..PerfEventAttr::default()
-    };
-    // SAFETY: perf_event_open reads `size` bytes of `attr`, a live struct of that size; the
-    // arguments are this process (0), any CPU (-1), no group (-1), no flags.
-    let fd = unsafe {
-        libc::syscall(
-            libc::SYS_perf_event_open,
-            &attr as *const PerfEventAttr,
-            0,
-            -1,
-            -1,
-            0,
-        )
-    };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: closes the descriptor just opened, owned by nothing else.
-    unsafe { libc::close(fd as i32) };
-    Ok(())
+    perf::open_close_software_event(perf::SW_PAGE_FAULTS_MAJ)
 }
 
 /// Flips until `stop` says so or `bound` has passed; the number of flips.
@@ -91,7 +48,7 @@ pub fn run(bound: Duration, stop: &dyn Fn() -> bool) -> std::io::Result<u64> {
 /// `bound`, then writes its count in stress-ng's YAML form (a `bogo-ops` per stressor), so
 /// best-effort programs count its work as they count stress-ng's.
 pub fn run_process(bound: Duration, yaml: Option<&Path>) -> std::io::Result<u64> {
-    let signals = crate::platform::signals::StopSignals::install();
+    let signals = kairos_os::signals::StopSignals::install();
     let flips = run(bound, &|| signals.received().is_some())?;
     if let Some(path) = yaml {
         let mut file = std::fs::File::create(path)?;
@@ -106,11 +63,6 @@ pub fn run_process(bound: Duration, yaml: Option<&Path>) -> std::io::Result<u64>
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_attribute_has_the_size_the_kernel_knows() {
-        assert_eq!(std::mem::size_of::<PerfEventAttr>(), 64);
-    }
 
     #[test]
     fn the_loop_stops_when_told_and_counts_whole_rounds() {

@@ -8,10 +8,10 @@
 
 use super::chase::Chase;
 use crate::oslat::{job_sampler, Bench, Sampler};
-use crate::platform::{clock, memory, PlatformError};
-use crate::watchdog::RunControl;
 use kairos_model::managed::Execution;
 use kairos_model::Duration;
+use kairos_os::{clock, memory, PlatformError};
+use kairos_rt::watchdog::RunControl;
 use serde::Serialize;
 use std::path::Path;
 
@@ -167,7 +167,7 @@ pub fn run_jobs(
 }
 
 fn stopped(control: &RunControl) -> bool {
-    control.should_stop() || crate::platform::signals::received().is_some()
+    control.should_stop() || kairos_os::signals::received().is_some()
 }
 
 fn one_job(

@@ -6,12 +6,12 @@
 
 use kairos_model::managed::Execution;
 use kairos_model::Duration;
-use kairos_rt::manage::bandwidth::Bandwidth;
-use kairos_rt::manage::control::{ControlConfig, Controller, Shares};
-use kairos_rt::manage::job::JobRecord;
-use kairos_rt::manage::manager::Manager;
-use kairos_rt::manage::model::{InterferenceModel, Prior};
-use kairos_rt::partition::state::{Change, Mechanism, State};
+use kairos_platform::manage::bandwidth::Bandwidth;
+use kairos_platform::manage::control::{ControlConfig, Controller, Shares};
+use kairos_platform::manage::job::JobRecord;
+use kairos_platform::manage::manager::Manager;
+use kairos_platform::manage::model::{InterferenceModel, Prior};
+use kairos_platform::partition::state::{Change, Mechanism, State};
 use kairos_rt::watchdog::RunControl;
 use std::path::PathBuf;
 
@@ -91,7 +91,7 @@ fn the_manager_cuts_best_effort_time_when_interference_rises_and_gives_it_back_w
         expected,
         constrained: false,
         rt_tid: 0,
-        end_ns: kairos_rt::platform::clock::now_ns() + 120_000_000_000,
+        end_ns: kairos_os::clock::now_ns() + 120_000_000_000,
     };
     let (tx, rx) = std::sync::mpsc::channel();
     let control = RunControl::new();
@@ -123,7 +123,7 @@ fn the_manager_cuts_best_effort_time_when_interference_rises_and_gives_it_back_w
     }
     drop(tx);
     let managed = thread.join().unwrap();
-    kairos_rt::partition::reset().unwrap();
+    kairos_platform::partition::reset().unwrap();
     assert!(!quota.exists(), "the reset removed the group");
     let least = *seen[..200].iter().min().unwrap();
     let last = *seen.last().unwrap();

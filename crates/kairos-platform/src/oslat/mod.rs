@@ -16,9 +16,9 @@
 mod calls;
 mod ipc;
 
-use crate::measure::{Distribution, Summary};
-use crate::platform::{self, dma, memory, priority, thread, PlatformError};
-use crate::watchdog::RunControl;
+use kairos_os::{dma, memory, priority, thread, PlatformError};
+use kairos_rt::measure::{Distribution, Summary};
+use kairos_rt::watchdog::RunControl;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -193,7 +193,7 @@ pub fn run_suite(
     config: &SuiteConfig,
     progress: Progress,
 ) -> Result<Vec<BenchResult>, PlatformError> {
-    crate::platform::privilege::require_rt()?;
+    kairos_os::privilege::require_rt()?;
     memory::lock_all_memory()?;
     let _dma = dma::DmaLatencyGuard::acquire();
     let dir = scratch_dir()?;
@@ -217,7 +217,7 @@ fn measure_all(
         }
         let mut values = Vec::with_capacity(n);
         for _ in 0..n {
-            if config.control.should_stop() || platform::signals::received().is_some() {
+            if config.control.should_stop() || kairos_os::signals::received().is_some() {
                 return Err(PlatformError::Interrupted);
             }
             values.push(sampler.sample()?);
@@ -252,7 +252,7 @@ pub(crate) struct ScratchDir {
 }
 
 pub(crate) fn scratch_dir() -> Result<ScratchDir, PlatformError> {
-    let path = crate::platform::scratch::private_folder("kairos-oslat-", "").map_err(|source| {
+    let path = kairos_os::scratch::private_folder("kairos-oslat-", "").map_err(|source| {
         PlatformError::Os {
             op: "create the suite's scratch directory",
             source,

@@ -3,7 +3,7 @@
 
 use super::state::{cpu_list, Change, State};
 use super::{io, write, PartitionError, Plan, Report};
-use crate::platform::sched;
+use kairos_os::sched;
 use std::path::{Path, PathBuf};
 
 /// The kernel's flag for kernel threads in /proc/PID/stat (PF_KTHREAD).

@@ -7,10 +7,9 @@
 
 use crate::stress::{own_command, StressSpec};
 use kairos_model::managed::BestEffortWork;
+use kairos_os::process::{self, Stop};
 use serde::Serialize;
 use std::fs::File;
-use std::os::fd::AsRawFd;
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -136,8 +135,7 @@ fn start_stress(list: &[String], launch: &Launch) -> std::io::Result<Running> {
             Err(e) => {
                 // What already runs must not outlive a failed start.
                 for (mut child, _) in children {
-                    // SAFETY: signals a process group this module created.
-                    unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+                    process::signal_group(child.id() as i32, Stop::Kill);
                     let _ = child.wait();
                 }
                 return Err(e);
@@ -189,46 +187,20 @@ fn spawn(mut command: Command, launch: &Launch) -> std::io::Result<Child> {
         .iter()
         .map(|p| std::fs::OpenOptions::new().write(true).open(p))
         .collect::<Result<_, _>>()?;
-    let fds: Vec<i32> = files.iter().map(|f| f.as_raw_fd()).collect();
-    let core = launch.core;
     command.stdin(Stdio::null()).stderr(Stdio::null());
-    // SAFETY: pre_exec runs in the child between fork and exec and makes only
-    // async-signal-safe system calls on memory prepared before the fork.
-    unsafe {
-        command.pre_exec(move || {
-            for &fd in &fds {
-                // "0" moves the writing process (cgroup v1 and v2).
-                if libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(core, &mut set);
-            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            libc::setpgid(0, 0);
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            Ok(())
-        });
-    }
-    let child = command.spawn();
-    drop(files);
-    child
+    process::spawn_confined(&mut command, Some(launch.core), &files)
 }
 
 /// SIGINT to the process group, then SIGKILL after two seconds if `done` is still false.
 fn interrupt_then_kill(group: i32, done: &mut dyn FnMut() -> bool) {
-    // SAFETY: signals a process group this module created.
-    unsafe { libc::kill(-group, libc::SIGINT) };
+    process::signal_group(group, Stop::Interrupt);
     for _ in 0..40 {
         if done() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    // SAFETY: as above; the group is gone or must go.
-    unsafe { libc::kill(-group, libc::SIGKILL) };
+    process::signal_group(group, Stop::Kill);
 }
 
 /// `bogo-ops` per stressor from stress-ng's YAML report.

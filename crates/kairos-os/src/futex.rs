@@ -63,7 +63,7 @@ pub fn wake(word: &AtomicU32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::platform::clock;
+    use crate::clock;
     use std::sync::atomic::Ordering;
     use std::sync::Arc;
 

@@ -15,7 +15,7 @@ pub mod state;
 mod tasks;
 mod v2;
 
-use crate::platform::sched;
+use kairos_os::sched;
 use state::{cpu_list, Change, Mechanism, State};
 use std::path::{Path, PathBuf};
 
@@ -128,7 +128,7 @@ pub fn apply(plan: &Plan) -> Result<(State, Report), PartitionError> {
 }
 
 fn check_plan(plan: &Plan) -> Result<(), PartitionError> {
-    let online = crate::platform::online_cpus();
+    let online = kairos_os::online_cpus();
     let refuse = |m: String| Err(PartitionError::Refused(m));
     if plan.rt.is_empty() || plan.be.is_empty() {
         return refuse("both partitions need at least one CPU".into());

@@ -1,8 +1,15 @@
-//! The platform layer: thin, safe wrappers over the Linux mechanisms a user-space real-time
-//! runtime needs (docs/run.md; the project notes' "Mechanisms a user-space runtime can
-//! use"). Every `unsafe` block of the crate lives here, each with its SAFETY comment; the rest
-//! of the runtime (and the table dispatcher) only calls these functions.
+//! # kairos-os
 //!
+//! Safe wrappers over the Linux mechanisms kairos needs (docs/run.md; the project notes'
+//! "Mechanisms a user-space runtime can use"): for the runtime (`kairos-rt`) and for the
+//! platform tools (`kairos-platform`). This is the workspace's only crate with `unsafe` code:
+//! every block has a `SAFETY:` comment saying why it is sound (clippy's
+//! `undocumented_unsafe_blocks` holds it to that), each wrapper keeps its invariants behind a
+//! safe signature, and every other crate forbids `unsafe_code`. The calls go through the
+//! `libc` crate, which kairos already depended on; where the C call itself is what is measured
+//! (the OS-latency suite's services), the wrapper makes exactly that call.
+//!
+//! For the runtime:
 //! - [`thread`]: threads created with an explicit policy, priority and affinity.
 //! - [`sched`]: policies of existing threads (FIFO, OTHER, DEADLINE), affinity, thread scans.
 //! - [`clock`]: the monotonic and thread CPU-time clocks, absolute sleeps.
@@ -13,14 +20,26 @@
 //! - [`signals`]: SIGINT/SIGTERM turned into a stop flag.
 //! - [`scratch`]: private temporary folders, and those of killed runs removed.
 //! - [`spin`]: the busy loop of calibrated work, aligned in every build.
+//!
+//! For the platform tools:
+//! - [`process`]: children confined to a CPU, cgroups and a process group; group signals.
+//! - [`services`]: the one-process OS services the latency suite times, one call each.
+//! - [`echo`]: two-process round trips through pipes, sockets and FIFOs.
+//! - [`perf`]: software perf events opened and closed (the kernel static keys they switch).
+
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
 pub mod clock;
 pub mod dma;
+pub mod echo;
 pub mod futex;
 pub mod memory;
+pub mod perf;
 pub mod privilege;
+pub mod process;
 pub mod sched;
 pub mod scratch;
+pub mod services;
 pub mod signals;
 pub mod spin;
 pub mod thread;
@@ -28,6 +47,8 @@ pub mod thread;
 use thiserror::Error;
 
 /// Priorities the runtime uses, highest first. The watchdog is above everything it guards.
+/// The ladder is here, below its users, because [`privilege`] checks `RLIMIT_RTPRIO` against
+/// its top and the platform tools (the manager, the latency suite) place threads on it too.
 pub mod priority {
     /// The watchdog: above every runtime thread so a spinning one cannot starve it.
     pub const WATCHDOG: i32 = 99;

@@ -7,9 +7,9 @@ use super::bandwidth::Bandwidth;
 use super::control::{Change, Controller};
 use super::job::JobRecord;
 use super::model::InterferenceModel;
-use crate::platform::sched::{self, DeadlineParams};
-use crate::watchdog::RunControl;
 use kairos_model::Duration;
+use kairos_os::sched::{self, DeadlineParams};
+use kairos_rt::watchdog::RunControl;
 use serde::Serialize;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 
@@ -68,7 +68,7 @@ impl Manager {
         let mut predicted = self
             .controller
             .predicted(&self.model, self.controller.current());
-        while crate::platform::clock::now_ns() < self.end_ns && !control.should_stop() {
+        while kairos_os::clock::now_ns() < self.end_ns && !control.should_stop() {
             let job = match jobs.recv_timeout(std::time::Duration::from_millis(50)) {
                 Ok(job) => job,
                 Err(RecvTimeoutError::Timeout) => continue,

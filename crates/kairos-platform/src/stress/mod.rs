@@ -8,6 +8,7 @@
 
 pub mod static_key;
 
+use kairos_os::process::{self, Stop};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -131,7 +132,7 @@ fn temp_folder() -> Result<PathBuf, StressError> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     let suffix = format!("-{n}");
-    crate::platform::scratch::private_folder("kairos-stress-", &suffix)
+    kairos_os::scratch::private_folder("kairos-stress-", &suffix)
         .map_err(|e| StressError::Temp(std::env::temp_dir(), e))
 }
 
@@ -142,24 +143,7 @@ fn spawn_group(mut command: Command, cpu: Option<usize>) -> std::io::Result<Chil
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    // SAFETY: pre_exec runs in the child between fork and exec; setpgid, prctl and
-    // sched_setaffinity are async-signal-safe system calls on memory prepared before the fork.
-    unsafe {
-        use std::os::unix::process::CommandExt;
-        command.pre_exec(move || {
-            libc::setpgid(0, 0);
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            if let Some(cpu) = cpu {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                libc::CPU_SET(cpu, &mut set);
-                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
-            Ok(())
-        });
-    }
-    command.spawn()
+    process::spawn_confined(&mut command, cpu, &[])
 }
 
 impl Stress {
@@ -204,9 +188,7 @@ impl Stress {
 impl Drop for Stress {
     fn drop(&mut self) {
         for child in &mut self.children {
-            let group = child.id() as libc::pid_t;
-            // SAFETY: signals a process group this Stress created.
-            unsafe { libc::kill(-group, libc::SIGKILL) };
+            process::signal_group(child.id() as i32, Stop::Kill);
             let _ = child.wait();
         }
         // SIGKILL is pending for every worker once kill returns: none writes again.

@@ -11,12 +11,12 @@ use super::model::{InterferenceModel, Prior};
 use crate::oslat::scratch_dir;
 use crate::partition::state::{Change as StateChange, Mechanism, State};
 use crate::partition::{self, PartitionError, Plan};
-use crate::platform::sched::DeadlineParams;
-use crate::platform::thread::{self, ThreadSpec};
-use crate::platform::{clock, dma, memory, priority, PlatformError};
-use crate::watchdog::{Guarded, Heartbeat, RunControl, Watchdog, WatchdogConfig};
 use kairos_model::managed::{Execution, JobSize, ManagedSystem};
 use kairos_model::Duration;
+use kairos_os::sched::DeadlineParams;
+use kairos_os::thread::{self, ThreadSpec};
+use kairos_os::{clock, dma, memory, priority, PlatformError};
+use kairos_rt::watchdog::{Guarded, Heartbeat, RunControl, Watchdog, WatchdogConfig};
 use std::sync::atomic::AtomicI32;
 use std::sync::{mpsc, Arc};
 
@@ -84,13 +84,13 @@ pub fn run(config: ManageConfig) -> Result<ManageOutcome, ManageError> {
     let s = &config.system;
     let work = Work::parse(&s.rt.work).map_err(ManageError::Refused)?;
     let rt_core = s.rt.core.0;
-    let online = crate::platform::online_cpus();
+    let online = kairos_os::online_cpus();
     if let Some(c) = (0..s.cores).find(|c| !online.contains(c)) {
         return Err(ManageError::Refused(format!(
             "the system names core {c}, but this machine has CPUs {online:?}"
         )));
     }
-    crate::platform::privilege::require_rt()?;
+    kairos_os::privilege::require_rt()?;
     memory::lock_all_memory()?;
     let _dma = dma::DmaLatencyGuard::acquire();
     let plan = Plan {
@@ -238,7 +238,7 @@ pub fn run(config: ManageConfig) -> Result<ManageOutcome, ManageError> {
 const FORGETTING: f64 = 0.98;
 
 fn signal_stop() -> Option<String> {
-    crate::platform::signals::received().map(crate::platform::signals::signal_name)
+    kairos_os::signals::received().map(kairos_os::signals::signal_name)
 }
 
 /// The cores with best-effort programs, in order.

@@ -7,7 +7,7 @@
 use super::state::{cpu_list, Change, State};
 use super::tasks::{all_tids, describe};
 use super::{io, write, PartitionError, Plan, Report};
-use crate::platform::sched;
+use kairos_os::sched;
 use std::path::{Path, PathBuf};
 
 /// The cgroup2 mount point, when its root offers the cpuset controller.

@@ -6,7 +6,7 @@
 //! The chain visits every line once in an order drawn from a fixed seed, so runs compare.
 
 use crate::oslat::Sampler;
-use crate::platform::{clock, PlatformError};
+use kairos_os::{clock, PlatformError};
 
 /// The buffer: 4 MiB, twice a core's 2 MiB L2 on the machines here, well inside a shared L3.
 pub const CHASE_BYTES: usize = 4 << 20;

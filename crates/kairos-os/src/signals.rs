@@ -76,6 +76,16 @@ impl Drop for StopSignals {
     }
 }
 
+/// Gives SIGPIPE its default action back (end the process), so that a command line program
+/// writing into a closed pipe (`kairos ... | head`) ends quietly as a Unix filter does: Rust
+/// ignores SIGPIPE, which turns every later `println!` into a panic. Call it at the start of
+/// `main`, before output.
+pub fn restore_default_sigpipe() {
+    // SAFETY: setting a disposition to SIG_DFL takes no pointers and installs no handler code,
+    // so no async-signal-safety rule applies; the kernel serialises dispositions across threads.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+}
+
 /// Sends SIGKILL to process `pid` (a per-job child); errors (already gone) are ignored.
 pub fn kill(pid: i32) {
     if pid > 0 {
