@@ -7,8 +7,8 @@
 use super::Demo;
 use crate::args::Failure;
 use crate::report::human_ns;
-use kairos_rt::oslat::{run_suite, Bench, SuiteConfig};
-use kairos_rt::platform::online_cpus;
+use kairos_os::online_cpus;
+use kairos_platform::oslat::{run_suite, Bench, SuiteConfig};
 use kairos_rt::watchdog::RunControl;
 use std::sync::Arc;
 
