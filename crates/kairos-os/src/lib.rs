@@ -5,9 +5,10 @@
 //! platform tools (`kairos-platform`). This is the workspace's only crate with `unsafe` code:
 //! every block has a `SAFETY:` comment saying why it is sound (clippy's
 //! `undocumented_unsafe_blocks` holds it to that), each wrapper keeps its invariants behind a
-//! safe signature, and every other crate forbids `unsafe_code`. The calls go through the
-//! `libc` crate, which kairos already depended on; where the C call itself is what is measured
-//! (the OS-latency suite's services), the wrapper makes exactly that call.
+//! safe signature, and every other crate's library (and the `kairos` binary) forbids
+//! `unsafe_code`. The calls go through the `libc` crate, which kairos already depended on;
+//! where the C call itself is what is measured (the OS-latency suite's services), the wrapper
+//! makes exactly that call.
 //!
 //! For the runtime:
 //! - [`thread`]: threads created with an explicit policy, priority and affinity.
