@@ -7,9 +7,9 @@
 //! file, so a failure reproduces with `kairos simulate`).
 
 use kairos_analysis::csa::interface::vcpu_budgets;
-use kairos_analysis::csa::{analyze, with_vcpus, Mpr};
+use kairos_analysis::csa::{analyze, with_vcpus, Mpr, Prm, Supply};
 use kairos_model::vm_load::{check_vm_source, to_toml};
-use kairos_model::{Format, VmSystem};
+use kairos_model::{Duration, Format, VmSystem};
 use kairos_policy::policies::hierarchical::VmPlan;
 use kairos_sim::vm::simulate_vm;
 use kairos_sim::{ExecutionTimeModel, SimConfig};
@@ -152,14 +152,19 @@ fn segments_of(trace: &Trace, ids: &[usize]) -> Vec<(u64, u64)> {
 /// Every window starting at a segment boundary (where the least supply of a window of a given
 /// length is found: moving a start inside a gap or a segment changes supply monotonically) of
 /// each length of a grid up to two periods is given at least `sbf(length)`.
-fn assert_supply_at_least(segments: &[(u64, u64)], end: u64, resource: &Mpr, what: &str) {
+fn assert_supply_at_least(
+    segments: &[(u64, u64)],
+    end: u64,
+    resource: &(impl Supply + std::fmt::Debug),
+    what: &str,
+) {
     let mut starts: Vec<u64> = segments.iter().flat_map(|&(s, e)| [s, e]).collect();
     starts.push(0);
     starts.sort_unstable();
     starts.dedup();
-    let step = resource.period / 20;
+    let step = resource.period().as_nanos() / 20;
     for len in (1..=40).map(|k| k * step) {
-        let bound = resource.sbf(len);
+        let bound = resource.sbf(Duration::from_nanos(len)).as_nanos();
         for &from in starts.iter().filter(|&&s| s + len <= end) {
             let got = supply(segments, from, len);
             assert!(
@@ -189,15 +194,16 @@ fn backlogged_system(rng: &mut ChaCha8Rng, vmm: Vmm) -> String {
         let period = [5, 10, 20][rng.random_range(0..3)];
         // A global guest's VCPUs split one MPR's budget as the interface does.
         let theta_us = vcpus * period * rng.random_range(100..=450);
-        let mpr = Mpr::new(period * 1000, theta_us, vcpus).unwrap();
-        for (v, budget_us) in vcpu_budgets(&mpr).into_iter().enumerate() {
+        let (ms, us) = (Duration::from_millis, Duration::from_micros);
+        let mpr = Mpr::new(ms(period), us(theta_us), vcpus).unwrap();
+        for (v, budget) in vcpu_budgets(&mpr).into_iter().enumerate() {
             let core = rng.random_range(0..2);
             let cpus = match vmm.scheduler {
                 "rt-partition" => format!("cpus = [{core}]\n"),
                 _ => String::new(),
             };
             text.push_str(&format!(
-                "[[domains.vcpus]]\nname = \"v{v}\"\nbudget = \"{budget_us}us\"\nperiod = \"{period}ms\"\n{cpus}"
+                "[[domains.vcpus]]\nname = \"v{v}\"\nbudget = \"{budget}\"\nperiod = \"{period}ms\"\n{cpus}"
             ));
             let core_line = if global {
                 String::new()
@@ -232,14 +238,14 @@ fn every_domain_gets_at_least_its_supply_bound_in_every_window() {
             for domain in &plan.domains {
                 let ids: Vec<usize> = domain.servers.clone().collect();
                 let specs = &plan.servers[domain.servers.clone()];
-                let period = specs[0].period.as_nanos();
+                let period = specs[0].period;
                 let what = format!("{vmm:?} domain {}\n{text}", domain.name);
                 for (&id, spec) in ids.iter().zip(specs) {
-                    let prm = Mpr::prm(period, spec.budget.as_nanos()).unwrap();
+                    let prm = Prm::new(period, spec.budget).unwrap();
                     assert_supply_at_least(&segments_of(&trace, &[id]), end, &prm, &what);
                 }
                 if !domain.guest.is_partitioned() {
-                    let theta = specs.iter().map(|s| s.budget.as_nanos()).sum();
+                    let theta = specs.iter().fold(Duration::ZERO, |sum, s| sum + s.budget);
                     let mpr = Mpr::new(period, theta, ids.len() as u64).unwrap();
                     assert_supply_at_least(&segments_of(&trace, &ids), end, &mpr, &what);
                 }

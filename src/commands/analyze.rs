@@ -222,7 +222,7 @@ fn details(v: &Verdict, names: &[&str]) -> String {
         return r
             .iter()
             .zip(names)
-            .map(|(r, n)| format!("{n}:{}", crate::report::human_ns(*r)))
+            .map(|(r, n)| format!("{n}:{}", crate::report::human_ns(r.as_nanos())))
             .collect::<Vec<_>>()
             .join(" ");
     }
@@ -239,7 +239,7 @@ fn optional_deadlines(v: &Verdict, names: &[&str], imprecise: &[bool]) -> String
     };
     let listed: Vec<String> = (od.iter().zip(names).zip(imprecise))
         .filter(|(_, &is)| is)
-        .map(|((od, n), _)| format!("{n}:{}", crate::report::human_ns(*od)))
+        .map(|((od, n), _)| format!("{n}:{}", crate::report::human_ns(od.as_nanos())))
         .collect();
     match listed.is_empty() {
         true => String::new(),
@@ -290,7 +290,7 @@ fn parse_set(line: &str) -> Result<(Vec<SporadicTask>, usize), String> {
                         if d.is_zero() {
                             Err(format!("tasks[{i}].{name}: must be greater than zero"))
                         } else {
-                            Ok(d.as_nanos())
+                            Ok(d)
                         }
                     })
             };

@@ -5,6 +5,7 @@
 
 use crate::args::{CommandResult, Failure};
 use kairos_analysis::{registry, SporadicTask};
+use kairos_model::Duration;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -56,7 +57,10 @@ fn load(dir: &Path) -> Result<Vec<OracleFile>, Failure> {
                     let tasks = o
                         .tasks
                         .iter()
-                        .map(|[c, t, d]| SporadicTask::new(c * 1000, d * 1000, t * 1000))
+                        .map(|&[c, t, d]| {
+                            let us = Duration::from_micros;
+                            SporadicTask::new(us(c), us(d), us(t))
+                        })
                         .collect();
                     Ok((tasks, o.m))
                 })

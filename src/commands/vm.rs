@@ -5,7 +5,7 @@
 use crate::args::{CommandResult, Failure};
 use kairos_analysis::csa::{analyze as csa, with_vcpus, CsaReport};
 use kairos_model::vm_load::to_toml;
-use kairos_model::{Duration, VmSystem};
+use kairos_model::VmSystem;
 use kairos_policy::policies::hierarchical::VmPlan;
 use std::path::PathBuf;
 
@@ -110,9 +110,9 @@ pub(crate) fn text(system: &VmSystem, report: &CsaReport) -> String {
             i.guest,
             i.model,
             i.parallelism,
-            Duration::from_nanos(i.budget_ns),
-            Duration::from_nanos(i.period_ns),
-            i.budget_ns as f64 / i.period_ns.max(1) as f64,
+            i.budget,
+            i.period,
+            i.budget.as_nanos() as f64 / i.period.as_nanos().max(1) as f64,
         ));
         for v in &i.vcpus {
             let cpus = v
@@ -125,9 +125,7 @@ pub(crate) fn text(system: &VmSystem, report: &CsaReport) -> String {
             };
             out.push_str(&format!(
                 "  {}: {} / {} on {cpus}{tasks}\n",
-                v.name,
-                Duration::from_nanos(v.budget_ns),
-                Duration::from_nanos(v.period_ns)
+                v.name, v.budget, v.period
             ));
         }
         if let Some(note) = &i.note {

@@ -110,7 +110,7 @@ fn failing_tasks(tasks: &[SporadicTask], m: usize, in_u: &[bool]) -> Vec<usize> 
         let mut updated = false;
         for k in (0..n).filter(|&k| !in_u[k]) {
             let tk = &tasks[k];
-            let laxity = u128::from(tk.deadline - tk.wcet);
+            let laxity = u128::from(tk.deadline_ns() - tk.wcet_ns());
             let interference: u128 = tasks
                 .iter()
                 .enumerate()
@@ -136,19 +136,20 @@ fn failing_tasks(tasks: &[SporadicTask], m: usize, in_u: &[bool]) -> Vec<usize> 
 /// `J_i^k` of Theorem 1.
 fn bound(ti: &SporadicTask, tk: &SporadicTask, in_u: bool, slack_i: u64) -> u128 {
     if in_u {
-        let edf = edf_interference(ti, tk.deadline, 0) + u128::from(ti.wcet);
-        window_workload(ti, tk.deadline, 0).min(edf)
+        let edf = edf_interference(ti, tk.deadline_ns(), 0) + u128::from(ti.wcet_ns());
+        window_workload(ti, tk.deadline_ns(), 0).min(edf)
     } else {
-        edf_interference(ti, tk.deadline, slack_i)
+        edf_interference(ti, tk.deadline_ns(), slack_i)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::task_ns;
 
     fn t(c: u64, d: u64, p: u64) -> SporadicTask {
-        SporadicTask::new(c, d, p)
+        task_ns(c, d, p)
     }
 
     #[test]

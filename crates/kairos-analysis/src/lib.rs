@@ -1,7 +1,8 @@
 //! # kairos-analysis
 //!
-//! Schedulability tests for sporadic tasks (C, D, T) in integer nanoseconds on `m` identical
-//! cores. Every test is its own module with one entry point returning a [`Verdict`]; its doc
+//! Schedulability tests for sporadic tasks (C, D, T) on `m` identical cores. The API takes and
+//! returns the model's [`kairos_model::Duration`]; inside, the tests compute on integer
+//! nanoseconds. Every test is its own module with one entry point returning a [`Verdict`]; its doc
 //! comment cites the paper and equations it implements. Tests are pure: tasks in, verdict out.
 #![forbid(unsafe_code)]
 
@@ -26,34 +27,64 @@ pub(crate) fn test_rng(mut seed: u64) -> impl FnMut(u64) -> u64 {
     }
 }
 
+/// A verdict's list of durations as nanoseconds, for the unit tests' integer expectations.
+#[cfg(test)]
+pub(crate) fn nanos_of(list: &Option<Vec<Duration>>) -> Option<Vec<u64>> {
+    list.as_ref()
+        .map(|l| l.iter().map(|d| d.as_nanos()).collect())
+}
+
+/// A task of `(C, D, T)` nanoseconds, for the unit tests' small integer cases.
+#[cfg(test)]
+pub(crate) const fn task_ns(wcet: u64, deadline: u64, period: u64) -> SporadicTask {
+    SporadicTask::new(
+        kairos_model::Duration::from_nanos(wcet),
+        kairos_model::Duration::from_nanos(deadline),
+        kairos_model::Duration::from_nanos(period),
+    )
+}
+
+use kairos_model::Duration;
 use serde::Serialize;
 
-/// A sporadic task as the analysis sees it, in integer nanoseconds.
+mod nanos;
+
+/// A sporadic task as the analysis sees it. The algorithms compute on its parameters as
+/// integer nanoseconds (`wcet_ns()` and the like), exactly, in `u64`/`u128`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct SporadicTask {
     /// Worst-case execution time C.
-    pub wcet: u64,
+    #[serde(serialize_with = "nanos::one")]
+    pub wcet: Duration,
     /// Relative deadline D.
-    pub deadline: u64,
+    #[serde(serialize_with = "nanos::one")]
+    pub deadline: Duration,
     /// Period or minimum inter-arrival time T.
-    pub period: u64,
-    /// For an imprecise task, its wind-up part `w` (then `wcet` is `m + w`); 0 for a plain
+    #[serde(serialize_with = "nanos::one")]
+    pub period: Duration,
+    /// For an imprecise task, its wind-up part `w` (then `wcet` is `m + w`); zero for a plain
     /// task. Only the RMWP tests ([`rmwp`]) read it.
-    pub windup: u64,
+    #[serde(serialize_with = "nanos::one")]
+    pub windup: Duration,
 }
 
 impl SporadicTask {
-    pub const fn new(wcet: u64, deadline: u64, period: u64) -> Self {
+    pub const fn new(wcet: Duration, deadline: Duration, period: Duration) -> Self {
         SporadicTask {
             wcet,
             deadline,
             period,
-            windup: 0,
+            windup: Duration::ZERO,
         }
     }
 
     /// An imprecise task: mandatory `m`, wind-up `w` (its optional part is no demand).
-    pub const fn imprecise(mandatory: u64, windup: u64, deadline: u64, period: u64) -> Self {
+    pub fn imprecise(
+        mandatory: Duration,
+        windup: Duration,
+        deadline: Duration,
+        period: Duration,
+    ) -> Self {
         SporadicTask {
             wcet: mandatory + windup,
             deadline,
@@ -63,28 +94,46 @@ impl SporadicTask {
     }
     /// C / T, for bounds and heuristics.
     pub fn utilization(&self) -> f64 {
-        self.wcet as f64 / self.period as f64
+        self.wcet_ns() as f64 / self.period_ns() as f64
     }
     /// C / min(D, T).
     pub fn density(&self) -> f64 {
-        self.wcet as f64 / self.deadline.min(self.period) as f64
+        self.wcet_ns() as f64 / self.deadline_ns().min(self.period_ns()) as f64
+    }
+
+    /// C in nanoseconds, for the algorithms' integer arithmetic.
+    pub(crate) const fn wcet_ns(&self) -> u64 {
+        self.wcet.as_nanos()
+    }
+    /// D in nanoseconds.
+    pub(crate) const fn deadline_ns(&self) -> u64 {
+        self.deadline.as_nanos()
+    }
+    /// T in nanoseconds.
+    pub(crate) const fn period_ns(&self) -> u64 {
+        self.period.as_nanos()
+    }
+    /// w in nanoseconds.
+    pub(crate) const fn windup_ns(&self) -> u64 {
+        self.windup.as_nanos()
     }
 }
 
-/// Converts the model's tasks (durations in ns) into analysis tasks.
+/// Converts the model's tasks into analysis tasks.
 pub fn tasks_of(workload: &kairos_model::Workload) -> Vec<SporadicTask> {
     workload
         .tasks
         .iter()
         .map(|t| SporadicTask {
-            windup: t.imprecise.map_or(0, |p| p.windup.as_nanos()),
-            ..SporadicTask::new(
-                t.wcet.as_nanos(),
-                t.deadline.as_nanos(),
-                t.period.as_nanos(),
-            )
+            windup: t.imprecise.map_or(Duration::ZERO, |p| p.windup),
+            ..SporadicTask::new(t.wcet, t.deadline, t.period)
         })
         .collect()
+}
+
+/// The nanoseconds the integer algorithms computed, as durations.
+pub(crate) fn durations(nanos: Vec<u64>) -> Vec<Duration> {
+    nanos.into_iter().map(Duration::from_nanos).collect()
 }
 
 /// The answer of one test on one task set.
@@ -92,8 +141,11 @@ pub fn tasks_of(workload: &kairos_model::Workload) -> Vec<SporadicTask> {
 pub struct Verdict {
     pub schedulable: bool,
     /// Response-time bounds per task (same order as the input), where the test computes them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub response_times: Option<Vec<u64>>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "nanos::some_list"
+    )]
+    pub response_times: Option<Vec<Duration>>,
     /// The first task (input index) the test could not show schedulable, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failing_task: Option<usize>,
@@ -102,8 +154,11 @@ pub struct Verdict {
     pub mapping: Option<Vec<usize>>,
     /// For the RMWP tests: the relative optional deadline of each task (its deadline for a
     /// plain task, which has no wind-up to wait for).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub optional_deadlines: Option<Vec<u64>>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "nanos::some_list"
+    )]
+    pub optional_deadlines: Option<Vec<Duration>>,
 }
 
 impl Verdict {
@@ -125,7 +180,7 @@ impl Verdict {
             optional_deadlines: None,
         }
     }
-    pub fn with_response_times(mut self, r: Vec<u64>) -> Self {
+    pub fn with_response_times(mut self, r: Vec<Duration>) -> Self {
         self.response_times = Some(r);
         self
     }

@@ -96,7 +96,9 @@ fn load(file: &str) -> Vec<OracleSet> {
                 .expect("tasks")
                 .iter()
                 .map(|t| {
-                    let us = |i: usize| t[i].as_u64().expect("integer microseconds") * 1_000;
+                    let us = |i: usize| {
+                        SimDuration::from_micros(t[i].as_u64().expect("integer microseconds"))
+                    };
                     // [C, T, D] in microseconds.
                     SporadicTask::new(us(0), us(2), us(1))
                 })
@@ -191,10 +193,10 @@ fn sets_only_the_published_cap_accepts_survive_simulation() {
                 .enumerate()
                 .map(|(i, t)| Task {
                     name: format!("t{i}"),
-                    wcet: SimDuration::from_nanos(t.wcet),
-                    bcet: SimDuration::from_nanos(t.wcet),
-                    period: SimDuration::from_nanos(t.period),
-                    deadline: SimDuration::from_nanos(t.deadline),
+                    wcet: t.wcet,
+                    bcet: t.wcet,
+                    period: t.period,
+                    deadline: t.deadline,
                     offset: SimDuration::ZERO,
                     arrival: Arrival::Periodic,
                     priority: None,
@@ -219,7 +221,7 @@ fn sets_only_the_published_cap_accepts_survive_simulation() {
             assert_eq!(metrics.deadline_misses, 0, "{file}:{line}");
             for (k, task) in metrics.tasks.iter().enumerate() {
                 assert!(
-                    task.response_max_ns.unwrap_or(0) <= bounds[k],
+                    task.response_max_ns.unwrap_or(0) <= bounds[k].as_nanos(),
                     "{file}:{line} task {k}"
                 );
             }

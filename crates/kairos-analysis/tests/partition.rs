@@ -8,8 +8,9 @@ use kairos_analysis::partition::{self, partition, Admission, Heuristic};
 use kairos_analysis::uniprocessor::fp_rta;
 mod common;
 
-use common::simulate_synchronous;
+use common::{nanos, simulate_synchronous, task_ns};
 use kairos_analysis::{SporadicTask, Verdict};
+use kairos_model::Duration;
 use kairos_policy::PolicyKind;
 use proptest::prelude::*;
 use std::collections::HashSet;
@@ -55,7 +56,7 @@ fn scenario(
                         } else {
                             c + (t - c) * (50 + f / 2) / 100
                         };
-                        SporadicTask::new(c * GRID, d * GRID, t * GRID)
+                        task_ns(c * GRID, d * GRID, t * GRID)
                     })
                     .collect();
                 (m, tasks)
@@ -87,8 +88,8 @@ fn on_core(tasks: &[SporadicTask], mapping: &[usize], core: usize) -> Vec<Sporad
 /// Task indices by decreasing utilization (exact), ties by lower index.
 fn by_decreasing_utilization(tasks: &[SporadicTask]) -> Vec<usize> {
     let u_cmp = |a: &SporadicTask, b: &SporadicTask| {
-        (u128::from(a.wcet) * u128::from(b.period))
-            .cmp(&(u128::from(b.wcet) * u128::from(a.period)))
+        (u128::from(a.wcet.as_nanos()) * u128::from(b.period.as_nanos()))
+            .cmp(&(u128::from(b.wcet.as_nanos()) * u128::from(a.period.as_nanos())))
     };
     let mut order: Vec<usize> = (0..tasks.len()).collect();
     order.sort_by(|&a, &b| u_cmp(&tasks[b], &tasks[a]).then(a.cmp(&b)));
@@ -137,7 +138,7 @@ proptest! {
             prop_assert!(!missed, "{:?} mapping {:?} misses: {:?}", (h, d, a), mapping, tasks);
             if a == Admission::FpExact {
                 let simulated: Vec<u64> = max_response.iter().map(|r| r.unwrap_or(0)).collect();
-                prop_assert_eq!(v.response_times, Some(simulated));
+                prop_assert_eq!(nanos(v.response_times), Some(simulated));
             }
         }
     }
@@ -187,7 +188,7 @@ proptest! {
     fn overloaded_sets_are_rejected((m, tasks) in scenario(false, 101..=130)) {
         // In grid units (periods <= 200, at most 12 tasks) the products fit u128.
         let (num, den) = tasks.iter().fold((0u128, 1u128), |(n, d), t| {
-            let (c, p) = (u128::from(t.wcet / GRID), u128::from(t.period / GRID));
+            let (c, p) = (u128::from(t.wcet.as_nanos() / GRID), u128::from(t.period.as_nanos() / GRID));
             (n * p + c * d, d * p)
         });
         prop_assume!(num > m as u128 * den);
@@ -204,8 +205,9 @@ proptest! {
         at in any::<prop::sample::Index>(),
     ) {
         let bad = at.index(tasks.len());
-        tasks[bad].deadline = tasks[bad].wcet.saturating_sub(1).max(1);
-        tasks[bad].wcet = tasks[bad].deadline + 1;
+        let one = Duration::from_nanos(1);
+        tasks[bad].deadline = tasks[bad].wcet.saturating_sub(one).max(one);
+        tasks[bad].wcet = tasks[bad].deadline + one;
         for (h, d, a) in all_combinations() {
             prop_assert_eq!(partition(&tasks, m, h, d, a), Verdict::no(Some(bad)), "{:?}", (h, d, a));
         }
@@ -215,7 +217,7 @@ proptest! {
 /// Implicit-deadline tasks with utilization `pct` percent of a 100 ms period.
 fn util(pcts: &[u64]) -> Vec<SporadicTask> {
     pcts.iter()
-        .map(|&p| SporadicTask::new(p * MS, 100 * MS, 100 * MS))
+        .map(|&p| task_ns(p * MS, 100 * MS, 100 * MS))
         .collect()
 }
 
@@ -265,13 +267,13 @@ fn each_heuristic_picks_its_core() {
 /// (R_1 = 1 + ceil(1/4) 2 = 3 > 2); Liu & Layland (densities 0.667 + 0.5 > 0.828) needs two.
 #[test]
 fn fp_admission_is_exact_dm() {
-    let tasks = [SporadicTask::new(2, 3, 4), SporadicTask::new(1, 2, 5)];
+    let tasks = [task_ns(2, 3, 4), task_ns(1, 2, 5)];
     assert_eq!(fp_rta::rate_monotonic(&tasks), Verdict::no(Some(1)));
     let v = partition(&tasks, 1, Heuristic::FirstFit, false, Admission::FpExact);
-    assert_eq!(v.response_times, Some(vec![3, 1]));
+    assert_eq!(nanos(v.response_times), Some(vec![3, 1]));
     assert_eq!(v.mapping, Some(vec![0, 0]));
     assert_eq!(
-        fp_rta::deadline_monotonic(&tasks).response_times,
+        nanos(fp_rta::deadline_monotonic(&tasks).response_times),
         Some(vec![3, 1])
     );
     let ll = partition(
@@ -299,10 +301,7 @@ fn degenerate_inputs() {
     for (h, d, a) in all_combinations() {
         assert_eq!(partition(&[], 0, h, d, a).mapping, Some(vec![]));
         assert_eq!(partition(&util(&[10]), 0, h, d, a), Verdict::no(Some(0)));
-        let invalid = [
-            SporadicTask::new(0, 0, 0),
-            SporadicTask::new(u64::MAX, u64::MAX, u64::MAX),
-        ];
+        let invalid = [task_ns(0, 0, 0), task_ns(u64::MAX, u64::MAX, u64::MAX)];
         assert!(partition(&invalid, 2, h, d, a).failing_task.is_some());
     }
 }

@@ -263,7 +263,7 @@ fn rmwp_analyses_accept_every_set_rate_monotonic_analysis_accepts() {
             }
             rm_only += usize::from(rmwp.schedulable && !rm.schedulable);
             let od = rmwp.optional_deadlines.expect("optional deadlines");
-            for (x, od) in tasks.iter().zip(od) {
+            for (x, od) in tasks.iter().zip(od.iter().map(|d| d.as_nanos())) {
                 assert!(od + x.w <= x.t || od == 0, "{od} leaves no room for {x:?}");
             }
         }

@@ -13,8 +13,9 @@ use kairos_analysis::uniprocessor::{
 };
 mod common;
 
-use common::{simulate_synchronous, Observed};
+use common::{nanos, simulate_synchronous, task_ns, Observed};
 use kairos_analysis::{SporadicTask, Verdict};
+use kairos_model::Duration;
 use kairos_policy::PolicyKind;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -54,7 +55,7 @@ fn task_set(
                     Deadlines::Constrained => c + (t - c) * f / 100,
                     Deadlines::Arbitrary => c + (2 * t - c) * f / 100,
                 };
-                SporadicTask::new(c * GRID, d * GRID, t * GRID)
+                task_ns(c * GRID, d * GRID, t * GRID)
             })
             .collect()
     })
@@ -83,7 +84,7 @@ fn check_against_simulation(tasks: &[SporadicTask]) {
     let fp = simulate_one_core(tasks, PolicyKind::GlobalFp);
     let rta = response_times(tasks, &deadline_monotonic_order(tasks));
     assert_eq!(rta.schedulable, !fp.missed, "RTA vs sim on {tasks:?}");
-    if let Some(r) = rta.response_times {
+    if let Some(r) = nanos(rta.response_times) {
         let simulated: Vec<u64> = fp.max_response.iter().map(|r| r.unwrap_or(0)).collect();
         assert_eq!(r, simulated, "response times on {tasks:?}");
     }
@@ -127,7 +128,7 @@ fn small_set() -> impl Strategy<Value = Vec<SporadicTask>> {
     const PERIODS: [u64; 14] = [2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 24, 30, 40, 60];
     let task = (0..PERIODS.len(), 0u64..=100, 1u64..=150).prop_map(|(p, c_pct, d_pct)| {
         let t = PERIODS[p] * 10;
-        SporadicTask::new((t * c_pct / 200).max(1), (t * d_pct / 100).max(1), t)
+        task_ns((t * c_pct / 200).max(1), (t * d_pct / 100).max(1), t)
     });
     prop::collection::vec(task, 1..=8)
 }
@@ -184,7 +185,7 @@ proptest! {
         raw in prop::collection::vec((edge_value(), edge_value(), edge_value()), 0..=6),
         cores in 0usize..=3,
     ) {
-        let tasks: Vec<_> = raw.iter().map(|&(c, d, t)| SporadicTask::new(c, d, t)).collect();
+        let tasks: Vec<_> = raw.iter().map(|&(c, d, t)| task_ns(c, d, t)).collect();
         let edf = is_schedulable(&tasks);
         prop_assert!(!edf.schedulable || edf.failing_task.is_none());
         for order in [rate_monotonic_order(&tasks), deadline_monotonic_order(&tasks)] {
@@ -236,7 +237,10 @@ fn generators_cover_both_verdicts() {
     let arbitrary = sample(task_set(2..=5, 60..=100, Deadlines::Arbitrary), 400);
     let beyond = arbitrary
         .iter()
-        .filter(|s| s.iter().any(|t| t.deadline > t.period))
+        .filter(|s| {
+            s.iter()
+                .any(|t| t.deadline.as_nanos() > t.period.as_nanos())
+        })
         .count();
     let dm_ok = arbitrary
         .iter()
@@ -270,7 +274,7 @@ fn generators_cover_both_verdicts() {
 }
 
 fn implicit(c: u64, t: u64) -> SporadicTask {
-    SporadicTask::new(c, t, t)
+    task_ns(c, t, t)
 }
 
 /// Burns & Wellings, "Real-Time Systems and Programming Languages", RTA example: a = (T 7,
@@ -283,7 +287,8 @@ fn implicit(c: u64, t: u64) -> SporadicTask {
 fn burns_wellings_example() {
     let tasks = [implicit(3, 7), implicit(3, 12), implicit(5, 20)];
     let v = response_times(&tasks, &rate_monotonic_order(&tasks));
-    assert_eq!(v, Verdict::yes().with_response_times(vec![3, 6, 20]));
+    assert!(v.schedulable);
+    assert_eq!(nanos(v.response_times), Some(vec![3, 6, 20]));
     // U = 0.929 > 3(2^(1/3) - 1) = 0.780, and prod(U_i + 1) = 2.29 > 2: both bounds say no.
     assert!(!liu_layland(&tasks).schedulable && !hyperbolic(&tasks).schedulable);
     // One more unit of C_c: R_c: 6 -> 6+3+3 = 12 -> 6+6+3 = 15 -> 6+9+6 = 21 > 20.
@@ -298,7 +303,7 @@ fn burns_wellings_example() {
 fn rta_accepts_above_the_bounds() {
     let tasks = [implicit(1, 4), implicit(2, 6), implicit(3, 10)];
     let v = fp_rta::rate_monotonic(&tasks);
-    assert_eq!(v.response_times, Some(vec![1, 2 + 1, 10]));
+    assert_eq!(nanos(v.response_times), Some(vec![1, 2 + 1, 10]));
     assert!(!liu_layland(&tasks).schedulable && !hyperbolic(&tasks).schedulable);
 }
 
@@ -308,17 +313,16 @@ fn rta_accepts_above_the_bounds() {
 /// q=6: 694, 94 and 694 <= 700 ends it. R_2 = 118, the fifth job's, not the first's.
 #[test]
 fn lehoczky_busy_period_example() {
-    let with_d2 = |d2| {
-        [
-            SporadicTask::new(26, 70, 70),
-            SporadicTask::new(62, d2, 100),
-        ]
-    };
+    let with_d2 = |d2| [task_ns(26, 70, 70), task_ns(62, d2, 100)];
     let v = response_times(&with_d2(118), &[0, 1]);
-    assert_eq!(v, Verdict::yes().with_response_times(vec![26, 118]));
+    assert!(v.schedulable);
+    assert_eq!(nanos(v.response_times), Some(vec![26, 118]));
     assert_eq!(response_times(&with_d2(117), &[0, 1]), Verdict::no(Some(1)));
     // The simulator agrees (times in us here to keep the run small).
-    let us = |t: SporadicTask| SporadicTask::new(t.wcet * 1000, t.deadline * 1000, t.period * 1000);
+    let us = |t: SporadicTask| {
+        let scale = |d: Duration| Duration::from_micros(d.as_nanos());
+        SporadicTask::new(scale(t.wcet), scale(t.deadline), scale(t.period))
+    };
     let scaled: Vec<_> = with_d2(118).into_iter().map(us).collect();
     let observed = simulate_one_core(&scaled, PolicyKind::GlobalFp);
     assert!(!observed.missed);
@@ -335,17 +339,13 @@ fn lehoczky_busy_period_example() {
 /// B with C_3 = 3: h(5) = 1 + 2 + 3 = 6 > 5: no.
 #[test]
 fn edf_demand_examples() {
-    let a = [SporadicTask::new(2, 3, 4), SporadicTask::new(2, 3, 8)];
+    let a = [task_ns(2, 3, 4), task_ns(2, 3, 8)];
     assert!(!is_schedulable(&a).schedulable);
-    let b = [
-        SporadicTask::new(1, 2, 4),
-        SporadicTask::new(2, 4, 6),
-        SporadicTask::new(1, 5, 8),
-    ];
+    let b = [task_ns(1, 2, 4), task_ns(2, 4, 6), task_ns(1, 5, 8)];
     assert!(is_schedulable(&b).schedulable);
-    let c2 = [b[0], b[1], SporadicTask::new(2, 5, 8)];
+    let c2 = [b[0], b[1], task_ns(2, 5, 8)];
     assert!(is_schedulable(&c2).schedulable);
-    let c3 = [b[0], b[1], SporadicTask::new(3, 5, 8)];
+    let c3 = [b[0], b[1], task_ns(3, 5, 8)];
     assert!(!is_schedulable(&c3).schedulable);
     // U = 1 exactly with implicit deadlines: schedulable; a hair more is not.
     let full = [implicit(1, 3), implicit(1, 3), implicit(1, 3)];
@@ -359,7 +359,7 @@ fn edf_demand_examples() {
     assert!(!is_schedulable(&over).schedulable);
     // C > D names the task.
     assert_eq!(
-        is_schedulable(&[implicit(1, 4), SporadicTask::new(3, 2, 8)]).failing_task,
+        is_schedulable(&[implicit(1, 4), task_ns(3, 2, 8)]).failing_task,
         Some(1)
     );
 }
@@ -369,10 +369,10 @@ fn edf_demand_examples() {
 /// R_0 = 2 + ceil(2/5)1 = 3 <= 3.
 #[test]
 fn dm_beats_rm_for_constrained_deadlines() {
-    let tasks = [SporadicTask::new(2, 3, 4), SporadicTask::new(1, 1, 5)];
+    let tasks = [task_ns(2, 3, 4), task_ns(1, 1, 5)];
     assert_eq!(fp_rta::rate_monotonic(&tasks), Verdict::no(Some(1)));
     assert_eq!(
-        fp_rta::deadline_monotonic(&tasks).response_times,
+        nanos(fp_rta::deadline_monotonic(&tasks).response_times),
         Some(vec![3, 1])
     );
 }

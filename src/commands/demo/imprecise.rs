@@ -73,7 +73,7 @@ fn analyse(demo: &mut Demo, workload: &Workload) {
         let od: Vec<String> = (workload.tasks.iter())
             .zip(verdict.optional_deadlines.unwrap_or_default())
             .filter(|(t, _)| t.imprecise.is_some())
-            .map(|(t, od)| format!("{}:{}", t.name, human_ns(od)))
+            .map(|(t, od)| format!("{}:{}", t.name, human_ns(od.as_nanos())))
             .collect();
         let answer = if verdict.schedulable {
             "schedulable"

@@ -110,8 +110,8 @@ fn analysis_section(report: &CsaReport) -> String {
         out.push_str(&format!(
             "<tr><td class=\"name\">{}</td><td class=\"name\">{} ({})</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td class=\"{class}\">{text}</td><td class=\"name\">{}</td></tr>",
             escape(&i.domain), i.model, i.guest, i.parallelism,
-            Duration::from_nanos(i.budget_ns), Duration::from_nanos(i.period_ns),
-            i.budget_ns as f64 / i.period_ns.max(1) as f64,
+            i.budget, i.period,
+            i.budget.as_nanos() as f64 / i.period.as_nanos().max(1) as f64,
             escape(i.note.as_deref().unwrap_or(""))
         ));
     }

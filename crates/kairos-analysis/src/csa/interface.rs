@@ -18,9 +18,10 @@
 
 use super::edf::{edf_fits, fp_fits};
 use super::gedf::gedf_fits;
-use super::supply::Mpr;
+use super::supply::{Mpr, Prm};
 use crate::uniprocessor::fp_rta::deadline_monotonic_order;
 use crate::SporadicTask;
+use kairos_model::Duration;
 
 /// Which component test a one-VCPU interface answers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,36 +31,46 @@ pub enum UniGuest {
 }
 
 /// The least PRM of period `period` under which `guest` schedules `tasks`, if any.
-pub fn prm_interface(tasks: &[SporadicTask], guest: UniGuest, period: u64) -> Option<Mpr> {
+pub fn prm_interface(tasks: &[SporadicTask], guest: UniGuest, period: Duration) -> Option<Prm> {
+    let prm = |budget: u64| Prm::new(period, Duration::from_nanos(budget));
     let fits = |budget: u64| {
-        let supply = Mpr::prm(period, budget).expect("budget within the period");
+        let supply = prm(budget).expect("budget within the period");
         match guest {
             UniGuest::Edf => edf_fits(tasks, &supply),
             UniGuest::Dm => fp_fits(tasks, &deadline_monotonic_order(tasks), &supply),
         }
     };
-    least_budget(0, period, grain(period), fits).and_then(|budget| Mpr::prm(period, budget))
+    let pi = period.as_nanos();
+    least_budget(0, pi, grain(pi), fits).and_then(prm)
 }
 
-/// The least MPR of period `period` and parallelism at most `most` under which gEDF
-/// schedules `tasks`, if any.
-pub fn mpr_interface(tasks: &[SporadicTask], period: u64, most: u64) -> Option<Mpr> {
+/// The least MPR of period `period` and parallelism at most `max_parallelism` under which
+/// gEDF schedules `tasks`, if any.
+pub fn mpr_interface(
+    tasks: &[SporadicTask],
+    period: Duration,
+    max_parallelism: u64,
+) -> Option<Mpr> {
     let utilization: f64 = tasks.iter().map(SporadicTask::utilization).sum();
     let first = (utilization.ceil() as u64).max(1);
-    (first..=most).find_map(|m| {
-        let fits =
-            |budget: u64| gedf_fits(tasks, &Mpr::new(period, budget, m).expect("at most m Π"));
-        let range = ((m - 1) * period, m * period);
-        least_budget(range.0, range.1, grain(period), fits).and_then(|b| Mpr::new(period, b, m))
+    let pi = period.as_nanos();
+    (first..=max_parallelism).find_map(|m| {
+        let mpr = |budget: u64| Mpr::new(period, Duration::from_nanos(budget), m);
+        let fits = |budget: u64| gedf_fits(tasks, &mpr(budget).expect("at most m Π"));
+        let range = ((m - 1) * pi, m * pi);
+        least_budget(range.0, range.1, grain(pi), fits).and_then(mpr)
     })
 }
 
 /// The budgets of the m' VCPUs that realize `mpr`: ⌊Θ/m'⌋+1 for the first Θ mod m', ⌊Θ/m'⌋
 /// for the others.
-pub fn vcpu_budgets(mpr: &Mpr) -> Vec<u64> {
+pub fn vcpu_budgets(mpr: &Mpr) -> Vec<Duration> {
     let m = mpr.parallelism;
-    let (base, extra) = (mpr.budget / m, mpr.budget % m);
-    (0..m).map(|j| base + u64::from(j < extra)).collect()
+    let theta = mpr.budget.as_nanos();
+    let (base, extra) = (theta / m, theta % m);
+    (0..m)
+        .map(|j| Duration::from_nanos(base + u64::from(j < extra)))
+        .collect()
 }
 
 /// The budgets' grid for a period: Π / 10,000, at least 1 (see the module documentation).
@@ -89,14 +100,19 @@ fn least_budget(low: u64, high: u64, grain: u64, fits: impl Fn(u64) -> bool) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_rng;
+    use crate::csa::supply::Supply;
+    use crate::{task_ns, test_rng};
+
+    fn ns(t: u64) -> Duration {
+        Duration::from_nanos(t)
+    }
 
     fn random_set(next: &mut impl FnMut(u64) -> u64, n: u64) -> Vec<SporadicTask> {
         (0..n)
             .map(|_| {
                 let period = 4 + next(12);
                 let wcet = 1 + next(period / 3);
-                SporadicTask::new(wcet, period - next(2), period)
+                task_ns(wcet, period - next(2), period)
             })
             .collect()
     }
@@ -111,13 +127,13 @@ mod tests {
             let period = 2 + next(6);
             for guest in [UniGuest::Edf, UniGuest::Dm] {
                 let scan = (0..=period).find(|&b| {
-                    let s = Mpr::prm(period, b).unwrap();
+                    let s = Prm::new(ns(period), ns(b)).unwrap();
                     match guest {
                         UniGuest::Edf => edf_fits(&tasks, &s),
                         UniGuest::Dm => fp_fits(&tasks, &deadline_monotonic_order(&tasks), &s),
                     }
                 });
-                let got = prm_interface(&tasks, guest, period).map(|m| m.budget);
+                let got = prm_interface(&tasks, guest, ns(period)).map(|p| p.budget.as_nanos());
                 assert_eq!(got, scan, "{guest:?} {tasks:?} Π={period}");
                 found += usize::from(got.is_some());
             }
@@ -135,11 +151,12 @@ mod tests {
             let period = 2 + next(5);
             let scan = (1..=3).find_map(|m| {
                 ((m - 1) * period..=m * period)
-                    .find(|&b| gedf_fits(&tasks, &Mpr::new(period, b, m).unwrap()))
+                    .find(|&b| gedf_fits(&tasks, &Mpr::new(ns(period), ns(b), m).unwrap()))
                     .map(|b| (m, b))
             });
             let utilization: f64 = tasks.iter().map(SporadicTask::utilization).sum();
-            let got = mpr_interface(&tasks, period, 3).map(|r| (r.parallelism, r.budget));
+            let got =
+                mpr_interface(&tasks, ns(period), 3).map(|r| (r.parallelism, r.budget.as_nanos()));
             if scan.is_some_and(|(m, _)| m as f64 >= utilization.ceil()) {
                 assert_eq!(got, scan, "{tasks:?} Π={period}");
             }
@@ -153,15 +170,15 @@ mod tests {
         for period in 1..=9u64 {
             for m in 1..=3u64 {
                 for budget in 1..=m * period {
-                    let mpr = Mpr::new(period, budget, m).unwrap();
+                    let mpr = Mpr::new(ns(period), ns(budget), m).unwrap();
                     let budgets = vcpu_budgets(&mpr);
-                    assert_eq!(budgets.iter().sum::<u64>(), budget);
-                    for t in 0..=6 * period {
+                    assert_eq!(budgets.iter().map(|b| b.as_nanos()).sum::<u64>(), budget);
+                    for t in (0..=6 * period).map(ns) {
                         let vcpus: u64 = budgets
                             .iter()
-                            .map(|&b| Mpr::prm(period, b).unwrap().sbf(t))
+                            .map(|&b| Prm::new(ns(period), b).unwrap().sbf(t).as_nanos())
                             .sum();
-                        assert!(vcpus >= mpr.sbf(t), "{mpr:?} t={t}: {vcpus}");
+                        assert!(vcpus >= mpr.sbf(t).as_nanos(), "{mpr:?} t={t}: {vcpus}");
                     }
                 }
             }

@@ -5,7 +5,7 @@
 //!
 //! | module | what | paper |
 //! |---|---|---|
-//! | [`supply`] | PRM and MPR supply bound functions | Shin & Lee RTSS 2003; Easwaran, Shin & Lee RTS 2009 |
+//! | [`supply`] | the [`Supply`] trait; PRM and MPR supply bound functions | Shin & Lee RTSS 2003; Easwaran, Shin & Lee RTS 2009 |
 //! | [`edf`] | EDF and DM components on one VCPU | Shin & Lee RTSS 2003 |
 //! | [`gedf`] | a gEDF component on an MPR | Easwaran, Shin & Lee RTS 2009, Theorem 1 |
 //! | [`interface`] | least budgets, MPR to VCPUs | both |
@@ -24,7 +24,7 @@ pub mod supply;
 pub mod system;
 
 pub use resolve::with_vcpus;
-pub use supply::Mpr;
+pub use supply::{Mpr, Prm, Supply};
 pub use system::{
     analyze, interfaces, with_interfaces, CsaReport, DomainInterface, VcpuInterface, VmmVerdict,
 };

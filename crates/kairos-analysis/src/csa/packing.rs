@@ -9,14 +9,15 @@
 //!   to the core of *smallest* bandwidth (the system is then not schedulable).
 
 use super::interface::{prm_interface, UniGuest};
-use super::supply::Mpr;
+use super::supply::{Prm, Supply};
 use crate::uniprocessor::fp_rta;
 use crate::SporadicTask;
+use kairos_model::Duration;
 
 /// One packed VCPU: its PRM interface and its tasks (input indices).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PackedVcpu {
-    pub supply: Mpr,
+    pub supply: Prm,
     pub tasks: Vec<usize>,
 }
 
@@ -24,7 +25,7 @@ pub struct PackedVcpu {
 pub fn pack_tasks(
     tasks: &[SporadicTask],
     guest: UniGuest,
-    period: u64,
+    period: Duration,
 ) -> Result<Vec<PackedVcpu>, usize> {
     let mut vcpus: Vec<PackedVcpu> = Vec::new();
     for i in by_decreasing_utilization(tasks) {
@@ -139,15 +140,12 @@ pub fn pack_servers(servers: &[ServerTask], cores: usize, edf: bool) -> (Vec<usi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::task_ns;
 
     #[test]
     fn tasks_go_to_the_fullest_vcpu_that_still_fits() {
-        let tasks = [
-            SporadicTask::new(12, 20, 20),
-            SporadicTask::new(10, 20, 20),
-            SporadicTask::new(2, 20, 20),
-        ];
-        let vcpus = pack_tasks(&tasks, UniGuest::Edf, 5).unwrap();
+        let tasks = [task_ns(12, 20, 20), task_ns(10, 20, 20), task_ns(2, 20, 20)];
+        let vcpus = pack_tasks(&tasks, UniGuest::Edf, Duration::from_nanos(5)).unwrap();
         // 0.6 and 0.5 cannot share a core: two VCPUs; the 0.1 task joins the one of larger
         // bandwidth (task 0's).
         assert_eq!(vcpus.len(), 2);
@@ -162,7 +160,7 @@ mod tests {
     fn a_domains_vcpus_spread_over_cores_before_sharing_one() {
         let server = |domain, c| ServerTask {
             domain,
-            task: SporadicTask::new(c, 10, 10),
+            task: task_ns(c, 10, 10),
             pinned: None,
         };
         let servers = [server(0, 3), server(0, 3), server(1, 5)];
@@ -180,7 +178,7 @@ mod tests {
     fn pinned_servers_keep_their_core_and_count_against_it() {
         let server = |c, pinned| ServerTask {
             domain: 0,
-            task: SporadicTask::new(c, 10, 10),
+            task: task_ns(c, 10, 10),
             pinned,
         };
         // Unpinned, best fit would put the 0.6 server beside nothing; pinned on core 1 it stays

@@ -2,7 +2,7 @@
 //! two-level simulation runs.
 
 use super::system::CsaReport;
-use kairos_model::{CoreId, Duration, Vcpu, VmSystem, VmmScheduler};
+use kairos_model::{CoreId, Vcpu, VmSystem, VmmScheduler};
 
 /// `system` with each `vcpus = "auto"` domain's VCPUs from `report` (the analysis of
 /// `system`) and, for partitioned guests, each task's VCPU as its `core`. Under rt-partition a
@@ -34,8 +34,8 @@ pub fn with_vcpus(system: &VmSystem, report: &CsaReport) -> Result<VmSystem, Str
             (i.vcpus.iter())
                 .map(|v| Vcpu {
                     name: v.name.clone(),
-                    budget: Duration::from_nanos(v.budget_ns),
-                    period: Duration::from_nanos(v.period_ns),
+                    budget: v.budget,
+                    period: v.period,
                     cpus: (v.cpus.as_ref()).map(|c| c.iter().map(|&c| CoreId(c)).collect()),
                 })
                 .collect(),

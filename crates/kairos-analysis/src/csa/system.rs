@@ -6,7 +6,7 @@ use super::edf::{edf_fits, fp_fits};
 use super::gedf::gedf_fits;
 use super::interface::{mpr_interface, vcpu_budgets, UniGuest};
 use super::packing::{pack_servers, pack_tasks, PackedVcpu, ServerTask};
-use super::supply::Mpr;
+use super::supply::{Mpr, Prm};
 use crate::global_edf::GlobalEdfTest;
 use crate::global_fp::GlobalFpTest;
 use crate::uniprocessor::fp_rta::deadline_monotonic_order;
@@ -29,10 +29,12 @@ pub struct DomainInterface {
     pub guest: &'static str,
     /// `PRM` (one per VCPU), `MPR`, `explicit` (the file's VCPUs) or `none` (no interface).
     pub model: &'static str,
-    pub period_ns: u64,
+    #[serde(rename = "period_ns", serialize_with = "crate::nanos::one")]
+    pub period: Duration,
     /// Total budget of the VCPUs per period.
-    pub budget_ns: u64,
-    /// Number of VCPUs.
+    #[serde(rename = "budget_ns", serialize_with = "crate::nanos::one")]
+    pub budget: Duration,
+    /// Number of VCPUs: a count, not a time.
     pub parallelism: u64,
     pub vcpus: Vec<VcpuInterface>,
     /// The guest meets every deadline on these VCPUs; `None`: not analysed (see `note`).
@@ -44,8 +46,10 @@ pub struct DomainInterface {
 #[derive(Clone, Debug, Serialize)]
 pub struct VcpuInterface {
     pub name: String,
-    pub budget_ns: u64,
-    pub period_ns: u64,
+    #[serde(rename = "budget_ns", serialize_with = "crate::nanos::one")]
+    pub budget: Duration,
+    #[serde(rename = "period_ns", serialize_with = "crate::nanos::one")]
+    pub period: Duration,
     /// Allowed cores; `None`: every core.
     pub cpus: Option<Vec<usize>>,
     /// The guest tasks packed on it (partitioned guests), by name.
@@ -70,7 +74,7 @@ pub fn analyze(system: &VmSystem) -> CsaReport {
 /// Every domain's interface. They depend on the domains, the VCPU period and the host's cores
 /// only, not on the VMM scheduler: a study comparing VMM schedulers computes them once.
 pub fn interfaces(system: &VmSystem) -> Vec<DomainInterface> {
-    let period = system.vmm.vcpu_period.as_nanos();
+    let period = system.vmm.vcpu_period;
     (system.domains.iter())
         .map(|d| domain_interface(d, period, system.cores as u64))
         .collect()
@@ -99,24 +103,18 @@ pub fn with_interfaces(system: &VmSystem, mut interfaces: Vec<DomainInterface>) 
 
 fn tasks_of(domain: &Domain) -> Vec<SporadicTask> {
     (domain.tasks.iter())
-        .map(|t| {
-            SporadicTask::new(
-                t.wcet.as_nanos(),
-                t.deadline.as_nanos(),
-                t.period.as_nanos(),
-            )
-        })
+        .map(|t| SporadicTask::new(t.wcet, t.deadline, t.period))
         .collect()
 }
 
-fn domain_interface(domain: &Domain, period: u64, cores: u64) -> DomainInterface {
+fn domain_interface(domain: &Domain, period: Duration, cores: u64) -> DomainInterface {
     let tasks = tasks_of(domain);
     let mut out = DomainInterface {
         domain: domain.name.clone(),
         guest: domain.guest.name(),
         model: "none",
-        period_ns: period,
-        budget_ns: 0,
+        period,
+        budget: Duration::ZERO,
         parallelism: 0,
         vcpus: Vec::new(),
         schedulable: Some(false),
@@ -133,9 +131,8 @@ fn domain_interface(domain: &Domain, period: u64, cores: u64) -> DomainInterface
                 Ok(vcpus) => packed(domain, &vcpus, &mut out),
                 Err(task) => {
                     out.note = Some(format!(
-                        "task `{}` fits no VCPU of period {}",
+                        "task `{}` fits no VCPU of period {period}",
                         domain.tasks[task].name,
-                        Duration::from_nanos(period)
                     ))
                 }
             }
@@ -144,8 +141,7 @@ fn domain_interface(domain: &Domain, period: u64, cores: u64) -> DomainInterface
             Some(mpr) => global(&mpr, &mut out),
             None => {
                 out.note = Some(format!(
-                    "no MPR of period {} and at most {cores} VCPUs schedules the tasks",
-                    Duration::from_nanos(period)
+                    "no MPR of period {period} and at most {cores} VCPUs schedules the tasks",
                 ))
             }
         },
@@ -168,12 +164,14 @@ fn packed(domain: &Domain, vcpus: &[PackedVcpu], out: &mut DomainInterface) {
     out.model = "PRM";
     out.schedulable = Some(true);
     out.parallelism = vcpus.len() as u64;
-    out.budget_ns = vcpus.iter().map(|v| v.supply.budget).sum();
+    out.budget = vcpus
+        .iter()
+        .fold(Duration::ZERO, |sum, v| sum + v.supply.budget);
     out.vcpus = (vcpus.iter().enumerate())
         .map(|(j, v)| VcpuInterface {
             name: format!("v{j}"),
-            budget_ns: v.supply.budget,
-            period_ns: v.supply.period,
+            budget: v.supply.budget,
+            period: v.supply.period,
             cpus: None,
             tasks: in_file_order(&v.tasks)
                 .map(|k| domain.tasks[k].name.clone())
@@ -192,12 +190,12 @@ fn global(mpr: &Mpr, out: &mut DomainInterface) {
     out.model = "MPR";
     out.schedulable = Some(true);
     out.parallelism = mpr.parallelism;
-    out.budget_ns = mpr.budget;
+    out.budget = mpr.budget;
     out.vcpus = (vcpu_budgets(mpr).into_iter().enumerate())
         .map(|(j, budget)| VcpuInterface {
             name: format!("v{j}"),
-            budget_ns: budget,
-            period_ns: mpr.period,
+            budget,
+            period: mpr.period,
             cpus: None,
             tasks: Vec::new(),
         })
@@ -215,8 +213,8 @@ fn explicit(
 ) {
     out.model = "explicit";
     out.parallelism = given.len() as u64;
-    out.budget_ns = given.iter().map(|v| v.budget.as_nanos()).sum();
-    out.period_ns = given.first().map_or(0, |v| v.period.as_nanos());
+    out.budget = given.iter().fold(Duration::ZERO, |sum, v| sum + v.budget);
+    out.period = given.first().map_or(Duration::ZERO, |v| v.period);
     let on = |j: usize| -> Vec<usize> {
         (0..tasks.len())
             .filter(|&k| domain.tasks[k].core.map(|c| c.0) == Some(j))
@@ -225,8 +223,8 @@ fn explicit(
     out.vcpus = (given.iter().enumerate())
         .map(|(j, v)| VcpuInterface {
             name: v.name.clone(),
-            budget_ns: v.budget.as_nanos(),
-            period_ns: v.period.as_nanos(),
+            budget: v.budget,
+            period: v.period,
             cpus: v.cpus.as_ref().map(|c| c.iter().map(|c| c.0).collect()),
             tasks: match domain.guest.is_partitioned() {
                 true => on(j)
@@ -241,8 +239,8 @@ fn explicit(
         GuestScheduler::Pedf | GuestScheduler::Pdm => {
             Some(given.iter().enumerate().all(|(j, v)| {
                 let set: Vec<SporadicTask> = on(j).iter().map(|&k| tasks[k]).collect();
-                let supply = Mpr::prm(v.period.as_nanos(), v.budget.as_nanos())
-                    .expect("checked: budget within the period");
+                let supply =
+                    Prm::new(v.period, v.budget).expect("checked: budget within the period");
                 match uni(domain.guest) {
                     UniGuest::Edf => edf_fits(&set, &supply),
                     UniGuest::Dm => fp_fits(&set, &deadline_monotonic_order(&set), &supply),
@@ -258,11 +256,12 @@ fn explicit(
 }
 
 fn as_mpr(given: &[kairos_model::Vcpu]) -> Option<Mpr> {
-    let period = given.first()?.period.as_nanos();
+    let period = given.first()?.period;
     let budgets: Vec<u64> = given.iter().map(|v| v.budget.as_nanos()).collect();
     let (lo, hi) = (budgets.iter().min()?, budgets.iter().max()?);
-    let same = given.iter().all(|v| v.period.as_nanos() == period) && hi - lo <= 1;
-    same.then(|| Mpr::new(period, budgets.iter().sum(), given.len() as u64))
+    let same = given.iter().all(|v| v.period == period) && hi - lo <= 1;
+    let total = Duration::from_nanos(budgets.iter().sum());
+    same.then(|| Mpr::new(period, total, given.len() as u64))
         .flatten()
 }
 
@@ -291,7 +290,7 @@ fn vmm_verdict(system: &VmSystem, interfaces: &mut [DomainInterface]) -> VmmVerd
         .flat_map(|(d, i)| {
             i.vcpus.iter().map(move |v| ServerTask {
                 domain: d,
-                task: SporadicTask::new(v.budget_ns, v.period_ns, v.period_ns),
+                task: SporadicTask::new(v.budget, v.period, v.period),
                 pinned: v.cpus.as_ref().filter(|c| c.len() == 1).map(|c| c[0]),
             })
         })

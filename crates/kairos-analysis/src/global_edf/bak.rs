@@ -48,7 +48,10 @@ pub fn is_schedulable(tasks: &[SporadicTask], m: usize) -> Verdict {
 
 /// The condition for task `k`, scaled by `D_k^2`; `None` on overflow.
 fn task_condition_holds(tasks: &[SporadicTask], k: usize, m: usize) -> Option<bool> {
-    let (c_k, d_k) = (u128::from(tasks[k].wcet), u128::from(tasks[k].deadline));
+    let (c_k, d_k) = (
+        u128::from(tasks[k].wcet_ns()),
+        u128::from(tasks[k].deadline_ns()),
+    );
     // D_k^2 (m (1 - lambda_k) + lambda_k) = D_k (m (D_k - C_k) + C_k).
     let bound = (m as u128)
         .checked_mul(d_k - c_k)?
@@ -58,9 +61,9 @@ fn task_condition_holds(tasks: &[SporadicTask], k: usize, m: usize) -> Option<bo
     let mut sum = FractionSum::new();
     for ti in tasks {
         let (c_i, d_i, t_i) = (
-            u128::from(ti.wcet),
-            u128::from(ti.deadline),
-            u128::from(ti.period),
+            u128::from(ti.wcet_ns()),
+            u128::from(ti.deadline_ns()),
+            u128::from(ti.period_ns()),
         );
         // D_k^2 u_i (1 + (T_i - D_i)/D_k) = C_i D_k (D_k + T_i - D_i) / T_i.
         let mut numerator = c_i.checked_mul(d_k)?.checked_mul(d_k + t_i - d_i)?;
@@ -74,7 +77,7 @@ fn task_condition_holds(tasks: &[SporadicTask], k: usize, m: usize) -> Option<bo
         if numerator >= cap.checked_mul(t_i)? {
             sum.add_int(cap);
         } else {
-            sum.add(numerator, ti.period);
+            sum.add(numerator, ti.period_ns());
         }
         if sum.floor_lower_bound().is_none_or(|low| low > bound) {
             return Some(false);
@@ -86,9 +89,10 @@ fn task_condition_holds(tasks: &[SporadicTask], k: usize, m: usize) -> Option<bo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::task_ns;
 
     fn t(c: u64, d: u64, p: u64) -> SporadicTask {
-        SporadicTask::new(c, d, p)
+        task_ns(c, d, p)
     }
 
     #[test]

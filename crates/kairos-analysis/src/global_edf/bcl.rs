@@ -38,19 +38,19 @@ pub fn is_schedulable(tasks: &[SporadicTask], m: usize) -> Verdict {
 
 /// `D_k beta_i^k`: the interference bound of BCL 2005 in time units.
 fn interference(ti: &SporadicTask, tk: &SporadicTask) -> u128 {
-    if ti.deadline > tk.deadline {
+    if ti.deadline_ns() > tk.deadline_ns() {
         // No job of i lies entirely in the window; only a carried-in part, at most C_i.
-        return u128::from(ti.wcet.min(tk.deadline));
+        return u128::from(ti.wcet_ns().min(tk.deadline_ns()));
     }
-    let jobs = u128::from((tk.deadline - ti.deadline) / ti.period) + 1;
-    let covered = jobs * u128::from(ti.period);
-    let rest = u128::from(tk.deadline).saturating_sub(covered);
-    jobs * u128::from(ti.wcet) + rest.min(u128::from(ti.wcet))
+    let jobs = u128::from((tk.deadline_ns() - ti.deadline_ns()) / ti.period_ns()) + 1;
+    let covered = jobs * u128::from(ti.period_ns());
+    let rest = u128::from(tk.deadline_ns()).saturating_sub(covered);
+    jobs * u128::from(ti.wcet_ns()) + rest.min(u128::from(ti.wcet_ns()))
 }
 
 fn task_condition_holds(tasks: &[SporadicTask], k: usize, m: usize) -> bool {
     let tk = &tasks[k];
-    let laxity = u128::from(tk.deadline - tk.wcet); // D_k (1 - lambda_k)
+    let laxity = u128::from(tk.deadline_ns() - tk.wcet_ns()); // D_k (1 - lambda_k)
     let mut sum: u128 = 0;
     let mut small_beta_exists = false;
     for (i, ti) in tasks.iter().enumerate() {
@@ -69,9 +69,10 @@ fn task_condition_holds(tasks: &[SporadicTask], k: usize, m: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::task_ns;
 
     fn t(c: u64, d: u64, p: u64) -> SporadicTask {
-        SporadicTask::new(c, d, p)
+        task_ns(c, d, p)
     }
 
     #[test]

@@ -61,27 +61,27 @@ pub fn is_schedulable(tasks: &[SporadicTask], m: usize) -> Verdict {
     if !schedulable {
         return Verdict::no(failing);
     }
-    let response = tasks
+    let response: Vec<u64> = tasks
         .iter()
         .zip(&slack)
-        .map(|(t, s)| t.deadline - s)
+        .map(|(t, s)| t.deadline_ns() - s)
         .collect();
-    Verdict::yes().with_response_times(response)
+    Verdict::yes().with_response_times(crate::durations(response))
 }
 
 /// Eq. (18): the slack task `k` would have, `None` if negative.
 fn new_slack(tasks: &[SporadicTask], slack: &[u64], k: usize, m: usize) -> Option<u64> {
     let tk = &tasks[k];
-    let cap = u128::from(tk.deadline - tk.wcet) + 1;
+    let cap = u128::from(tk.deadline_ns() - tk.wcet_ns()) + 1;
     let other_work: u128 = tasks
         .iter()
         .zip(slack)
         .enumerate()
         .filter(|&(i, _)| i != k)
-        .map(|(_, (ti, &s_i))| edf_interference(ti, tk.deadline, s_i).min(cap))
+        .map(|(_, (ti, &s_i))| edf_interference(ti, tk.deadline_ns(), s_i).min(cap))
         .sum();
     let delay = other_work / m as u128;
-    u128::from(tk.deadline - tk.wcet)
+    u128::from(tk.deadline_ns() - tk.wcet_ns())
         .checked_sub(delay)
         .map(|s| s as u64) // below D_k, fits
 }
@@ -89,9 +89,10 @@ fn new_slack(tasks: &[SporadicTask], slack: &[u64], k: usize, m: usize) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::task_ns;
 
     fn t(c: u64, d: u64, p: u64) -> SporadicTask {
-        SporadicTask::new(c, d, p)
+        task_ns(c, d, p)
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 use super::exact::FractionSum;
 use crate::{SporadicTask, Verdict};
+use kairos_model::Duration;
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
@@ -22,13 +23,13 @@ pub(crate) fn check_preconditions(tasks: &[SporadicTask], m: usize) -> Result<()
         return Err(Verdict::no(None));
     }
     for (i, t) in tasks.iter().enumerate() {
-        if !(t.wcet > 0 && t.wcet <= t.deadline && t.deadline <= t.period) {
+        if !(!t.wcet.is_zero() && t.wcet <= t.deadline && t.deadline <= t.period) {
             return Err(Verdict::no(Some(i)));
         }
     }
     let mut utilization = FractionSum::new();
     for t in tasks {
-        utilization.add(u128::from(t.wcet), t.period);
+        utilization.add(u128::from(t.wcet_ns()), t.period_ns());
     }
     if utilization.cmp_int(m as u128) == Ordering::Greater {
         return Err(Verdict::no(None));
@@ -42,7 +43,7 @@ pub(crate) fn check_preconditions(tasks: &[SporadicTask], m: usize) -> Result<()
 pub(crate) fn normalized(tasks: &[SporadicTask]) -> Cow<'_, [SporadicTask]> {
     let g = tasks
         .iter()
-        .flat_map(|t| [t.wcet, t.deadline, t.period])
+        .flat_map(|t| [t.wcet_ns(), t.deadline_ns(), t.period_ns()])
         .fold(0, gcd);
     if g <= 1 {
         return Cow::Borrowed(tasks);
@@ -50,7 +51,10 @@ pub(crate) fn normalized(tasks: &[SporadicTask]) -> Cow<'_, [SporadicTask]> {
     Cow::Owned(
         tasks
             .iter()
-            .map(|t| SporadicTask::new(t.wcet / g, t.deadline / g, t.period / g))
+            .map(|t| {
+                let scaled = |d: Duration| Duration::from_nanos(d.as_nanos() / g);
+                SporadicTask::new(scaled(t.wcet), scaled(t.deadline), scaled(t.period))
+            })
             .collect(),
     )
 }
@@ -67,9 +71,10 @@ pub(crate) fn gcd(mut a: u64, mut b: u64) -> u64 {
 /// window, the first one finishing at least `slack_i` before its deadline:
 /// `N C_i + min(C_i, max(0, window - N T_i - s_i))`, `N = floor(window / T_i)`.
 pub(crate) fn edf_interference(ti: &SporadicTask, window: u64, slack_i: u64) -> u128 {
-    let jobs = window / ti.period;
-    let rest = window % ti.period; // window - N T_i
-    u128::from(jobs) * u128::from(ti.wcet) + u128::from(ti.wcet.min(rest.saturating_sub(slack_i)))
+    let jobs = window / ti.period_ns();
+    let rest = window % ti.period_ns(); // window - N T_i
+    u128::from(jobs) * u128::from(ti.wcet_ns())
+        + u128::from(ti.wcet_ns().min(rest.saturating_sub(slack_i)))
 }
 
 /// Workload of `ti` in any window of `length` under any work-conserving scheduler (BCL TPDS
@@ -77,24 +82,25 @@ pub(crate) fn edf_interference(ti: &SporadicTask, window: u64, slack_i: u64) -> 
 /// least `slack_i` before its deadline: with `L' = length + D_i - C_i - s_i`,
 /// `floor(L' / T_i) C_i + min(C_i, L' mod T_i)`. Requires `slack_i <= D_i - C_i`.
 pub(crate) fn window_workload(ti: &SporadicTask, length: u64, slack_i: u64) -> u128 {
-    let span = u128::from(length) + u128::from(ti.deadline - ti.wcet - slack_i);
-    let period = u128::from(ti.period);
-    (span / period) * u128::from(ti.wcet) + u128::from(ti.wcet).min(span % period)
+    let span = u128::from(length) + u128::from(ti.deadline_ns() - ti.wcet_ns() - slack_i);
+    let period = u128::from(ti.period_ns());
+    (span / period) * u128::from(ti.wcet_ns()) + u128::from(ti.wcet_ns()).min(span % period)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::task_ns;
 
     #[test]
     fn preconditions_follow_schedcat() {
-        let ok = [SporadicTask::new(1, 4, 4), SporadicTask::new(2, 4, 8)];
+        let ok = [task_ns(1, 4, 4), task_ns(2, 4, 8)];
         assert!(check_preconditions(&ok, 1).is_ok());
-        let zero = [SporadicTask::new(0, 4, 4)];
+        let zero = [task_ns(0, 4, 4)];
         assert_eq!(check_preconditions(&zero, 2), Err(Verdict::no(Some(0))));
-        let late = [SporadicTask::new(1, 4, 4), SporadicTask::new(1, 5, 4)];
+        let late = [task_ns(1, 4, 4), task_ns(1, 5, 4)];
         assert_eq!(check_preconditions(&late, 2), Err(Verdict::no(Some(1))));
-        let full = [SporadicTask::new(2, 3, 3), SporadicTask::new(2, 3, 3)];
+        let full = [task_ns(2, 3, 3), task_ns(2, 3, 3)];
         assert!(check_preconditions(&full, 1).is_err());
         assert!(check_preconditions(&full, 0).is_err());
         assert!(check_preconditions(&[], 0).is_ok());
@@ -102,7 +108,7 @@ mod tests {
 
     #[test]
     fn workload_bounds_by_hand() {
-        let t = SporadicTask::new(2, 5, 10);
+        let t = task_ns(2, 5, 10);
         // Window 13: one full job (N = 1), then min(2, 3) of the carried-in one.
         assert_eq!(edf_interference(&t, 13, 0), 4);
         assert_eq!(edf_interference(&t, 13, 2), 3);
@@ -116,10 +122,7 @@ mod tests {
 
     #[test]
     fn normalization_divides_by_the_common_factor() {
-        let tasks = [
-            SporadicTask::new(2000, 10000, 10000),
-            SporadicTask::new(3000, 9000, 12000),
-        ];
-        assert_eq!(normalized(&tasks)[1], SporadicTask::new(3, 9, 12));
+        let tasks = [task_ns(2000, 10000, 10000), task_ns(3000, 9000, 12000)];
+        assert_eq!(normalized(&tasks)[1], task_ns(3, 9, 12));
     }
 }

@@ -40,8 +40,8 @@ pub fn is_schedulable(tasks: &[SporadicTask], m: usize) -> Verdict {
         .copied()
         .reduce(|a, b| {
             let (da, db) = (
-                u128::from(a.wcet) * u128::from(b.deadline),
-                u128::from(b.wcet) * u128::from(a.deadline),
+                u128::from(a.wcet_ns()) * u128::from(b.deadline_ns()),
+                u128::from(b.wcet_ns()) * u128::from(a.deadline_ns()),
             );
             if db > da {
                 b
@@ -50,7 +50,10 @@ pub fn is_schedulable(tasks: &[SporadicTask], m: usize) -> Verdict {
             }
         })
         .expect("non-empty");
-    let (c_max, d_max) = (u128::from(densest.wcet), u128::from(densest.deadline));
+    let (c_max, d_max) = (
+        u128::from(densest.wcet_ns()),
+        u128::from(densest.deadline_ns()),
+    );
     // Multiply both sides by D_max: sum_i C_i D_max / D_i <= m D_max - (m - 1) C_max
     //                                                  = D_max + (m - 1)(D_max - C_max).
     let Some(bound) = (m as u128 - 1)
@@ -62,7 +65,7 @@ pub fn is_schedulable(tasks: &[SporadicTask], m: usize) -> Verdict {
     };
     let mut density = FractionSum::new();
     for t in tasks.iter() {
-        density.add(u128::from(t.wcet) * d_max, t.deadline);
+        density.add(u128::from(t.wcet_ns()) * d_max, t.deadline_ns());
     }
     if density.cmp_int(bound) == Ordering::Greater {
         Verdict::no(None)
@@ -74,9 +77,10 @@ pub fn is_schedulable(tasks: &[SporadicTask], m: usize) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::task_ns;
 
     fn t(c: u64, d: u64, p: u64) -> SporadicTask {
-        SporadicTask::new(c, d, p)
+        task_ns(c, d, p)
     }
 
     #[test]

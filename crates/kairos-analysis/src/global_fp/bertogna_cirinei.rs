@@ -77,16 +77,23 @@ pub fn is_schedulable_with_order(
     for (rank, &k) in order.iter().enumerate() {
         let higher = &order[..rank];
         let r = if rank < m {
-            Some(tasks[k].wcet)
+            Some(tasks[k].wcet_ns())
         } else {
-            fixed_point(tasks, &response, higher, (k, tasks[k].wcet), m, variant)
+            fixed_point(
+                tasks,
+                &response,
+                higher,
+                (k, tasks[k].wcet_ns()),
+                m,
+                variant,
+            )
         };
         match r {
             Some(r) => response[k] = r,
             None => return Verdict::no(Some(k)),
         }
     }
-    Verdict::yes().with_response_times(response)
+    Verdict::yes().with_response_times(crate::durations(response))
 }
 
 /// The least fixed point for task `k`, `None` once above `D_k` (the point the plain iteration
@@ -104,13 +111,13 @@ pub(crate) fn fixed_point(
     let tk = &tasks[k];
     let span = |x: u64, i: usize| {
         let ti = &tasks[i];
-        let slack = ti.deadline - response[i];
-        u128::from(x) + u128::from(ti.deadline - ti.wcet - slack)
+        let slack = ti.deadline_ns() - response[i];
+        u128::from(x) + u128::from(ti.deadline_ns() - ti.wcet_ns() - slack)
     };
     let piece = |x: u64| {
         let cap = Piece::ramp(i128::from(x - base) + 1);
         higher.iter().fold(Piece::constant(0), |sum, &i| {
-            let workload = sawtooth(span(x, i), tasks[i].wcet, tasks[i].period);
+            let workload = sawtooth(span(x, i), tasks[i].wcet_ns(), tasks[i].period_ns());
             sum.add(match variant {
                 Variant::Paper => workload.min_rising(cap),
                 Variant::SchedCat => workload,
@@ -123,8 +130,13 @@ pub(crate) fn fixed_point(
             .iter()
             .map(|&i| {
                 let (ti, window) = (&tasks[i], (span(from, i), span(to, i)));
-                let workload =
-                    workload_lower_bound(window.0, window.1, span(at, i), ti.wcet, ti.period);
+                let workload = workload_lower_bound(
+                    window.0,
+                    window.1,
+                    span(at, i),
+                    ti.wcet_ns(),
+                    ti.period_ns(),
+                );
                 match variant {
                     Variant::Paper => workload.min(cap),
                     Variant::SchedCat => workload,
@@ -132,21 +144,25 @@ pub(crate) fn fixed_point(
             })
             .sum()
     };
-    least_fixed_point(base, base, tk.deadline, m, piece, bound)
+    least_fixed_point(base, base, tk.deadline_ns(), m, piece, bound)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::task_ns;
 
     fn t(c: u64, d: u64, p: u64) -> SporadicTask {
-        SporadicTask::new(c, d, p)
+        task_ns(c, d, p)
     }
 
     #[test]
     fn top_m_tasks_run_at_once() {
         let tasks = [t(5, 10, 10), t(5, 10, 10)];
-        assert_eq!(is_schedulable(&tasks, 2).response_times, Some(vec![5, 5]));
+        assert_eq!(
+            crate::nanos_of(&is_schedulable(&tasks, 2).response_times),
+            Some(vec![5, 5])
+        );
     }
 
     #[test]
@@ -160,7 +176,7 @@ mod tests {
             paper.response_times.unwrap(),
             schedcat.response_times.unwrap(),
         );
-        assert!(rp[2] <= rs[2] && rp[2] >= 7, "{rp:?} {rs:?}");
+        assert!(rp[2] <= rs[2] && rp[2].as_nanos() >= 7, "{rp:?} {rs:?}");
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub fn is_schedulable_with_order(tasks: &[SporadicTask], m: usize, order: &[usiz
     let mut diffs = Vec::with_capacity(tasks.len());
     for (rank, &k) in order.iter().enumerate() {
         let r = if rank < m {
-            Some(tasks[k].wcet)
+            Some(tasks[k].wcet_ns())
         } else {
             fixed_point(tasks, &response, &order[..rank], k, m, &mut diffs)
         };
@@ -59,20 +59,20 @@ pub fn is_schedulable_with_order(tasks: &[SporadicTask], m: usize, order: &[usiz
             None => return Verdict::no(Some(k)),
         }
     }
-    Verdict::yes().with_response_times(response)
+    Verdict::yes().with_response_times(crate::durations(response))
 }
 
 /// Eq. (5): workload of `ti` in a window of length `x` without a carried-in job, as a
 /// [`Piece`] (value at `x` and how it continues).
 fn non_carry_in(ti: &SporadicTask, x: u64) -> Piece {
-    sawtooth(u128::from(x), ti.wcet, ti.period)
+    sawtooth(u128::from(x), ti.wcet_ns(), ti.period_ns())
 }
 
 /// Eq. (6): workload of `ti` (response time `r_i`) in a window of length `x` with a carried-in
 /// job, as a [`Piece`]: `floor(y / T) C + C + alpha`, `y = max(x - C, 0)`, where `alpha` is 0
 /// until `y mod T` reaches `T - R_i`, then rises with slope 1 up to `C - 1`.
 fn carry_in(ti: &SporadicTask, r_i: u64, x: u64) -> Piece {
-    let (c, t) = (ti.wcet, ti.period);
+    let (c, t) = (ti.wcet_ns(), ti.period_ns());
     if x < c {
         return Piece {
             value: i128::from(c),
@@ -153,7 +153,7 @@ fn fixed_point(
 ) -> Option<u64> {
     let tk = &tasks[k];
     let piece = |x: u64| {
-        let cap = Piece::ramp(i128::from(x - tk.wcet) + 1);
+        let cap = Piece::ramp(i128::from(x - tk.wcet_ns()) + 1);
         let mut omega = Piece::constant(0);
         diffs.clear();
         for &i in higher {
@@ -166,25 +166,34 @@ fn fixed_point(
     };
     // Omega is at least its non-carry-in part (the differences are never negative).
     let bound = |from: u64, to: u64, at: u64| {
-        let cap = i128::from(at - tk.wcet) + 1;
+        let cap = i128::from(at - tk.wcet_ns()) + 1;
         let window = (u128::from(from), u128::from(to), u128::from(at));
         higher
             .iter()
             .map(|&i| {
                 let ti = &tasks[i];
-                workload_lower_bound(window.0, window.1, window.2, ti.wcet, ti.period).min(cap)
+                workload_lower_bound(window.0, window.1, window.2, ti.wcet_ns(), ti.period_ns())
+                    .min(cap)
             })
             .sum()
     };
-    least_fixed_point(tk.wcet, tk.wcet, tk.deadline, m, piece, bound)
+    least_fixed_point(
+        tk.wcet_ns(),
+        tk.wcet_ns(),
+        tk.deadline_ns(),
+        m,
+        piece,
+        bound,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::task_ns;
 
     fn t(c: u64, d: u64, p: u64) -> SporadicTask {
-        SporadicTask::new(c, d, p)
+        task_ns(c, d, p)
     }
 
     #[test]
@@ -200,11 +209,11 @@ mod tests {
 
     /// Eq. (6) written out directly, the obvious twin of the piecewise form.
     fn carry_in_plain(ti: &SporadicTask, r_i: u64, x: u64) -> i128 {
-        let y = x.saturating_sub(ti.wcet);
-        let alpha = (y % ti.period)
-            .saturating_sub(ti.period - r_i)
-            .min(ti.wcet - 1);
-        i128::from((y / ti.period) * ti.wcet + ti.wcet + alpha)
+        let y = x.saturating_sub(ti.wcet_ns());
+        let alpha = (y % ti.period_ns())
+            .saturating_sub(ti.period_ns() - r_i)
+            .min(ti.wcet_ns() - 1);
+        i128::from((y / ti.period_ns()) * ti.wcet_ns() + ti.wcet_ns() + alpha)
     }
 
     #[test]
@@ -234,12 +243,12 @@ mod tests {
         for (rank, &k) in order.iter().enumerate() {
             let tk = tasks[k];
             if rank < m {
-                response[k] = tk.wcet;
+                response[k] = tk.wcet_ns();
                 continue;
             }
-            let mut x = tk.wcet;
+            let mut x = tk.wcet_ns();
             loop {
-                let cap = i128::from(x - tk.wcet + 1);
+                let cap = i128::from(x - tk.wcet_ns() + 1);
                 let mut omega = 0i128;
                 let mut diffs = Vec::new();
                 for &i in &order[..rank] {
@@ -250,8 +259,8 @@ mod tests {
                 }
                 diffs.sort_unstable_by(|a, b| b.cmp(a));
                 omega += diffs.iter().take(m - 1).sum::<i128>();
-                let next = i128::from(tk.wcet) + omega / m as i128;
-                if next > i128::from(tk.deadline) {
+                let next = i128::from(tk.wcet_ns()) + omega / m as i128;
+                if next > i128::from(tk.deadline_ns()) {
                     return None;
                 }
                 if next as u64 == x {
@@ -282,7 +291,7 @@ mod tests {
                 continue;
             }
             assert_eq!(
-                fast.response_times,
+                crate::nanos_of(&fast.response_times),
                 plain_response(&tasks, m),
                 "{tasks:?} m={m}"
             );

@@ -24,6 +24,7 @@ use super::{Admission, Heuristic};
 use crate::uniprocessor::fp_rta;
 use crate::uniprocessor::utilization::{compare_task_utilization, compare_utilization};
 use crate::{SporadicTask, Verdict};
+use kairos_model::Duration;
 
 /// Partitions `tasks` onto `cores` identical cores. When every task fits, the verdict is
 /// schedulable with `mapping = Some(core of each task)` (and, for [`Admission::FpExact`], the
@@ -122,8 +123,12 @@ fn consideration_order(tasks: &[SporadicTask], decreasing: bool) -> Vec<usize> {
 }
 
 /// R_i of every task under DM on its core, in input order (each core passed RTA on admission).
-fn response_times(tasks: &[SporadicTask], mapping: &[usize], cores: usize) -> Option<Vec<u64>> {
-    let mut r = vec![0u64; tasks.len()];
+fn response_times(
+    tasks: &[SporadicTask],
+    mapping: &[usize],
+    cores: usize,
+) -> Option<Vec<Duration>> {
+    let mut r = vec![Duration::ZERO; tasks.len()];
     for core in 0..cores {
         let indices: Vec<usize> = (0..tasks.len()).filter(|&i| mapping[i] == core).collect();
         let on_core: Vec<SporadicTask> = indices.iter().map(|&i| tasks[i]).collect();

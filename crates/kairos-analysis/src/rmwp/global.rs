@@ -12,6 +12,7 @@
 use super::{first_unconstrained, optional_deadline};
 use crate::global_fp::bertogna_cirinei::{self, fixed_point, rate_monotonic_order, Variant};
 use crate::{SporadicTask, Verdict};
+use kairos_model::Duration;
 
 /// The G-RMWP verdict and optional deadlines of `tasks` on `m` cores.
 pub fn is_schedulable(tasks: &[SporadicTask], m: usize) -> Verdict {
@@ -20,12 +21,14 @@ pub fn is_schedulable(tasks: &[SporadicTask], m: usize) -> Verdict {
     }
     let order = rate_monotonic_order(tasks);
     let mut verdict = bertogna_cirinei::is_schedulable_with_order(tasks, m, &order, Variant::Paper);
-    let mut od = vec![0; tasks.len()];
+    let mut od = vec![Duration::ZERO; tasks.len()];
     if let Some(response) = &verdict.response_times {
+        let response: Vec<u64> = response.iter().map(|r| r.as_nanos()).collect();
         for (rank, &i) in order.iter().enumerate() {
             let r = match rank < m {
                 true => Some(tasks[i].windup),
-                false => windup_response(tasks, response, &order[..rank], i, m),
+                false => windup_response(tasks, &response, &order[..rank], i, m)
+                    .map(Duration::from_nanos),
             };
             od[i] = optional_deadline(&tasks[i], r);
         }
@@ -41,7 +44,7 @@ fn windup_response(
     i: usize,
     m: usize,
 ) -> Option<u64> {
-    let base = tasks[i].windup;
+    let base = tasks[i].windup_ns();
     if base == 0 {
         return Some(0);
     }

@@ -35,14 +35,15 @@ pub mod plan;
 pub mod uniprocessor;
 
 use crate::SporadicTask;
+use kairos_model::Duration;
 
 /// `D - R^w`, or 0 when the wind-up's response is not bounded by the deadline; `D` for a plain
 /// task.
-fn optional_deadline(task: &SporadicTask, windup_response: Option<u64>) -> u64 {
-    if task.windup == 0 {
+fn optional_deadline(task: &SporadicTask, windup_response: Option<Duration>) -> Duration {
+    if task.windup.is_zero() {
         return task.deadline;
     }
-    windup_response.map_or(0, |r| task.deadline.saturating_sub(r))
+    windup_response.map_or(Duration::ZERO, |r| task.deadline.saturating_sub(r))
 }
 
 /// The first task with a deadline beyond its period, which RMWP does not define (Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP:

@@ -9,6 +9,7 @@ use super::uniprocessor::optional_deadlines;
 use crate::partition::{partition_with, Heuristic};
 use crate::uniprocessor::fp_rta;
 use crate::{SporadicTask, Verdict};
+use kairos_model::Duration;
 
 /// The P-RMWP verdict, mapping and optional deadlines of `tasks` on `m` cores. When a task fits
 /// nowhere, the verdict names it and carries no optional deadlines.
@@ -21,8 +22,8 @@ pub fn is_schedulable(tasks: &[SporadicTask], m: usize, heuristic: Heuristic) ->
     let Some(mapping) = verdict.mapping.clone() else {
         return verdict;
     };
-    let mut od = vec![0; tasks.len()];
-    let mut response = vec![0; tasks.len()];
+    let mut od = vec![Duration::ZERO; tasks.len()];
+    let mut response = vec![Duration::ZERO; tasks.len()];
     for core in 0..m {
         let on_core: Vec<usize> = (0..tasks.len()).filter(|&i| mapping[i] == core).collect();
         let core_tasks: Vec<SporadicTask> = on_core.iter().map(|&i| tasks[i]).collect();

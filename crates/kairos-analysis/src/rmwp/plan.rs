@@ -74,7 +74,7 @@ fn file_mapping(workload: &Workload) -> Option<Vec<usize>> {
 /// Uniprocessor RMWP on each core of a given mapping.
 fn per_core(tasks: &[SporadicTask], mapping: &[usize], cores: usize) -> Verdict {
     let mut verdict = Verdict::yes();
-    let mut od = vec![0; tasks.len()];
+    let mut od = vec![Duration::ZERO; tasks.len()];
     for core in 0..cores {
         let on_core: Vec<usize> = (0..tasks.len()).filter(|&i| mapping[i] == core).collect();
         let core_tasks: Vec<SporadicTask> = on_core.iter().map(|&i| tasks[i]).collect();
@@ -83,7 +83,10 @@ fn per_core(tasks: &[SporadicTask], mapping: &[usize], cores: usize) -> Verdict 
             verdict = Verdict::no(core_verdict.failing_task.map(|k| on_core[k]));
         }
         for (k, &i) in on_core.iter().enumerate() {
-            od[i] = core_verdict.optional_deadlines.as_ref().map_or(0, |o| o[k]);
+            od[i] = core_verdict
+                .optional_deadlines
+                .as_ref()
+                .map_or(Duration::ZERO, |o| o[k]);
         }
     }
     verdict.mapping = Some(mapping.to_vec());
@@ -95,9 +98,7 @@ fn resolved(workload: &Workload, verdict: &Verdict) -> Workload {
     let mut out = workload.clone();
     for (i, task) in out.tasks.iter_mut().enumerate() {
         if let (Some(parts), Some(od)) = (&mut task.imprecise, &verdict.optional_deadlines) {
-            parts.optional_deadline = parts
-                .optional_deadline
-                .or(Some(Duration::from_nanos(od[i])));
+            parts.optional_deadline = parts.optional_deadline.or(Some(od[i]));
         }
         if let Some(mapping) = &verdict.mapping {
             task.core = Some(CoreId(mapping[i]));

@@ -11,6 +11,7 @@
 use super::{first_unconstrained, optional_deadline};
 use crate::uniprocessor::fp_rta;
 use crate::{SporadicTask, Verdict};
+use kairos_model::Duration;
 
 /// The RMWP verdict and optional deadlines of `tasks` on one core.
 pub fn is_schedulable(tasks: &[SporadicTask]) -> Verdict {
@@ -23,9 +24,9 @@ pub fn is_schedulable(tasks: &[SporadicTask]) -> Verdict {
 }
 
 /// `OD_i` of every task, input order.
-pub fn optional_deadlines(tasks: &[SporadicTask]) -> Vec<u64> {
+pub fn optional_deadlines(tasks: &[SporadicTask]) -> Vec<Duration> {
     let order = fp_rta::rate_monotonic_order(tasks);
-    let mut od = vec![0; tasks.len()];
+    let mut od = vec![Duration::ZERO; tasks.len()];
     for (rank, &i) in order.iter().enumerate() {
         let r = windup_response(tasks, &order[..rank], i);
         od[i] = optional_deadline(&tasks[i], r);
@@ -34,20 +35,26 @@ pub fn optional_deadlines(tasks: &[SporadicTask]) -> Vec<u64> {
 }
 
 /// `R_i^w`, `None` once above `D_i`.
-pub fn windup_response(tasks: &[SporadicTask], higher: &[usize], i: usize) -> Option<u64> {
-    let (w, deadline) = (u128::from(tasks[i].windup), u128::from(tasks[i].deadline));
+pub fn windup_response(tasks: &[SporadicTask], higher: &[usize], i: usize) -> Option<Duration> {
+    let (w, deadline) = (
+        u128::from(tasks[i].windup_ns()),
+        u128::from(tasks[i].deadline_ns()),
+    );
     let mut r = w;
     loop {
         let mut next = w;
         for &j in higher {
-            let (c, t) = (u128::from(tasks[j].wcet), u128::from(tasks[j].period));
+            let (c, t) = (
+                u128::from(tasks[j].wcet_ns()),
+                u128::from(tasks[j].period_ns()),
+            );
             next = next.checked_add(r.div_ceil(t).checked_mul(c)?)?;
         }
         if next > deadline {
             return None;
         }
         if next == r {
-            return u64::try_from(r).ok();
+            return u64::try_from(r).ok().map(Duration::from_nanos);
         }
         r = next;
     }

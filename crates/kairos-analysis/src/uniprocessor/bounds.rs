@@ -37,7 +37,10 @@ pub fn liu_layland(tasks: &[SporadicTask]) -> Verdict {
         return Verdict::yes();
     }
     let n = tasks.len() as f64;
-    let u: f64 = tasks.iter().map(|t| t.wcet as f64 / p_of(t) as f64).sum();
+    let u: f64 = tasks
+        .iter()
+        .map(|t| t.wcet_ns() as f64 / p_of(t) as f64)
+        .sum();
     let bound = n * (std::f64::consts::LN_2 / n).exp_m1();
     let margin = 1e-9 + 4.0 * n * f64::EPSILON;
     if u <= bound - margin {
@@ -49,7 +52,7 @@ pub fn liu_layland(tasks: &[SporadicTask]) -> Verdict {
 
 /// The hyperbolic bound, decided exactly (with densities for non-implicit deadlines).
 pub fn hyperbolic(tasks: &[SporadicTask]) -> Verdict {
-    if tasks.iter().any(|t| p_of(t) == 0 || t.wcet > p_of(t)) {
+    if tasks.iter().any(|t| p_of(t) == 0 || t.wcet_ns() > p_of(t)) {
         // U_i + 1 > 2 alone exceeds the bound; P_i = 0 is invalid.
         return Verdict::no(None);
     }
@@ -57,7 +60,7 @@ pub fn hyperbolic(tasks: &[SporadicTask]) -> Verdict {
     let mut lhs = BigNat::from_u64(1);
     let mut rhs = BigNat::from_u64(2);
     for t in tasks {
-        lhs = lhs.mul_u64(t.wcet).add(&lhs.mul_u64(p_of(t)));
+        lhs = lhs.mul_u64(t.wcet_ns()).add(&lhs.mul_u64(p_of(t)));
         rhs = rhs.mul_u64(p_of(t));
     }
     if lhs <= rhs {
@@ -69,15 +72,16 @@ pub fn hyperbolic(tasks: &[SporadicTask]) -> Verdict {
 
 /// P_i = min(D_i, T_i).
 fn p_of(t: &SporadicTask) -> u64 {
-    t.deadline.min(t.period)
+    t.deadline_ns().min(t.period_ns())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::task_ns;
 
     fn implicit(c: u64, t: u64) -> SporadicTask {
-        SporadicTask::new(c, t, t)
+        task_ns(c, t, t)
     }
 
     #[test]

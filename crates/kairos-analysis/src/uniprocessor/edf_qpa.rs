@@ -53,7 +53,7 @@ pub fn is_schedulable(tasks: &[SporadicTask]) -> Verdict {
     };
     let d_min = tasks
         .iter()
-        .map(|t| u128::from(t.deadline))
+        .map(|t| u128::from(t.deadline_ns()))
         .min()
         .unwrap_or(0);
     let Some(mut t) = last_deadline_before(tasks, l) else {
@@ -91,11 +91,11 @@ pub fn dbf_check_all_deadlines(tasks: &[SporadicTask]) -> Verdict {
     }
     let d_max = tasks
         .iter()
-        .map(|t| u128::from(t.deadline))
+        .map(|t| u128::from(t.deadline_ns()))
         .max()
         .unwrap_or(0);
     let hyper = tasks.iter().try_fold(1u128, |h, t| {
-        let p = u128::from(t.period);
+        let p = u128::from(t.period_ns());
         (h / gcd(h, p)).checked_mul(p)
     });
     let Some(bound) = hyper
@@ -105,7 +105,7 @@ pub fn dbf_check_all_deadlines(tasks: &[SporadicTask]) -> Verdict {
         return Verdict::no(None);
     };
     for task in tasks {
-        let (d, p) = (u128::from(task.deadline), u128::from(task.period));
+        let (d, p) = (u128::from(task.deadline_ns()), u128::from(task.period_ns()));
         let mut at = d;
         while at <= bound {
             match demand(tasks, at) {
@@ -132,7 +132,7 @@ fn trivial_verdict(tasks: &[SporadicTask]) -> Option<Verdict> {
 fn trivial_verdict_without_shortcut(tasks: &[SporadicTask]) -> Option<Verdict> {
     if let Some(i) = tasks
         .iter()
-        .position(|t| t.period == 0 || t.wcet > t.deadline)
+        .position(|t| t.period.is_zero() || t.wcet > t.deadline)
     {
         return Some(Verdict::no(Some(i)));
     }
@@ -157,7 +157,7 @@ fn l_a_rounded_up(tasks: &[SporadicTask]) -> Option<u128> {
     const ONE: u128 = 1 << 64;
     // U rounded up in fixed point: sum ceil(C_i 2^64 / T_i); C_i <= T_i so each term <= 2^64.
     let u_up = tasks.iter().try_fold(0u128, |acc, t| {
-        acc.checked_add((u128::from(t.wcet) << 64).div_ceil(u128::from(t.period)))
+        acc.checked_add((u128::from(t.wcet_ns()) << 64).div_ceil(u128::from(t.period_ns())))
     })?;
     let one_minus_u = ONE.checked_sub(u_up).filter(|&x| x > 0)?;
     // sum (T_i - D_i) U_i, rounded up; the negative terms (D_i > T_i) are dropped (upper bound).
@@ -165,8 +165,8 @@ fn l_a_rounded_up(tasks: &[SporadicTask]) -> Option<u128> {
         .iter()
         .filter(|t| t.deadline < t.period)
         .try_fold(0u128, |acc, t| {
-            let slack = u128::from(t.period - t.deadline);
-            acc.checked_add((slack * u128::from(t.wcet)).div_ceil(u128::from(t.period)))
+            let slack = u128::from(t.period_ns() - t.deadline_ns());
+            acc.checked_add((slack * u128::from(t.wcet_ns())).div_ceil(u128::from(t.period_ns())))
         })?;
     let ratio = match numerator.checked_mul(ONE) {
         Some(scaled) => scaled.div_ceil(one_minus_u),
@@ -174,7 +174,7 @@ fn l_a_rounded_up(tasks: &[SporadicTask]) -> Option<u128> {
     };
     let max_d_minus_t = tasks
         .iter()
-        .map(|t| u128::from(t.deadline.saturating_sub(t.period)))
+        .map(|t| u128::from(t.deadline_ns().saturating_sub(t.period_ns())))
         .max()
         .unwrap_or(0);
     Some(ratio.max(max_d_minus_t))
@@ -190,7 +190,7 @@ const BUSY_PERIOD_STEPS: u32 = 1_000;
 /// (`None`) once w exceeds it or after [`BUSY_PERIOD_STEPS`]; without one it runs to the fixed
 /// point, which exists since U <= 1. `None` also on overflow.
 fn busy_period(tasks: &[SporadicTask], cap: Option<u128>) -> Option<u128> {
-    let mut w = tasks.iter().map(|t| u128::from(t.wcet)).sum::<u128>();
+    let mut w = tasks.iter().map(|t| u128::from(t.wcet_ns())).sum::<u128>();
     if w == 0 {
         return Some(0);
     }
@@ -201,8 +201,8 @@ fn busy_period(tasks: &[SporadicTask], cap: Option<u128>) -> Option<u128> {
         }
         steps = steps.saturating_add(1);
         let next = tasks.iter().try_fold(0u128, |acc, t| {
-            let p = u128::from(t.period);
-            acc.checked_add(w.div_ceil(p).checked_mul(u128::from(t.wcet))?)
+            let p = u128::from(t.period_ns());
+            acc.checked_add(w.div_ceil(p).checked_mul(u128::from(t.wcet_ns()))?)
         })?;
         if next == w {
             return Some(w);
@@ -215,10 +215,10 @@ fn busy_period(tasks: &[SporadicTask], cap: Option<u128>) -> Option<u128> {
 fn demand(tasks: &[SporadicTask], t: u128) -> Option<u128> {
     tasks
         .iter()
-        .filter(|task| u128::from(task.deadline) <= t)
+        .filter(|task| u128::from(task.deadline_ns()) <= t)
         .try_fold(0u128, |acc, task| {
-            let jobs = jobs_until(t - u128::from(task.deadline), task.period) + 1;
-            acc.checked_add(jobs.checked_mul(u128::from(task.wcet))?)
+            let jobs = jobs_until(t - u128::from(task.deadline_ns()), task.period_ns()) + 1;
+            acc.checked_add(jobs.checked_mul(u128::from(task.wcet_ns()))?)
         })
 }
 
@@ -226,10 +226,10 @@ fn demand(tasks: &[SporadicTask], t: u128) -> Option<u128> {
 fn last_deadline_before(tasks: &[SporadicTask], t: u128) -> Option<u128> {
     tasks
         .iter()
-        .filter(|task| u128::from(task.deadline) < t)
+        .filter(|task| u128::from(task.deadline_ns()) < t)
         .map(|task| {
-            let k = jobs_until(t - u128::from(task.deadline) - 1, task.period);
-            k * u128::from(task.period) + u128::from(task.deadline)
+            let k = jobs_until(t - u128::from(task.deadline_ns()) - 1, task.period_ns());
+            k * u128::from(task.period_ns()) + u128::from(task.deadline_ns())
         })
         .max()
 }
@@ -253,22 +253,17 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::task_ns;
 
     #[test]
     fn huge_and_degenerate_values_do_not_panic() {
         let m = u64::MAX;
         for set in [
-            vec![SporadicTask::new(m, m, m)],
-            vec![
-                SporadicTask::new(m / 2, m / 2, m),
-                SporadicTask::new(m / 2, m / 2, m),
-            ],
-            vec![
-                SporadicTask::new(m / 2, m / 2 + 1, m),
-                SporadicTask::new(m / 3, m / 2, m),
-            ],
-            vec![SporadicTask::new(0, 0, 0)],
-            vec![SporadicTask::new(0, 0, 1), SporadicTask::new(1, 1, 2)],
+            vec![task_ns(m, m, m)],
+            vec![task_ns(m / 2, m / 2, m), task_ns(m / 2, m / 2, m)],
+            vec![task_ns(m / 2, m / 2 + 1, m), task_ns(m / 3, m / 2, m)],
+            vec![task_ns(0, 0, 0)],
+            vec![task_ns(0, 0, 1), task_ns(1, 1, 2)],
             vec![],
         ] {
             assert_eq!(

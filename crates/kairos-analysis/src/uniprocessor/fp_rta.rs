@@ -67,7 +67,7 @@ pub fn response_times(tasks: &[SporadicTask], priority_order: &[usize]) -> Verdi
             None => return Verdict::no(Some(k)),
         }
     }
-    Verdict::yes().with_response_times(r)
+    Verdict::yes().with_response_times(crate::durations(r))
 }
 
 /// RTA under rate-monotonic priorities (Liu & Layland 1973).
@@ -141,13 +141,13 @@ fn first_overloaded_prefix(by_priority: &[SporadicTask]) -> Option<usize> {
 /// R_k given that U(hep(k)) <= 1, or `None` when R_k > D_k (or the demand is unbounded or not representable).
 fn response_time(tasks: &[SporadicTask], hp: &[usize], k: usize) -> Option<u64> {
     let task = tasks[k];
-    if task.period == 0 {
+    if task.period.is_zero() {
         return None;
     }
     let (c_k, d_k, t_k) = (
-        u128::from(task.wcet),
-        u128::from(task.deadline),
-        u128::from(task.period),
+        u128::from(task.wcet_ns()),
+        u128::from(task.deadline_ns()),
+        u128::from(task.period_ns()),
     );
     let mut r_k: u128 = 0;
     let mut q: u128 = 0;
@@ -208,9 +208,9 @@ fn stretch(
     }
     let next_release = hp
         .iter()
-        .filter(|&&i| tasks[i].wcet > 0)
+        .filter(|&&i| !tasks[i].wcet.is_zero())
         .map(|&i| {
-            let t_i = u128::from(tasks[i].period);
+            let t_i = u128::from(tasks[i].period_ns());
             w.div_ceil(t_i).saturating_mul(t_i)
         })
         .min()
@@ -223,18 +223,22 @@ fn stretch(
 /// sum_{i in hp} ceil(w / T_i) C_i; `None` on overflow. Every T_i > 0 (hp tasks passed first).
 fn interference(tasks: &[SporadicTask], hp: &[usize], w: u128) -> Option<u128> {
     hp.iter().try_fold(0u128, |acc, &i| {
-        let t_i = u128::from(tasks[i].period);
-        acc.checked_add(w.div_ceil(t_i).checked_mul(u128::from(tasks[i].wcet))?)
+        let t_i = u128::from(tasks[i].period_ns());
+        acc.checked_add(
+            w.div_ceil(t_i)
+                .checked_mul(u128::from(tasks[i].wcet_ns()))?,
+        )
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::task_ns;
 
     #[test]
     fn invalid_orders_are_rejected_without_panic() {
-        let ts = [SporadicTask::new(1, 4, 4), SporadicTask::new(1, 4, 4)];
+        let ts = [task_ns(1, 4, 4), task_ns(1, 4, 4)];
         assert!(!response_times(&ts, &[0]).schedulable);
         assert!(!response_times(&ts, &[0, 0]).schedulable);
         assert!(!response_times(&ts, &[0, 2]).schedulable);
@@ -244,22 +248,19 @@ mod tests {
     #[test]
     fn huge_values_do_not_panic() {
         let ts = [
-            SporadicTask::new(u64::MAX, u64::MAX, 1),
-            SporadicTask::new(u64::MAX, u64::MAX, u64::MAX),
-            SporadicTask::new(0, 0, 0),
+            task_ns(u64::MAX, u64::MAX, 1),
+            task_ns(u64::MAX, u64::MAX, u64::MAX),
+            task_ns(0, 0, 0),
         ];
         assert_eq!(response_times(&ts, &[0, 1, 2]).failing_task, Some(0));
         assert_eq!(response_times(&ts, &[2, 1, 0]).failing_task, Some(2));
         let big = [
-            SporadicTask::new(1, u64::MAX, 2),
-            SporadicTask::new(u64::MAX / 4, u64::MAX, u64::MAX),
+            task_ns(1, u64::MAX, 2),
+            task_ns(u64::MAX / 4, u64::MAX, u64::MAX),
         ];
         assert_eq!(response_times(&big, &[0, 1]).failing_task, None);
         // hp load exactly 1 and a long deadline: fails at once instead of iterating to D.
-        let full = [
-            SporadicTask::new(1, 1, 1),
-            SporadicTask::new(1, u64::MAX, u64::MAX),
-        ];
+        let full = [task_ns(1, 1, 1), task_ns(1, u64::MAX, u64::MAX)];
         assert_eq!(response_times(&full, &[0, 1]), Verdict::no(Some(1)));
     }
 
@@ -270,11 +271,8 @@ mod tests {
     #[test]
     fn long_busy_period_is_skipped_not_walked() {
         let e12 = 1_000_000_000_000;
-        let ts = [
-            SporadicTask::new(e12, 10 * e12, 10 * e12),
-            SporadicTask::new(1, 10 * e12, 2),
-        ];
+        let ts = [task_ns(e12, 10 * e12, 10 * e12), task_ns(1, 10 * e12, 2)];
         let v = response_times(&ts, &[0, 1]);
-        assert_eq!(v.response_times, Some(vec![e12, e12 + 1]));
+        assert_eq!(crate::nanos_of(&v.response_times), Some(vec![e12, e12 + 1]));
     }
 }

@@ -20,18 +20,22 @@ const ONE: (u64, u64) = (1, 1);
 
 /// `a.C / a.T` against `b.C / b.T`, exactly (u128 cross-multiplication; T = 0 is +infinity).
 pub fn compare_task_utilization(a: &SporadicTask, b: &SporadicTask) -> Ordering {
-    compare_fraction((a.wcet, a.period), (b.wcet, b.period))
+    compare_fraction((a.wcet_ns(), a.period_ns()), (b.wcet_ns(), b.period_ns()))
 }
 
 /// `sum_{i in a} C_i / T_i` against `sum_{i in b} C_i / T_i`, exactly.
 pub fn compare_utilization(a: &[SporadicTask], b: &[SporadicTask]) -> Ordering {
-    let terms = |ts: &[SporadicTask]| ts.iter().map(|t| (t.wcet, t.period)).collect::<Vec<_>>();
+    let terms = |ts: &[SporadicTask]| {
+        ts.iter()
+            .map(|t| (t.wcet_ns(), t.period_ns()))
+            .collect::<Vec<_>>()
+    };
     compare_sums(&terms(a), &terms(b))
 }
 
 /// `sum_i C_i / T_i <= 1`, exactly.
 pub fn utilization_at_most_one(tasks: &[SporadicTask]) -> bool {
-    let terms: Vec<_> = tasks.iter().map(|t| (t.wcet, t.period)).collect();
+    let terms: Vec<_> = tasks.iter().map(|t| (t.wcet_ns(), t.period_ns())).collect();
     compare_sums(&terms, &[ONE]) != Ordering::Greater
 }
 
@@ -39,7 +43,7 @@ pub fn utilization_at_most_one(tasks: &[SporadicTask]) -> bool {
 pub fn density_at_most_one(tasks: &[SporadicTask]) -> bool {
     let terms: Vec<_> = tasks
         .iter()
-        .map(|t| (t.wcet, t.deadline.min(t.period)))
+        .map(|t| (t.wcet_ns(), t.deadline_ns().min(t.period_ns())))
         .collect();
     compare_sums(&terms, &[ONE]) != Ordering::Greater
 }
@@ -215,9 +219,10 @@ impl Ord for BigNat {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::task_ns;
 
     fn t(c: u64, p: u64) -> SporadicTask {
-        SporadicTask::new(c, p, p)
+        task_ns(c, p, p)
     }
 
     #[test]

@@ -23,10 +23,10 @@ pub fn simulate_synchronous(
 ) -> Observed {
     let task = |(i, t): (usize, &SporadicTask)| Task {
         name: format!("t{i}"),
-        wcet: Duration::from_nanos(t.wcet),
-        bcet: Duration::from_nanos(t.wcet),
-        period: Duration::from_nanos(t.period),
-        deadline: Duration::from_nanos(t.deadline),
+        wcet: t.wcet,
+        bcet: t.wcet,
+        period: t.period,
+        deadline: t.deadline,
         offset: Duration::ZERO,
         arrival: Arrival::Periodic,
         priority: None,
@@ -40,7 +40,11 @@ pub fn simulate_synchronous(
         overheads: Default::default(),
     };
     let h = workload.hyperperiod().expect("small periods").as_nanos();
-    let d_max = tasks.iter().map(|t| t.deadline).max().unwrap_or(0);
+    let d_max = tasks
+        .iter()
+        .map(|t| t.deadline.as_nanos())
+        .max()
+        .unwrap_or(0);
     let config = SimConfig {
         duration: Duration::from_nanos(h + d_max),
         record_trace: true,
@@ -54,7 +58,7 @@ pub fn simulate_synchronous(
             e["task"].as_u64().unwrap_or(0),
             e["job"].as_u64().unwrap_or(0),
         );
-        e["event"] == "deadline_miss" && job * tasks[task as usize].period < h
+        e["event"] == "deadline_miss" && job * tasks[task as usize].period.as_nanos() < h
     });
     let max_response = outcome
         .metrics
@@ -66,4 +70,15 @@ pub fn simulate_synchronous(
         missed,
         max_response,
     }
+}
+
+/// A task of `(C, D, T)` nanoseconds.
+pub fn task_ns(wcet: u64, deadline: u64, period: u64) -> SporadicTask {
+    let ns = Duration::from_nanos;
+    SporadicTask::new(ns(wcet), ns(deadline), ns(period))
+}
+
+/// A verdict's response times (or other list of durations) in nanoseconds.
+pub fn nanos(list: Option<Vec<Duration>>) -> Option<Vec<u64>> {
+    list.map(|l| l.iter().map(|d| d.as_nanos()).collect())
 }

@@ -38,9 +38,9 @@ proptest! {
                 if valid {
                     let mut v = [c.max(1), d.max(1), t.max(1)];
                     v.sort_unstable();
-                    SporadicTask::new(v[0], v[1], v[2])
+                    task_ns(v[0], v[1], v[2])
                 } else {
-                    SporadicTask::new(c, d, t)
+                    task_ns(c, d, t)
                 }
             })
             .collect();
@@ -60,11 +60,12 @@ proptest! {
         verdicts.push(gedzl::is_schedulable(&tasks, m));
         for v in verdicts {
             if v.schedulable {
-                let valid =
-                    |t: &SporadicTask| 0 < t.wcet && t.wcet <= t.deadline && t.deadline <= t.period;
+                let valid = |t: &SporadicTask| {
+                    !t.wcet.is_zero() && t.wcet <= t.deadline && t.deadline <= t.period
+                };
                 prop_assert!(tasks.iter().all(valid));
                 if let Some(r) = v.response_times {
-                    let within = |(r, t): (&u64, &SporadicTask)| t.wcet <= *r && *r <= t.deadline;
+                    let within = |(r, t): (&Duration, &SporadicTask)| t.wcet <= *r && *r <= t.deadline;
                     prop_assert!(r.iter().zip(&tasks).all(within));
                 }
             } else if let Some(k) = v.failing_task {
@@ -81,7 +82,7 @@ proptest! {
 #[test]
 fn creeping_recurrences_found_by_fuzzing_are_answered() {
     const MAX: u64 = u64::MAX;
-    let t = SporadicTask::new;
+    let t = task_ns;
     let cases: [(usize, Vec<SporadicTask>); 5] = [
         (
             1,

@@ -73,11 +73,17 @@ fn arb_case() -> impl Strategy<Value = Case> {
                     } else {
                         wcet + (period - wcet) * d_pct / 100
                     };
-                    SporadicTask::new(wcet, deadline, period)
+                    task_ns(wcet, deadline, period)
                 })
                 .collect();
             Case { m, tasks }
         })
+}
+
+/// A task of `(C, D, T)` nanoseconds.
+fn task_ns(wcet: u64, deadline: u64, period: u64) -> SporadicTask {
+    let ns = Duration::from_nanos;
+    SporadicTask::new(ns(wcet), ns(deadline), ns(period))
 }
 
 fn lcm(a: u64, b: u64) -> u64 {
@@ -92,8 +98,13 @@ fn lcm(a: u64, b: u64) -> u64 {
 
 /// Simulates `case` under `kind` (rate-monotonic order for G-FP) and returns the metrics.
 fn simulate_case(case: &Case, kind: PolicyKind, arrivals: Arrivals) -> Metrics {
-    let hyper = case.tasks.iter().map(|t| t.period).fold(1, lcm);
-    let max_deadline = case.tasks.iter().map(|t| t.deadline).max().unwrap_or(0);
+    let hyper = case.tasks.iter().map(|t| t.period.as_nanos()).fold(1, lcm);
+    let max_deadline = case
+        .tasks
+        .iter()
+        .map(|t| t.deadline.as_nanos())
+        .max()
+        .unwrap_or(0);
     let mut max_offset = 0;
     let tasks = case
         .tasks
@@ -102,23 +113,23 @@ fn simulate_case(case: &Case, kind: PolicyKind, arrivals: Arrivals) -> Metrics {
         .map(|(i, t)| {
             let offset = match arrivals {
                 Arrivals::Offsets(seed) => {
-                    (seed.wrapping_mul(i as u64 * 7919 + 13) % 1000) * t.period / 1000
+                    (seed.wrapping_mul(i as u64 * 7919 + 13) % 1000) * t.period.as_nanos() / 1000
                 }
                 _ => 0,
             };
             max_offset = max_offset.max(offset);
             let arrival = match arrivals {
                 Arrivals::Sporadic(_) => Arrival::Sporadic {
-                    max_interarrival: Duration::from_nanos(2 * t.period),
+                    max_interarrival: Duration::from_nanos(2 * t.period.as_nanos()),
                 },
                 _ => Arrival::Periodic,
             };
             Task {
                 name: format!("t{i}"),
-                wcet: Duration::from_nanos(t.wcet),
-                bcet: Duration::from_nanos(t.wcet),
-                period: Duration::from_nanos(t.period),
-                deadline: Duration::from_nanos(t.deadline),
+                wcet: t.wcet,
+                bcet: t.wcet,
+                period: t.period,
+                deadline: t.deadline,
                 offset: Duration::from_nanos(offset),
                 arrival,
                 priority: None,
@@ -179,7 +190,7 @@ fn check_no_miss(
             for (k, (task, bound)) in metrics.tasks.iter().zip(bounds).enumerate() {
                 let observed = task.response_max_ns.unwrap_or(0);
                 prop_assert!(
-                    observed <= *bound,
+                    observed <= bound.as_nanos(),
                     "{} bound {} < simulated {} for task {} of {:?} ({:?})",
                     test,
                     bound,
@@ -198,15 +209,16 @@ fn check_no_miss(
 /// Theorem 1 for U empty and zero slacks, computed independently.
 fn no_task_can_reach_zero_laxity(tasks: &[SporadicTask], m: usize) -> bool {
     tasks.iter().enumerate().all(|(k, tk)| {
-        let laxity = u128::from(tk.deadline - tk.wcet);
+        let laxity = u128::from(tk.deadline.as_nanos() - tk.wcet.as_nanos());
         let sum: u128 = tasks
             .iter()
             .enumerate()
             .filter(|&(i, _)| i != k)
             .map(|(_, ti)| {
-                let jobs = tk.deadline / ti.period;
-                let rest = tk.deadline - jobs * ti.period;
-                (u128::from(jobs * ti.wcet) + u128::from(ti.wcet.min(rest))).min(laxity)
+                let jobs = tk.deadline.as_nanos() / ti.period.as_nanos();
+                let rest = tk.deadline.as_nanos() - jobs * ti.period.as_nanos();
+                (u128::from(jobs * ti.wcet.as_nanos()) + u128::from(ti.wcet.as_nanos().min(rest)))
+                    .min(laxity)
             })
             .sum();
         sum < m as u128 * laxity
@@ -214,10 +226,10 @@ fn no_task_can_reach_zero_laxity(tasks: &[SporadicTask], m: usize) -> bool {
 }
 
 fn utilization_at_most(tasks: &[SporadicTask], m: usize) -> bool {
-    let hyper = tasks.iter().map(|t| t.period).fold(1, lcm);
+    let hyper = tasks.iter().map(|t| t.period.as_nanos()).fold(1, lcm);
     tasks
         .iter()
-        .map(|t| u128::from(t.wcet * (hyper / t.period)))
+        .map(|t| u128::from(t.wcet.as_nanos() * (hyper / t.period.as_nanos())))
         .sum::<u128>()
         <= m as u128 * u128::from(hyper)
 }

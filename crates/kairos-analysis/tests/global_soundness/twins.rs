@@ -18,25 +18,27 @@ fn plain_gedf_rta(tasks: &[SporadicTask], m: usize) -> Option<Vec<u64>> {
             let estimate = |r: u64, slack: &[u64]| {
                 let mut work = 0u64;
                 for (i, ti) in tasks.iter().enumerate().filter(|&(i, _)| i != k) {
-                    let jobs = tk.deadline / ti.period;
-                    let rest = tk.deadline % ti.period;
-                    let edf = jobs * ti.wcet + ti.wcet.min(rest.saturating_sub(slack[i]));
-                    let span = r + ti.deadline - ti.wcet - slack[i];
-                    let wl = span / ti.period * ti.wcet + ti.wcet.min(span % ti.period);
-                    work += edf.min(wl).min(r - tk.wcet + 1);
+                    let jobs = tk.deadline.as_nanos() / ti.period.as_nanos();
+                    let rest = tk.deadline.as_nanos() % ti.period.as_nanos();
+                    let edf = jobs * ti.wcet.as_nanos()
+                        + ti.wcet.as_nanos().min(rest.saturating_sub(slack[i]));
+                    let span = r + ti.deadline.as_nanos() - ti.wcet.as_nanos() - slack[i];
+                    let wl = span / ti.period.as_nanos() * ti.wcet.as_nanos()
+                        + ti.wcet.as_nanos().min(span % ti.period.as_nanos());
+                    work += edf.min(wl).min(r - tk.wcet.as_nanos() + 1);
                 }
-                tk.wcet + work / m as u64
+                tk.wcet.as_nanos() + work / m as u64
             };
-            let mut last = tk.wcet;
+            let mut last = tk.wcet.as_nanos();
             let mut r = estimate(last, &slack);
-            while last != r && r <= tk.deadline {
+            while last != r && r <= tk.deadline.as_nanos() {
                 last = r;
                 r = estimate(last, &slack);
             }
-            if r <= tk.deadline {
+            if r <= tk.deadline.as_nanos() {
                 response[k] = r;
-                if tk.deadline - r != slack[k] {
-                    slack[k] = tk.deadline - r;
+                if tk.deadline.as_nanos() - r != slack[k] {
+                    slack[k] = tk.deadline.as_nanos() - r;
                     updated = true;
                 }
             } else {
@@ -54,24 +56,25 @@ fn plain_gfp_bc(tasks: &[SporadicTask], m: usize, cap: bool) -> Option<Vec<u64>>
     let mut response = vec![0u64; tasks.len()];
     for (rank, &k) in order.iter().enumerate() {
         let tk = tasks[k];
-        let mut x = tk.wcet;
+        let mut x = tk.wcet.as_nanos();
         if rank >= m {
             loop {
                 let work: u64 = order[..rank]
                     .iter()
                     .map(|&i| {
                         let ti = tasks[i];
-                        let span = x + response[i] - ti.wcet;
-                        let wl = span / ti.period * ti.wcet + ti.wcet.min(span % ti.period);
+                        let span = x + response[i] - ti.wcet.as_nanos();
+                        let wl = span / ti.period.as_nanos() * ti.wcet.as_nanos()
+                            + ti.wcet.as_nanos().min(span % ti.period.as_nanos());
                         if cap {
-                            wl.min(x - tk.wcet + 1)
+                            wl.min(x - tk.wcet.as_nanos() + 1)
                         } else {
                             wl
                         }
                     })
                     .sum();
-                let next = tk.wcet + work / m as u64;
-                if next > tk.deadline {
+                let next = tk.wcet.as_nanos() + work / m as u64;
+                if next > tk.deadline.as_nanos() {
                     return None;
                 }
                 if next == x {
@@ -83,6 +86,11 @@ fn plain_gfp_bc(tasks: &[SporadicTask], m: usize, cap: bool) -> Option<Vec<u64>>
         response[k] = x;
     }
     Some(response)
+}
+
+/// Response times as the plain twins compute them, in nanoseconds.
+fn nanos(times: Vec<Duration>) -> Vec<u64> {
+    times.iter().map(|r| r.as_nanos()).collect()
 }
 
 proptest! {
@@ -97,11 +105,11 @@ proptest! {
     fn response_time_analyses_match_their_plain_twins(case in arb_case()) {
         let (tasks, m) = (&case.tasks, case.m);
         prop_assume!(utilization_at_most(tasks, m));
-        let ours = kairos_analysis::global_edf::rta::is_schedulable(tasks, m).response_times;
+        let ours = kairos_analysis::global_edf::rta::is_schedulable(tasks, m).response_times.map(nanos);
         prop_assert_eq!(ours, plain_gedf_rta(tasks, m), "G-EDF RTA on {:?}", case);
-        let paper = bertogna_cirinei::is_schedulable(tasks, m).response_times;
+        let paper = bertogna_cirinei::is_schedulable(tasks, m).response_times.map(nanos);
         prop_assert_eq!(paper, plain_gfp_bc(tasks, m, true), "G-FP BC on {:?}", case);
-        let schedcat = bertogna_cirinei::is_schedulable_schedcat_rm(tasks, m).response_times;
+        let schedcat = bertogna_cirinei::is_schedulable_schedcat_rm(tasks, m).response_times.map(nanos);
         let plain = plain_gfp_bc(tasks, m, false);
         prop_assert_eq!(schedcat, plain, "G-FP BC (SchedCAT) on {:?}", case);
     }

@@ -208,7 +208,7 @@ fn bandwidth(report: &CsaReport) -> Option<f64> {
             (!i.vcpus.is_empty()).then(|| {
                 i.vcpus
                     .iter()
-                    .map(|v| v.budget_ns as f64 / v.period_ns as f64)
+                    .map(|v| v.budget.as_nanos() as f64 / v.period.as_nanos() as f64)
                     .sum::<f64>()
             })
         })
@@ -299,7 +299,7 @@ fn credit(
     let report = with_interfaces(&system, interfaces);
     for (domain, interface) in system.domains.iter_mut().zip(&report.interfaces) {
         let share: f64 = (interface.vcpus.iter())
-            .map(|v| v.budget_ns as f64 / v.period_ns as f64)
+            .map(|v| v.budget.as_nanos() as f64 / v.period.as_nanos() as f64)
             .sum();
         domain.weight = ((share * 100.0).round() as u32).max(1);
         domain.cap = ((share * 100.0).ceil() as u32).max(1);

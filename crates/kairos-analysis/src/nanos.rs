@@ -1,0 +1,22 @@
+//! Durations in the analysis' serialized output as integer nanoseconds: `Duration`'s own
+//! serialization is text ("1.5ms"), but verdicts and interfaces have always been numbers, and
+//! the JSON of `kairos analyze` and its readers (reports, Python) depend on that.
+
+use kairos_model::Duration;
+use serde::Serializer;
+
+/// One duration as its nanoseconds.
+pub(crate) fn one<S: Serializer>(d: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_u64(d.as_nanos())
+}
+
+/// An optional list of durations as a list of nanoseconds (`None` is skipped by the field).
+pub(crate) fn some_list<S: Serializer>(
+    list: &Option<Vec<Duration>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let nanos: Option<Vec<u64>> = list
+        .as_ref()
+        .map(|l| l.iter().map(|d| d.as_nanos()).collect());
+    serde::Serialize::serialize(&nanos, serializer)
+}
