@@ -197,43 +197,48 @@ pub fn experiment_shard(
     )?)
 }
 
-/// `kairos gen ARGS`: each generated set as the JSON workload `kairos gen --out set.json`
-/// writes. `args` are the command's flags (`--utilization 2 --tasks 10 --seed 1 --count 3`).
-pub fn generate(args: &[String]) -> Result<Vec<Value>, ApiError> {
-    #[derive(clap::Parser)]
-    struct Gen {
-        #[command(flatten)]
-        args: crate::commands::gen::GenArgs,
-    }
-    let parsed = <Gen as clap::Parser>::try_parse_from(
-        std::iter::once("gen".to_string()).chain(args.iter().cloned()),
-    )
-    .map_err(|e| ApiError {
-        message: e.to_string(),
-        report: None,
-    })?;
-    Ok(crate::commands::gen::generated_workloads(&parsed.args)?)
+/// `kairos gen`: each generated set as the JSON workload `kairos gen --out set.json` writes.
+/// `request` is a JSON object of `kairos gen`'s flags (`{"utilization": 2, "tasks": 10}`).
+pub fn generate(request: &str) -> Result<Vec<Value>, ApiError> {
+    let request: crate::generation::SetRequest =
+        serde_json::from_str(request).map_err(|e| ApiError {
+            message: format!("generate: {e}"),
+            report: None,
+        })?;
+    Ok(crate::commands::gen::generated_workloads(&request)?)
 }
 
-/// `kairos synth FILE ARGS --json`, and the tables (the JSON `--out` writes) when the system
-/// is schedulable. `args` are the command's flags (`--policy gedf --cores 4`).
-pub fn synthesize(file: &Path, args: &[String]) -> Result<(Value, Option<Value>), ApiError> {
-    #[derive(clap::Parser)]
-    struct Synth {
-        #[command(flatten)]
-        args: crate::commands::synth::Args,
+/// `kairos synth FILE --json`, and the tables (the JSON `--out` writes) when the system is
+/// schedulable: slot priorities by `policy` (or the federated baseline), on `cores` if given,
+/// one file time unit lasting `slot` for MC-DAG XML.
+pub fn synthesize(
+    file: &Path,
+    policy: &str,
+    cores: Option<usize>,
+    slot: Duration,
+) -> Result<(Value, Option<Value>), ApiError> {
+    const POLICIES: [&str; 4] = ["gedzl", "gedf", "gllf", "federated"];
+    if !POLICIES.contains(&policy) {
+        return Err(ApiError {
+            message: format!("synthesize: policy {policy:?} is not one of {POLICIES:?}"),
+            report: None,
+        });
     }
-    let words = ["synth".to_string(), file.display().to_string()]
-        .into_iter()
-        .chain(args.iter().cloned());
-    let parsed = <Synth as clap::Parser>::try_parse_from(words).map_err(|e| ApiError {
-        message: e.to_string(),
-        report: None,
-    })?;
-    let (report, outcome) = crate::commands::synth::synthesize_report(
-        &parsed.args,
-        &crate::commands::synth::load(&parsed.args)?,
-    )?;
+    if cores == Some(0) {
+        return Err(ApiError {
+            message: "synthesize: cores must be at least 1".into(),
+            report: None,
+        });
+    }
+    let request = crate::commands::synth::Request {
+        file: file.to_path_buf(),
+        policy: policy.to_string(),
+        cores,
+        out: None,
+    };
+    let options = LoadOptions { slot, cores: None };
+    let system = crate::input::mc_system(file, "synth", &options)?;
+    let (report, outcome) = crate::commands::synth::synthesize_report(&request, &system)?;
     let tables = outcome
         .map(|(out, _)| serde_json::from_str(&out.tables.to_json()).expect("tables are JSON"));
     Ok((report, tables))

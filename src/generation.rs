@@ -8,7 +8,8 @@ use kairos_gen::{
 };
 use kairos_model::{parse_duration, Duration, Task};
 /// How the utilizations of a set are drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Method {
     /// SchedCAT style: draw tasks from `utilizations` until the total reaches the target.
     UntilCap,
@@ -52,6 +53,63 @@ impl GeneratorSpec {
             grid: "1us".into(),
             max_task_utilization: 1.0,
             squeeze: false,
+        }
+    }
+}
+
+/// Task sets to draw, as `kairos gen` takes them and Python passes them (a JSON object with
+/// these keys, every one but `utilization` optional with `kairos gen`'s default).
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SetRequest {
+    /// Total utilization of each set.
+    pub utilization: f64,
+    /// Cores written into each workload.
+    pub cores: usize,
+    pub count: usize,
+    pub seed: u64,
+    pub method: Method,
+    pub tasks: Option<usize>,
+    pub utilizations: String,
+    pub periods: String,
+    pub deadlines: String,
+    pub grid: String,
+    pub max_task_utilization: f64,
+    pub squeeze: bool,
+}
+
+impl Default for SetRequest {
+    fn default() -> Self {
+        let spec = GeneratorSpec::with_method(Method::UunifastDiscard);
+        SetRequest {
+            utilization: f64::NAN,
+            cores: 4,
+            count: 1,
+            seed: 0,
+            method: spec.method,
+            tasks: spec.tasks,
+            utilizations: spec.utilizations,
+            periods: spec.periods,
+            deadlines: spec.deadlines,
+            grid: spec.grid,
+            max_task_utilization: spec.max_task_utilization,
+            squeeze: spec.squeeze,
+        }
+    }
+}
+
+impl SetRequest {
+    /// The generator this request names.
+    pub fn spec(&self) -> GeneratorSpec {
+        GeneratorSpec {
+            method: self.method,
+            tasks: self.tasks,
+            utilizations: self.utilizations.clone(),
+            periods: self.periods.clone(),
+            deadlines: self.deadlines.clone(),
+            grid: self.grid.clone(),
+            max_task_utilization: self.max_task_utilization,
+            squeeze: self.squeeze,
         }
     }
 }

@@ -111,24 +111,14 @@ def simulate(
     return Simulation(json.loads(metrics), frame)
 
 
-def _flags(options: Dict[str, Any]) -> List[str]:
-    """Keyword arguments as the command's flags: tasks=10 is --tasks 10, squeeze=True --squeeze."""
-    words: List[str] = []
-    for key, value in options.items():
-        flag = "--" + key.replace("_", "-")
-        if value is True:
-            words.append(flag)
-        elif value is not None and value is not False:
-            words += [flag, str(value)]
-    return words
-
-
 def generate(utilization: float, cores: int = 4, count: int = 1, seed: int = 0, **options: Any) -> List[Dict[str, Any]]:
     """`kairos gen`: `count` task sets of total `utilization`, each the JSON workload
-    `kairos gen --out set.json` writes (usable as `simulate`'s workload). Other flags as
-    keywords: tasks=10, method="randfixedsum", periods="log-uni-short", deadlines=..."""
-    flags = _flags(dict(utilization=utilization, cores=cores, count=count, seed=seed, **options))
-    return json.loads(_call(_kairos.generate, flags))
+    `kairos gen --out set.json` writes (usable as `simulate`'s workload). `kairos gen`'s other
+    flags as keywords: tasks=10, method="randfixedsum", periods="log-uni-short",
+    max_task_utilization=0.5; an unknown keyword is an error."""
+    request = dict(utilization=utilization, cores=cores, count=count, seed=seed, **options)
+    request = {key: value for key, value in request.items() if value is not None}
+    return json.loads(_call(_kairos.generate, json.dumps(request)))
 
 
 class Synthesis(dict):
@@ -149,15 +139,15 @@ class Synthesis(dict):
 def synthesize(system: Workload, policy: str = "gedzl", cores: Optional[int] = None, slot: str = "1ms") -> Synthesis:
     """`kairos synth SYSTEM --json --policy POLICY [--cores M] [--slot D]` for a
     mixed-criticality DAG system (a kairos file, an MC-DAG framework .xml, or a dict)."""
-    flags = _flags(dict(policy=policy, cores=cores, slot=slot))
+    flags = (policy, cores, slot)
     if isinstance(system, dict):
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "system.json")
             with open(path, "w", encoding="utf-8") as handle:
                 json.dump(system, handle)
-            report, tables = _call(_kairos.synthesize, path, flags)
+            report, tables = _call(_kairos.synthesize, path, *flags)
     else:
-        report, tables = _call(_kairos.synthesize, os.fspath(system), flags)
+        report, tables = _call(_kairos.synthesize, os.fspath(system), *flags)
     return Synthesis(json.loads(report), json.loads(tables) if tables else None)
 
 

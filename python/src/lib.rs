@@ -75,18 +75,27 @@ fn experiment_shard(
     kairos::api::experiment_shard(name, text, point, start, end).map_err(raise)
 }
 
-/// `kairos gen ARGS`: the generated sets as a JSON array of workloads.
+/// `kairos gen`: the sets a JSON object of its flags asks for, as a JSON array of workloads.
 #[pyfunction]
-fn generate(args: Vec<String>) -> PyResult<String> {
-    let sets = kairos::api::generate(&args).map_err(raise)?;
+fn generate(request: &str) -> PyResult<String> {
+    let sets = kairos::api::generate(request).map_err(raise)?;
     Ok(serde_json::Value::Array(sets).to_string())
 }
 
-/// `kairos synth FILE ARGS --json`, and the tables as JSON when schedulable.
+/// `kairos synth FILE --json --policy POLICY [--cores M] --slot SLOT`, and the tables as
+/// JSON when schedulable.
 #[pyfunction]
-fn synthesize(file: &str, args: Vec<String>) -> PyResult<(String, Option<String>)> {
+#[pyo3(signature = (file, policy, cores, slot))]
+fn synthesize(
+    file: &str,
+    policy: &str,
+    cores: Option<usize>,
+    slot: &str,
+) -> PyResult<(String, Option<String>)> {
+    let slot = kairos_model::parse_duration(slot)
+        .map_err(|e| NativeError::new_err((format!("slot: {e}"), None::<String>)))?;
     let (report, tables) =
-        kairos::api::synthesize(std::path::Path::new(file), &args).map_err(raise)?;
+        kairos::api::synthesize(std::path::Path::new(file), policy, cores, slot).map_err(raise)?;
     Ok((report.to_string(), tables.map(|t| t.to_string())))
 }
 

@@ -2,7 +2,7 @@
 //! `kairos analyze --batch`.
 
 use crate::args::{write_output, CommandResult, Failure};
-use crate::generation::{GeneratorSpec, Method};
+use crate::generation::{Method, SetRequest};
 use kairos_gen::seeded;
 use kairos_model::Task;
 use serde_json::{json, Value};
@@ -100,38 +100,47 @@ pub fn run(args: &GenArgs) -> CommandResult {
     if args.mcdag.enabled {
         return super::gen_mcdag::run(args);
     }
-    let sets = task_sets(args)?;
+    let sets = task_sets(&args.request())?;
     write_sets(args, &sets)
 }
 
-/// The generator method: `--imprecise` is `--method imprecise`.
-fn method(args: &GenArgs) -> Method {
-    match args.imprecise {
-        true => Method::Imprecise,
-        false => args.method,
+impl GenArgs {
+    /// The task sets these flags ask for (`--imprecise` is `--method imprecise`).
+    pub fn request(&self) -> SetRequest {
+        SetRequest {
+            utilization: self.utilization,
+            cores: self.cores,
+            count: self.count,
+            seed: self.seed,
+            method: match self.imprecise {
+                true => Method::Imprecise,
+                false => self.method,
+            },
+            tasks: self.tasks,
+            utilizations: self.utilizations.clone(),
+            periods: self.periods.clone(),
+            deadlines: self.deadlines.clone(),
+            grid: self.grid.clone(),
+            max_task_utilization: self.max_task_utilization,
+            squeeze: self.squeeze,
+        }
     }
 }
 
-fn task_sets(args: &GenArgs) -> Result<Vec<Vec<Task>>, Failure> {
-    let spec = GeneratorSpec {
-        method: method(args),
-        tasks: args.tasks,
-        utilizations: args.utilizations.clone(),
-        periods: args.periods.clone(),
-        deadlines: args.deadlines.clone(),
-        grid: args.grid.clone(),
-        max_task_utilization: args.max_task_utilization,
-        squeeze: args.squeeze,
-    };
-    let generator = spec
-        .resolve()
+fn task_sets(request: &SetRequest) -> Result<Vec<Vec<Task>>, Failure> {
+    if request.utilization.is_nan() || request.utilization <= 0.0 {
+        return Err(Failure::bad_input(
+            "the utilization must be a positive number",
+        ));
+    }
+    let generator = (request.spec().resolve())
         .map_err(|problems| Failure::bad_input(crate::generation::as_flags(&problems)))?;
-    let mut rng = seeded(args.seed);
-    let mut sets = Vec::with_capacity(args.count);
-    for _ in 0..args.count {
+    let mut rng = seeded(request.seed);
+    let mut sets = Vec::with_capacity(request.count);
+    for _ in 0..request.count {
         sets.push(
             generator
-                .generate(&mut rng, args.utilization)
+                .generate(&mut rng, request.utilization)
                 .map_err(Failure::bad_input)?,
         );
     }
@@ -140,16 +149,13 @@ fn task_sets(args: &GenArgs) -> Result<Vec<Vec<Task>>, Failure> {
 
 /// The sets `kairos gen` writes, each as the JSON workload `--out set.json` holds (task sets
 /// only: MC-DAG systems have their own writer).
-pub fn generated_workloads(args: &GenArgs) -> Result<Vec<Value>, Failure> {
-    if args.mcdag.enabled {
-        return Err(Failure::bad_input("MC-DAG systems: use kairos gen --mcdag"));
+pub fn generated_workloads(request: &SetRequest) -> Result<Vec<Value>, Failure> {
+    if request.cores == 0 {
+        return Err(Failure::bad_input("cores must be at least 1"));
     }
-    if args.cores == 0 {
-        return Err(Failure::bad_input("--cores must be at least 1"));
-    }
-    Ok(task_sets(args)?
+    Ok(task_sets(request)?
         .iter()
-        .map(|set| workload_value(args, set))
+        .map(|set| workload_value(request, set))
         .collect())
 }
 
@@ -158,7 +164,8 @@ fn write_sets(args: &GenArgs, sets: &[Vec<Task>]) -> CommandResult {
     let text = match format {
         SetFormat::Toml => workload_toml(args, &sets[0]),
         SetFormat::Json => {
-            serde_json::to_string_pretty(&workload_value(args, &sets[0])).expect("json") + "\n"
+            serde_json::to_string_pretty(&workload_value(&args.request(), &sets[0])).expect("json")
+                + "\n"
         }
         SetFormat::Jsonl => sets
             .iter()
@@ -240,7 +247,7 @@ fn output_format(args: &GenArgs) -> Result<SetFormat, Failure> {
 
 /// The command that regenerates this output: every generator flag, defaults included.
 fn command_line(args: &GenArgs) -> String {
-    if method(args) == Method::Imprecise {
+    if args.request().method == Method::Imprecise {
         let count = if args.count > 1 {
             format!(" --count {}", args.count)
         } else {
@@ -305,10 +312,10 @@ fn method_name(method: Method) -> String {
         .map_or_else(String::new, |v| v.get_name().to_string())
 }
 
-fn workload_value(args: &GenArgs, tasks: &[Task]) -> Value {
+fn workload_value(request: &SetRequest, tasks: &[Task]) -> Value {
     json!({
-        "name": format!("gen-{}-u{}-seed{}", method_name(method(args)), args.utilization, args.seed),
-        "cores": args.cores,
+        "name": format!("gen-{}-u{}-seed{}", method_name(request.method), request.utilization, request.seed),
+        "cores": request.cores,
         "tasks": tasks.iter().map(|t| task_value(t, true)).collect::<Vec<_>>(),
     })
 }
@@ -319,7 +326,7 @@ fn workload_toml(args: &GenArgs, tasks: &[Task]) -> String {
         command_line(args),
         tasks.iter().map(Task::utilization).sum::<f64>()
     );
-    header + &toml::to_string(&workload_value(args, tasks)).expect("toml")
+    header + &toml::to_string(&workload_value(&args.request(), tasks)).expect("toml")
 }
 
 fn batch_line(cores: usize, tasks: &[Task]) -> String {

@@ -44,6 +44,29 @@ pub struct Args {
     pub json: bool,
 }
 
+/// One synthesis, as the command and the Python API ask for it.
+pub struct Request {
+    /// The system's file, as the summary names it.
+    pub file: PathBuf,
+    /// `gedzl`, `gedf`, `gllf` or `federated`.
+    pub policy: String,
+    /// Number of cores, replacing the system's.
+    pub cores: Option<usize>,
+    /// Where the tables are written, as the summary says.
+    pub out: Option<PathBuf>,
+}
+
+impl Args {
+    pub fn request(&self) -> Request {
+        Request {
+            file: self.file.clone(),
+            policy: self.policy.clone(),
+            cores: self.cores.map(|c| c as usize),
+            out: self.out.clone(),
+        }
+    }
+}
+
 /// The system `kairos synth` synthesizes tables for.
 pub fn load(args: &Args) -> Result<McSystem, Failure> {
     let options = LoadOptions {
@@ -55,7 +78,7 @@ pub fn load(args: &Args) -> Result<McSystem, Failure> {
 
 pub fn run(args: &Args) -> CommandResult {
     let system = load(args)?;
-    let (report, outcome) = synthesize_report(args, &system)?;
+    let (report, outcome) = synthesize_report(&args.request(), &system)?;
     let Some((out, elapsed)) = outcome else {
         match args.json {
             true => println!(
@@ -94,12 +117,12 @@ pub fn run(args: &Args) -> CommandResult {
 /// `kairos synth --json`'s report, and the synthesis with its time when it succeeded
 /// (an unschedulable system is a report with `schedulable: false`, not an error).
 pub fn synthesize_report(
-    args: &Args,
+    args: &Request,
     system: &McSystem,
 ) -> Result<(serde_json::Value, Option<(Synthesis, std::time::Duration)>), Failure> {
     let options = SynthOptions {
         policy: Policy::from_name(&args.policy).unwrap_or_default(),
-        cores: args.cores.map(|c| c as usize),
+        cores: args.cores,
     };
     let started = WallClock::now();
     let result = if args.policy == "federated" {
@@ -158,7 +181,11 @@ fn print_summary(args: &Args, out: &Synthesis, elapsed: std::time::Duration) {
     }
 }
 
-fn summary_json(args: &Args, out: &Synthesis, elapsed: std::time::Duration) -> serde_json::Value {
+fn summary_json(
+    args: &Request,
+    out: &Synthesis,
+    elapsed: std::time::Duration,
+) -> serde_json::Value {
     let t = &out.tables;
     let value = json!({
         "file": args.file.display().to_string(),
@@ -176,7 +203,7 @@ fn summary_json(args: &Args, out: &Synthesis, elapsed: std::time::Duration) -> s
 }
 
 fn failure_json(
-    args: &Args,
+    args: &Request,
     failure: &SynthFailure,
     elapsed: std::time::Duration,
 ) -> serde_json::Value {
