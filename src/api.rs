@@ -5,7 +5,8 @@
 
 use crate::commands::{analyze, check, simulate};
 use kairos_model::input::{Input, InputKind, LoadOptions};
-use kairos_model::{Duration, Workload};
+use kairos_model::{Duration, McSystem, VmSystem, Workload};
+use kairos_sim::table::{simulate_tables, TableExecModel, TableSimConfig};
 use kairos_sim::SimConfig;
 use kairos_trace::TraceEvent;
 use serde::Serialize;
@@ -55,14 +56,6 @@ fn input(name: &str, text: &str, command: &str, kinds: &[InputKind]) -> Result<I
     })
 }
 
-/// The periodic workload in `text` (or a SimSo configuration's), or why not.
-fn workload(name: &str, text: &str, command: &str) -> Result<Workload, ApiError> {
-    match input(name, text, command, &crate::input::WORKLOADS)? {
-        Input::Workload(w) => Ok(w),
-        _ => unreachable!("the workload kinds load to workloads"),
-    }
-}
-
 /// `kairos analyze --json NAME` (the default tests; a VM system's compositional analysis).
 pub fn analyze(name: &str, text: &str) -> Result<Value, ApiError> {
     let kinds = [InputKind::Workload, InputKind::SimsoXml, InputKind::Vm];
@@ -99,48 +92,138 @@ pub fn policies() -> Value {
     Value::Array(list.collect())
 }
 
-/// `kairos simulate --json NAME [--policy P] [--duration D] [--seed S] [--exec E]`, and every
-/// job's release, deadline and completion; without a policy, the input's default.
+/// What to simulate besides the input: `kairos simulate`'s flags.
+pub struct SimRequest<'a> {
+    /// None: the input's default (`table` for an MC-DAG system; a VM system runs its `[vmm]`).
+    pub policy: Option<&'a str>,
+    pub duration: Option<Duration>,
+    pub seed: u64,
+    /// `wcet` or `uniform`.
+    pub execution_times: &'a str,
+    /// MC-DAG systems: each job above the lowest level overruns with this probability.
+    pub overrun_probability: f64,
+}
+
+/// `kairos simulate --json NAME ...` on any input simulate takes (a workload, a SimSo
+/// configuration, an MC-DAG system, a VM system), and every job's release, deadline and
+/// completion.
 pub fn simulate(
     name: &str,
     text: &str,
-    policy: Option<&str>,
-    duration: Option<Duration>,
-    seed: u64,
-    execution_times: &str,
+    request: &SimRequest,
 ) -> Result<(Value, Vec<JobRow>), ApiError> {
-    let w = workload(name, text, "simulate")?;
-    let default = kairos_policy::registry::default_for(InputKind::Workload, Some(&w));
-    let policy = policy.or(default).expect("a workload has a default policy");
-    let kind = kairos_policy::registry::of_tasks(policy).map_err(|message| ApiError {
-        message,
-        report: None,
-    })?;
-    if !["wcet", "uniform"].contains(&execution_times) {
-        return Err(ApiError {
-            message: format!("unknown execution times {execution_times:?}: wcet or uniform"),
-            report: None,
-        });
+    if !["wcet", "uniform"].contains(&request.execution_times) {
+        return Err(refused(format!(
+            "unknown execution times {:?}: wcet or uniform",
+            request.execution_times
+        )));
     }
+    if !(0.0..=1.0).contains(&request.overrun_probability) {
+        return Err(refused("the overrun probability is between 0 and 1"));
+    }
+    let kinds = [
+        InputKind::Workload,
+        InputKind::SimsoXml,
+        InputKind::McDag,
+        InputKind::McDagXml,
+        InputKind::Vm,
+    ];
+    let mc_only = request.overrun_probability > 0.0;
+    match input(name, text, "simulate", &kinds)? {
+        Input::Workload(w) if !mc_only => simulate_workload(&w, request),
+        Input::Vm(system) if !mc_only => simulate_vm(&system, request),
+        Input::Mc(system) => simulate_mc(&system, request),
+        _ => Err(refused(
+            "an overrun probability applies to mixed-criticality systems only",
+        )),
+    }
+}
+
+fn refused(message: impl Into<String>) -> ApiError {
+    ApiError {
+        message: message.into(),
+        report: None,
+    }
+}
+
+fn rows_of(trace: Option<&kairos_trace::Trace>) -> Vec<JobRow> {
+    trace.map_or_else(Vec::new, job_rows)
+}
+
+fn simulate_workload(w: &Workload, request: &SimRequest) -> Result<(Value, Vec<JobRow>), ApiError> {
+    let default = kairos_policy::registry::default_for(InputKind::Workload, Some(w));
+    let policy = request
+        .policy
+        .or(default)
+        .expect("a workload has a default policy");
+    let kind = kairos_policy::registry::of_tasks(policy).map_err(refused)?;
     let config = SimConfig {
-        duration: simulate::resolve_duration(&w, duration)?,
-        execution_times: simulate::execution_model(execution_times),
-        seed,
+        duration: simulate::resolve_duration(w, request.duration)?,
+        execution_times: simulate::execution_model(request.execution_times),
+        seed: request.seed,
         abort_on_miss: false,
         record_trace: true,
         overheads: w.overheads,
     };
-    let outcome = simulate::run_policy(&w, kind, simulate::priority_order("auto"), &config)?;
+    let outcome = simulate::run_policy(w, kind, simulate::priority_order("auto"), &config)?;
     let metrics = serde_json::to_value(&outcome.metrics).expect("metrics serialize");
-    let rows = outcome
-        .trace
-        .as_ref()
-        .map_or_else(Vec::new, |t| job_rows(&w, t));
-    Ok((metrics, rows))
+    Ok((metrics, rows_of(outcome.trace.as_ref())))
+}
+
+/// A VM system under its file's `[vmm]` and guests, on the VCPUs its interfaces give.
+fn simulate_vm(system: &VmSystem, request: &SimRequest) -> Result<(Value, Vec<JobRow>), ApiError> {
+    if let Some(policy) = request.policy {
+        return Err(refused(format!(
+            "a VM system runs its file's [vmm] and guests, not --policy {policy}"
+        )));
+    }
+    let plan = crate::commands::vm::prepare(system).map_err(refused)?.plan;
+    let config = SimConfig {
+        duration: simulate::resolve_duration(&plan.workload, request.duration)?,
+        execution_times: simulate::execution_model(request.execution_times),
+        seed: request.seed,
+        abort_on_miss: false,
+        record_trace: true,
+        overheads: Default::default(),
+    };
+    let (outcome, metrics) =
+        kairos_sim::vm::simulate_vm(&plan, &config).map_err(|e| refused(e.to_string()))?;
+    let metrics = serde_json::to_value(&metrics).expect("metrics serialize");
+    Ok((metrics, rows_of(outcome.trace.as_ref())))
+}
+
+/// An MC-DAG system's tables (synthesized with GMH-MC-DAG) run as G-MCRES runs them.
+fn simulate_mc(system: &McSystem, request: &SimRequest) -> Result<(Value, Vec<JobRow>), ApiError> {
+    if let Some(policy) = request.policy.filter(|p| *p != "table") {
+        return Err(refused(format!(
+            "a mixed-criticality system runs under the table policy, not {policy}"
+        )));
+    }
+    let max = kairos_model::decode::MAX_DURATION;
+    if request.duration.is_some_and(|d| d.is_zero() || d > max) {
+        return Err(refused(format!(
+            "the duration must be greater than zero and at most {max}"
+        )));
+    }
+    let (tables, _) = simulate::tables_for(system, None)?;
+    let config = TableSimConfig {
+        duration: request.duration,
+        execution_times: match request.execution_times {
+            "uniform" => TableExecModel::Uniform { min_fraction: 0.0 },
+            _ => TableExecModel::Wcet,
+        },
+        overruns: Vec::new(),
+        overrun_probability: request.overrun_probability,
+        seed: request.seed,
+        record_trace: true,
+    };
+    let outcome = simulate_tables(system, &tables, &config).map_err(|e| refused(e.to_string()))?;
+    let metrics = serde_json::to_value(&outcome.metrics).expect("metrics serialize");
+    Ok((metrics, rows_of(outcome.trace.as_ref())))
 }
 
 /// Every job a trace shows released: release, deadline, completion and response, missed.
-pub fn job_rows(w: &Workload, trace: &kairos_trace::Trace) -> Vec<JobRow> {
+pub fn job_rows(trace: &kairos_trace::Trace) -> Vec<JobRow> {
     let mut rows: Vec<JobRow> = Vec::new();
     let mut index = std::collections::HashMap::new();
     for event in &trace.events {
@@ -153,7 +236,7 @@ pub fn job_rows(w: &Workload, trace: &kairos_trace::Trace) -> Vec<JobRow> {
             } => {
                 index.insert((*task, *job), rows.len());
                 rows.push(JobRow {
-                    task: w.tasks[*task].name.clone(),
+                    task: trace.task_names[*task].clone(),
                     job: *job,
                     release_ns: at.as_nanos(),
                     deadline_ns: deadline.as_nanos(),
@@ -224,11 +307,11 @@ pub fn synthesize(
             report: None,
         });
     }
-    if cores == Some(0) {
-        return Err(ApiError {
-            message: "synthesize: cores must be at least 1".into(),
-            report: None,
-        });
+    let max = kairos_model::decode::MAX_CORES;
+    if cores.is_some_and(|c| c == 0 || c > max) {
+        return Err(refused(format!(
+            "synthesize: cores must be between 1 and {max}"
+        )));
     }
     let request = crate::commands::synth::Request {
         file: file.to_path_buf(),

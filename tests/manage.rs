@@ -206,7 +206,24 @@ fn kernel_load_then_quiet(dir: &std::path::Path) -> String {
 #[ignore = "needs root: partitions cores, writes cgroups, opens perf events (CI runs it)"]
 fn the_manager_cuts_the_load_while_it_interferes_and_gives_the_time_back_after() {
     let dir = Scratch::new("manage-phases");
-    let json = managed_run_for(&kernel_load_then_quiet(&dir.0), "10s", &[]);
+    let file = kernel_load_then_quiet(&dir.0);
+    let mut json = managed_run_for(&file, "10s", &[]);
+    // The target is 1.25 T_expected only when the isolation settled on the file's 4 ms: it
+    // resizes the job until its median is within 5 %, three times at most. A median still off
+    // after that means the core's speed moved while it measured (system calls cost 170 to 250
+    // ns on this machine kind from one minute to the next); then the load need not be cut at
+    // all (a 3.1 ms T_expected left 60 % headroom in CI once). That is the host, shown by the
+    // run's own figure: one more run, saying so.
+    let settled = |json: &Value| (json["expected_ns"].as_f64().unwrap() / 4e6 - 1.0).abs() <= 0.05;
+    if !settled(&json) {
+        eprintln!(
+            "host: the isolation ended at T_expected {} ns against the 4 ms length after {} \
+             resizings (the core's speed moved while it measured); running once more",
+            json["expected_ns"],
+            kairos_platform::manage::job::ISOLATIONS
+        );
+        json = managed_run_for(&file, "10s", &[]);
+    }
     let periods = periods(&json);
     let first = periods[0]["release_ns"].as_u64().unwrap();
     // (seconds since the first release, S_BE as a fraction of P = 20 ms)

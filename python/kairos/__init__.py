@@ -102,11 +102,15 @@ def simulate(
     duration: Optional[str] = None,
     seed: int = 0,
     execution_times: str = "wcet",
+    overrun_probability: float = 0.0,
 ) -> Simulation:
-    """`kairos simulate --json [--policy POLICY] [--duration D] [--seed S] [--exec E]`; without
-    a policy, the input's default (`kairos simulate --help`)."""
+    """`kairos simulate --json [--policy POLICY] [--duration D] [--seed S] [--exec E]
+    [--overrun-probability P]` on a workload, a SimSo configuration, a mixed-criticality DAG
+    system (its tables synthesized, then run with jobs overrunning with probability P) or a VM
+    system (its `[vmm]` and guests on the VCPUs its interfaces give); without a policy, the
+    input's default (`kairos simulate --help`)."""
     name, text = _source(workload)
-    metrics, jobs = _call(_kairos.simulate, name, text, policy, duration, seed, execution_times)
+    metrics, jobs = _call(_kairos.simulate, name, text, policy, duration, seed, execution_times, overrun_probability)
     frame = pd.DataFrame(json.loads(jobs))
     return Simulation(json.loads(metrics), frame)
 
@@ -116,6 +120,8 @@ def generate(utilization: float, cores: int = 4, count: int = 1, seed: int = 0, 
     `kairos gen --out set.json` writes (usable as `simulate`'s workload). `kairos gen`'s other
     flags as keywords: tasks=10, method="randfixedsum", periods="log-uni-short",
     max_task_utilization=0.5; an unknown keyword is an error."""
+    if options.pop("imprecise", False):  # `kairos gen --imprecise` is `--method imprecise`
+        options["method"] = "imprecise"
     request = dict(utilization=utilization, cores=cores, count=count, seed=seed, **options)
     request = {key: value for key, value in request.items() if value is not None}
     return json.loads(_call(_kairos.generate, json.dumps(request)))

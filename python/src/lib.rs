@@ -34,9 +34,10 @@ fn analyze(name: &str, text: &str) -> PyResult<String> {
         .map_err(raise)
 }
 
-/// `kairos simulate --json`, and the jobs as a JSON array.
+/// `kairos simulate --json` on a workload, an MC-DAG system or a VM system, and the jobs as a
+/// JSON array.
 #[pyfunction]
-#[pyo3(signature = (name, text, policy=None, duration=None, seed=0, execution_times="wcet"))]
+#[pyo3(signature = (name, text, policy=None, duration=None, seed=0, execution_times="wcet", overrun_probability=0.0))]
 fn simulate(
     name: &str,
     text: &str,
@@ -44,14 +45,20 @@ fn simulate(
     duration: Option<&str>,
     seed: u64,
     execution_times: &str,
+    overrun_probability: f64,
 ) -> PyResult<(String, String)> {
     let duration = duration
         .map(kairos_model::parse_duration)
         .transpose()
         .map_err(|e| NativeError::new_err((format!("duration: {e}"), None::<String>)))?;
-    let (metrics, jobs) =
-        kairos::api::simulate(name, text, policy, duration, seed, execution_times)
-            .map_err(raise)?;
+    let request = kairos::api::SimRequest {
+        policy,
+        duration,
+        seed,
+        execution_times,
+        overrun_probability,
+    };
+    let (metrics, jobs) = kairos::api::simulate(name, text, &request).map_err(raise)?;
     let jobs = serde_json::to_string(&jobs).expect("jobs serialize");
     Ok((metrics.to_string(), jobs))
 }

@@ -136,3 +136,33 @@ def test_read_run_reads_a_real_run(tmp_path):
     assert run.jobs_released == run.tasks_frame.jobs_released.sum() > 0
     latency = run.histogram("release_latency")
     assert latency["count"].sum() == run.release_latency_ns["count"]
+
+
+def test_a_vm_system_simulates_on_the_vcpus_its_analysis_gives():
+    system = "examples/vm/two-domains.toml"
+    interfaces = kairos.analyze(system)
+    assert interfaces["schedulable"] is True
+    run = kairos.simulate(system, duration="200ms")
+    # The analysis accepts the system, so its simulation on those VCPUs meets every deadline.
+    assert run.deadline_misses == 0
+    budgets = {(v["domain"], v["budget_ns"]) for v in run.vcpus}
+    assert budgets == {(i["domain"], i["budget_ns"]) for i in interfaces["interfaces"]}
+    # Releases in [0, 200 ms], both ends included: control has periods 20, 40 and 100 ms
+    # (11 + 6 + 3 jobs), vision 33, 100 and 50 ms (7 + 3 + 5).
+    released = {d["domain"]: d["jobs_released"] for d in run.domains}
+    assert released == {"control": 20, "vision": 15}
+    assert set(run.jobs.task.str.split("/").str[0]) == {"control", "vision"}
+    with pytest.raises(kairos.KairosError, match="not --policy gedf"):
+        kairos.simulate(system, policy="gedf")
+
+
+def test_an_mc_system_runs_its_tables_and_overruns_raise_the_mode():
+    system = "examples/mcdag/two-levels.toml"
+    calm = kairos.simulate(system, duration="80ms")
+    # Tables the independent validator accepts meet every deadline when no job overruns.
+    assert calm.deadline_misses == 0 and calm.mode_changes == [] and calm.max_mode == "LO"
+    stressed = kairos.simulate(system, duration="80ms", overrun_probability=1.0, seed=3)
+    assert stressed.max_mode == "HI" and len(stressed.mode_changes) > 0
+    assert stressed.jobs_discarded > 0
+    with pytest.raises(kairos.KairosError, match="mixed-criticality systems only"):
+        kairos.simulate("examples/demo.toml", overrun_probability=0.5)

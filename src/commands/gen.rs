@@ -97,6 +97,9 @@ pub fn run(args: &GenArgs) -> CommandResult {
     if args.cores == 0 {
         return Err(Failure::bad_input("--cores must be at least 1"));
     }
+    if args.count == 0 {
+        return Err(Failure::bad_input("--count must be at least 1"));
+    }
     if args.mcdag.enabled {
         return super::gen_mcdag::run(args);
     }

@@ -59,6 +59,17 @@ pub fn run(args: &GenArgs) -> CommandResult {
         Some(path) => {
             write_output(path, text)?;
             let h = system.hyperperiod().unwrap_or_default();
+            if args.json {
+                crate::args::print_json(&serde_json::json!({
+                    "out": path.display().to_string(),
+                    "dags": system.dags.len(),
+                    "tasks": system.task_refs().count(),
+                    "levels": system.level_count(),
+                    "cores": system.cores,
+                    "hyperperiod_ns": h.as_nanos(),
+                }));
+                return Ok(0);
+            }
             eprintln!(
                 "wrote {} ({} DAG(s), {} task(s), hyper-period {h})",
                 path.display(),

@@ -51,7 +51,12 @@ fn failure(e: PartitionError) -> Failure {
 
 pub fn run(args: &Args) -> CommandResult {
     if args.reset {
-        return match reset().map_err(failure)? {
+        let undone = reset().map_err(failure)?;
+        if args.json {
+            crate::args::print_json(&serde_json::json!({ "undone": undone }));
+            return Ok(0);
+        }
+        return match undone {
             Some(state) => {
                 println!(
                     "partition undone: RT CPUs {}, best-effort CPUs {}; {} change(s) reverted",
@@ -100,7 +105,7 @@ pub fn run(args: &Args) -> CommandResult {
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
         reset().map_err(failure)?;
-        println!("partition undone on a stop signal");
+        eprintln!("partition undone on a stop signal");
     }
     Ok(0)
 }

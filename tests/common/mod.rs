@@ -78,6 +78,22 @@ impl Scratch {
     }
 }
 
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+/// Runs `kairos ARGS` in `dir`.
+pub fn kairos_in(args: &[&str], dir: &std::path::Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run kairos")
+}
+
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);

@@ -1,8 +1,7 @@
 //! # kairos-os
 //!
-//! Safe wrappers over the Linux mechanisms kairos needs (docs/run.md; the project notes'
-//! "Mechanisms a user-space runtime can use"): for the runtime (`kairos-rt`) and for the
-//! platform tools (`kairos-platform`). This is the workspace's only crate with `unsafe` code:
+//! Safe wrappers over the Linux mechanisms kairos needs (docs/run.md says what the runtime
+//! takes from each): for the runtime (`kairos-rt`) and for the platform tools (`kairos-platform`). This is the workspace's only crate with `unsafe` code:
 //! every block has a `SAFETY:` comment saying why it is sound (clippy's
 //! `undocumented_unsafe_blocks` holds it to that), each wrapper keeps its invariants behind a
 //! safe signature, and every other crate's library (and the `kairos` binary) forbids

@@ -281,7 +281,7 @@ fn responses(workload: &Workload, trace: &kairos_trace::Trace) -> Vec<Vec<u64>> 
         .enumerate()
         .map(|(i, t)| (t.name.as_str(), i))
         .collect();
-    for row in crate::api::job_rows(workload, trace) {
+    for row in crate::api::job_rows(trace) {
         if let (Some(response), Some(&task)) = (row.response_ns, index.get(row.task.as_str())) {
             out[task].push(response);
         }
