@@ -207,18 +207,19 @@ fn kernel_load_then_quiet(dir: &std::path::Path) -> String {
 fn the_manager_cuts_the_load_while_it_interferes_and_gives_the_time_back_after() {
     let dir = Scratch::new("manage-phases");
     let file = kernel_load_then_quiet(&dir.0);
+    let stolen_before = common::machine::steal_ticks();
     let mut json = managed_run_for(&file, "10s", &[]);
+    let stolen = common::machine::steal_ticks() - stolen_before;
     // The target is 1.25 T_expected only when the isolation settled on the file's 4 ms: it
     // resizes the job until its median is within 5 %, three times at most. A median still off
-    // after that means the core's speed moved while it measured (system calls cost 170 to 250
-    // ns on this machine kind from one minute to the next); then the load need not be cut at
-    // all (a 3.1 ms T_expected left 60 % headroom in CI once). That is the host, shown by the
-    // run's own figure: one more run, saying so.
+    // after that, while the hypervisor stole time from this VM, is the host moving the core's
+    // speed under the measurement (a 3.1 ms T_expected left 60 % headroom in CI once, and the
+    // load then needs no cut). Only with both pieces of evidence, printed, does it run again.
     let settled = |json: &Value| (json["expected_ns"].as_f64().unwrap() / 4e6 - 1.0).abs() <= 0.05;
-    if !settled(&json) {
+    if !settled(&json) && stolen > 0 {
         eprintln!(
             "host: the isolation ended at T_expected {} ns against the 4 ms length after {} \
-             resizings (the core's speed moved while it measured); running once more",
+             resizings while the hypervisor stole {stolen} clock ticks from this VM; running once more",
             json["expected_ns"],
             kairos_platform::manage::job::ISOLATIONS
         );
