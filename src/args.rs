@@ -2,27 +2,8 @@
 
 use kairos_model::{parse_duration, Duration, Instant};
 
-/// A command that could not do its job: what to tell the user and the exit code.
-#[derive(Debug)]
-pub struct Failure {
-    pub message: String,
-    pub code: u8,
-}
-
-impl Failure {
-    pub fn bad_input(message: impl Into<String>) -> Self {
-        Failure {
-            message: message.into(),
-            code: crate::exit::BAD_INPUT,
-        }
-    }
-    pub fn environment(message: impl Into<String>) -> Self {
-        Failure {
-            message: message.into(),
-            code: crate::exit::ENVIRONMENT,
-        }
-    }
-}
+pub use kairos_lab::error::write_output;
+pub use kairos_lab::Failure;
 
 pub type CommandResult = Result<u8, Failure>;
 
@@ -42,17 +23,6 @@ pub fn window_arg(text: &str) -> Result<(Instant, Instant), String> {
         return Err(format!("window {text:?} is empty: END must be after START"));
     }
     Ok((from, to))
-}
-
-/// Writes `contents` to `path`, creating parent folders.
-pub fn write_output(path: &std::path::Path, contents: impl AsRef<[u8]>) -> Result<(), Failure> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| {
-            Failure::environment(format!("cannot create {}: {e}", parent.display()))
-        })?;
-    }
-    std::fs::write(path, contents)
-        .map_err(|e| Failure::environment(format!("cannot write {}: {e}", path.display())))
 }
 
 /// clap parser for `--gantt FILE.svg`: the chart is SVG, so another extension is refused

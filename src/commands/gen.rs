@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct GenArgs {
-    #[arg(long, value_enum, default_value = "uunifast-discard")]
+    #[arg(long, default_value = "uunifast-discard", value_parser = method_values())]
     pub method: Method,
     /// Total utilization of each set.
     #[arg(long)]
@@ -263,7 +263,7 @@ fn command_line(args: &GenArgs) -> String {
     }
     let mut line = format!(
         "kairos gen --method {} --utilization {} --cores {}",
-        method_name(args.method),
+        args.method.name(),
         args.utilization,
         args.cores
     );
@@ -308,16 +308,16 @@ fn task_value(task: &Task, with_name: bool) -> Value {
     Value::Object(v)
 }
 
-fn method_name(method: Method) -> String {
-    use clap::ValueEnum;
-    method
-        .to_possible_value()
-        .map_or_else(String::new, |v| v.get_name().to_string())
+/// clap values of `--method`, each with its summary in `--help`.
+fn method_values() -> impl clap::builder::TypedValueParser<Value = Method> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values = Method::ALL.map(|m| PossibleValue::new(m.name()).help(m.summary()));
+    PossibleValuesParser::new(values).map(|name| Method::from_name(&name).expect("a listed name"))
 }
 
 fn workload_value(request: &SetRequest, tasks: &[Task]) -> Value {
     json!({
-        "name": format!("gen-{}-u{}-seed{}", method_name(request.method), request.utilization, request.seed),
+        "name": format!("gen-{}-u{}-seed{}", request.method.name(), request.utilization, request.seed),
         "cores": request.cores,
         "tasks": tasks.iter().map(|t| task_value(t, true)).collect::<Vec<_>>(),
     })

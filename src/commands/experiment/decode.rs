@@ -235,9 +235,8 @@ impl Reader {
     }
 
     fn generator_method(&mut self, node: &Node, path: &str) -> Option<GenMethod> {
-        use clap::ValueEnum;
         let name = self.0.string(node, path)?;
-        let method = GenMethod::from_str(&name, false).ok();
+        let method = GenMethod::from_name(&name);
         if method.is_none() {
             let message = format!("unknown generator method `{name}`");
             self.report(node, path, &message, Some(&format!("one of {GEN_METHODS}")));

@@ -4,7 +4,7 @@
 //! `C = m + w`, as section 6.1 of the paper describes it), from
 //! `kairos_analysis::rmwp::plan`. Other policies take the workload as it is.
 
-use crate::args::Failure;
+use crate::Failure;
 use kairos_analysis::partition::Heuristic;
 use kairos_analysis::rmwp::plan::{plan, Placement};
 use kairos_model::{Duration, Workload};

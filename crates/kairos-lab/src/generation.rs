@@ -7,8 +7,9 @@ use kairos_gen::{
     ChaCha8Rng, DeadlineDist, PeriodDist, RtXenConfig, UtilDist,
 };
 use kairos_model::{parse_duration, Duration, Task};
+
 /// How the utilizations of a set are drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
     /// SchedCAT style: draw tasks from `utilizations` until the total reaches the target.
@@ -23,6 +24,50 @@ pub enum Method {
     /// Imprecise tasks (mandatory, optional, wind-up) as Chishiro and Yamasaki's evaluation of
     /// G-RMWP and P-RMWP draws them (`kairos_gen::imprecise`); uses only the grid.
     Imprecise,
+}
+
+impl Method {
+    /// Every method, in the order help texts list them.
+    pub const ALL: [Method; 5] = [
+        Method::UntilCap,
+        Method::UunifastDiscard,
+        Method::Randfixedsum,
+        Method::Rtxen,
+        Method::Imprecise,
+    ];
+
+    /// The name configs and `kairos gen --method` use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::UntilCap => "until-cap",
+            Method::UunifastDiscard => "uunifast-discard",
+            Method::Randfixedsum => "randfixedsum",
+            Method::Rtxen => "rtxen",
+            Method::Imprecise => "imprecise",
+        }
+    }
+
+    /// The method called `name`, if any.
+    pub fn from_name(name: &str) -> Option<Method> {
+        Method::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// One line on how the method draws, for help texts.
+    pub fn summary(self) -> &'static str {
+        match self {
+            Method::UntilCap => "SchedCAT style: draw tasks until the total reaches the target",
+            Method::UunifastDiscard => {
+                "UUniFast-discard: `tasks` utilizations summing to the target (Bini & Buttazzo)"
+            }
+            Method::Randfixedsum => {
+                "RandFixedSum: uniform over the utilization simplex (Emberson et al.)"
+            }
+            Method::Rtxen => "RT-Xen 2.0: bimodal utilizations, periods 350-850 ms, a pad task",
+            Method::Imprecise => {
+                "imprecise tasks (mandatory, optional, wind-up) as Chishiro and Yamasaki draw them"
+            }
+        }
+    }
 }
 
 /// A generator as written in a config (every field but `method` has a default).

@@ -1,0 +1,13 @@
+//! kairos as a library. Each stage a user reaches from the `kairos` command is here first: a
+//! typed request in, a typed result out that serializes to the JSON the command prints, and
+//! long work reporting progress through a callback. The command line (`src/`) parses arguments
+//! and renders; the Python package (`python/`) calls the same functions, so the two cannot
+//! disagree. No module here builds or parses a command line.
+#![forbid(unsafe_code)]
+
+pub mod error;
+pub mod generation;
+pub mod imprecise;
+pub mod input;
+
+pub use error::Failure;
