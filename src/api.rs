@@ -3,13 +3,10 @@
 //! and the CLI cannot disagree. Inputs are a workload's text with a name (the file name the CLI
 //! would print, whose extension gives the format).
 
-use crate::commands::{analyze, check, simulate};
+use crate::commands::check;
 use kairos_model::input::{Input, InputKind, LoadOptions};
-use kairos_model::{Duration, McSystem, VmSystem, Workload};
-use kairos_sim::table::{simulate_tables, TableExecModel, TableSimConfig};
-use kairos_sim::SimConfig;
-use kairos_trace::TraceEvent;
-use serde::Serialize;
+use kairos_model::Duration;
+use kairos_sim::ExecutionTimeModel;
 use serde_json::Value;
 use std::path::Path;
 
@@ -64,23 +61,15 @@ pub fn analyze(name: &str, text: &str) -> Result<Value, ApiError> {
             let report = kairos_analysis::csa::analyze(&system);
             Ok(serde_json::to_value(&report).expect("the report serializes"))
         }
-        Input::Workload(w) => Ok(analyze::default_report(Path::new(name), &w)),
+        Input::Workload(w) => Ok(serde_json::to_value(kairos_lab::analyze::analyze_default(
+            name, &w,
+        ))
+        .expect("the analysis serializes")),
         _ => unreachable!("analyze takes workloads and VM systems"),
     }
 }
 
-/// One job of a simulation, for per-job tables.
-#[derive(Clone, Debug, Serialize)]
-pub struct JobRow {
-    pub task: String,
-    pub job: u64,
-    pub release_ns: u64,
-    pub deadline_ns: u64,
-    /// None: not completed within the simulated time.
-    pub completion_ns: Option<u64>,
-    pub response_ns: Option<u64>,
-    pub missed: bool,
-}
+pub use kairos_lab::simulate::jobs::{job_rows, JobRow};
 
 /// Every policy kairos offers (`kairos_policy::registry`): name, summary and the input kinds
 /// it runs.
@@ -112,15 +101,15 @@ pub fn simulate(
     text: &str,
     request: &SimRequest,
 ) -> Result<(Value, Vec<JobRow>), ApiError> {
-    if !["wcet", "uniform"].contains(&request.execution_times) {
-        return Err(refused(format!(
-            "unknown execution times {:?}: wcet or uniform",
-            request.execution_times
-        )));
-    }
-    if !(0.0..=1.0).contains(&request.overrun_probability) {
-        return Err(refused("the overrun probability is between 0 and 1"));
-    }
+    let execution_times = match request.execution_times {
+        "wcet" => ExecutionTimeModel::Wcet,
+        "uniform" => ExecutionTimeModel::Uniform,
+        other => {
+            return Err(refused(format!(
+                "unknown execution times {other:?}: wcet or uniform"
+            )))
+        }
+    };
     let kinds = [
         InputKind::Workload,
         InputKind::SimsoXml,
@@ -128,15 +117,23 @@ pub fn simulate(
         InputKind::McDagXml,
         InputKind::Vm,
     ];
-    let mc_only = request.overrun_probability > 0.0;
-    match input(name, text, "simulate", &kinds)? {
-        Input::Workload(w) if !mc_only => simulate_workload(&w, request),
-        Input::Vm(system) if !mc_only => simulate_vm(&system, request),
-        Input::Mc(system) => simulate_mc(&system, request),
-        _ => Err(refused(
-            "an overrun probability applies to mixed-criticality systems only",
-        )),
-    }
+    let input = input(name, text, "simulate", &kinds)?;
+    let lab_request = kairos_lab::simulate::Request {
+        policy: request.policy.map(str::to_string),
+        duration: request.duration,
+        seed: request.seed,
+        execution_times,
+        record_trace: true,
+        overrun_probability: request.overrun_probability,
+        ..Default::default()
+    };
+    // Python has no standard error of its own to print notices on: they are dropped here, as
+    // the check report carries a file's warnings.
+    let simulation = kairos_lab::simulate::simulate(name, input, None, &lab_request, &mut |_| {})?;
+    Ok((
+        simulation.metrics_json(),
+        simulation.trace().map_or_else(Vec::new, job_rows),
+    ))
 }
 
 fn refused(message: impl Into<String>) -> ApiError {
@@ -144,122 +141,6 @@ fn refused(message: impl Into<String>) -> ApiError {
         message: message.into(),
         report: None,
     }
-}
-
-fn rows_of(trace: Option<&kairos_trace::Trace>) -> Vec<JobRow> {
-    trace.map_or_else(Vec::new, job_rows)
-}
-
-fn simulate_workload(w: &Workload, request: &SimRequest) -> Result<(Value, Vec<JobRow>), ApiError> {
-    let default = kairos_policy::registry::default_for(InputKind::Workload, Some(w));
-    let policy = request
-        .policy
-        .or(default)
-        .expect("a workload has a default policy");
-    let kind = kairos_policy::registry::of_tasks(policy).map_err(refused)?;
-    let config = SimConfig {
-        duration: simulate::resolve_duration(w, request.duration)?,
-        execution_times: simulate::execution_model(request.execution_times),
-        seed: request.seed,
-        abort_on_miss: false,
-        record_trace: true,
-        overheads: w.overheads,
-    };
-    let outcome = simulate::run_policy(w, kind, simulate::priority_order("auto"), &config)?;
-    let metrics = serde_json::to_value(&outcome.metrics).expect("metrics serialize");
-    Ok((metrics, rows_of(outcome.trace.as_ref())))
-}
-
-/// A VM system under its file's `[vmm]` and guests, on the VCPUs its interfaces give.
-fn simulate_vm(system: &VmSystem, request: &SimRequest) -> Result<(Value, Vec<JobRow>), ApiError> {
-    if let Some(policy) = request.policy {
-        return Err(refused(format!(
-            "a VM system runs its file's [vmm] and guests, not --policy {policy}"
-        )));
-    }
-    let plan = crate::commands::vm::prepare(system).map_err(refused)?.plan;
-    let config = SimConfig {
-        duration: simulate::resolve_duration(&plan.workload, request.duration)?,
-        execution_times: simulate::execution_model(request.execution_times),
-        seed: request.seed,
-        abort_on_miss: false,
-        record_trace: true,
-        overheads: Default::default(),
-    };
-    let (outcome, metrics) =
-        kairos_sim::vm::simulate_vm(&plan, &config).map_err(|e| refused(e.to_string()))?;
-    let metrics = serde_json::to_value(&metrics).expect("metrics serialize");
-    Ok((metrics, rows_of(outcome.trace.as_ref())))
-}
-
-/// An MC-DAG system's tables (synthesized with GMH-MC-DAG) run as G-MCRES runs them.
-fn simulate_mc(system: &McSystem, request: &SimRequest) -> Result<(Value, Vec<JobRow>), ApiError> {
-    if let Some(policy) = request.policy.filter(|p| *p != "table") {
-        return Err(refused(format!(
-            "a mixed-criticality system runs under the table policy, not {policy}"
-        )));
-    }
-    let max = kairos_model::decode::MAX_DURATION;
-    if request.duration.is_some_and(|d| d.is_zero() || d > max) {
-        return Err(refused(format!(
-            "the duration must be greater than zero and at most {max}"
-        )));
-    }
-    let (tables, _) = simulate::tables_for(system, None)?;
-    let config = TableSimConfig {
-        duration: request.duration,
-        execution_times: match request.execution_times {
-            "uniform" => TableExecModel::Uniform { min_fraction: 0.0 },
-            _ => TableExecModel::Wcet,
-        },
-        overruns: Vec::new(),
-        overrun_probability: request.overrun_probability,
-        seed: request.seed,
-        record_trace: true,
-    };
-    let outcome = simulate_tables(system, &tables, &config).map_err(|e| refused(e.to_string()))?;
-    let metrics = serde_json::to_value(&outcome.metrics).expect("metrics serialize");
-    Ok((metrics, rows_of(outcome.trace.as_ref())))
-}
-
-/// Every job a trace shows released: release, deadline, completion and response, missed.
-pub fn job_rows(trace: &kairos_trace::Trace) -> Vec<JobRow> {
-    let mut rows: Vec<JobRow> = Vec::new();
-    let mut index = std::collections::HashMap::new();
-    for event in &trace.events {
-        match event {
-            TraceEvent::Release {
-                task,
-                job,
-                at,
-                deadline,
-            } => {
-                index.insert((*task, *job), rows.len());
-                rows.push(JobRow {
-                    task: trace.task_names[*task].clone(),
-                    job: *job,
-                    release_ns: at.as_nanos(),
-                    deadline_ns: deadline.as_nanos(),
-                    completion_ns: None,
-                    response_ns: None,
-                    missed: false,
-                });
-            }
-            TraceEvent::Completion { task, job, at } => {
-                if let Some(row) = index.get(&(*task, *job)).map(|&i| &mut rows[i]) {
-                    row.completion_ns = Some(at.as_nanos());
-                    row.response_ns = Some(at.as_nanos() - row.release_ns);
-                }
-            }
-            TraceEvent::DeadlineMiss { task, job, .. } => {
-                if let Some(row) = index.get(&(*task, *job)).map(|&i| &mut rows[i]) {
-                    row.missed = true;
-                }
-            }
-            _ => {}
-        }
-    }
-    rows
 }
 
 /// One shard of `kairos experiment NAME`: the verdicts of samples `start..end` of point
@@ -288,7 +169,7 @@ pub fn generate(request: &str) -> Result<Vec<Value>, ApiError> {
             message: format!("generate: {e}"),
             report: None,
         })?;
-    Ok(crate::commands::gen::generated_workloads(&request)?)
+    Ok(kairos_lab::generation::generated_workloads(&request)?)
 }
 
 /// `kairos synth FILE --json`, and the tables (the JSON `--out` writes) when the system is
@@ -300,29 +181,17 @@ pub fn synthesize(
     cores: Option<usize>,
     slot: Duration,
 ) -> Result<(Value, Option<Value>), ApiError> {
-    const POLICIES: [&str; 4] = ["gedzl", "gedf", "gllf", "federated"];
-    if !POLICIES.contains(&policy) {
-        return Err(ApiError {
-            message: format!("synthesize: policy {policy:?} is not one of {POLICIES:?}"),
-            report: None,
-        });
-    }
-    let max = kairos_model::decode::MAX_CORES;
-    if cores.is_some_and(|c| c == 0 || c > max) {
-        return Err(refused(format!(
-            "synthesize: cores must be between 1 and {max}"
-        )));
-    }
-    let request = crate::commands::synth::Request {
-        file: file.to_path_buf(),
+    let request = kairos_lab::synth::Request {
+        file: file.display().to_string(),
         policy: policy.to_string(),
         cores,
         out: None,
     };
     let options = LoadOptions { slot, cores: None };
     let system = crate::input::mc_system(file, "synth", &options)?;
-    let (report, outcome) = crate::commands::synth::synthesize_report(&request, &system)?;
-    let tables = outcome
-        .map(|(out, _)| serde_json::from_str(&out.tables.to_json()).expect("tables are JSON"));
+    let synthesized = kairos_lab::synth::synthesize_tables(&request, &system)?;
+    let report = serde_json::to_value(&synthesized.summary).expect("the summary serializes");
+    let tables = (synthesized.synthesis)
+        .map(|out| serde_json::from_str(&out.tables.to_json()).expect("tables are JSON"));
     Ok((report, tables))
 }

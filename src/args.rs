@@ -65,6 +65,11 @@ pub fn policy_values(
     clap::builder::PossibleValuesParser::new(values)
 }
 
+/// Prints a library notice or warning on standard error, where kairos's commands tell them.
+pub fn to_stderr(line: &str) {
+    eprintln!("{line}");
+}
+
 /// Prints `value` as the pretty JSON every `--json` of kairos prints.
 pub fn print_json(value: &impl serde::Serialize) {
     println!(

@@ -4,11 +4,11 @@
 use crate::args::{CommandResult, Failure};
 use crate::input::load_for;
 use kairos_analysis::registry;
-use kairos_analysis::{tasks_of, SporadicTask, Verdict};
+use kairos_analysis::Verdict;
+use kairos_lab::analyze::batch::analyse_line;
+use kairos_lab::analyze::{analyze, Analysis, Skipped, TestVerdict};
 use kairos_model::input::{Input, InputKind, LoadOptions};
-use kairos_model::parse_duration;
 use rayon::prelude::*;
-use serde::Deserialize;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
@@ -68,76 +68,37 @@ fn run_file(path: &Path, list: &registry::TestList, json: bool) -> CommandResult
         Input::Workload(workload) => workload,
         _ => unreachable!("analyze takes workloads and VM systems"),
     };
-    let selection = list.for_workload(workload.cores, workload.has_imprecise_tasks());
-    let verdicts = verdicts(&workload, &selection);
-    // The answer is "yes" when at least one test shows the workload schedulable (each test under
-    // its own policy); sufficient tests saying "no" only fail to show it.
-    let shown = verdicts.iter().any(|(_, v)| v.schedulable);
+    let analysis = analyze(&path.display().to_string(), &workload, list);
     if json {
-        let report = json_report(path, &workload, &verdicts, &selection.skipped, shown);
-        println!("{}", serde_json::to_string_pretty(&report).expect("json"));
+        crate::args::print_json(&analysis);
     } else {
-        print!("{}", verdict_table(&workload, &verdicts));
-        print!("{}", skipped_lines(&selection.skipped));
-        println!("{}", overall_line(&verdicts, shown));
+        print!("{}", verdict_table(&workload, &analysis.tests));
+        print!("{}", skipped_lines(&analysis.skipped));
+        println!("{}", overall_line(&analysis));
     }
-    Ok(if shown { 0 } else { crate::exit::NO })
+    Ok(if analysis.schedulable {
+        0
+    } else {
+        crate::exit::NO
+    })
 }
 
-/// Every selected test's verdict. Fixed-priority tests follow the file's priorities when every
-/// task has one (as `simulate --priorities auto` does), rate-monotonic order otherwise.
-fn verdicts(
-    workload: &kairos_model::Workload,
-    selection: &registry::Selection,
-) -> Vec<(&'static str, Verdict)> {
-    let tasks = tasks_of(workload);
-    let priority_order = workload
-        .tasks
-        .iter()
-        .all(|t| t.priority.is_some())
-        .then(|| {
-            let priorities: Vec<_> = workload.tasks.iter().map(|t| t.priority).collect();
-            kairos_analysis::uniprocessor::explicit_order(&priorities)
-        });
-    selection
-        .run
-        .iter()
-        .map(|t| {
-            (
-                t.name.as_str(),
-                t.run_with_priorities(&tasks, workload.cores, priority_order.as_deref()),
-            )
-        })
-        .collect()
-}
-
-/// `kairos analyze --json` of `workload` with the default tests, for other reports.
-pub(crate) fn default_report(path: &Path, workload: &kairos_model::Workload) -> serde_json::Value {
-    let list = registry::TestList::parse("default").expect("the default list parses");
-    let selection = list.for_workload(workload.cores, workload.has_imprecise_tasks());
-    let verdicts = verdicts(workload, &selection);
-    let shown = verdicts.iter().any(|(_, v)| v.schedulable);
-    json_report(path, workload, &verdicts, &selection.skipped, shown)
-}
-
-fn overall_line(verdicts: &[(&str, Verdict)], shown: bool) -> String {
-    let yes: Vec<&str> = verdicts
-        .iter()
-        .filter(|(_, v)| v.schedulable)
-        .map(|(name, _)| *name)
-        .collect();
-    match shown {
-        true => format!("verdict: schedulable (shown by {})", yes.join(", ")),
+fn overall_line(analysis: &Analysis) -> String {
+    match analysis.schedulable {
+        true => format!(
+            "verdict: schedulable (shown by {})",
+            analysis.shown_by.join(", ")
+        ),
         false => "verdict: not shown schedulable by any test run".to_string(),
     }
 }
 
-fn skipped_lines(skipped: &[(&registry::Test, &str)]) -> String {
+fn skipped_lines(skipped: &[Skipped]) -> String {
     let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
-    for (test, reason) in skipped {
+    for Skipped { test, reason } in skipped {
         match reasons.iter_mut().find(|(r, _)| r == reason) {
-            Some((_, names)) => names.push(&test.name),
-            None => reasons.push((reason, vec![&test.name])),
+            Some((_, names)) => names.push(test),
+            None => reasons.push((reason, vec![test])),
         }
     }
     reasons
@@ -146,44 +107,9 @@ fn skipped_lines(skipped: &[(&registry::Test, &str)]) -> String {
         .collect()
 }
 
-/// The `--json` report: the input, the overall verdict, each test's verdict (failing task by
-/// index and by name) and the tests left out.
-fn json_report(
-    path: &Path,
-    workload: &kairos_model::Workload,
-    verdicts: &[(&str, Verdict)],
-    skipped: &[(&registry::Test, &str)],
-    shown: bool,
-) -> serde_json::Value {
-    let tests: serde_json::Map<String, serde_json::Value> = verdicts
-        .iter()
-        .map(|(name, v)| {
-            let mut value = serde_json::to_value(v).expect("verdict serializes");
-            if let Some(i) = v.failing_task {
-                value["failing_task_name"] = workload.tasks[i].name.clone().into();
-            }
-            (name.to_string(), value)
-        })
-        .collect();
-    let skipped: Vec<_> = skipped
-        .iter()
-        .map(|(t, reason)| serde_json::json!({"test": t.name, "reason": reason}))
-        .collect();
-    serde_json::json!({
-        "file": path.display().to_string(),
-        "workload": workload.name,
-        "cores": workload.cores,
-        "tasks": workload.tasks.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
-        "schedulable": shown,
-        "shown_by": verdicts.iter().filter(|(_, v)| v.schedulable).map(|(n, _)| *n).collect::<Vec<_>>(),
-        "tests": tests,
-        "skipped": skipped,
-    })
-}
-
 /// One row per test: the verdict and its evidence (response times, the failing task, or the
 /// mapping of tasks to cores).
-fn verdict_table(workload: &kairos_model::Workload, verdicts: &[(&str, Verdict)]) -> String {
+fn verdict_table(workload: &kairos_model::Workload, verdicts: &[TestVerdict]) -> String {
     let names: Vec<&str> = workload.tasks.iter().map(|t| t.name.as_str()).collect();
     let imprecise: Vec<bool> = workload
         .tasks
@@ -198,7 +124,10 @@ fn verdict_table(workload: &kairos_model::Workload, verdicts: &[(&str, Verdict)]
         "test",
         "verdict"
     );
-    for (test, v) in verdicts {
+    for TestVerdict {
+        test, verdict: v, ..
+    } in verdicts
+    {
         let verdict = if v.schedulable { "schedulable" } else { "no" };
         out.push_str(&format!(
             "{test:<24} {verdict:<12} {}{}\n",
@@ -244,97 +173,6 @@ fn optional_deadlines(v: &Verdict, names: &[&str], imprecise: &[bool]) -> String
     match listed.is_empty() {
         true => String::new(),
         false => format!("; OD {}", listed.join(" ")),
-    }
-}
-
-/// A line of a batch file.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BatchSet {
-    cores: usize,
-    tasks: Vec<BatchTask>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BatchTask {
-    /// Or, for an imprecise task, `mandatory` and `windup` (`optional` is accepted: the
-    /// analyses do not depend on it).
-    wcet: Option<String>,
-    mandatory: Option<String>,
-    #[serde(default)]
-    #[allow(dead_code)]
-    optional: Option<String>,
-    windup: Option<String>,
-    period: String,
-    deadline: Option<String>,
-    #[serde(default)]
-    #[allow(dead_code)] // accepted so generated files with names can be analysed as they are
-    name: Option<String>,
-}
-
-fn parse_set(line: &str) -> Result<(Vec<SporadicTask>, usize), String> {
-    let set: BatchSet = serde_json::from_str(line).map_err(|e| e.to_string())?;
-    if set.cores == 0 {
-        return Err("cores must be at least 1".into());
-    }
-    let tasks = set
-        .tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let field = |name: &str, text: &str| {
-                parse_duration(text)
-                    .map_err(|e| format!("tasks[{i}].{name}: {e}"))
-                    .and_then(|d| {
-                        if d.is_zero() {
-                            Err(format!("tasks[{i}].{name}: must be greater than zero"))
-                        } else {
-                            Ok(d)
-                        }
-                    })
-            };
-            let period = field("period", &t.period)?;
-            let deadline = match &t.deadline {
-                Some(d) => field("deadline", d)?,
-                None => period,
-            };
-            match (&t.wcet, &t.mandatory, &t.windup) {
-                (Some(wcet), None, None) => {
-                    Ok(SporadicTask::new(field("wcet", wcet)?, deadline, period))
-                }
-                (None, Some(m), Some(w)) => Ok(SporadicTask::imprecise(
-                    field("mandatory", m)?,
-                    field("windup", w)?,
-                    deadline,
-                    period,
-                )),
-                _ => Err(format!(
-                    "tasks[{i}]: give either wcet or mandatory and windup"
-                )),
-            }
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    Ok((tasks, set.cores))
-}
-
-fn analyse_line(index: usize, line: &str, list: &registry::TestList) -> String {
-    match parse_set(line) {
-        Ok((tasks, cores)) => {
-            let selection = list.for_cores(cores);
-            let verdicts: serde_json::Map<String, serde_json::Value> = selection
-                .run
-                .iter()
-                .map(|t| {
-                    (
-                        t.name.clone(),
-                        serde_json::Value::Bool(t.run(&tasks, cores).schedulable),
-                    )
-                })
-                .collect();
-            serde_json::json!({"index": index, "verdicts": verdicts}).to_string()
-        }
-        Err(error) => serde_json::json!({"index": index, "error": error}).to_string(),
     }
 }
 

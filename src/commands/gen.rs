@@ -2,10 +2,9 @@
 //! `kairos analyze --batch`.
 
 use crate::args::{write_output, CommandResult, Failure};
-use crate::generation::{Method, SetRequest};
-use kairos_gen::seeded;
+use kairos_lab::generation::{batch_line, task_sets, workload_value, Method, SetRequest};
 use kairos_model::Task;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -128,38 +127,6 @@ impl GenArgs {
             squeeze: self.squeeze,
         }
     }
-}
-
-fn task_sets(request: &SetRequest) -> Result<Vec<Vec<Task>>, Failure> {
-    if request.utilization.is_nan() || request.utilization <= 0.0 {
-        return Err(Failure::bad_input(
-            "the utilization must be a positive number",
-        ));
-    }
-    let generator = (request.spec().resolve())
-        .map_err(|problems| Failure::bad_input(crate::generation::as_flags(&problems)))?;
-    let mut rng = seeded(request.seed);
-    let mut sets = Vec::with_capacity(request.count);
-    for _ in 0..request.count {
-        sets.push(
-            generator
-                .generate(&mut rng, request.utilization)
-                .map_err(Failure::bad_input)?,
-        );
-    }
-    Ok(sets)
-}
-
-/// The sets `kairos gen` writes, each as the JSON workload `--out set.json` holds (task sets
-/// only: MC-DAG systems have their own writer).
-pub fn generated_workloads(request: &SetRequest) -> Result<Vec<Value>, Failure> {
-    if request.cores == 0 {
-        return Err(Failure::bad_input("cores must be at least 1"));
-    }
-    Ok(task_sets(request)?
-        .iter()
-        .map(|set| workload_value(request, set))
-        .collect())
 }
 
 fn write_sets(args: &GenArgs, sets: &[Vec<Task>]) -> CommandResult {
@@ -288,39 +255,11 @@ fn command_line(args: &GenArgs) -> String {
     line
 }
 
-fn task_value(task: &Task, with_name: bool) -> Value {
-    let mut v = serde_json::Map::new();
-    if with_name {
-        v.insert("name".into(), json!(task.name));
-    }
-    match &task.imprecise {
-        Some(p) => {
-            v.insert("mandatory".into(), json!(p.mandatory.to_string()));
-            v.insert("optional".into(), json!(p.optional.to_string()));
-            v.insert("windup".into(), json!(p.windup.to_string()));
-        }
-        None => {
-            v.insert("wcet".into(), json!(task.wcet.to_string()));
-        }
-    }
-    v.insert("period".into(), json!(task.period.to_string()));
-    v.insert("deadline".into(), json!(task.deadline.to_string()));
-    Value::Object(v)
-}
-
 /// clap values of `--method`, each with its summary in `--help`.
 fn method_values() -> impl clap::builder::TypedValueParser<Value = Method> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
     let values = Method::ALL.map(|m| PossibleValue::new(m.name()).help(m.summary()));
     PossibleValuesParser::new(values).map(|name| Method::from_name(&name).expect("a listed name"))
-}
-
-fn workload_value(request: &SetRequest, tasks: &[Task]) -> Value {
-    json!({
-        "name": format!("gen-{}-u{}-seed{}", request.method.name(), request.utilization, request.seed),
-        "cores": request.cores,
-        "tasks": tasks.iter().map(|t| task_value(t, true)).collect::<Vec<_>>(),
-    })
 }
 
 fn workload_toml(args: &GenArgs, tasks: &[Task]) -> String {
@@ -330,9 +269,4 @@ fn workload_toml(args: &GenArgs, tasks: &[Task]) -> String {
         tasks.iter().map(Task::utilization).sum::<f64>()
     );
     header + &toml::to_string(&workload_value(&args.request(), tasks)).expect("toml")
-}
-
-fn batch_line(cores: usize, tasks: &[Task]) -> String {
-    json!({"cores": cores, "tasks": tasks.iter().map(|t| task_value(t, false)).collect::<Vec<_>>()})
-        .to_string()
 }

@@ -163,7 +163,7 @@ pub fn run(args: &Args) -> CommandResult {
         Dispatch::Kernel(policy) => policy,
     };
     if let Some(cores) = args.cores {
-        crate::commands::simulate::override_cores(&mut workload, cores)?;
+        kairos_lab::simulate::override_cores(&mut workload, cores, &mut crate::args::to_stderr)?;
     }
     let mut config = PeriodicConfig::new(policy, args.duration.as_nanos());
     config.priorities = crate::commands::simulate::priority_order(&args.priorities);

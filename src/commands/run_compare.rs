@@ -219,7 +219,13 @@ pub fn simulate_same(
         overheads,
         ..SimConfig::default()
     };
-    let outcome = crate::commands::simulate::run_policy(&simulated, kind, priorities, &sim_config)?;
+    let outcome = kairos_lab::simulate::run_policy(
+        &simulated,
+        kind,
+        priorities,
+        &sim_config,
+        &mut crate::args::to_stderr,
+    )?;
     outcome
         .trace
         .ok_or_else(|| Failure::environment("the simulation kept no trace"))

@@ -26,9 +26,9 @@ pub fn run(args: &Args, mut system: McSystem) -> CommandResult {
         ));
     }
     if let Some(cores) = args.cores {
-        crate::commands::simulate::override_mc_cores(&mut system, cores)?;
+        kairos_lab::simulate::override_mc_cores(&mut system, cores)?;
     }
-    let (tables, source) = crate::commands::simulate::tables_for(&system, args.tables.as_deref())?;
+    let (tables, source) = kairos_lab::simulate::tables_for(&system, args.tables.as_deref())?;
     let mut config = TableRunConfig::new(args.duration.as_nanos());
     config.overruns = args.overrun.clone();
     config.overrun_probability = args.overrun_probability;

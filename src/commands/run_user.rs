@@ -20,10 +20,15 @@ pub fn run(args: &Args, kind: PolicyKind, mut workload: Workload) -> CommandResu
         ));
     }
     if let Some(cores) = args.cores {
-        crate::commands::simulate::override_cores(&mut workload, cores)?;
+        kairos_lab::simulate::override_cores(&mut workload, cores, &mut crate::args::to_stderr)?;
     }
     let priorities = crate::commands::simulate::priority_order(&args.priorities);
-    let prepared = crate::imprecise::prepare_with_margin(kind, &workload, args.od_margin)?;
+    let prepared = crate::imprecise::prepare_with_margin(
+        kind,
+        &workload,
+        args.od_margin,
+        &mut crate::args::to_stderr,
+    )?;
     let run = run_on_dispatcher(args, &prepared, kind.build(priorities))?;
     let simulated = if args.compares() {
         let overheads = measured_overheads(&run.result);

@@ -7,10 +7,10 @@
 use super::run::{check_duration, Args};
 use super::run_report::{report_with, Extra};
 use super::run_user::run_on_dispatcher;
-use super::simulate::refuse;
-use super::vm::prepare;
 use crate::args::{CommandResult, Failure};
 use crate::report::human_ns;
+use kairos_lab::error::refuse;
+use kairos_lab::vm::prepare;
 use kairos_model::VmSystem;
 use kairos_policy::policies::hierarchical::VmPlan;
 use kairos_rt::dispatcher::measured_overheads;

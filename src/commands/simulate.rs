@@ -6,20 +6,17 @@
 //! Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", sections 5-6), with injected overruns and mode changes.
 
 pub(crate) use super::pictures::{gantt_view, write_pictures, write_trace_files, TraceOutputs};
-use super::simulate_tables::run_tables;
-pub(crate) use super::simulate_tables::{override_mc_cores, table_summary, tables_for};
+use super::simulate_tables::table_summary;
+use super::simulate_vm::vm_tables;
 use crate::args::{duration_arg, window_arg, CommandResult, Failure};
 use crate::report;
-use kairos_model::input::{Input, InputKind, LoadOptions, SimsoRun};
-use kairos_model::{Cost, Duration, Format, Instant, Overheads, Workload};
+use kairos_lab::simulate::{simulate, OverheadRequest, Request, Simulation};
+use kairos_model::input::{InputKind, LoadOptions};
+use kairos_model::{Duration, Format, Instant, Overheads};
 use kairos_policy::PriorityOrder;
-use kairos_policy::{registry, PolicyKind};
 use kairos_sim::table::Overrun;
-use kairos_sim::{simulate, ExecutionTimeModel, SimConfig, SimOutcome};
+use kairos_sim::ExecutionTimeModel;
 use std::path::PathBuf;
-
-/// Simulated time when neither `--duration` nor a usable hyper-period says otherwise.
-pub const DEFAULT_DURATION_CAP: Duration = Duration::from_secs(10);
 
 #[derive(clap::Args)]
 pub struct SimulateArgs {
@@ -115,75 +112,30 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
         cores: None,
     };
     let taken = crate::input::load_for(&args.file, "simulate", &TAKES, &options)?;
-    match taken.input {
-        Input::Mc(system) => run_tables(args, system),
-        Input::Vm(system) => super::simulate_vm::run(args, &system),
-        Input::Workload(workload) => periodic(args, workload, taken.simso.as_ref()),
-        _ => unreachable!("simulate takes workloads, MC and VM systems"),
-    }
-}
-
-/// A periodic workload (or a SimSo configuration, whose run gives the default policy and
-/// duration).
-fn periodic(
-    args: &SimulateArgs,
-    mut workload: Workload,
-    simso: Option<&SimsoRun>,
-) -> CommandResult {
-    refuse_mc_options(args)?;
-    if let Some(cores) = args.cores {
-        override_cores(&mut workload, cores)?;
-    }
-    let from_simso = simso
-        .and_then(|run| run.policy)
-        .filter(|_| args.policy.is_none());
-    if let (Some(run), Some(policy)) = (simso, from_simso) {
-        eprintln!(
-            "SimSo's run: {policy} (its scheduler {}) for {}",
-            run.scheduler, run.duration
-        );
-    }
-    let default = registry::default_for(InputKind::Workload, Some(&workload));
-    let policy = match args.policy.as_deref().or(from_simso).or(default) {
-        None => unreachable!("a workload has a default policy"),
-        Some("table") => Err(Failure::bad_input(format!(
-            "--policy table runs mixed-criticality systems (files with `dags`, or MC-DAG .xml); {} is a periodic workload",
-            args.file.display()
-        ))),
-        Some(policy) => Ok(policy),
-    }?;
-    let kind =
-        PolicyKind::from_cli_name(policy).ok_or_else(|| Failure::bad_input("unknown policy"))?;
-    let simso_duration = simso
-        .map(|run| run.duration)
-        .filter(|_| args.policy.is_none());
-    let config = SimConfig {
-        duration: resolve_duration(&workload, args.duration.or(simso_duration))?,
-        execution_times: execution_model(&args.execution_times),
-        seed: args.seed,
-        abort_on_miss: args.abort_on_miss,
-        record_trace: args.gantt.is_some() || args.trace.is_some(),
-        overheads: overheads(&workload, args)?,
-    };
-    let outcome = run_policy(&workload, kind, priority_order(&args.priorities), &config)?;
+    let name = args.file.display().to_string();
+    let request = request(args)?;
+    let simulation = simulate(
+        &name,
+        taken.input,
+        taken.simso.as_ref(),
+        &request,
+        &mut crate::args::to_stderr,
+    )?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&outcome.metrics).expect("metrics serialize")
-        );
+        crate::args::print_json(&simulation.metrics_json());
     } else {
-        print!("{}", report::metrics_table(&workload, &outcome.metrics));
+        print!("{}", text(&simulation));
     }
-    for written in write_pictures(
-        &outcome,
-        args.gantt.as_ref(),
-        gantt_view(args.gantt_window, args.gantt_by),
-        args.trace.as_ref(),
-        &workload,
-    )? {
+    let outputs = TraceOutputs {
+        gantt: args.gantt.as_ref(),
+        view: gantt_view(args.gantt_window, args.gantt_by),
+        trace: args.trace.as_ref(),
+    };
+    let title = title(&simulation, &args.file);
+    for written in write_trace_files(simulation.trace(), title, &outputs)? {
         eprintln!("wrote {written}");
     }
-    let missed = outcome.metrics.deadline_misses > 0;
+    let missed = simulation.deadline_misses() > 0;
     Ok(if args.fail_on_miss && missed {
         crate::exit::NO
     } else {
@@ -191,34 +143,77 @@ fn periodic(
     })
 }
 
-/// `--cores`: the same rules as `kairos check` applies to the file's `cores`.
-pub(crate) fn override_cores(workload: &mut Workload, cores: usize) -> Result<(), Failure> {
-    let max = kairos_model::decode::MAX_CORES;
-    if cores == 0 || cores > max {
-        return Err(Failure::bad_input(format!(
-            "--cores must be between 1 and {max}"
-        )));
+/// The flags as the library's request.
+fn request(args: &SimulateArgs) -> Result<Request, Failure> {
+    let profile = args.overheads.as_deref().map(load_overheads).transpose()?;
+    Ok(Request {
+        policy: args.policy.clone(),
+        cores: args.cores,
+        duration: args.duration,
+        seed: args.seed,
+        execution_times: execution_model(&args.execution_times),
+        priorities: priority_order(&args.priorities),
+        abort_on_miss: args.abort_on_miss,
+        record_trace: args.gantt.is_some() || args.trace.is_some(),
+        overheads: OverheadRequest {
+            profile,
+            scheduling: args.overhead_scheduling,
+            context_switch: args.overhead_context_switch,
+            migration: args.overhead_migration,
+        },
+        tables: args.tables.clone(),
+        overruns: args.overrun.clone(),
+        overrun_probability: args.overrun_probability,
+    })
+}
+
+/// The text report of each kind.
+fn text(simulation: &Simulation) -> String {
+    match simulation {
+        Simulation::Periodic { workload, outcome } => {
+            report::metrics_table(workload, &outcome.metrics)
+        }
+        Simulation::Tables {
+            system,
+            source,
+            outcome,
+        } => table_summary(system, &outcome.metrics, source),
+        Simulation::Vm { plan, metrics, .. } => format!(
+            "{}\n{}",
+            report::metrics_table(&plan.workload, &metrics.totals),
+            vm_tables(metrics)
+        ),
     }
-    if let Some(task) = workload
-        .tasks
-        .iter()
-        .find(|t| t.core.is_some_and(|c| c.0 >= cores))
-    {
-        return Err(Failure::bad_input(format!(
-            "task `{}` is bound to core {} but --cores {cores} leaves cores 0 to {}",
-            task.name,
-            task.core.map_or(0, |c| c.0),
-            cores - 1
-        )));
+}
+
+/// The title of the Gantt chart and of the Perfetto trace.
+fn title(simulation: &Simulation, file: &std::path::Path) -> String {
+    match simulation {
+        Simulation::Periodic { workload, outcome } => format!(
+            "{} under {}",
+            workload.name.as_deref().unwrap_or("workload"),
+            outcome.metrics.policy
+        ),
+        Simulation::Tables {
+            system, outcome, ..
+        } => format!(
+            "{} under table ({} mode change(s))",
+            system_name(system, file),
+            outcome.metrics.mode_changes.len()
+        ),
+        Simulation::Vm { system, .. } => format!(
+            "{} under {}",
+            system.name.as_deref().unwrap_or("system"),
+            kairos_lab::vm::vmm_name(system)
+        ),
     }
-    workload.cores = cores;
-    if workload.total_utilization() > cores as f64 {
-        eprintln!(
-            "warning: total utilization {:.3} exceeds the {cores} core(s): deadlines will be missed under any policy",
-            workload.total_utilization()
-        );
-    }
-    Ok(())
+}
+
+fn system_name(system: &kairos_model::McSystem, file: &std::path::Path) -> String {
+    system.name.clone().unwrap_or_else(|| {
+        file.file_stem()
+            .map_or("system".into(), |s| s.to_string_lossy().into_owned())
+    })
 }
 
 pub fn priority_order(name: &str) -> PriorityOrder {
@@ -230,84 +225,6 @@ pub fn priority_order(name: &str) -> PriorityOrder {
     }
 }
 
-/// Runs one policy, printing its set-up notices on stderr.
-pub fn run_policy(
-    workload: &Workload,
-    kind: PolicyKind,
-    priorities: PriorityOrder,
-    config: &SimConfig,
-) -> Result<SimOutcome, Failure> {
-    let fixed_priority = matches!(kind, PolicyKind::GlobalFp | PolicyKind::PartitionedFp);
-    let with_priority = workload
-        .tasks
-        .iter()
-        .filter(|t| t.priority.is_some())
-        .count();
-    if fixed_priority
-        && priorities == PriorityOrder::Auto
-        && with_priority > 0
-        && with_priority < workload.tasks.len()
-    {
-        eprintln!(
-            "notice: only {with_priority} of {} tasks have a priority; using rate-monotonic order (--priorities explicit ranks the others last)",
-            workload.tasks.len()
-        );
-    }
-    let workload = &*crate::imprecise::prepare(kind, workload)?;
-    let mut policy = kind.build(priorities);
-    let outcome = simulate(workload, policy.as_mut(), config)
-        .map_err(|e| Failure::bad_input(e.to_string()))?;
-    for notice in policy.notices(workload) {
-        eprintln!("notice: {notice}");
-    }
-    Ok(outcome)
-}
-
-/// `--duration`, or the feasibility interval (H, or max offset + 2H with offsets), capped with
-/// a notice.
-pub fn resolve_duration(
-    workload: &Workload,
-    requested: Option<Duration>,
-) -> Result<Duration, Failure> {
-    if let Some(d) = requested {
-        if d.is_zero() {
-            return Err(Failure::bad_input("--duration must be greater than zero"));
-        }
-        if d > kairos_model::decode::MAX_DURATION {
-            return Err(Failure::bad_input(format!(
-                "--duration exceeds the maximum {}",
-                kairos_model::decode::MAX_DURATION
-            )));
-        }
-        return Ok(d);
-    }
-    match workload.feasibility_interval() {
-        Some(d) if d <= DEFAULT_DURATION_CAP => Ok(d),
-        Some(d) => {
-            eprintln!("notice: the feasibility interval (hyper-period, or max offset + 2 hyper-periods) is {d}; simulating the first {DEFAULT_DURATION_CAP} (use --duration to change)");
-            Ok(DEFAULT_DURATION_CAP)
-        }
-        None => {
-            eprintln!("notice: the hyper-period overflows 64-bit nanoseconds; simulating the first {DEFAULT_DURATION_CAP} (use --duration to change)");
-            Ok(DEFAULT_DURATION_CAP)
-        }
-    }
-}
-
-fn overheads(workload: &Workload, args: &SimulateArgs) -> Result<Overheads, Failure> {
-    let file = match &args.overheads {
-        Some(path) => load_overheads(path)?,
-        None => workload.overheads,
-    };
-    let or = |flag: Option<Duration>, cost: Cost| flag.map_or(cost, Cost::Fixed);
-    Ok(Overheads {
-        scheduling: or(args.overhead_scheduling, file.scheduling),
-        context_switch: or(args.overhead_context_switch, file.context_switch),
-        migration: or(args.overhead_migration, file.migration),
-    })
-}
-
-/// `--exec NAME` (clap has checked the name: `wcet` or `uniform`).
 pub fn execution_model(name: &str) -> ExecutionTimeModel {
     match name {
         "uniform" => ExecutionTimeModel::Uniform,
@@ -315,7 +232,6 @@ pub fn execution_model(name: &str) -> ExecutionTimeModel {
     }
 }
 
-/// The `[overheads]` table of `path`, its problems printed as `kairos check` prints them.
 fn load_overheads(path: &std::path::Path) -> Result<Overheads, Failure> {
     let source = crate::input::read_text(path)?;
     let format = Format::from_path(&path.to_string_lossy());
@@ -326,26 +242,6 @@ fn load_overheads(path: &std::path::Path) -> Result<Overheads, Failure> {
         }
         Failure::bad_input(format!("{name}: no usable [overheads] table"))
     })
-}
-
-/// The first flag in `flags` that was given, as an error saying where it belongs.
-pub(super) fn refuse(flags: &[(bool, &str)], belongs: &str) -> Result<(), Failure> {
-    match flags.iter().find(|(given, _)| *given) {
-        Some((_, flag)) => Err(Failure::bad_input(format!("{flag} {belongs}"))),
-        None => Ok(()),
-    }
-}
-
-fn refuse_mc_options(args: &SimulateArgs) -> Result<(), Failure> {
-    let flags = [
-        (args.tables.is_some(), "--tables"),
-        (!args.overrun.is_empty(), "--overrun"),
-        (args.overrun_probability > 0.0, "--overrun-probability"),
-    ];
-    refuse(
-        &flags,
-        "applies to mixed-criticality systems only (files with `dags`, or MC-DAG .xml)",
-    )
 }
 
 fn overrun_arg(text: &str) -> Result<Overrun, String> {

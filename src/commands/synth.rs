@@ -3,22 +3,19 @@
 //! baseline; a summary with table quality, the table file, a Gantt chart of every level.
 
 use crate::args::{duration_arg, write_output, CommandResult, Failure};
-use kairos_mc::{federated, synthesize, Policy, SynthFailure, SynthOptions, Synthesis};
+use kairos_lab::synth::{gantt, synthesize_tables, Request, Summary};
+use kairos_mc::Synthesis;
 use kairos_model::input::LoadOptions;
-use kairos_model::{Duration, Instant, McSystem, TableSet};
-use kairos_trace::gantt::{render_levels_svg, GanttOptions};
-use kairos_trace::{Trace, TraceEvent};
-use serde_json::json;
-use std::collections::HashMap;
+use kairos_model::{Duration, McSystem};
+use kairos_trace::gantt::GanttOptions;
 use std::path::PathBuf;
-use std::time::Instant as WallClock;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// MC-DAG system: kairos TOML/JSON, or the MC-DAG framework's XML (.xml).
     pub file: PathBuf,
     /// Slot priority policy, or the federated baseline (heavy DAGs on dedicated cores).
-    #[arg(long, value_parser = ["gedzl", "gedf", "gllf", "federated"], default_value = "gedzl")]
+    #[arg(long, value_parser = kairos_lab::synth::POLICIES, default_value = "gedzl")]
     pub policy: String,
     /// Number of cores, replacing the file's.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
@@ -44,25 +41,14 @@ pub struct Args {
     pub json: bool,
 }
 
-/// One synthesis, as the command and the Python API ask for it.
-pub struct Request {
-    /// The system's file, as the summary names it.
-    pub file: PathBuf,
-    /// `gedzl`, `gedf`, `gllf` or `federated`.
-    pub policy: String,
-    /// Number of cores, replacing the system's.
-    pub cores: Option<usize>,
-    /// Where the tables are written, as the summary says.
-    pub out: Option<PathBuf>,
-}
-
 impl Args {
+    /// The flags as the library's request.
     pub fn request(&self) -> Request {
         Request {
-            file: self.file.clone(),
+            file: self.file.display().to_string(),
             policy: self.policy.clone(),
             cores: self.cores.map(|c| c as usize),
-            out: self.out.clone(),
+            out: self.out.as_ref().map(|p| p.display().to_string()),
         }
     }
 }
@@ -78,18 +64,14 @@ pub fn load(args: &Args) -> Result<McSystem, Failure> {
 
 pub fn run(args: &Args) -> CommandResult {
     let system = load(args)?;
-    let (report, outcome) = synthesize_report(&args.request(), &system)?;
-    let Some((out, elapsed)) = outcome else {
-        match args.json {
-            true => println!(
-                "{}",
-                serde_json::to_string_pretty(&report).expect("summary serializes")
-            ),
-            false => println!(
-                "{}: not schedulable: {}",
-                args.file.display(),
-                report["reason"].as_str().unwrap_or_default()
-            ),
+    let synthesized = synthesize_tables(&args.request(), &system)?;
+    let Some(out) = &synthesized.synthesis else {
+        match (&synthesized.summary, args.json) {
+            (summary, true) => crate::args::print_json(summary),
+            (Summary::NotSchedulable(no), false) => {
+                println!("{}: not schedulable: {}", args.file.display(), no.reason)
+            }
+            (Summary::Schedulable(_), false) => unreachable!("tables come with a synthesis"),
         }
         return Ok(crate::exit::NO);
     };
@@ -102,43 +84,14 @@ pub fn run(args: &Args) -> CommandResult {
             rows: args.gantt_by,
             title: None,
         };
-        write_output(path, gantt(&system, &out.tables, &args.file, &view))?;
+        let file = args.file.display().to_string();
+        write_output(path, gantt(&system, &out.tables, &file, &view))?;
     }
     match args.json {
-        true => println!(
-            "{}",
-            serde_json::to_string_pretty(&report).expect("summary serializes")
-        ),
-        false => print_summary(args, &out, elapsed),
+        true => crate::args::print_json(&synthesized.summary),
+        false => print_summary(args, out, synthesized.elapsed),
     }
     Ok(0)
-}
-
-/// `kairos synth --json`'s report, and the synthesis with its time when it succeeded
-/// (an unschedulable system is a report with `schedulable: false`, not an error).
-pub fn synthesize_report(
-    args: &Request,
-    system: &McSystem,
-) -> Result<(serde_json::Value, Option<(Synthesis, std::time::Duration)>), Failure> {
-    let options = SynthOptions {
-        policy: Policy::from_name(&args.policy).unwrap_or_default(),
-        cores: args.cores,
-    };
-    let started = WallClock::now();
-    let result = if args.policy == "federated" {
-        federated(system, &options)
-    } else {
-        synthesize(system, &options)
-    };
-    let elapsed = started.elapsed();
-    match result {
-        Ok(out) => Ok((summary_json(args, &out, elapsed), Some((out, elapsed)))),
-        Err(failure) if failure.is_input_error() => Err(Failure::bad_input(format!(
-            "{}: {failure}",
-            args.file.display()
-        ))),
-        Err(failure) => Ok((failure_json(args, &failure, elapsed), None)),
-    }
 }
 
 fn print_summary(args: &Args, out: &Synthesis, elapsed: std::time::Duration) {
@@ -179,98 +132,4 @@ fn print_summary(args: &Args, out: &Synthesis, elapsed: std::time::Duration) {
     if let Some(path) = &args.gantt {
         println!("Gantt chart written to {}", path.display());
     }
-}
-
-fn summary_json(
-    args: &Request,
-    out: &Synthesis,
-    elapsed: std::time::Duration,
-) -> serde_json::Value {
-    let t = &out.tables;
-    let value = json!({
-        "file": args.file.display().to_string(),
-        "schedulable": true,
-        "policy": t.policy,
-        "cores": t.cores,
-        "levels": t.levels,
-        "slot_ns": out.slot.as_nanos(),
-        "hyperperiod_ns": t.hyperperiod,
-        "quality": {"levels": out.quality.levels, "total": out.quality.total},
-        "time_ms": elapsed.as_secs_f64() * 1e3,
-        "out": args.out.as_ref().map(|p| p.display().to_string()),
-    });
-    value
-}
-
-fn failure_json(
-    args: &Request,
-    failure: &SynthFailure,
-    elapsed: std::time::Duration,
-) -> serde_json::Value {
-    json!({
-        "file": args.file.display().to_string(),
-        "schedulable": false,
-        "policy": args.policy,
-        "reason": failure.to_string(),
-        "time_ms": elapsed.as_secs_f64() * 1e3,
-    })
-}
-
-/// Every level's table as one stacked Gantt chart (`dag/task` names, one panel per level).
-/// One panel per level; `view` gives the window and the rows (its title is replaced).
-pub(crate) fn gantt(
-    system: &McSystem,
-    tables: &TableSet,
-    file: &std::path::Path,
-    view: &GanttOptions,
-) -> String {
-    let names: Vec<String> = system
-        .task_refs()
-        .map(|t| system.qualified_name(t))
-        .collect();
-    let index: HashMap<&str, usize> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
-    let traces: Vec<(String, Trace)> = tables
-        .tables
-        .iter()
-        .map(|table| {
-            let events = table
-                .intervals
-                .iter()
-                .filter_map(|iv| {
-                    let task = *index.get(iv.task.as_str())?;
-                    Some(TraceEvent::Segment {
-                        core: iv.core,
-                        task,
-                        job: iv.job,
-                        start: Instant::from_nanos(iv.start),
-                        end: Instant::from_nanos(iv.end),
-                    })
-                })
-                .collect();
-            let trace = Trace {
-                task_names: names.clone(),
-                levels: tables.levels.clone(),
-                cores: tables.cores,
-                end: Instant::from_nanos(tables.hyperperiod),
-                optional_deadlines: Vec::new(),
-                server_names: Vec::new(),
-                events,
-            };
-            (format!("table of level {}", table.level), trace)
-        })
-        .collect();
-    let panels: Vec<(String, &Trace)> = traces.iter().map(|(c, t)| (c.clone(), t)).collect();
-    let options = GanttOptions {
-        title: Some(format!(
-            "{}: {} tables",
-            file.display(),
-            tables.policy.as_deref().unwrap_or("")
-        )),
-        ..view.clone()
-    };
-    render_levels_svg(&panels, &options)
 }

@@ -3,10 +3,10 @@
 //! computed VCPUs written in).
 
 use crate::args::{CommandResult, Failure};
-use kairos_analysis::csa::{analyze as csa, with_vcpus, CsaReport};
+use kairos_analysis::csa::{analyze as csa, CsaReport};
+use kairos_lab::vm::{prepare, vmm_name, Prepared};
 use kairos_model::vm_load::to_toml;
 use kairos_model::VmSystem;
-use kairos_policy::policies::hierarchical::VmPlan;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -20,59 +20,6 @@ pub struct InterfaceArgs {
     /// --out the file is still written.
     #[arg(long)]
     pub json: bool,
-}
-
-/// A VM system ready to run: the compositional analysis, the system with every
-/// `vcpus = "auto"` domain's VCPUs computed (what `kairos interface` writes), and the plan the
-/// simulator and the dispatcher run.
-pub struct Prepared {
-    pub report: CsaReport,
-    pub system: VmSystem,
-    pub plan: VmPlan,
-}
-
-/// What every command that runs a VM system does first, and what `kairos check` checks: a
-/// domain left without an interface, or a VCPU the VMM cannot place, is refused here.
-pub fn prepare(system: &VmSystem) -> Result<Prepared, String> {
-    let report = csa(system);
-    let system = with_vcpus(system, &report)?;
-    let plan = VmPlan::new(&system).map_err(|r| r.0)?;
-    Ok(Prepared {
-        report,
-        system,
-        plan,
-    })
-}
-
-/// The summary line of `kairos check` for a VM system.
-pub fn summary(system: &VmSystem) -> String {
-    let tasks: usize = system.domains.iter().map(|d| d.tasks.len()).sum();
-    let auto = system.domains.iter().filter(|d| d.vcpus.is_none()).count();
-    format!(
-        "{} domain(s), {tasks} task(s), {auto} with computed VCPUs, on {} core(s) under {}",
-        system.domains.len(),
-        system.cores,
-        vmm_name(system)
-    )
-}
-
-/// "rt-global EDF with deferrable servers".
-pub(crate) fn vmm_name(system: &VmSystem) -> String {
-    use kairos_model::{ServerKind, ServerPriority, VmmScheduler};
-    let scheduler = match system.vmm.scheduler {
-        VmmScheduler::RtGlobal => "rt-global",
-        VmmScheduler::RtPartition => "rt-partition",
-        VmmScheduler::Credit => "credit",
-    };
-    let priority = match system.vmm.priority {
-        ServerPriority::Edf => "EDF",
-        ServerPriority::Dm => "DM",
-    };
-    let server = match system.vmm.server {
-        ServerKind::Deferrable => "deferrable",
-        ServerKind::Periodic => "periodic",
-    };
-    format!("{scheduler} {priority} with {server} servers")
 }
 
 /// `kairos analyze` on a VM system.

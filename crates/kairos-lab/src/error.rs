@@ -40,6 +40,20 @@ impl std::fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
+/// Where a stage sends what the user should be told while it works: notices and warnings
+/// (each a whole line, e.g. `notice: ...`). The command line prints them on standard error as
+/// they come; Python collects them.
+pub type Notify<'a> = &'a mut dyn FnMut(&str);
+
+/// The first option of `given` that is set, refused as not applying (`belongs` says why):
+/// "--tables applies to mixed-criticality systems only".
+pub fn refuse(given: &[(bool, &str)], belongs: &str) -> Result<(), Failure> {
+    match given.iter().find(|(set, _)| *set) {
+        Some((_, option)) => Err(Failure::bad_input(format!("{option} {belongs}"))),
+        None => Ok(()),
+    }
+}
+
 /// Writes `contents` to `path`, creating parent folders.
 pub fn write_output(path: &std::path::Path, contents: impl AsRef<[u8]>) -> Result<(), Failure> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {

@@ -4,7 +4,7 @@
 //! `C = m + w`, as section 6.1 of the paper describes it), from
 //! `kairos_analysis::rmwp::plan`. Other policies take the workload as it is.
 
-use crate::Failure;
+use crate::{Failure, Notify};
 use kairos_analysis::partition::Heuristic;
 use kairos_analysis::rmwp::plan::{plan, Placement};
 use kairos_model::{Duration, Workload};
@@ -14,11 +14,15 @@ use std::borrow::Cow;
 /// The partitioning heuristic of P-RMWP and P-RM runs.
 pub const PARTITION: Heuristic = Heuristic::CyclicNextFit;
 
-/// `workload` as `kind` runs it, notices printed on stderr.
-pub fn prepare(kind: PolicyKind, workload: &Workload) -> Result<Cow<'_, Workload>, Failure> {
+/// `workload` as `kind` runs it, its notices told to `notify`.
+pub fn prepare<'w>(
+    kind: PolicyKind,
+    workload: &'w Workload,
+    notify: Notify,
+) -> Result<Cow<'w, Workload>, Failure> {
     let (prepared, notices) = planned(kind, workload).map_err(Failure::bad_input)?;
     for notice in &notices {
-        eprintln!("notice: {}: {notice}", kind.cli_name());
+        notify(&format!("notice: {}: {notice}", kind.cli_name()));
     }
     Ok(prepared)
 }
@@ -51,12 +55,13 @@ pub fn planned(
 /// and a real run pays before a wind-up starts (the policy timer's lateness, a decision, a
 /// worker's wake-up and migration). The deadlines are written into the workload, so a
 /// simulation of it (`kairos run --compare`) uses the same ones.
-pub fn prepare_with_margin(
+pub fn prepare_with_margin<'w>(
     kind: PolicyKind,
-    workload: &Workload,
+    workload: &'w Workload,
     margin: Duration,
-) -> Result<Cow<'_, Workload>, Failure> {
-    let mut prepared = prepare(kind, workload)?;
+    notify: Notify,
+) -> Result<Cow<'w, Workload>, Failure> {
+    let mut prepared = prepare(kind, workload, notify)?;
     let has_ods = matches!(kind, PolicyKind::GlobalRmwp | PolicyKind::PartitionedRmwp);
     if margin.is_zero() || !has_ods {
         return Ok(prepared);

@@ -5,9 +5,13 @@
 //! disagree. No module here builds or parses a command line.
 #![forbid(unsafe_code)]
 
+pub mod analyze;
 pub mod error;
 pub mod generation;
 pub mod imprecise;
 pub mod input;
+pub mod simulate;
+pub mod synth;
+pub mod vm;
 
-pub use error::Failure;
+pub use error::{Failure, Notify};

@@ -3,7 +3,7 @@
 //! config's resolution), reported as diagnostics.
 
 use crate::commands::experiment::{decode, vm as study};
-use crate::commands::vm::{prepare, summary as vm_summary};
+use kairos_lab::vm::{prepare, summary as vm_summary};
 use kairos_model::input::{Input, InputKind, Loaded, SimsoRun};
 use kairos_model::managed::ManagedSystem;
 use kairos_model::{Diagnostic, McSystem, Overheads, Workload};

@@ -5,8 +5,9 @@
 
 use super::Demo;
 use crate::args::Failure;
-use crate::commands::simulate::{resolve_duration, run_policy, write_pictures};
+use crate::commands::simulate::write_pictures;
 use crate::report::human_ns;
+use kairos_lab::simulate::{resolve_duration, run_policy};
 use kairos_model::{check_source, Format, Workload};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_sim::SimConfig;
@@ -25,7 +26,7 @@ pub fn run(demo: &mut Demo) -> Result<(), Failure> {
         .ok_or_else(|| Failure::bad_input("the embedded imprecise workload is invalid"))?;
     analyse(demo, &workload);
     let config = SimConfig {
-        duration: resolve_duration(&workload, None)?,
+        duration: resolve_duration(&workload, None, &mut crate::args::to_stderr)?,
         record_trace: true,
         ..SimConfig::default()
     };
@@ -35,7 +36,13 @@ pub fn run(demo: &mut Demo) -> Result<(), Failure> {
     ));
     let mut runs = Vec::new();
     for kind in PolicyKind::RMWP_FAMILY {
-        let outcome = run_policy(&workload, kind, PriorityOrder::RateMonotonic, &config)?;
+        let outcome = run_policy(
+            &workload,
+            kind,
+            PriorityOrder::RateMonotonic,
+            &config,
+            &mut crate::args::to_stderr,
+        )?;
         let m = &outcome.metrics;
         let optional = m.optional.unwrap_or_default();
         demo.say(format!(

@@ -9,7 +9,6 @@ use kairos_model::mc_load::check_mc_source;
 use kairos_model::{Duration, Format, McSystem};
 use kairos_sim::table::{simulate_tables, TableExecModel, TableSimConfig};
 use kairos_trace::gantt::{render_svg, GanttOptions};
-use std::path::Path;
 
 /// The demo's MC-DAG system, also shipped as `examples/mcdag/two-levels.toml`.
 pub const DEMO_MC_SYSTEM: &str = include_str!("../../../examples/mcdag/two-levels.toml");
@@ -87,10 +86,10 @@ fn synthesize_and_validate(demo: &mut Demo, system: &McSystem) -> Result<Synthes
     let tables_path = demo.write("mc-tables.json", synthesis.tables.to_json())?;
     let tables_gantt = demo.write(
         "mc-tables.svg",
-        crate::commands::synth::gantt(
+        kairos_lab::synth::gantt(
             system,
             &synthesis.tables,
-            Path::new("two-levels.toml"),
+            "two-levels.toml",
             &GanttOptions::default(),
         ),
     )?;
@@ -118,7 +117,11 @@ fn simulate(demo: &mut Demo, system: &McSystem, synthesis: &Synthesis) -> Result
     if !demo.json {
         print!(
             "{}",
-            crate::commands::simulate::table_summary(system, &simulated.metrics, "synthesized")
+            crate::commands::simulate_tables::table_summary(
+                system,
+                &simulated.metrics,
+                "synthesized"
+            )
         );
     }
     demo.record("metrics", &simulated.metrics);

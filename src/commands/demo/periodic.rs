@@ -3,8 +3,9 @@
 
 use super::Demo;
 use crate::args::Failure;
-use crate::commands::simulate::{resolve_duration, run_policy, write_pictures};
+use crate::commands::simulate::write_pictures;
 use crate::report;
+use kairos_lab::simulate::{resolve_duration, run_policy};
 use kairos_model::{check_source, Format, Workload};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_sim::{Metrics, SimConfig};
@@ -51,7 +52,7 @@ fn analyse(demo: &mut Demo, workload: &Workload) {
 }
 
 fn simulate(demo: &mut Demo, workload: &Workload) -> Result<(), Failure> {
-    let duration = resolve_duration(workload, None)?;
+    let duration = resolve_duration(workload, None, &mut crate::args::to_stderr)?;
     demo.stage(
         "simulate",
         &format!(
@@ -68,7 +69,13 @@ fn simulate(demo: &mut Demo, workload: &Workload) -> Result<(), Failure> {
     demo.write("workload.toml", DEMO_WORKLOAD)?;
     let mut all = Vec::new();
     for kind in PolicyKind::ALL {
-        let outcome = run_policy(workload, kind, PriorityOrder::Auto, &config)?;
+        let outcome = run_policy(
+            workload,
+            kind,
+            PriorityOrder::Auto,
+            &config,
+            &mut crate::args::to_stderr,
+        )?;
         let name = kind.cli_name();
         let written = write_pictures(
             &outcome,

@@ -5,9 +5,11 @@
 
 use super::Demo;
 use crate::args::Failure;
-use crate::commands::simulate::{execution_model, resolve_duration};
+use crate::commands::simulate::execution_model;
 use crate::commands::simulate_vm::vm_tables;
-use crate::commands::vm::{prepare, text, vmm_name, Prepared};
+use crate::commands::vm::text;
+use kairos_lab::simulate::resolve_duration;
+use kairos_lab::vm::{prepare, vmm_name, Prepared};
 use kairos_model::vm_load::check_vm_source;
 use kairos_model::{Format, Instant};
 use kairos_sim::vm::simulate_vm;
@@ -38,7 +40,7 @@ pub fn run(demo: &mut Demo) -> Result<(), Failure> {
     }
     demo.record("interfaces", &report);
     let config = SimConfig {
-        duration: resolve_duration(&plan.workload, None)?,
+        duration: resolve_duration(&plan.workload, None, &mut crate::args::to_stderr)?,
         execution_times: execution_model("wcet"),
         record_trace: true,
         ..SimConfig::default()

@@ -5,8 +5,8 @@
 
 use super::html::{document, escape, strip_prolog};
 use crate::args::Failure;
-use crate::commands::simulate_tables::tables_for;
-use crate::commands::synth::gantt;
+use kairos_lab::simulate::tables_for;
+use kairos_lab::synth::gantt;
 use kairos_model::{Duration, McSystem};
 use kairos_sim::table::{simulate_tables, TableExecModel, TableMetrics, TableSimConfig};
 use kairos_trace::gantt::{render_svg, GanttOptions};
@@ -39,7 +39,12 @@ pub fn page(
     let outcome =
         simulate_tables(system, &tables, &config).map_err(|e| Failure::bad_input(e.to_string()))?;
     let name = system.name.clone().unwrap_or_else(|| "system".into());
-    let tables_svg = gantt(system, &tables, file, &GanttOptions::default());
+    let tables_svg = gantt(
+        system,
+        &tables,
+        &file.display().to_string(),
+        &GanttOptions::default(),
+    );
     let run_svg = outcome.trace.as_ref().map(|t| {
         render_svg(
             t,

@@ -12,8 +12,9 @@ pub mod run;
 mod vm;
 
 use crate::args::{duration_arg, write_output, CommandResult, Failure};
-use crate::commands::simulate::{execution_model, priority_order, resolve_duration, run_policy};
+use crate::commands::simulate::{execution_model, priority_order};
 use crate::input::load_for;
+use kairos_lab::simulate::{resolve_duration, run_policy};
 use kairos_model::input::{Input, InputKind, LoadOptions};
 use kairos_model::{Duration, Instant, Workload};
 use kairos_policy::{registry, PolicyKind};
@@ -192,8 +193,10 @@ pub fn headline(w: &Written) -> String {
 }
 
 fn workload_page(request: &Request, workload: &Workload) -> Result<Page, Failure> {
-    let analysis = crate::commands::analyze::default_report(request.file, workload);
-    let duration = resolve_duration(workload, request.duration)?;
+    let file = request.file.display().to_string();
+    let analysis = kairos_lab::analyze::analyze_default(&file, workload);
+    let analysis = serde_json::to_value(analysis).expect("the analysis serializes");
+    let duration = resolve_duration(workload, request.duration, &mut crate::args::to_stderr)?;
     let policies = match request.policies {
         Some(named) => named.iter().map(String::as_str).collect(),
         None => registry::compared_for(workload),
@@ -260,7 +263,13 @@ fn simulate(
         record_trace: true,
         overheads: workload.overheads,
     };
-    let outcome = run_policy(workload, kind, priority_order("auto"), &config)?;
+    let outcome = run_policy(
+        workload,
+        kind,
+        priority_order("auto"),
+        &config,
+        &mut crate::args::to_stderr,
+    )?;
     let responses = outcome
         .trace
         .as_ref()

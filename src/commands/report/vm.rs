@@ -7,9 +7,10 @@ use super::charts::responses_svg;
 use super::html::{document, escape, strip_prolog};
 use super::responses;
 use crate::args::Failure;
-use crate::commands::simulate::{execution_model, resolve_duration};
-use crate::commands::vm::{prepare, summary, Prepared};
+use crate::commands::simulate::execution_model;
 use kairos_analysis::csa::CsaReport;
+use kairos_lab::simulate::resolve_duration;
+use kairos_lab::vm::{prepare, summary, Prepared};
 use kairos_model::{Duration, Instant, VmSystem};
 use kairos_sim::vm::simulate_vm;
 use kairos_sim::SimConfig;
@@ -25,7 +26,7 @@ pub fn page(
 ) -> Result<(String, (super::RunSummary, u64)), Failure> {
     let Prepared { report, plan, .. } = prepare(system).map_err(Failure::bad_input)?;
     let config = SimConfig {
-        duration: resolve_duration(&plan.workload, duration)?,
+        duration: resolve_duration(&plan.workload, duration, &mut crate::args::to_stderr)?,
         execution_times: execution_model("wcet"),
         seed,
         abort_on_miss: false,
@@ -48,7 +49,7 @@ pub fn page(
             window: Some(window),
             title: Some(format!(
                 "{name} under {}, {}",
-                crate::commands::vm::vmm_name(system),
+                kairos_lab::vm::vmm_name(system),
                 super::window_label(window)
             )),
             ..GanttOptions::default()
@@ -65,7 +66,7 @@ pub fn page(
     }
     body.push_str("</section>");
     let run = super::RunSummary::of(
-        &crate::commands::vm::vmm_name(system),
+        &kairos_lab::vm::vmm_name(system),
         [m.jobs_released, m.jobs_completed, m.deadline_misses],
     );
     let page = document(&name, &file.display().to_string(), &body);

@@ -1,6 +1,10 @@
 //! What to generate, as written in experiment configs and on `kairos gen`'s command line, and
 //! the call into `kairos-gen` that does it.
 
+mod sets;
+
+pub use sets::{batch_line, generated_workloads, task_sets, workload_value};
+
 use kairos_gen::imprecise::{generate_imprecise, ImpreciseConfig};
 use kairos_gen::{
     generate_rtxen, generate_until_cap, generate_with_randfixedsum, generate_with_uunifast,
