@@ -89,6 +89,8 @@ impl OverheadRequest {
 }
 
 /// A finished simulation, by input kind.
+// One value per simulation, moved once: the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum Simulation {
     Periodic {
         workload: Workload,
