@@ -8,6 +8,5 @@ pub mod args;
 pub mod commands;
 pub mod input;
 pub use kairos_lab::{generation, imprecise};
-pub mod report;
 
 pub use kairos_lab::error::exit;

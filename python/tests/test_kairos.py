@@ -152,7 +152,7 @@ def test_a_vm_system_simulates_on_the_vcpus_its_analysis_gives():
     released = {d["domain"]: d["jobs_released"] for d in run.domains}
     assert released == {"control": 20, "vision": 15}
     assert set(run.jobs.task.str.split("/").str[0]) == {"control", "vision"}
-    with pytest.raises(kairos.KairosError, match="not --policy gedf"):
+    with pytest.raises(kairos.KairosError, match="--policy does not apply to a VM file"):
         kairos.simulate(system, policy="gedf")
 
 

@@ -151,7 +151,7 @@ fn details(v: &Verdict, names: &[&str]) -> String {
         return r
             .iter()
             .zip(names)
-            .map(|(r, n)| format!("{n}:{}", crate::report::human_ns(r.as_nanos())))
+            .map(|(r, n)| format!("{n}:{}", kairos_lab::text::human_ns(r.as_nanos())))
             .collect::<Vec<_>>()
             .join(" ");
     }
@@ -168,7 +168,7 @@ fn optional_deadlines(v: &Verdict, names: &[&str], imprecise: &[bool]) -> String
     };
     let listed: Vec<String> = (od.iter().zip(names).zip(imprecise))
         .filter(|(_, &is)| is)
-        .map(|((od, n), _)| format!("{n}:{}", crate::report::human_ns(od.as_nanos())))
+        .map(|((od, n), _)| format!("{n}:{}", kairos_lab::text::human_ns(od.as_nanos())))
         .collect();
     match listed.is_empty() {
         true => String::new(),

@@ -14,7 +14,7 @@
 //!    as `kairos run --compare` does).
 
 use crate::args::{duration_arg, CommandResult, Failure};
-use crate::commands::run_compare::compare;
+use kairos_lab::compare::{compare, RealRun};
 use kairos_model::{check_source, Duration, Format, Workload};
 use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::{PolicyKind, PriorityOrder};
@@ -204,13 +204,18 @@ fn user_run(
 fn policy_row(w: &Workload, kind: PolicyKind, r: &RunResult) -> Result<PolicyRow, Failure> {
     let overheads = kairos_rt::dispatcher::measured_overheads(r);
     let wcet = (kairos_sim::ExecutionTimeModel::Wcet, 0);
-    let sim = crate::commands::run_compare::simulate_same(
+    let ran = RealRun {
+        cores: r.cpus.len(),
+        duration: kairos_model::Duration::from_nanos(r.ran_ns),
+    };
+    let sim = kairos_lab::compare::simulate_same(
         w,
         kind,
         PriorityOrder::Auto,
-        r,
+        ran,
         overheads,
         wcet,
+        &mut crate::args::to_stderr,
     )?;
     let summary = |name: &str| {
         r.histograms

@@ -147,7 +147,7 @@ fn run_one(args: &RmwpArgs, set: &Workload, kind: PolicyKind) -> Result<RunResul
             "warning: {} with {} tasks stopped after {}: {why}",
             kind.cli_name(),
             set.tasks.len(),
-            crate::report::human_ns(run.result.ran_ns)
+            kairos_lab::text::human_ns(run.result.ran_ns)
         );
     }
     Ok(run.result)
@@ -189,8 +189,8 @@ fn print_rows(args: &RmwpArgs, rows: &[Row]) {
             r.tasks,
             r.quantity,
             r.count,
-            crate::report::human_ns(r.mean_ns),
-            crate::report::human_ns(r.max_ns)
+            kairos_lab::text::human_ns(r.mean_ns),
+            kairos_lab::text::human_ns(r.max_ns)
         );
     }
 }

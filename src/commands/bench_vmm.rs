@@ -135,7 +135,7 @@ fn print_table(rows: &[Row]) {
     );
     for (scheduler, quantity, h) in rows {
         let s = &h.summary;
-        let us = |ns: u64| crate::report::human_ns(ns);
+        let us = |ns: u64| kairos_lab::text::human_ns(ns);
         println!(
             "{scheduler:<13} {quantity:<15} {:>8} {:>9} {:>9} {:>9}",
             s.count,

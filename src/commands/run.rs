@@ -3,8 +3,8 @@
 //! was measured, and with `--compare` the simulator's schedule of the same workload job by job.
 
 use crate::args::{duration_arg, window_arg, CommandResult, Failure};
-use crate::commands::run_compare::simulate_same;
 use crate::commands::run_report::report;
+use kairos_lab::compare::{simulate_same, RealRun};
 use kairos_model::input::{Input, InputKind, LoadOptions};
 use kairos_model::{Duration, Instant, Workload};
 use kairos_os::{privilege, signals::StopSignals, PlatformError};
@@ -187,9 +187,10 @@ pub fn run(args: &Args) -> CommandResult {
             &workload,
             kind,
             config.priorities,
-            &result,
+            real_run(&result),
             none,
             args.draws(),
+            &mut crate::args::to_stderr,
         )?)
     } else {
         None
@@ -282,6 +283,14 @@ pub(super) fn job_bodies(
         bodies[index] = JobBody::Command(command.to_string());
     }
     Ok(bodies)
+}
+
+/// What a comparison's simulation takes from a real run.
+pub(super) fn real_run(result: &kairos_rt::measure::RunResult) -> RealRun {
+    RealRun {
+        cores: result.cpus.len(),
+        duration: Duration::from_nanos(result.ran_ns),
+    }
 }
 
 pub(super) fn platform_failure(e: PlatformError) -> Failure {

@@ -3,8 +3,8 @@
 
 use super::run::{Args, EXIT_INTERRUPTED};
 use crate::args::{write_output, CommandResult, Failure};
-use crate::commands::run_compare;
-use crate::report::human_ns;
+use kairos_lab::compare as run_compare;
+use kairos_lab::text::human_ns;
 use kairos_model::Workload;
 use kairos_rt::measure::{RunResult, Summary};
 use kairos_trace::gantt::{render_levels_svg, render_svg, GanttOptions};
@@ -63,7 +63,7 @@ pub(super) fn report_with(
         print!("{}", extra.text);
     }
     if let Some(path) = &args.report {
-        let page = crate::commands::report::run::page(
+        let page = kairos_lab::report::run::page(
             &args.file.display().to_string(),
             workload,
             result,

@@ -6,7 +6,7 @@
 use super::run::Args;
 use super::run_report::{exit_code, report_header, write_outputs};
 use crate::args::{CommandResult, Failure};
-use crate::report::human_ns;
+use kairos_lab::text::human_ns;
 use kairos_model::{Duration, McSystem};
 use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::JobId;

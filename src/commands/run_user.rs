@@ -2,10 +2,10 @@
 //! own dispatcher ([`kairos_rt::dispatcher`]), which hosts the very policy object `kairos
 //! simulate` runs, so a measured run and its simulation make their decisions the same way.
 
-use super::run::{check_duration, platform_failure, run_failure, Args};
-use super::run_compare::simulate_same;
+use super::run::{check_duration, platform_failure, real_run, run_failure, Args};
 use super::run_report::report;
 use crate::args::{CommandResult, Failure};
+use kairos_lab::compare::simulate_same;
 use kairos_model::Workload;
 use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::PolicyKind;
@@ -38,9 +38,10 @@ pub fn run(args: &Args, kind: PolicyKind, mut workload: Workload) -> CommandResu
             &prepared,
             kind,
             priorities,
-            &run.result,
+            real_run(&run.result),
             overheads,
             args.draws(),
+            &mut crate::args::to_stderr,
         )?)
     } else {
         None

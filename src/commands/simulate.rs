@@ -6,11 +6,10 @@
 //! Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", sections 5-6), with injected overruns and mode changes.
 
 pub(crate) use super::pictures::{gantt_view, write_pictures, write_trace_files, TraceOutputs};
-use super::simulate_tables::table_summary;
-use super::simulate_vm::vm_tables;
 use crate::args::{duration_arg, window_arg, CommandResult, Failure};
-use crate::report;
 use kairos_lab::simulate::{simulate, OverheadRequest, Request, Simulation};
+use kairos_lab::text as report;
+use kairos_lab::text::{table_summary, vm_tables};
 use kairos_model::input::{InputKind, LoadOptions};
 use kairos_model::{Duration, Format, Instant, Overheads};
 use kairos_policy::PriorityOrder;

@@ -3,8 +3,8 @@
 //! computed VCPUs written in).
 
 use crate::args::{CommandResult, Failure};
-use kairos_analysis::csa::{analyze as csa, CsaReport};
-use kairos_lab::vm::{prepare, vmm_name, Prepared};
+use kairos_analysis::csa::analyze as csa;
+use kairos_lab::vm::{prepare, Prepared};
 use kairos_model::vm_load::to_toml;
 use kairos_model::VmSystem;
 use std::path::PathBuf;
@@ -28,73 +28,13 @@ pub fn analyze(system: &VmSystem, json: bool) -> CommandResult {
     if json {
         crate::args::print_json(&report);
     } else {
-        print!("{}", text(system, &report));
+        print!("{}", kairos_lab::text::vm_analysis(system, &report));
     }
     // As for workloads: 0 when shown schedulable, 1 otherwise (not analysed included).
     Ok(match report.schedulable {
         Some(true) => 0,
         _ => crate::exit::NO,
     })
-}
-
-pub(crate) fn text(system: &VmSystem, report: &CsaReport) -> String {
-    let mut out = format!(
-        "{}: {} domain(s) on {} core(s), {}\n",
-        system.name.as_deref().unwrap_or("system"),
-        system.domains.len(),
-        system.cores,
-        vmm_name(system)
-    );
-    for i in &report.interfaces {
-        let verdict = match i.schedulable {
-            Some(true) => "schedulable",
-            Some(false) => "NOT schedulable",
-            None => "not analysed",
-        };
-        out.push_str(&format!(
-            "domain {} ({}): {} interface, {} VCPU(s), budget {} every {} ({:.3} cores): {verdict}\n",
-            i.domain,
-            i.guest,
-            i.model,
-            i.parallelism,
-            i.budget,
-            i.period,
-            i.budget.as_nanos() as f64 / i.period.as_nanos().max(1) as f64,
-        ));
-        for v in &i.vcpus {
-            let cpus = v
-                .cpus
-                .as_ref()
-                .map_or("any core".to_string(), |c| format!("cores {c:?}"));
-            let tasks = match v.tasks.is_empty() {
-                true => String::new(),
-                false => format!(", tasks {}", v.tasks.join(" ")),
-            };
-            out.push_str(&format!(
-                "  {}: {} / {} on {cpus}{tasks}\n",
-                v.name, v.budget, v.period
-            ));
-        }
-        if let Some(note) = &i.note {
-            out.push_str(&format!("  note: {note}\n"));
-        }
-    }
-    let vmm = match report.vmm.schedulable {
-        Some(true) => "schedulable",
-        Some(false) => "NOT schedulable",
-        None => "not analysed",
-    };
-    out.push_str(&format!(
-        "VMM {} {}: {vmm} ({})\n",
-        report.vmm.scheduler, report.vmm.priority, report.vmm.test
-    ));
-    let whole = match report.schedulable {
-        Some(true) => "schedulable",
-        Some(false) => "NOT schedulable",
-        None => "not shown (some part is not analysed)",
-    };
-    out.push_str(&format!("system: {whole}\n"));
-    out
 }
 
 /// `kairos interface FILE [--out F]`: the file with each `vcpus = "auto"` domain's computed

@@ -6,12 +6,15 @@
 #![forbid(unsafe_code)]
 
 pub mod analyze;
+pub mod compare;
 pub mod error;
 pub mod generation;
 pub mod imprecise;
 pub mod input;
+pub mod report;
 pub mod simulate;
 pub mod synth;
+pub mod text;
 pub mod vm;
 
 pub use error::{Failure, Notify};

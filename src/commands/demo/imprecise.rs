@@ -6,8 +6,8 @@
 use super::Demo;
 use crate::args::Failure;
 use crate::commands::simulate::write_pictures;
-use crate::report::human_ns;
 use kairos_lab::simulate::{resolve_duration, run_policy};
+use kairos_lab::text::human_ns;
 use kairos_model::{check_source, Format, Workload};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_sim::SimConfig;

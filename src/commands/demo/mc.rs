@@ -117,11 +117,7 @@ fn simulate(demo: &mut Demo, system: &McSystem, synthesis: &Synthesis) -> Result
     if !demo.json {
         print!(
             "{}",
-            crate::commands::simulate_tables::table_summary(
-                system,
-                &simulated.metrics,
-                "synthesized"
-            )
+            kairos_lab::text::table_summary(system, &simulated.metrics, "synthesized")
         );
     }
     demo.record("metrics", &simulated.metrics);

@@ -4,8 +4,8 @@
 use super::Demo;
 use crate::args::Failure;
 use crate::commands::simulate::write_pictures;
-use crate::report;
 use kairos_lab::simulate::{resolve_duration, run_policy};
+use kairos_lab::text as report;
 use kairos_model::{check_source, Format, Workload};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_sim::{Metrics, SimConfig};

@@ -6,7 +6,7 @@
 
 use super::Demo;
 use crate::args::Failure;
-use crate::report::human_ns;
+use kairos_lab::text::human_ns;
 use kairos_os::online_cpus;
 use kairos_platform::oslat::{run_suite, Bench, SuiteConfig};
 use kairos_rt::watchdog::RunControl;

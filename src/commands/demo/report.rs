@@ -4,7 +4,7 @@
 
 use super::Demo;
 use crate::args::Failure;
-use crate::commands::report::{build, Request, Written};
+use kairos_lab::report::{build, Request, Written};
 use kairos_model::input::Input;
 use kairos_model::{Instant, Workload};
 use std::path::Path;
@@ -22,7 +22,11 @@ pub fn run(demo: &mut Demo, workload: &Workload) -> Result<(), Failure> {
         seed: 0,
         overrun: 0.0,
     };
-    let page = build(&request, Input::Workload(workload.clone()))?;
+    let page = build(
+        &request,
+        Input::Workload(workload.clone()),
+        &mut crate::args::to_stderr,
+    )?;
     let path = demo.write("report.html", &page.html)?;
     let written = Written {
         out: path.display().to_string(),
@@ -31,7 +35,7 @@ pub fn run(demo: &mut Demo, workload: &Workload) -> Result<(), Failure> {
         duration_ns: page.duration_ns,
         runs: page.runs,
     };
-    demo.say(format!("  {}", crate::commands::report::headline(&written)));
+    demo.say(format!("  {}", kairos_lab::report::headline(&written)));
     demo.record("report", &written);
     demo.file(&path, "open in a browser");
     Ok(())

@@ -6,9 +6,8 @@
 use super::Demo;
 use crate::args::Failure;
 use crate::commands::simulate::execution_model;
-use crate::commands::simulate_vm::vm_tables;
-use crate::commands::vm::text;
 use kairos_lab::simulate::resolve_duration;
+use kairos_lab::text::{vm_analysis as text, vm_tables};
 use kairos_lab::vm::{prepare, vmm_name, Prepared};
 use kairos_model::vm_load::check_vm_source;
 use kairos_model::{Format, Instant};

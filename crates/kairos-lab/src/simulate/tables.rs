@@ -20,7 +20,7 @@ pub(super) fn run(
 ) -> Result<Simulation, Failure> {
     if let Some(policy) = request.policy.as_deref().filter(|p| *p != "table") {
         return Err(Failure::bad_input(format!(
-            "{name} is a mixed-criticality system: it runs under --policy table (its scheduling tables), not --policy {policy}"
+            "{name} is a mixed-criticality system: it runs under --policy table (its scheduling tables), not {policy}"
         )));
     }
     let given = [

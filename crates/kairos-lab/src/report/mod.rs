@@ -11,48 +11,15 @@ mod mc;
 pub mod run;
 mod vm;
 
-use crate::args::{duration_arg, write_output, CommandResult, Failure};
-use crate::commands::simulate::{execution_model, priority_order};
-use crate::input::load_for;
-use kairos_lab::simulate::{resolve_duration, run_policy};
-use kairos_model::input::{Input, InputKind, LoadOptions};
+use crate::simulate::{resolve_duration, run_policy};
+use crate::{Failure, Notify};
+use kairos_model::input::{Input, InputKind};
 use kairos_model::{Duration, Instant, Workload};
-use kairos_policy::{registry, PolicyKind};
+use kairos_policy::registry;
+use kairos_policy::PriorityOrder;
+use kairos_sim::ExecutionTimeModel;
 use kairos_sim::{SimConfig, SimOutcome};
-use std::path::{Path, PathBuf};
-
-#[derive(clap::Args)]
-pub struct Args {
-    /// A workload (.toml or .json), a SimSo configuration (.xml), a mixed-criticality DAG system
-    /// (kairos file or MC-DAG framework .xml), or a VM system (`kairos check` says which).
-    pub file: PathBuf,
-    /// The policies to simulate, comma-separated. Default: grmwp, prmwp, grm and prm for a
-    /// workload with imprecise tasks, else gedf, pedf, gfp, pfp and edzl.
-    #[arg(long, value_delimiter = ',', value_parser = crate::args::policy_values(false, &[]))]
-    pub policies: Option<Vec<String>>,
-    /// Simulated time per policy (default: as `kairos simulate`, the feasibility interval
-    /// (one hyper-period, or max offset + 2 of them with offsets), at most 10 s).
-    #[arg(long, value_parser = duration_arg)]
-    pub duration: Option<Duration>,
-    /// The part of each schedule the Gantt charts show, e.g. 0ms..50ms (cut at the simulated
-    /// duration).
-    #[arg(long, value_name = "START..END", default_value = "0ms..100ms", value_parser = crate::args::window_arg)]
-    pub gantt_window: (Instant, Instant),
-    /// Seed of the random draws (mixed-criticality overruns).
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Mixed-criticality systems: each job above the lowest level overruns to a higher level's
-    /// WCET with this probability, so the page shows mode changes.
-    #[arg(long, default_value_t = 0.2)]
-    pub overrun: f64,
-    /// The page to write.
-    #[arg(short = 'o', long = "out", alias = "output", value_name = "FILE.html")]
-    pub out: PathBuf,
-    /// Print what the page holds as JSON (`out`, `file`, `kind`, `duration_ns`, and per
-    /// simulation its policy, jobs released and completed, deadline misses) after writing it.
-    #[arg(long)]
-    pub json: bool,
-}
+use std::path::Path;
 
 /// One policy's simulation as the page shows it.
 pub struct PolicyRun {
@@ -63,7 +30,7 @@ pub struct PolicyRun {
 }
 
 /// The kinds `kairos report` takes.
-const TAKES: [InputKind; 5] = [
+pub const TAKES: [InputKind; 5] = [
     InputKind::Workload,
     InputKind::SimsoXml,
     InputKind::McDag,
@@ -129,7 +96,7 @@ pub struct Page {
 }
 
 /// The page of `input` (a workload, an MC-DAG system or a VM system).
-pub fn build(request: &Request, input: Input) -> Result<Page, Failure> {
+pub fn build(request: &Request, input: Input, notify: Notify) -> Result<Page, Failure> {
     let page = |html, kind, (run, duration_ns): (RunSummary, u64)| Page {
         html,
         kind,
@@ -139,43 +106,16 @@ pub fn build(request: &Request, input: Input) -> Result<Page, Failure> {
     let r = request;
     Ok(match input {
         Input::Vm(system) => {
-            let (html, run) = vm::page(r.file, &system, r.duration, r.gantt_window, r.seed)?;
+            let (html, run) = vm::page(r, &system, notify)?;
             page(html, "vm", run)
         }
         Input::Mc(system) => {
             let (html, run) = mc::page(r.file, &system, r.overrun, r.seed, r.duration)?;
             page(html, "mcdag", run)
         }
-        Input::Workload(workload) => workload_page(request, &workload)?,
+        Input::Workload(workload) => workload_page(request, &workload, notify)?,
         _ => unreachable!("report takes workloads, MC and VM systems"),
     })
-}
-
-pub fn run(args: &Args) -> CommandResult {
-    let taken = load_for(&args.file, "report", &TAKES, &LoadOptions::default())?;
-    let request = Request {
-        file: &args.file,
-        policies: args.policies.as_deref(),
-        duration: args.duration,
-        gantt_window: args.gantt_window,
-        seed: args.seed,
-        overrun: args.overrun,
-    };
-    let page = build(&request, taken.input)?;
-    write_output(&args.out, &page.html)?;
-    let written = Written {
-        out: args.out.display().to_string(),
-        file: args.file.display().to_string(),
-        kind: page.kind,
-        duration_ns: page.duration_ns,
-        runs: page.runs,
-    };
-    if args.json {
-        crate::args::print_json(&written);
-    } else {
-        println!("{}", headline(&written));
-    }
-    Ok(0)
 }
 
 /// The line the text output prints after writing the page.
@@ -192,18 +132,19 @@ pub fn headline(w: &Written) -> String {
     }
 }
 
-fn workload_page(request: &Request, workload: &Workload) -> Result<Page, Failure> {
+fn workload_page(request: &Request, workload: &Workload, notify: Notify) -> Result<Page, Failure> {
     let file = request.file.display().to_string();
-    let analysis = kairos_lab::analyze::analyze_default(&file, workload);
+    let analysis = crate::analyze::analyze_default(&file, workload);
     let analysis = serde_json::to_value(analysis).expect("the analysis serializes");
-    let duration = resolve_duration(workload, request.duration, &mut crate::args::to_stderr)?;
+    let duration = resolve_duration(workload, request.duration, notify)?;
     let policies = match request.policies {
         Some(named) => named.iter().map(String::as_str).collect(),
         None => registry::compared_for(workload),
     };
-    let runs = (policies.iter())
-        .map(|p| simulate(workload, p, duration, request.seed))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut runs = Vec::with_capacity(policies.len());
+    for policy in policies {
+        runs.push(simulate(workload, policy, duration, request.seed, notify)?);
+    }
     let html = html::page(&html::Inputs {
         file: &request.file.display().to_string(),
         workload,
@@ -253,23 +194,18 @@ fn simulate(
     policy: &str,
     duration: Duration,
     seed: u64,
+    notify: Notify,
 ) -> Result<PolicyRun, Failure> {
-    let kind = PolicyKind::from_cli_name(policy).expect("clap takes the registry's names");
+    let kind = registry::of_tasks(policy).map_err(Failure::bad_input)?;
     let config = SimConfig {
         duration,
-        execution_times: execution_model("wcet"),
+        execution_times: ExecutionTimeModel::Wcet,
         seed,
         abort_on_miss: false,
         record_trace: true,
         overheads: workload.overheads,
     };
-    let outcome = run_policy(
-        workload,
-        kind,
-        priority_order("auto"),
-        &config,
-        &mut crate::args::to_stderr,
-    )?;
+    let outcome = run_policy(workload, kind, PriorityOrder::Auto, &config, notify)?;
     let responses = outcome
         .trace
         .as_ref()
@@ -290,7 +226,7 @@ fn responses(workload: &Workload, trace: &kairos_trace::Trace) -> Vec<Vec<u64>> 
         .enumerate()
         .map(|(i, t)| (t.name.as_str(), i))
         .collect();
-    for row in crate::api::job_rows(trace) {
+    for row in crate::simulate::jobs::job_rows(trace) {
         if let (Some(response), Some(&task)) = (row.response_ns, index.get(row.task.as_str())) {
             out[task].push(response);
         }

@@ -5,7 +5,7 @@
 use super::charts::responses_svg;
 use super::html::{document, escape, strip_prolog};
 use super::responses;
-use crate::commands::run_compare::Compare;
+use crate::compare::Compare;
 use kairos_model::{Duration, Instant, Workload};
 use kairos_rt::measure::RunResult;
 use kairos_trace::gantt::{render_levels_svg, GanttOptions};
@@ -90,7 +90,7 @@ fn measured_section(r: &RunResult) -> String {
 
 fn comparison_section(c: &Compare) -> String {
     let d = &c.response_time_diff_ns;
-    let signed = crate::report::human_signed_ns;
+    let signed = crate::text::human_signed_ns;
     format!(
         "<section id=\"comparison\"><h2>Measured against simulated</h2><table>\
          <tr><th class=\"name\">jobs released in both</th><td>{}</td></tr>\

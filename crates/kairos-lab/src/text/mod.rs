@@ -1,5 +1,11 @@
 //! Text tables for people (the JSON forms are the metrics' serde output).
 
+mod tables;
+mod vm;
+
+pub use tables::table_summary;
+pub use vm::{analysis as vm_analysis, vm_tables};
+
 use kairos_model::Workload;
 use kairos_sim::Metrics;
 

@@ -1,5 +1,5 @@
-//! `kairos run --compare`: the simulation of the same run, the job-by-job table, and in numbers
-//! how closely a measured run followed the simulation of the
+//! A real run beside its simulation (`kairos run --compare`): the simulation of the same run,
+//! the job-by-job table, and in numbers how closely a measured run followed the simulation of the
 //! same workload under the same policy, job by job. Both sides are traces in the simulator's
 //! vocabulary, so the comparison needs nothing else.
 //!
@@ -16,12 +16,11 @@
 //!   of (part, outcome) of their `part_end` events: an optional part completed, cut or skipped
 //!   alike).
 
-use crate::args::Failure;
-use crate::report::human_ns;
+use crate::text::human_ns;
+use crate::{Failure, Notify};
 use kairos_model::Part;
 use kairos_model::{Duration, Workload};
 use kairos_policy::PolicyKind;
-use kairos_rt::measure::RunResult;
 use kairos_sim::{ExecutionTimeModel, SimConfig};
 use kairos_trace::{PartOutcome, Trace, TraceEvent};
 use serde::Serialize;
@@ -108,9 +107,9 @@ impl Compare {
             self.completed_both,
             self.completed_simulated_only,
             self.completed_measured_only,
-            crate::report::human_signed_ns(d.p50),
-            crate::report::human_signed_ns(d.p99),
-            crate::report::human_signed_ns(d.max),
+            crate::text::human_signed_ns(d.p50),
+            crate::text::human_signed_ns(d.p99),
+            crate::text::human_signed_ns(d.max),
         )
     }
 }
@@ -192,6 +191,13 @@ pub fn compare(measured: &Trace, simulated: &Trace) -> Compare {
     out
 }
 
+/// What the simulation of a real run takes from it: the cores it ran on and for how long.
+#[derive(Clone, Copy, Debug)]
+pub struct RealRun {
+    pub cores: usize,
+    pub duration: Duration,
+}
+
 /// The simulator's run of the same workload: the same policy, priorities and core binding
 /// over the same duration, on as many cores as the real run used, with sporadic tasks
 /// arriving at their minimum inter-arrival time as the runtime releases them, and every job's
@@ -200,32 +206,27 @@ pub fn simulate_same(
     workload: &Workload,
     kind: PolicyKind,
     priorities: kairos_policy::PriorityOrder,
-    result: &RunResult,
+    ran: RealRun,
     overheads: kairos_model::Overheads,
     draws: (ExecutionTimeModel, u64),
+    notify: Notify,
 ) -> Result<Trace, Failure> {
     let mut simulated = workload.clone();
     if kind != PolicyKind::PartitionedFp {
-        simulated.cores = result.cpus.len().max(1);
+        simulated.cores = ran.cores.max(1);
     }
     for task in &mut simulated.tasks {
         task.arrival = kairos_model::Arrival::Periodic;
     }
     let sim_config = SimConfig {
-        duration: Duration::from_nanos(result.ran_ns.max(1)),
+        duration: ran.duration.max(Duration::from_nanos(1)),
         execution_times: draws.0,
         seed: draws.1,
         record_trace: true,
         overheads,
         ..SimConfig::default()
     };
-    let outcome = kairos_lab::simulate::run_policy(
-        &simulated,
-        kind,
-        priorities,
-        &sim_config,
-        &mut crate::args::to_stderr,
-    )?;
+    let outcome = crate::simulate::run_policy(&simulated, kind, priorities, &sim_config, notify)?;
     outcome
         .trace
         .ok_or_else(|| Failure::environment("the simulation kept no trace"))

@@ -4,9 +4,9 @@
 //! the misses.
 
 use super::html::{document, escape, strip_prolog};
-use crate::args::Failure;
-use kairos_lab::simulate::tables_for;
-use kairos_lab::synth::gantt;
+use crate::simulate::tables_for;
+use crate::synth::gantt;
+use crate::Failure;
 use kairos_model::{Duration, McSystem};
 use kairos_sim::table::{simulate_tables, TableExecModel, TableMetrics, TableSimConfig};
 use kairos_trace::gantt::{render_svg, GanttOptions};

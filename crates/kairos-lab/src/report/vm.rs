@@ -6,28 +6,25 @@
 use super::charts::responses_svg;
 use super::html::{document, escape, strip_prolog};
 use super::responses;
-use crate::args::Failure;
-use crate::commands::simulate::execution_model;
+use crate::simulate::resolve_duration;
+use crate::vm::{prepare, summary, Prepared};
+use crate::{Failure, Notify};
 use kairos_analysis::csa::CsaReport;
-use kairos_lab::simulate::resolve_duration;
-use kairos_lab::vm::{prepare, summary, Prepared};
-use kairos_model::{Duration, Instant, VmSystem};
+use kairos_model::{Duration, VmSystem};
 use kairos_sim::vm::simulate_vm;
 use kairos_sim::SimConfig;
 use kairos_trace::gantt::{render_svg, GanttOptions};
-use std::path::Path;
 
 pub fn page(
-    file: &Path,
+    request: &super::Request,
     system: &VmSystem,
-    duration: Option<Duration>,
-    gantt_window: (Instant, Instant),
-    seed: u64,
+    notify: Notify,
 ) -> Result<(String, (super::RunSummary, u64)), Failure> {
+    let (file, seed, gantt_window) = (request.file, request.seed, request.gantt_window);
     let Prepared { report, plan, .. } = prepare(system).map_err(Failure::bad_input)?;
     let config = SimConfig {
-        duration: resolve_duration(&plan.workload, duration, &mut crate::args::to_stderr)?,
-        execution_times: execution_model("wcet"),
+        duration: resolve_duration(&plan.workload, request.duration, notify)?,
+        execution_times: kairos_sim::ExecutionTimeModel::Wcet,
         seed,
         abort_on_miss: false,
         record_trace: true,
@@ -49,7 +46,7 @@ pub fn page(
             window: Some(window),
             title: Some(format!(
                 "{name} under {}, {}",
-                kairos_lab::vm::vmm_name(system),
+                crate::vm::vmm_name(system),
                 super::window_label(window)
             )),
             ..GanttOptions::default()
@@ -66,7 +63,7 @@ pub fn page(
     }
     body.push_str("</section>");
     let run = super::RunSummary::of(
-        &kairos_lab::vm::vmm_name(system),
+        &crate::vm::vmm_name(system),
         [m.jobs_released, m.jobs_completed, m.deadline_misses],
     );
     let page = document(&name, &file.display().to_string(), &body);
