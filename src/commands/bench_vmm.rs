@@ -85,7 +85,7 @@ pub fn run(args: &VmmArgs) -> CommandResult {
     if !(1_000_000_000..=60_000_000_000).contains(&ns) {
         return Err(Failure::bad_input("--duration must be between 1s and 60s"));
     }
-    privilege::require_rt().map_err(super::run::platform_failure)?;
+    privilege::require_rt().map_err(kairos_lab::run::platform_failure)?;
     let cores = online_cpus().len().clamp(1, 5);
     let mut rows = Vec::new();
     for scheduler in SCHEDULERS {
@@ -97,7 +97,8 @@ pub fn run(args: &VmmArgs) -> CommandResult {
         let mut config = UserRunConfig::new(ns);
         config.control = Some(RunControl::new());
         let policy = vm_policy(&plan).map_err(|r| Failure::bad_input(r.0))?;
-        let run = run_user(&plan.workload, policy, &config).map_err(super::run::run_failure)?;
+        let run =
+            run_user(&plan.workload, policy, &config).map_err(kairos_lab::run::run_failure)?;
         for (quantity, histogram) in QUANTITIES {
             if let Some(h) = run.result.histograms.get(histogram) {
                 rows.push((scheduler, quantity, h.clone()));

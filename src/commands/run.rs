@@ -2,20 +2,14 @@
 //! (the runtime is `kairos_rt`, its safety rules are in `docs/run.md`), prints what
 //! was measured, and with `--compare` the simulator's schedule of the same workload job by job.
 
-use crate::args::{duration_arg, window_arg, CommandResult, Failure};
-use crate::commands::run_report::report;
-use kairos_lab::compare::{simulate_same, RealRun};
-use kairos_model::input::{Input, InputKind, LoadOptions};
-use kairos_model::{Duration, Instant, Workload};
-use kairos_os::{privilege, signals::StopSignals, PlatformError};
-use kairos_policy::{registry, PolicyKind};
-use kairos_rt::calibrate::{calibrate, JobBody};
-use kairos_rt::periodic::{plan, run_periodic, PeriodicConfig, PeriodicPolicy, RunError};
-use kairos_rt::watchdog::RunControl;
+use crate::args::{duration_arg, window_arg, write_output, CommandResult, Failure};
+use kairos_lab::report::run::page;
+use kairos_lab::run::{Dispatch, Request, Run};
+use kairos_model::input::{InputKind, LoadOptions};
+use kairos_model::{Duration, Instant};
+use kairos_rt::measure::RunResult;
+use kairos_trace::gantt::{render_levels_svg, render_svg, GanttOptions};
 use std::path::PathBuf;
-
-/// The longest real run `kairos run` accepts: every run holds real-time threads.
-pub const MAX_RUN_DURATION: Duration = Duration::from_secs(60);
 
 /// Exit code of a run stopped by SIGINT/SIGTERM (the shell convention 128 + SIGINT).
 pub const EXIT_INTERRUPTED: u8 = 130;
@@ -113,15 +107,29 @@ pub struct Args {
 }
 
 impl Args {
-    /// Whether the run is simulated too (--compare, or a --report that shows both).
-    pub fn compares(&self) -> bool {
-        self.compare || self.report.is_some()
-    }
-
-    /// The execution-time model and the seed of the run's per-job draws.
-    pub fn draws(&self) -> (kairos_sim::ExecutionTimeModel, u64) {
-        let model = crate::commands::simulate::execution_model(&self.exec);
-        (model, self.seed)
+    /// The flags as the library's request.
+    fn request(&self) -> Request {
+        Request {
+            policy: self.policy.clone(),
+            dispatch: self.dispatch.as_deref().map(|d| match d {
+                "kernel" => Dispatch::Kernel,
+                _ => Dispatch::User,
+            }),
+            lead: self.lead,
+            od_margin: self.od_margin,
+            cores: self.cores,
+            duration: self.duration,
+            priorities: crate::commands::simulate::priority_order(&self.priorities),
+            commands: self.commands.clone(),
+            // A --report page shows the run beside its simulation.
+            simulate: self.compare || self.report.is_some(),
+            tables: self.tables.clone(),
+            overruns: self.overrun.clone(),
+            overrun_probability: self.overrun_probability,
+            execution_times: crate::commands::simulate::execution_model(&self.exec),
+            seed: self.seed,
+            work_fraction: self.work_fraction,
+        }
     }
 }
 
@@ -139,171 +147,73 @@ const TAKES: [InputKind; 5] = [
 ];
 
 pub fn run(args: &Args) -> CommandResult {
-    check_duration(args.duration)?;
     let taken = crate::input::load_for(&args.file, "run", &TAKES, &LoadOptions::default())?;
-    let kind = taken.kind;
-    let mut workload = match taken.input {
-        Input::Vm(system) => return crate::commands::run_vm::run(args, &system),
-        Input::Mc(system) => return mc(args, system),
-        Input::Workload(workload) => workload,
-        _ => unreachable!("run takes workloads, MC and VM systems"),
-    };
-    let policy_name = match args.policy.as_deref() {
-        Some(name) => name,
-        None => registry::default_for(kind, Some(&workload)).expect("a workload has one"),
-    };
-    if policy_name == "table" {
-        return Err(Failure::bad_input(format!(
-            "--policy table runs mixed-criticality systems (files with `dags`, or MC-DAG .xml); {} is a periodic workload",
-            args.file.display()
-        )));
+    let name = args.file.display().to_string();
+    let request = args.request();
+    let notify = &mut crate::args::to_stderr;
+    let run = kairos_lab::run::run(&name, taken.kind, taken.input, &request, notify)?;
+    match args.json {
+        true => crate::args::print_json(&run.json),
+        false => print!("{}", run.text),
     }
-    let policy = match dispatch_of(policy_name, args.dispatch.as_deref())? {
-        Dispatch::User(kind) => return crate::commands::run_user::run(args, kind, workload),
-        Dispatch::Kernel(policy) => policy,
-    };
-    if let Some(cores) = args.cores {
-        kairos_lab::simulate::override_cores(&mut workload, cores, &mut crate::args::to_stderr)?;
+    if let (Some(path), Some(workload)) = (&args.report, &run.workload) {
+        let simulated = run.simulated.as_ref();
+        let page = page(
+            &name,
+            workload,
+            &run.result,
+            simulated,
+            run.compare.as_ref(),
+        );
+        write_output(path, page)?;
+        eprintln!("wrote {}", path.display());
     }
-    let mut config = PeriodicConfig::new(policy, args.duration.as_nanos());
-    config.priorities = crate::commands::simulate::priority_order(&args.priorities);
-    (config.execution_times, config.seed) = args.draws();
-    config.bodies = job_bodies(&workload, &args.commands)?;
-    let plan = plan(&workload, &config, &kairos_os::online_cpus()).map_err(run_failure)?;
-    privilege::require_rt().map_err(platform_failure)?;
-    let calibration = calibrate(&plan.cpus).map_err(platform_failure)?;
-    let signals = StopSignals::install();
-    let result = run_periodic(&workload, &config, &calibration, RunControl::new());
-    drop(signals);
-    let result = result.map_err(run_failure)?;
-    let simulated = if args.compares() {
-        let kind = match config.policy {
-            PeriodicPolicy::Pfp => PolicyKind::PartitionedFp,
-            PeriodicPolicy::Gfp => PolicyKind::GlobalFp,
-            PeriodicPolicy::Edf => PolicyKind::GlobalEdf,
-        };
-        let none = kairos_model::Overheads::default();
-        Some(simulate_same(
-            &workload,
-            kind,
-            config.priorities,
-            real_run(&result),
-            none,
-            args.draws(),
-            &mut crate::args::to_stderr,
-        )?)
+    write_outputs(args, &run)?;
+    Ok(exit_code(args, &run.result))
+}
+
+fn exit_code(args: &Args, result: &RunResult) -> u8 {
+    let interrupted = (result.stopped_by.as_deref()).is_some_and(|why| why.starts_with("SIG"));
+    if interrupted {
+        EXIT_INTERRUPTED
+    } else if args.fail_on_miss && result.deadline_misses > 0 {
+        crate::exit::NO
     } else {
-        None
-    };
-    report(args, &workload, &result, simulated.as_ref())
-}
-
-/// Who schedules the task threads.
-pub(super) enum Dispatch {
-    User(PolicyKind),
-    Kernel(PeriodicPolicy),
-}
-
-/// `--policy` and `--dispatch` together (the defaults are explained in `--help`).
-fn dispatch_of(policy: &str, dispatch: Option<&str>) -> Result<Dispatch, Failure> {
-    let kernel_default = matches!(policy, "pfp" | "gfp" | "edf");
-    let user = dispatch.map_or(!kernel_default, |d| d == "user");
-    if user {
-        let kind = PolicyKind::from_cli_name(policy).ok_or_else(|| {
-            Failure::bad_input(format!(
-                "--policy {policy} is SCHED_DEADLINE, a kernel policy; G-EDF in user space is --policy gedf"
-            ))
-        })?;
-        return Ok(Dispatch::User(kind));
+        0
     }
-    let kernel = match policy {
-        "pfp" => PeriodicPolicy::Pfp,
-        "gfp" => PeriodicPolicy::Gfp,
-        "edf" | "gedf" => PeriodicPolicy::Edf,
-        _ => {
-            return Err(Failure::bad_input(format!(
-                "the kernel has no {policy} scheduler (Linux offers SCHED_FIFO priorities and SCHED_DEADLINE): run it with --dispatch user"
-            )))
-        }
-    };
-    Ok(Dispatch::Kernel(kernel))
 }
 
-pub(super) fn check_duration(duration: Duration) -> Result<(), Failure> {
-    if duration.is_zero() {
-        return Err(Failure::bad_input("--duration must be greater than zero"));
+/// Writes `--gantt` (the measured schedule, stacked over the simulated one when there is one)
+/// and `--trace` (the measured schedule as a Chrome trace).
+fn write_outputs(args: &Args, run: &Run) -> Result<(), Failure> {
+    let options = GanttOptions {
+        title: Some(run.title.clone()),
+        ..crate::commands::simulate::gantt_view(args.gantt_window, args.gantt_by)
+    };
+    let measured = &run.result.trace;
+    if let Some(path) = &args.gantt {
+        let svg = match &run.simulated {
+            Some(sim) => render_levels_svg(
+                &[
+                    ("measured".to_string(), measured),
+                    ("simulated".to_string(), sim),
+                ],
+                &options,
+            ),
+            None => render_svg(measured, &options),
+        };
+        write_output(path, svg)?;
+        eprintln!("wrote Gantt chart {}", path.display());
     }
-    if duration > MAX_RUN_DURATION {
-        return Err(Failure::bad_input(format!(
-            "--duration {duration} is longer than the {MAX_RUN_DURATION} a real-time run may take (every run holds real-time threads on the machine's cores)"
-        )));
+    if let Some(path) = &args.trace {
+        let mut buffer = Vec::new();
+        kairos_trace::chrome::write_chrome_trace(measured, &mut buffer)
+            .map_err(|e| Failure::environment(format!("cannot encode the trace: {e}")))?;
+        write_output(path, buffer)?;
+        eprintln!(
+            "wrote Perfetto trace {} (open it in https://ui.perfetto.dev)",
+            path.display()
+        );
     }
     Ok(())
-}
-
-/// `--policy table`: the table-driven dispatcher's entry point.
-/// A mixed-criticality system: its tables on kairos's table dispatcher.
-fn mc(args: &Args, system: kairos_model::McSystem) -> CommandResult {
-    match args.policy.as_deref() {
-        None | Some("table") if args.dispatch.as_deref() == Some("kernel") => Err(Failure::bad_input(
-            "--policy table runs on kairos's table dispatcher (user space); the kernel has no table-driven policy",
-        )),
-        None | Some("table") => crate::commands::run_table::run(args, system),
-        Some(policy) => Err(Failure::bad_input(format!(
-            "{} is a mixed-criticality system: it runs under --policy table (its scheduling tables), not {policy}",
-            args.file.display()
-        ))),
-    }
-}
-
-/// Each task's job body: busy work, or the `--command TASK=CMD` given for it.
-pub(super) fn job_bodies(
-    workload: &Workload,
-    commands: &[String],
-) -> Result<Vec<JobBody>, Failure> {
-    let mut bodies = vec![JobBody::Busy; workload.tasks.len()];
-    for spec in commands {
-        let (task, command) = spec.split_once('=').ok_or_else(|| {
-            Failure::bad_input(format!(
-                "--command {spec:?}: write TASK=CMD, e.g. --command t1='sleep 0.001'"
-            ))
-        })?;
-        let index = workload.task_index(task).ok_or_else(|| {
-            let names: Vec<&str> = workload.tasks.iter().map(|t| t.name.as_str()).collect();
-            Failure::bad_input(format!(
-                "--command: no task named {task:?} (tasks: {})",
-                names.join(", ")
-            ))
-        })?;
-        if command.trim().is_empty() {
-            return Err(Failure::bad_input(format!(
-                "--command {task}=: the command is empty"
-            )));
-        }
-        bodies[index] = JobBody::Command(command.to_string());
-    }
-    Ok(bodies)
-}
-
-/// What a comparison's simulation takes from a real run.
-pub(super) fn real_run(result: &kairos_rt::measure::RunResult) -> RealRun {
-    RealRun {
-        cores: result.cpus.len(),
-        duration: Duration::from_nanos(result.ran_ns),
-    }
-}
-
-pub(super) fn platform_failure(e: PlatformError) -> Failure {
-    if e.is_environment() {
-        Failure::environment(e.to_string())
-    } else {
-        Failure::environment(format!("the runtime could not start: {e}"))
-    }
-}
-
-pub(super) fn run_failure(e: RunError) -> Failure {
-    match e {
-        RunError::Platform(p) => platform_failure(p),
-        RunError::Invalid(text) => Failure::bad_input(text),
-    }
 }

@@ -12,6 +12,7 @@ pub mod generation;
 pub mod imprecise;
 pub mod input;
 pub mod report;
+pub mod run;
 pub mod simulate;
 pub mod synth;
 pub mod text;

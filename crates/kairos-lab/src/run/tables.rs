@@ -1,12 +1,11 @@
-//! `kairos run SYSTEM --policy table`: the table-driven runtime (G-RES / G-MCRES of seed
-//! Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", `kairos_rt::table`) on this machine's cores, with injected
-//! overruns, the measured parts of every migration and mode change, and with `--compare` the
-//! simulator's run of the same tables, overruns and seed next to it.
+//! An MC system's tables on real cores: kairos's table dispatcher runs them as G-MCRES does
+//! (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed
+//! criticality systems", sections 5-6), detecting overruns and changing mode; the same tables,
+//! overruns and seed simulated alongside when asked for.
 
-use super::run::Args;
-use super::run_report::{exit_code, report_header, write_outputs};
-use crate::args::{CommandResult, Failure};
-use kairos_lab::text::human_ns;
+use super::{report_header, Dispatch, Request, Run};
+use crate::text::human_ns;
+use crate::Failure;
 use kairos_model::{Duration, McSystem};
 use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::JobId;
@@ -16,25 +15,39 @@ use kairos_rt::periodic::RunError;
 use kairos_rt::table::{run_tables_detailed, TableRun, TableRunConfig};
 use kairos_rt::watchdog::RunControl;
 use kairos_sim::table::{simulate_tables, TableExecModel, TableSimConfig, TableSimOutcome};
+use kairos_sim::ExecutionTimeModel;
 use kairos_trace::TraceEvent;
 use serde::Serialize;
 
-pub fn run(args: &Args, mut system: McSystem) -> CommandResult {
-    if !args.commands.is_empty() {
+pub(super) fn run(name: &str, mut system: McSystem, request: &Request) -> Result<Run, Failure> {
+    match request.policy.as_deref() {
+        None | Some("table") if request.dispatch == Some(Dispatch::Kernel) => {
+            return Err(Failure::bad_input(
+                "--policy table runs on kairos's table dispatcher (user space); the kernel has no table-driven policy",
+            ))
+        }
+        None | Some("table") => {}
+        Some(policy) => {
+            return Err(Failure::bad_input(format!(
+                "{name} is a mixed-criticality system: it runs under --policy table (its scheduling tables), not {policy}"
+            )))
+        }
+    }
+    if !request.commands.is_empty() {
         return Err(Failure::bad_input(
             "--command applies to periodic workloads: table-driven jobs are calibrated busy work",
         ));
     }
-    if let Some(cores) = args.cores {
-        kairos_lab::simulate::override_mc_cores(&mut system, cores)?;
+    if let Some(cores) = request.cores {
+        crate::simulate::override_mc_cores(&mut system, cores)?;
     }
-    let (tables, source) = kairos_lab::simulate::tables_for(&system, args.tables.as_deref())?;
-    let mut config = TableRunConfig::new(args.duration.as_nanos());
-    config.overruns = args.overrun.clone();
-    config.overrun_probability = args.overrun_probability;
-    config.seed = args.seed;
-    config.execution_times = table_exec(args);
-    config.work_fraction = args.work_fraction;
+    let (tables, source) = crate::simulate::tables_for(&system, request.tables.as_deref())?;
+    let mut config = TableRunConfig::new(request.duration.as_nanos());
+    config.overruns = request.overruns.clone();
+    config.overrun_probability = request.overrun_probability;
+    config.seed = request.seed;
+    config.execution_times = table_exec(request.execution_times);
+    config.work_fraction = request.work_fraction;
     let control = RunControl::new();
     config.control = Some(control);
     privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
@@ -45,7 +58,7 @@ pub fn run(args: &Args, mut system: McSystem) -> CommandResult {
         RunError::Invalid(text) => Failure::bad_input(text),
         RunError::Platform(p) => Failure::environment(p.to_string()),
     })?;
-    let simulated = if args.compares() {
+    let simulated = if request.simulate {
         let sim_config = TableSimConfig {
             duration: Some(Duration::from_nanos(run.result.duration_ns)),
             overruns: config.overruns.clone(),
@@ -61,25 +74,20 @@ pub fn run(args: &Args, mut system: McSystem) -> CommandResult {
     } else {
         None
     };
-    if args.json {
-        let json = JsonRun::of(&system, &run);
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json).expect("run result serializes")
-        );
-    } else {
-        print!("{}", summary(&system, &run, &source));
-        if let Some(sim) = &simulated {
-            print!("{}", comparison(&system, &run, sim));
-        }
+    let json = serde_json::to_value(JsonRun::of(&system, &run)).expect("run result serializes");
+    let mut text = summary(&system, &run, &source);
+    if let Some(sim) = &simulated {
+        text.push_str(&comparison(&system, &run, sim));
     }
-    write_outputs(
-        args,
-        format!("{}: measured under table", system_name(&system)),
-        &run.result.trace,
-        simulated.as_ref().and_then(|s| s.trace.as_ref()),
-    )?;
-    Ok(exit_code(args, &run.result))
+    Ok(Run {
+        title: format!("{}: measured under table", system_name(&system)),
+        workload: None,
+        simulated: simulated.and_then(|s| s.trace),
+        compare: None,
+        json,
+        text,
+        result: run.result,
+    })
 }
 
 /// The JSON of a table run: the common run result plus its mode changes and misses per level.
@@ -240,9 +248,9 @@ fn comparison(system: &McSystem, run: &TableRun, sim: &TableSimOutcome) -> Strin
 
 /// `--exec` for a table run: the level-0 WCET, or uniform in [1 ns, C(0)] as `kairos simulate
 /// --tables --exec uniform` draws it.
-fn table_exec(args: &Args) -> TableExecModel {
-    match args.exec.as_str() {
-        "uniform" => TableExecModel::Uniform { min_fraction: 0.0 },
+fn table_exec(model: ExecutionTimeModel) -> TableExecModel {
+    match model {
+        ExecutionTimeModel::Uniform => TableExecModel::Uniform { min_fraction: 0.0 },
         _ => TableExecModel::Wcet,
     }
 }

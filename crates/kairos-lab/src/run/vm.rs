@@ -1,16 +1,14 @@
-//! `kairos run` on a VM file: the two levels of scheduling (the file's `[vmm]` over its
-//! domains' guest schedulers) run for real by kairos's user-space dispatcher, the VCPUs'
-//! budgets accounted and enforced by it, the guest tasks as real worker threads. With
-//! `--compare`, the same plan simulated with the overheads the run measured, side by side per
-//! domain and per VCPU.
+//! A VM system on real cores: the two levels of scheduling (the file's `[vmm]` over its
+//! domains' guest schedulers) run by kairos's user-space dispatcher, the VCPUs' budgets
+//! accounted and enforced by it, the guest tasks as real worker threads; simulated alongside
+//! with the overheads the run measured when asked for, side by side per domain and per VCPU.
 
-use super::run::{check_duration, Args};
-use super::run_report::{report_with, Extra};
-use super::run_user::run_on_dispatcher;
-use crate::args::{CommandResult, Failure};
-use kairos_lab::error::refuse;
-use kairos_lab::text::human_ns;
-use kairos_lab::vm::prepare;
+use super::periodic::on_dispatcher;
+use super::{finish, Dispatch, Extra, Request, Run};
+use crate::error::refuse;
+use crate::text::human_ns;
+use crate::vm::prepare;
+use crate::Failure;
 use kairos_model::VmSystem;
 use kairos_policy::policies::hierarchical::VmPlan;
 use kairos_rt::dispatcher::measured_overheads;
@@ -21,40 +19,39 @@ use kairos_sim::vm::{
 use kairos_sim::SimConfig;
 use serde_json::json;
 
-pub fn run(args: &Args, system: &VmSystem) -> CommandResult {
-    check_duration(args.duration)?;
-    refuse_options(args)?;
+pub(super) fn run(system: &VmSystem, request: &Request) -> Result<Run, Failure> {
+    refuse_options(request)?;
     let plan = prepare(system).map_err(Failure::bad_input)?.plan;
     let policy = vm_policy(&plan).map_err(|r| Failure::bad_input(r.0))?;
     let specs = policy.servers();
-    let run = run_on_dispatcher(args, &plan.workload, policy)?;
+    let run = on_dispatcher(request, &plan.workload, policy)?;
     let measured = Figures {
         domains: measured_domains(&plan, &run.result),
         vcpus: vcpu_metrics(&plan, &specs, run.servers),
     };
-    let simulated = match args.compares() {
-        true => Some(simulate_like(&plan, &run.result, args)?),
+    let simulated = match request.simulate {
+        true => Some(simulate_like(&plan, &run.result, request)?),
         false => None,
     };
     let extra = extra(&measured, simulated.as_ref().map(|(m, _)| m));
-    let trace = simulated.as_ref().and_then(|(_, t)| t.as_ref());
-    report_with(args, &plan.workload, &run.result, trace, extra)
+    let trace = simulated.and_then(|(_, t)| t);
+    Ok(finish(plan.workload, run.result, trace, extra))
 }
 
 /// Options that belong to other kinds of files or runs.
-fn refuse_options(args: &Args) -> Result<(), Failure> {
+fn refuse_options(request: &Request) -> Result<(), Failure> {
     let flags = [
-        (args.policy.is_some(), "--policy"),
+        (request.policy.is_some(), "--policy"),
         (
-            args.dispatch.as_deref() == Some("kernel"),
+            request.dispatch == Some(Dispatch::Kernel),
             "--dispatch kernel",
         ),
-        (args.cores.is_some(), "--cores"),
-        (!args.commands.is_empty(), "--command"),
-        (args.tables.is_some(), "--tables"),
-        (!args.overrun.is_empty(), "--overrun"),
-        (args.overrun_probability > 0.0, "--overrun-probability"),
-        (!args.od_margin.is_zero(), "--od-margin"),
+        (request.cores.is_some(), "--cores"),
+        (!request.commands.is_empty(), "--command"),
+        (request.tables.is_some(), "--tables"),
+        (!request.overruns.is_empty(), "--overrun"),
+        (request.overrun_probability > 0.0, "--overrun-probability"),
+        (!request.od_margin.is_zero(), "--od-margin"),
     ];
     refuse(
         &flags,
@@ -79,9 +76,9 @@ fn measured_domains(plan: &VmPlan, result: &RunResult) -> Vec<DomainMetrics> {
 fn simulate_like(
     plan: &VmPlan,
     result: &RunResult,
-    args: &Args,
+    request: &Request,
 ) -> Result<(Figures, Option<kairos_trace::Trace>), Failure> {
-    let (execution_times, seed) = args.draws();
+    let (execution_times, seed) = (request.execution_times, request.seed);
     let config = SimConfig {
         duration: kairos_model::Duration::from_nanos(result.ran_ns.max(1)),
         execution_times,

@@ -1,0 +1,174 @@
+//! Real runs on this machine's cores: a periodic workload under the kernel's policies
+//! (SCHED_FIFO, SCHED_DEADLINE) or under kairos's user-space dispatcher hosting the very
+//! policy object the simulator runs; an MC system's tables on the table dispatcher (G-MCRES);
+//! a VM system's two levels on the dispatcher. Each run can be simulated alongside, with the
+//! same draws, so a measured run and its simulation are compared job by job
+//! ([`crate::compare`]). The runtime is `kairos_rt`; its safety rules are in `docs/run.md`.
+
+mod periodic;
+mod tables;
+mod text;
+mod vm;
+
+pub use text::{report_header, summary};
+
+use crate::compare::{Compare, RealRun};
+use crate::{Failure, Notify};
+use kairos_model::input::{Input, InputKind};
+use kairos_model::{Duration, Workload};
+use kairos_os::PlatformError;
+use kairos_policy::PriorityOrder;
+use kairos_rt::measure::RunResult;
+use kairos_rt::periodic::RunError;
+use kairos_sim::table::Overrun;
+use kairos_sim::ExecutionTimeModel;
+use kairos_trace::Trace;
+use std::path::PathBuf;
+
+/// The longest real run kairos accepts: every run holds real-time threads.
+pub const MAX_RUN_DURATION: Duration = Duration::from_secs(60);
+
+/// Who schedules the task threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dispatch {
+    /// kairos's dispatcher, hosting the simulator's policy object.
+    User,
+    /// The kernel's SCHED_FIFO or SCHED_DEADLINE.
+    Kernel,
+}
+
+/// How to run, besides the input.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// None: the input's default (`kairos_policy::registry::default_for`).
+    pub policy: Option<String>,
+    /// None: the kernel for pfp, gfp and edf, kairos's dispatcher otherwise.
+    pub dispatch: Option<Dispatch>,
+    /// How much earlier than a release the dispatcher wakes up.
+    pub lead: Duration,
+    /// Imprecise tasks: optional deadlines this much earlier than the analysis sets them.
+    pub od_margin: Duration,
+    pub cores: Option<usize>,
+    pub duration: Duration,
+    pub priorities: PriorityOrder,
+    /// `TASK=CMD`: the task's jobs run this shell command (kernel dispatch only).
+    pub commands: Vec<String>,
+    /// Simulate the same run too, for a comparison.
+    pub simulate: bool,
+    /// MC systems: tables from this file instead of synthesized ones.
+    pub tables: Option<PathBuf>,
+    pub overruns: Vec<Overrun>,
+    pub overrun_probability: f64,
+    pub execution_times: ExecutionTimeModel,
+    pub seed: u64,
+    /// Table runs: the fraction of each job's demand its body executes.
+    pub work_fraction: f64,
+}
+
+/// A finished run: what was measured, its simulation when asked for, and the report in both
+/// forms (the JSON and text kairos prints).
+pub struct Run {
+    /// "NAME: measured under POLICY", the title of charts of the run.
+    pub title: String,
+    pub result: RunResult,
+    /// The workload the threads ran (periodic and VM runs), for the HTML page.
+    pub workload: Option<Workload>,
+    pub simulated: Option<Trace>,
+    pub compare: Option<Compare>,
+    pub json: serde_json::Value,
+    pub text: String,
+}
+
+/// Runs `input` (named `name` in messages, loaded as `kind`) for real as `request` asks.
+pub fn run(
+    name: &str,
+    kind: InputKind,
+    input: Input,
+    request: &Request,
+    notify: Notify,
+) -> Result<Run, Failure> {
+    check_duration(request.duration)?;
+    match input {
+        Input::Vm(system) => vm::run(&system, request),
+        Input::Mc(system) => tables::run(name, system, request),
+        Input::Workload(workload) => periodic::run(name, kind, workload, request, notify),
+        _ => Err(Failure::bad_input(format!(
+            "{name}: only workloads, mixed-criticality and VM systems run"
+        ))),
+    }
+}
+
+fn check_duration(duration: Duration) -> Result<(), Failure> {
+    if duration.is_zero() {
+        return Err(Failure::bad_input("--duration must be greater than zero"));
+    }
+    if duration > MAX_RUN_DURATION {
+        return Err(Failure::bad_input(format!(
+            "--duration {duration} is longer than the {MAX_RUN_DURATION} a real-time run may take (every run holds real-time threads on the machine's cores)"
+        )));
+    }
+    Ok(())
+}
+
+/// The machine refused what a run needs.
+pub fn platform_failure(e: PlatformError) -> Failure {
+    if e.is_environment() {
+        Failure::environment(e.to_string())
+    } else {
+        Failure::environment(format!("the runtime could not start: {e}"))
+    }
+}
+
+/// A run that could not be made: bad input, or the machine refused.
+pub fn run_failure(e: RunError) -> Failure {
+    match e {
+        RunError::Platform(p) => platform_failure(p),
+        RunError::Invalid(text) => Failure::bad_input(text),
+    }
+}
+
+/// What a comparison's simulation takes from a real run.
+fn real_run(result: &RunResult) -> RealRun {
+    RealRun {
+        cores: result.cpus.len(),
+        duration: Duration::from_nanos(result.ran_ns),
+    }
+}
+
+/// What a kind of run reports besides the common result: JSON fields and a text section.
+#[derive(Default)]
+struct Extra {
+    fields: Vec<(&'static str, serde_json::Value)>,
+    text: String,
+}
+
+/// The report of a run of `workload`'s threads: the result, its comparison with the
+/// simulation when there is one, then `extra`.
+fn finish(workload: Workload, result: RunResult, simulated: Option<Trace>, extra: Extra) -> Run {
+    let compare = (simulated.as_ref()).map(|sim| crate::compare::compare(&result.trace, sim));
+    let mut json = serde_json::to_value(&result).expect("run result serializes");
+    let map = json.as_object_mut().expect("a run result is an object");
+    if let Some(c) = &compare {
+        let value = serde_json::to_value(c).expect("comparison serializes");
+        map.insert("compare".into(), value);
+    }
+    for (key, value) in extra.fields {
+        map.insert(key.into(), value);
+    }
+    let mut text = summary(&workload, &result);
+    if let (Some(sim), Some(c)) = (&simulated, &compare) {
+        text.push_str(&crate::compare::job_by_job(&workload, &result.trace, sim));
+        text.push_str(&c.line());
+    }
+    text.push_str(&extra.text);
+    let name = workload.name.as_deref().unwrap_or("workload");
+    Run {
+        title: format!("{name}: measured under {}", result.policy),
+        result,
+        workload: Some(workload),
+        simulated,
+        compare,
+        json,
+        text,
+    }
+}
