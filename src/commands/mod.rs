@@ -1,6 +1,5 @@
 pub mod analyze;
 pub mod bench;
-pub mod bench_analysis;
 pub mod bench_dispatch;
 pub mod bench_overheads;
 pub mod bench_rmwp;

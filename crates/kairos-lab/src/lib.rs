@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod analyze;
+pub mod bench;
 pub mod compare;
 pub mod error;
 pub mod generation;

@@ -1,9 +1,9 @@
-//! `kairos bench --oracles DIR`: the time each analysis test takes on the SchedCAT oracle sets
+//! The time each analysis test takes on the SchedCAT oracle sets
 //! (single thread, per file, as SchedCAT's own timings are given; the files are in
 //! `crates/kairos-analysis/tests/data/schedcat/`), and the speed-up of the
 //! parallel batch path with more worker threads.
 
-use crate::args::{CommandResult, Failure};
+use crate::Failure;
 use kairos_analysis::{registry, SporadicTask};
 use kairos_model::Duration;
 use rayon::prelude::*;
@@ -89,30 +89,34 @@ fn median_seconds(mut run: impl FnMut()) -> f64 {
     times[REPEATS / 2]
 }
 
-/// The `--json` form of the report.
+/// The timings (`kairos bench --oracles --json`).
 #[derive(Serialize)]
-struct Report {
-    repeats: usize,
-    files: Vec<FileTimes>,
-    batch: Vec<BatchTime>,
+pub struct Report {
+    pub repeats: usize,
+    /// The tests timed, in column order.
+    #[serde(skip)]
+    pub tests: Vec<String>,
+    pub files: Vec<FileTimes>,
+    pub batch: Vec<BatchTime>,
 }
 
 #[derive(Serialize)]
-struct FileTimes {
-    file: String,
-    sets: usize,
+pub struct FileTimes {
+    pub file: String,
+    pub sets: usize,
     /// Median seconds per test over the whole file, by test name.
-    seconds: BTreeMap<String, f64>,
+    pub seconds: BTreeMap<String, f64>,
 }
 
 #[derive(Serialize)]
-struct BatchTime {
-    threads: usize,
-    seconds: f64,
-    speedup: f64,
+pub struct BatchTime {
+    pub threads: usize,
+    pub seconds: f64,
+    pub speedup: f64,
 }
 
-pub fn run(dir: &Path, json: bool) -> CommandResult {
+/// Times the tests on every oracle file in `dir`.
+pub fn run(dir: &Path) -> Result<Report, Failure> {
     let files = load(dir)?;
     let tests: Vec<&registry::Test> = TIMED_TESTS
         .iter()
@@ -123,20 +127,12 @@ pub fn run(dir: &Path, json: bool) -> CommandResult {
             "none of the timed tests is available in this build",
         ));
     }
-    let report = Report {
+    Ok(Report {
         repeats: REPEATS,
+        tests: tests.iter().map(|t| t.name.clone()).collect(),
         files: files.iter().map(|f| time_file(f, &tests)).collect(),
         batch: speed_up(&files, &tests)?,
-    };
-    if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).expect("report serializes")
-        );
-    } else {
-        print_report(&report, &tests, files.iter().map(|f| f.sets.len()).sum());
-    }
-    Ok(0)
+    })
 }
 
 fn time_file(file: &OracleFile, tests: &[&registry::Test]) -> FileTimes {
@@ -158,28 +154,35 @@ fn time_file(file: &OracleFile, tests: &[&registry::Test]) -> FileTimes {
     }
 }
 
-fn print_report(report: &Report, tests: &[&registry::Test], sets: usize) {
-    println!("single thread, median of {REPEATS} runs, whole file (seconds):");
-    print!("{:<48}", "file (sets)");
-    for t in tests {
-        print!(" {:>13}", t.name);
-    }
-    println!();
-    for file in &report.files {
-        print!("{:<48}", format!("{} ({})", file.file, file.sets));
-        for test in tests {
-            print!(" {:>13.4}", file.seconds[&test.name]);
+impl Report {
+    /// The timings in text, as `kairos bench --oracles` prints them.
+    pub fn text(&self) -> String {
+        use std::fmt::Write;
+        let mut out = format!("single thread, median of {REPEATS} runs, whole file (seconds):\n");
+        let _ = write!(out, "{:<48}", "file (sets)");
+        for t in &self.tests {
+            let _ = write!(out, " {t:>13}");
         }
-        println!();
-    }
-    for batch in &report.batch {
-        println!(
-            "{sets} sets x {} tests with {} thread(s): {:.4} s (speed-up {:.2}x)",
-            tests.len(),
-            batch.threads,
-            batch.seconds,
-            batch.speedup
-        );
+        out.push('\n');
+        for file in &self.files {
+            let _ = write!(out, "{:<48}", format!("{} ({})", file.file, file.sets));
+            for test in &self.tests {
+                let _ = write!(out, " {:>13.4}", file.seconds[test]);
+            }
+            out.push('\n');
+        }
+        let sets: usize = self.files.iter().map(|f| f.sets).sum();
+        for batch in &self.batch {
+            let _ = writeln!(
+                out,
+                "{sets} sets x {} tests with {} thread(s): {:.4} s (speed-up {:.2}x)",
+                self.tests.len(),
+                batch.threads,
+                batch.seconds,
+                batch.speedup
+            );
+        }
+        out
     }
 }
 

@@ -1,0 +1,6 @@
+//! Benchmarks of kairos itself: the simulator beside SimSo, the analysis tests on SchedCAT's
+//! oracle sets, table synthesis on the user's systems.
+
+pub mod analysis;
+pub mod simulator;
+pub mod synth;
