@@ -6,8 +6,10 @@
 #![forbid(unsafe_code)]
 
 pub mod error;
+pub mod experiment;
 pub mod generation;
 pub mod imprecise;
 pub mod input;
+pub mod plot;
 
 pub use error::Failure;

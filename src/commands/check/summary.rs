@@ -2,8 +2,8 @@
 //! take the kind make before they run (a VM system's interfaces and plan, an experiment
 //! config's resolution), reported as diagnostics.
 
-use crate::commands::experiment::{decode, vm as study};
 use crate::commands::vm::{prepare, summary as vm_summary};
+use kairos_lab::experiment::{decode, vm as study};
 use kairos_model::input::{Input, InputKind, Loaded, SimsoRun};
 use kairos_model::managed::ManagedSystem;
 use kairos_model::{Diagnostic, McSystem, Overheads, Workload};
