@@ -152,7 +152,7 @@ pub fn experiment_shard(
     start: usize,
     end: usize,
 ) -> Result<String, ApiError> {
-    Ok(crate::commands::experiment::shard::shard_json(
+    Ok(kairos_lab::experiment::shard::shard_json(
         Path::new(name),
         text,
         point,

@@ -4,7 +4,7 @@
 
 use super::bench_rmwp::{Row, POLICIES, QUANTITIES};
 use crate::args::Failure;
-use crate::commands::experiment::plot::{register_font, DrawResult};
+use kairos_lab::plot::{register_font, DrawResult};
 use plotters::prelude::*;
 use std::path::Path;
 

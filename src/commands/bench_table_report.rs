@@ -110,7 +110,7 @@ pub(super) fn plot(
     points: &[(f64, Figures)],
     series: &[&str],
 ) -> Result<(), Failure> {
-    if !crate::commands::experiment::plot::register_font() {
+    if !kairos_lab::plot::register_font() {
         eprintln!("warning: no plot drawn: no DejaVuSans.ttf found (install fonts-dejavu-core)");
         return Ok(());
     }
@@ -131,7 +131,7 @@ fn draw(
     points: &[(f64, Figures)],
     series: &[&str],
 ) -> Result<(), Box<dyn std::error::Error>> {
-    use crate::commands::experiment::plot::{draw_legend, trimmed, LegendEntry, PALETTE};
+    use kairos_lab::plot::{draw_legend, trimmed, LegendEntry, PALETTE};
     let area = SVGBackend::new(path, (1100, 560)).into_drawing_area();
     area.fill(&WHITE)?;
     let (plot_area, legend_area) = area.split_horizontally(720);

@@ -10,10 +10,8 @@
 //! 20 % share (every 10 ms), gEDF guests with a CPU-bound load of 3.1 / 5 of the cores; VCPUs
 //! spread evenly over the cores under rt-partition, free under rt-global and credit.
 
-use super::experiment::plot::{
-    draw_legend, register_font, trimmed, DrawResult, LegendEntry, PALETTE,
-};
 use crate::args::{duration_arg, write_output, CommandResult, Failure};
+use kairos_lab::plot::{draw_legend, register_font, trimmed, DrawResult, LegendEntry, PALETTE};
 use kairos_model::vm_load::check_vm_source;
 use kairos_model::{Duration, Format};
 use kairos_os::{online_cpus, privilege};

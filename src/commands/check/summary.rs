@@ -2,7 +2,7 @@
 //! take the kind make before they run (a VM system's interfaces and plan, an experiment
 //! config's resolution), reported as diagnostics.
 
-use crate::commands::experiment::{decode, vm as study};
+use kairos_lab::experiment::{decode, vm as study};
 use kairos_lab::vm::{prepare, summary as vm_summary};
 use kairos_model::input::{Input, InputKind, Loaded, SimsoRun};
 use kairos_model::managed::ManagedSystem;

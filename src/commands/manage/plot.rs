@@ -3,7 +3,7 @@
 
 use super::report::Report;
 use crate::args::Failure;
-use crate::commands::experiment::plot::{register_font, DrawResult, PALETTE};
+use kairos_lab::plot::{register_font, DrawResult, PALETTE};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;

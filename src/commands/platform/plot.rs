@@ -7,7 +7,7 @@ use super::interference::Fit;
 use super::sweep::{Config, Point};
 use super::table::Row;
 use crate::args::Failure;
-use crate::commands::experiment::plot::{register_font, DrawResult, PALETTE};
+use kairos_lab::plot::{register_font, DrawResult, PALETTE};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;

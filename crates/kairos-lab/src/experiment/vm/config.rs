@@ -1,35 +1,13 @@
-//! `kairos experiment` on an RT-Xen study config (`study = "rt-xen"`): the experiments of Xi,
-//! Xu, Lu, Lee, Gill, Phan, Lee, Sokolsky, "Real-Time Multi-Core Virtual Machine Scheduling in
-//! Xen" (EMSOFT 2014), section VI, on the two-level simulator instead of 60 s of real
-//! execution per set: for each utilization, `samples` sets from the paper's generator
-//! (bimodal utilizations with a pad task, periods 350 to 850 ms, tasks spread over the
-//! domains), each analysed and simulated under every configuration ([`set`]), the results
-//! written as CSV and plots ([`report`]). Reproducible from the config (the set of sample `k`
-//! at point `p` comes from its own seeded stream) and resumable by point, as every experiment.
+//! The RT-Xen study's config file (`study = "rt-xen"`): every key but `study` and
+//! `distribution` defaults to the value of Xi et al.'s evaluation (EMSOFT 2014, section VI),
+//! resolved into the [`Study`] the run follows.
 
-mod figures;
-mod point;
-mod real;
-mod report;
-mod set;
-
-use super::resume::Progress;
-use crate::args::{CommandResult, Failure};
-use indicatif::ProgressBar;
-use kairos_gen::{generate_rtxen, seeded, PeriodDist, RtXenConfig, UtilDist};
+use super::set::Setup;
+use crate::Failure;
+use kairos_gen::{PeriodDist, RtXenConfig, UtilDist};
 use kairos_model::{parse_duration, Duration, GuestScheduler};
-use kairos_os::signals::{self, StopSignals};
-use point::StudyPoint;
-use rayon::prelude::*;
 use serde::Deserialize;
-use set::{SetResult, Setup};
-use std::path::{Path, PathBuf};
-
-/// Whether `text` is an RT-Xen study config: its top level has `study`.
-pub fn is_study(text: &str) -> bool {
-    text.parse::<toml::Table>()
-        .is_ok_and(|t| t.contains_key("study"))
-}
+use std::path::Path;
 
 /// The config file; every key but `study` has the paper's value as default.
 #[derive(Deserialize)]
@@ -134,7 +112,8 @@ pub fn describe(text: &str, path: &Path) -> Result<String, String> {
     ))
 }
 
-fn load(text: &str, path: &Path) -> Result<Study, Failure> {
+/// The study of `text`, the config file `path`.
+pub(super) fn load(text: &str, path: &Path) -> Result<Study, Failure> {
     let bad = |what: String| Failure::bad_input(format!("{}: {what}", path.display()));
     let file: StudyFile = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
     if file.study != "rt-xen" {
@@ -233,74 +212,4 @@ fn points(r: Range) -> Option<Vec<f64>> {
             .map(|k| ((r.from + k as f64 * r.step) * 1e6).round() / 1e6)
             .collect()
     })
-}
-
-/// Runs the study of `config` (already read as `text`).
-pub fn run(args: &super::ExperimentArgs, text: &str) -> CommandResult {
-    let mut study = load(text, &args.config)?;
-    let out = (args.out_dir.clone()).unwrap_or_else(|| PathBuf::from("results").join(&study.name));
-    if args.dry_run {
-        print!("{}", report::plan(&study, &out));
-        return Ok(0);
-    }
-    let mut progress: Progress<StudyPoint> = Progress::open(&out, text, args.fresh)?;
-    let todo: Vec<(usize, f64)> = (study.points.iter().copied().enumerate())
-        .filter(|&(_, u)| !progress.is_done(u))
-        .collect();
-    if study.real && !todo.is_empty() {
-        study.setup.real = Some(real::Real::prepare(study.setup.cores)?);
-    }
-    // Runs on real cores go one at a time: each uses every core of the study.
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(if study.real {
-            1
-        } else {
-            args.jobs.unwrap_or(0)
-        })
-        .build()
-        .map_err(|e| Failure::environment(format!("cannot start worker threads: {e}")))?;
-    let bar = super::sets_bar(todo.len() * study.samples, args.quiet);
-    let signals = study.real.then(StopSignals::install);
-    for (index, utilization) in todo {
-        bar.set_message(format!("U = {utilization}"));
-        let point = pool.install(|| run_point(&study, index, utilization, &bar))?;
-        progress.record(point)?;
-    }
-    drop(signals);
-    bar.finish_and_clear();
-    let results = progress.results_in_order(&study.points);
-    report::write(&study, &results, &out, args.json)?;
-    Ok(0)
-}
-
-fn run_point(
-    study: &Study,
-    index: usize,
-    utilization: f64,
-    bar: &ProgressBar,
-) -> Result<StudyPoint, Failure> {
-    let results: Vec<Result<SetResult, String>> = (0..study.samples)
-        .into_par_iter()
-        .map(|sample| {
-            let mut rng = seeded(super::sample_seed(study.seed, index, sample));
-            let config = RtXenConfig {
-                domains: study.setup.domains,
-                periods: study.periods,
-                ..RtXenConfig::new(utilization, study.distribution)
-            };
-            let result = generate_rtxen(&mut rng, &config)
-                .map_err(|e| e.to_string())
-                .and_then(|set| set::run(&set, &study.setup));
-            bar.inc(1);
-            result
-        })
-        .collect();
-    let mut point = StudyPoint::new(utilization, study.samples as u64, study.real);
-    for r in results {
-        point.add(r.map_err(|e| match signals::received() {
-            Some(_) => Failure::environment(e),
-            None => Failure::bad_input(format!("U = {utilization}: {e}")),
-        })?);
-    }
-    Ok(point)
 }

@@ -6,8 +6,8 @@
 //! synthesizer accepts but the validator rejects is a bug, reported as an error, never counted.
 
 use super::config::{Config, McMethod, Method};
-use super::resume::QualitySum;
-use super::Verdict;
+use super::results::QualitySum;
+use super::sample::Verdict;
 use kairos_gen::mcdag::{generate_mcdag, McDagParams};
 use kairos_mc::{federated, synthesize, SynthFailure, SynthOptions, Synthesis};
 use kairos_model::McSystem;

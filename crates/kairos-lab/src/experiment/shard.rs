@@ -1,16 +1,18 @@
 //! One shard of an experiment: samples `start..end` of point `point`, run where the cluster
-//! put it. Every sample's set comes from its own seeded stream ([`super::run_sample`]), so a
+//! put it. Every sample's set comes from its own seeded stream ([`super::sample`]), so a
 //! shard computes exactly what the local run computes for those samples; the verdicts travel
 //! back as JSON and the driver folds them in sample order.
 
-use super::{decode, run_sample, Outcomes};
-use crate::args::Failure;
+use super::decode;
+use super::sample::{run_sample, Outcomes};
+use crate::Failure;
 use rayon::prelude::*;
 use std::path::Path;
 
 /// The verdicts of samples `start..end` of point `point` of the experiment `text` (read as the
 /// file `path`): a JSON array with one entry per sample, each the methods' verdicts or
-/// `{"error": message}`.
+/// `{"error": message}`. A shard has no one to show the config's diagnostics to as they come:
+/// a refused config's go into the refusal, before its count of errors.
 pub fn shard_json(
     path: &Path,
     text: &str,
@@ -18,7 +20,15 @@ pub fn shard_json(
     start: usize,
     end: usize,
 ) -> Result<String, Failure> {
-    let config = decode::load(path, text)?;
+    let (config, diagnostics) = decode::check(path, text);
+    let Some(config) = config else {
+        let name = path.display().to_string();
+        let mut message: String = (diagnostics.iter())
+            .map(|d| d.render(&name) + "\n")
+            .collect();
+        message.push_str(&decode::refusal(path, &diagnostics).message);
+        return Err(Failure::bad_input(message));
+    };
     let utilization = *config
         .points
         .get(point)

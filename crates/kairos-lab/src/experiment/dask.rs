@@ -8,10 +8,12 @@
 //! resumes from the points already written.
 
 use super::config::Config;
-use super::resume::Progress;
-use super::{fold_point, shard, Outcomes};
-use crate::args::Failure;
-use indicatif::ProgressBar;
+use super::results::PointResult;
+use super::resume::Store;
+use super::sample::Outcomes;
+use super::sweep::fold_point;
+use super::{shard, Event, Observer};
+use crate::Failure;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -21,12 +23,16 @@ use std::process::{Command, Stdio};
 /// task), small enough to spread a point over many workers.
 const SHARD: usize = 250;
 
+/// A Dask cluster, and the Python that drives it.
+#[derive(Clone, Debug)]
 pub struct Cluster {
     address: String,
     python: PathBuf,
 }
 
 impl Cluster {
+    /// The scheduler at `address` (tcp://host:8786), driven by `python` (default:
+    /// $KAIROS_PYTHON, else python3), which needs the kairos package and Dask's `distributed`.
     pub fn new(address: &str, python: Option<PathBuf>) -> Cluster {
         let python = python
             .or_else(|| std::env::var_os("KAIROS_PYTHON").map(PathBuf::from))
@@ -44,14 +50,14 @@ pub fn run(
     config_path: &Path,
     text: &str,
     config: &Config,
-    progress: &mut Progress,
-    bar: &ProgressBar,
+    store: &mut Store<PointResult>,
+    observe: Observer,
 ) -> Result<(), Failure> {
     let shards: Vec<(usize, usize, usize)> = config
         .points
         .iter()
         .enumerate()
-        .filter(|(_, u)| !progress.is_done(**u))
+        .filter(|(_, u)| !store.is_done(**u))
         .flat_map(|(p, _)| {
             (0..config.samples)
                 .step_by(SHARD)
@@ -94,7 +100,9 @@ pub fn run(
         }
         let (p, start) = (index(&message, "point")?, index(&message, "start")?);
         let verdicts = shard::parse(&message["verdicts"]).map_err(Failure::environment)?;
-        bar.inc(verdicts.len() as u64);
+        observe(Event::Done {
+            sets: verdicts.len() as u64,
+        });
         pending.entry(p).or_default().insert(start, verdicts);
         let remaining = left.get_mut(&p).expect("a submitted point");
         *remaining -= 1;
@@ -105,7 +113,7 @@ pub fn run(
                 .into_values()
                 .flatten()
                 .collect();
-            progress.record(fold_point(config, config.points[p], outcomes)?)?;
+            store.record(fold_point(config, config.points[p], outcomes)?)?;
         }
     }
     let status = driver

@@ -10,7 +10,7 @@
 //! with it; finished points are kept and a new invocation resumes after them.
 
 use super::set::{simulate, Counts, Setup};
-use crate::args::Failure;
+use crate::Failure;
 use kairos_os::{online_cpus, privilege, signals};
 use kairos_policy::policies::hierarchical::VmPlan;
 use kairos_rt::calibrate::{calibrate, Calibration};

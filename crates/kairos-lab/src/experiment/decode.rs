@@ -3,8 +3,9 @@
 //! `kairos check` uses for workloads. Names (tests, policies, distributions) are checked later by
 //! [`ConfigFile::resolve`], whose problems are located through the same source map.
 
-use super::config::{ConfigFile, McDagSpec, MethodSpec, UtilizationRange};
+use super::config::{Config, ConfigFile, McDagSpec, MethodSpec, UtilizationRange};
 use crate::generation::{GeneratorSpec, Method as GenMethod};
+use crate::Failure;
 use kairos_model::decode::{join, Decoder, SourceMap};
 use kairos_model::document::{self, Entry, Node, Value};
 use kairos_model::{Diagnostic, Diagnostics, Format};
@@ -322,7 +323,7 @@ impl Reader {
 
 /// Reads and resolves the config at `path`: the config when there is no error, and every
 /// problem with its position.
-pub fn check(path: &std::path::Path, text: &str) -> (Option<super::Config>, Diagnostics) {
+pub fn check(path: &std::path::Path, text: &str) -> (Option<Config>, Diagnostics) {
     let (file, mut diagnostics, map) = read(text);
     let stem = path
         .file_stem()
@@ -341,20 +342,14 @@ pub fn check(path: &std::path::Path, text: &str) -> (Option<super::Config>, Diag
     (config.filter(|_| !diagnostics.has_errors()), diagnostics)
 }
 
-/// [`check`], with every problem on standard error in the form `FILE:LINE:COL: error: PATH:
-/// MESSAGE`; any error fails with exit 2.
-pub fn load(path: &std::path::Path, text: &str) -> Result<super::Config, crate::args::Failure> {
-    let (config, diagnostics) = check(path, text);
-    let name = path.display().to_string();
-    for d in diagnostics.iter() {
-        eprintln!("{}", d.render(&name));
-    }
-    config.ok_or_else(|| {
-        crate::args::Failure::bad_input(format!(
-            "{name}: {} error(s): nothing run",
-            diagnostics.error_count()
-        ))
-    })
+/// Why the config at `path` is refused, once [`check`] found errors in it (the diagnostics
+/// themselves are the caller's to show).
+pub fn refusal(path: &std::path::Path, diagnostics: &Diagnostics) -> Failure {
+    Failure::bad_input(format!(
+        "{}: {} error(s): nothing run",
+        path.display(),
+        diagnostics.error_count()
+    ))
 }
 
 /// The position of `path`, or of the nearest enclosing field given in the file (a missing

@@ -1,8 +1,8 @@
 //! The RT-Xen study's result at one utilization: sums over its sets, per configuration, as the
 //! resume file records them and `--json` prints them.
 
-use super::super::resume::Point;
 use super::set::{self, Counts, Runs, SetResult};
+use crate::experiment::resume::Point;
 use serde::{Deserialize, Serialize};
 
 /// Sums over the sets of one point, per configuration.

@@ -9,47 +9,33 @@
 //! are a dashed line of the same colour, "accepted or inconclusive".
 
 use super::config::{Config, Workloads};
-use super::resume::{PointResult, QualitySum};
-use crate::args::Failure;
+use super::results::{PointResult, QualitySum};
+use super::{Event, Observer};
+use crate::plot::{dashed_segment, register_font, trimmed, DrawResult, NO_FONT, PALETTE};
+use crate::Failure;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
-
-/// Fonts tried for text, in order (Debian's fonts-dejavu-core provides the first).
-const FONT_FILES: [&str; 2] = [
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/TTF/DejaVuSans.ttf",
-];
-
-/// Okabe and Ito's colour-blind-safe palette, without its yellow (unreadable on white).
-pub(crate) const PALETTE: [RGBColor; 7] = [
-    RGBColor(0, 114, 178),
-    RGBColor(213, 94, 0),
-    RGBColor(0, 158, 115),
-    RGBColor(204, 121, 167),
-    RGBColor(230, 159, 0),
-    RGBColor(86, 180, 233),
-    RGBColor(0, 0, 0),
-];
 
 const SIZE: (u32, u32) = (1000, 560);
 /// Width of the legend panel right of the plot.
 const LEGEND_WIDTH: u32 = 250;
 
 /// Writes `acceptance.svg` and `.png` (and the MC-DAG quality plots); returns the files
-/// written. Without a font nothing is drawn and standard error says why.
-pub fn write_plots(
+/// written. Without a font nothing is drawn and `observe` is told why.
+pub(super) fn write_plots(
     out: &Path,
     config: &Config,
     results: &[PointResult],
     labels: &[String],
+    observe: Observer,
 ) -> Result<Vec<String>, Failure> {
     if results.is_empty() {
         return Ok(Vec::new());
     }
     if !register_font() {
-        eprintln!("warning: no plot drawn: no DejaVuSans.ttf found (install fonts-dejavu-core)");
+        observe(Event::Notice(NO_FONT));
         return Ok(Vec::new());
     }
     let mut written = Vec::new();
@@ -73,7 +59,7 @@ pub fn write_plots(
 }
 
 /// `", a, b"` for the "wrote ..." line.
-pub fn listed(files: &[String]) -> String {
+pub(super) fn listed(files: &[String]) -> String {
     files.iter().map(|f| format!(", {f}")).collect()
 }
 
@@ -118,18 +104,7 @@ struct Chart {
     upper: Option<fn(&PointResult, usize) -> f64>,
 }
 
-pub(crate) fn register_font() -> bool {
-    FONT_FILES.iter().any(|path| {
-        std::fs::read(path).is_ok_and(|bytes| {
-            // plotters keeps fonts for the life of the process; one leak per run.
-            let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-            plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok()
-        })
-    })
-}
-
-pub(crate) type DrawResult = Result<(), Box<dyn std::error::Error>>;
-
+/// One chart of an experiment's results, ready to draw on any backend.
 struct Plot<'a> {
     config: &'a Config,
     results: &'a [PointResult],
@@ -288,14 +263,6 @@ fn dash(m: usize) -> Option<(u32, u32)> {
     [None, Some((10, 5)), None, Some((4, 4))][m % 4]
 }
 
-/// Pieces of a horizontal dashed line from `x0` to `x1` at `y`, in pixels.
-fn dashed_segment(x0: i32, x1: i32, y: i32, on: u32, off: u32) -> Vec<Vec<(i32, i32)>> {
-    (x0..x1)
-        .step_by((on + off) as usize)
-        .map(|x| vec![(x, y), ((x + on as i32).min(x1), y)])
-        .collect()
-}
-
 /// Method `m`'s marker style: filled for even methods, hollow for odd ones so a marker under
 /// another stays visible. With three shapes that makes six distinct markers.
 fn marker_style(m: usize) -> ShapeStyle {
@@ -341,41 +308,4 @@ where
         _ => area.draw(&Cross::new(at, 5, style))?,
     }
     Ok(())
-}
-
-/// One entry of a legend drawn beside a plot: a line sample (dashed or not) and its label.
-pub(crate) struct LegendEntry {
-    pub label: String,
-    pub color: RGBColor,
-    pub dashed: bool,
-}
-
-/// Legend entries stacked in `area` (the panel right of the plot, so no data is hidden).
-pub(crate) fn draw_legend<B: DrawingBackend>(
-    area: &DrawingArea<B, Shift>,
-    entries: &[LegendEntry],
-) -> DrawResult
-where
-    B::ErrorType: 'static,
-{
-    let font = ("sans-serif", 14).into_font().color(&BLACK);
-    for (i, entry) in entries.iter().enumerate() {
-        let y = 60 + 24 * i as i32;
-        let style = entry.color.stroke_width(if entry.dashed { 1 } else { 2 });
-        let pieces = match entry.dashed {
-            true => dashed_segment(8, 44, y, 6, 4),
-            false => vec![vec![(8, y), (44, y)]],
-        };
-        for piece in pieces {
-            area.draw(&PathElement::new(piece, style))?;
-        }
-        area.draw(&Text::new(entry.label.clone(), (52, y - 8), font.clone()))?;
-    }
-    Ok(())
-}
-
-/// A tick label without trailing zeros: 2, 2.5, 0.25.
-pub(crate) fn trimmed(v: f64) -> String {
-    let text = format!("{v:.3}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
