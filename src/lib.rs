@@ -1,12 +1,10 @@
-//! The `kairos` command's library: every command's implementation, so that other front ends
-//! (the Python package in `python/`) produce exactly what the command line does, from the
-//! same code. The binary (`src/main.rs`) only parses arguments and dispatches.
+//! The `kairos` command line: each command's arguments (clap), the request it makes of the
+//! library (`kairos_lab`, which the Python package in `python/` calls too), and how the result
+//! is printed and written. The binary (`src/main.rs`) parses and dispatches.
 #![forbid(unsafe_code)]
 
-pub mod api;
 pub mod args;
 pub mod commands;
 pub mod input;
-pub use kairos_lab::{generation, imprecise};
 
 pub use kairos_lab::error::exit;

@@ -1,6 +1,7 @@
 //! The crate graph of docs/policy.md is the real one, and it keeps the contract's promise: the
 //! contract crate sits below both engines and no engine depends on the other. It also keeps the
-//! runtime apart from the platform tools, and `unsafe` code inside `kairos-os` alone.
+//! runtime apart from the platform tools, `unsafe` code inside `kairos-os` alone, and the Python
+//! extension on the library without the command line.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -138,5 +139,45 @@ fn every_crate_but_kairos_os_forbids_unsafe_code() {
             let forbids = source.contains("#![forbid(unsafe_code)]");
             assert_eq!(forbids, name != "kairos-os", "{name}: {path}");
         }
+    }
+}
+
+/// Every dependency name (kairos's crates and the external crates they name) reached from
+/// the Python extension's own dependencies through the workspace's normal dependencies.
+fn python_closure() -> BTreeSet<String> {
+    let manifest =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/python/Cargo.toml"))
+            .expect("python/Cargo.toml");
+    let manifest: toml::Table = manifest.parse().expect("python/Cargo.toml parses");
+    let direct = manifest["dependencies"].as_table().expect("[dependencies]");
+    let metadata = metadata();
+    let packages = metadata["packages"].as_array().expect("packages");
+    let deps_of = |name: &str| -> Vec<String> {
+        let package = packages.iter().find(|p| p["name"] == name);
+        let deps = package.map_or(&[][..], |p| p["dependencies"].as_array().unwrap());
+        (deps.iter())
+            .filter(|d| d["kind"].is_null())
+            .map(|d| d["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut seen = BTreeSet::new();
+    let mut stack: Vec<String> = direct.keys().cloned().collect();
+    while let Some(name) = stack.pop() {
+        if seen.insert(name.clone()) {
+            stack.extend(deps_of(&name));
+        }
+    }
+    seen
+}
+
+#[test]
+fn the_python_extension_stands_on_the_library_without_the_command_line() {
+    let closure = python_closure();
+    assert!(closure.contains("kairos-lab"), "{closure:?}");
+    for cli_only in ["kairos", "clap", "indicatif"] {
+        assert!(
+            !closure.contains(cli_only),
+            "the Python extension reaches {cli_only}: {closure:?}"
+        );
     }
 }

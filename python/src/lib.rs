@@ -1,5 +1,5 @@
 //! The native half of the `kairos` Python package: thin calls into the kairos library
-//! (`kairos::api`), which the command line uses too, returning the same JSON the CLI prints.
+//! (`kairos_lab::api`), which the command line uses too, returning the same JSON the CLI prints.
 //! The Python half (`kairos/__init__.py`) turns it into dicts and pandas DataFrames.
 
 use pyo3::create_exception;
@@ -13,7 +13,7 @@ create_exception!(
     "A kairos error: (message, report JSON or None)."
 );
 
-fn raise(e: kairos::api::ApiError) -> PyErr {
+fn raise(e: kairos_lab::api::ApiError) -> PyErr {
     let report = e.report.map(|r| r.to_string());
     NativeError::new_err((e.message, report))
 }
@@ -21,7 +21,7 @@ fn raise(e: kairos::api::ApiError) -> PyErr {
 /// `kairos check --json`, for a workload's text named like a file.
 #[pyfunction]
 fn check(name: &str, text: &str) -> PyResult<String> {
-    kairos::api::check(name, text)
+    kairos_lab::api::check(name, text)
         .map(|v| v.to_string())
         .map_err(raise)
 }
@@ -29,7 +29,7 @@ fn check(name: &str, text: &str) -> PyResult<String> {
 /// `kairos analyze --json`.
 #[pyfunction]
 fn analyze(name: &str, text: &str) -> PyResult<String> {
-    kairos::api::analyze(name, text)
+    kairos_lab::api::analyze(name, text)
         .map(|v| v.to_string())
         .map_err(raise)
 }
@@ -51,14 +51,14 @@ fn simulate(
         .map(kairos_model::parse_duration)
         .transpose()
         .map_err(|e| NativeError::new_err((format!("duration: {e}"), None::<String>)))?;
-    let request = kairos::api::SimRequest {
+    let request = kairos_lab::api::SimRequest {
         policy,
         duration,
         seed,
         execution_times,
         overrun_probability,
     };
-    let (metrics, jobs) = kairos::api::simulate(name, text, &request).map_err(raise)?;
+    let (metrics, jobs) = kairos_lab::api::simulate(name, text, &request).map_err(raise)?;
     let jobs = serde_json::to_string(&jobs).expect("jobs serialize");
     Ok((metrics.to_string(), jobs))
 }
@@ -66,7 +66,7 @@ fn simulate(
 /// Every policy kairos offers, as a JSON array.
 #[pyfunction]
 fn policies() -> String {
-    kairos::api::policies().to_string()
+    kairos_lab::api::policies().to_string()
 }
 
 /// One shard of an experiment: the verdicts of samples `start..end` of point `point`, as
@@ -79,13 +79,13 @@ fn experiment_shard(
     start: usize,
     end: usize,
 ) -> PyResult<String> {
-    kairos::api::experiment_shard(name, text, point, start, end).map_err(raise)
+    kairos_lab::api::experiment_shard(name, text, point, start, end).map_err(raise)
 }
 
 /// `kairos gen`: the sets a JSON object of its flags asks for, as a JSON array of workloads.
 #[pyfunction]
 fn generate(request: &str) -> PyResult<String> {
-    let sets = kairos::api::generate(request).map_err(raise)?;
+    let sets = kairos_lab::api::generate(request).map_err(raise)?;
     Ok(serde_json::Value::Array(sets).to_string())
 }
 
@@ -102,7 +102,7 @@ fn synthesize(
     let slot = kairos_model::parse_duration(slot)
         .map_err(|e| NativeError::new_err((format!("slot: {e}"), None::<String>)))?;
     let (report, tables) =
-        kairos::api::synthesize(std::path::Path::new(file), policy, cores, slot).map_err(raise)?;
+        kairos_lab::api::synthesize(std::path::Path::new(file), policy, cores, slot).map_err(raise)?;
     Ok((report.to_string(), tables.map(|t| t.to_string())))
 }
 

@@ -136,7 +136,7 @@ fn generated(args: &RmwpArgs, n: usize) -> Result<Workload, Failure> {
 
 /// One real run of `set` under `kind`, with the optional deadlines and partition it uses.
 fn run_one(args: &RmwpArgs, set: &Workload, kind: PolicyKind) -> Result<RunResult, Failure> {
-    let planned = crate::imprecise::prepare(kind, set, &mut crate::args::to_stderr)?;
+    let planned = kairos_lab::imprecise::prepare(kind, set, &mut crate::args::to_stderr)?;
     let mut config = UserRunConfig::new(args.duration.as_nanos());
     config.control = Some(RunControl::new());
     let run = run_user(&planned, kind.build(PriorityOrder::RateMonotonic), &config)

@@ -6,7 +6,9 @@
 #![forbid(unsafe_code)]
 
 pub mod analyze;
+pub mod api;
 pub mod bench;
+pub mod check;
 pub mod compare;
 pub mod error;
 pub mod experiment;

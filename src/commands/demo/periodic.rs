@@ -18,7 +18,7 @@ pub const DEMO_WORKLOAD: &str = include_str!("../../../examples/demo.toml");
 pub fn run(demo: &mut Demo) -> Result<Workload, Failure> {
     demo.stage("check", "the embedded workload (examples/demo.toml)");
     let slot = kairos_model::input::LoadOptions::default().slot;
-    let checked = crate::commands::check::evaluate(Path::new("demo.toml"), DEMO_WORKLOAD, slot);
+    let checked = kairos_lab::check::evaluate(Path::new("demo.toml"), DEMO_WORKLOAD, slot);
     if !demo.json {
         print!("{}", checked.text);
     }

@@ -3,7 +3,7 @@
 //! and the CLI cannot disagree. Inputs are a workload's text with a name (the file name the CLI
 //! would print, whose extension gives the format).
 
-use crate::commands::check;
+use crate::check;
 use kairos_model::input::{Input, InputKind, LoadOptions};
 use kairos_model::Duration;
 use kairos_sim::ExecutionTimeModel;
@@ -18,8 +18,8 @@ pub struct ApiError {
     pub report: Option<Value>,
 }
 
-impl From<crate::args::Failure> for ApiError {
-    fn from(f: crate::args::Failure) -> Self {
+impl From<crate::Failure> for ApiError {
+    fn from(f: crate::Failure) -> Self {
         ApiError {
             message: f.message,
             report: None,
@@ -30,7 +30,8 @@ impl From<crate::args::Failure> for ApiError {
 /// `kairos check --json NAME`.
 pub fn check(name: &str, text: &str) -> Result<Value, ApiError> {
     let slot = LoadOptions::default().slot;
-    Ok(check::evaluate(Path::new(name), text, slot).json)
+    let report = check::evaluate(Path::new(name), text, slot).report;
+    Ok(serde_json::to_value(report).expect("the report serializes"))
 }
 
 /// The input in `text` for `kairos command`, which takes `kinds`: another kind is refused
@@ -61,15 +62,15 @@ pub fn analyze(name: &str, text: &str) -> Result<Value, ApiError> {
             let report = kairos_analysis::csa::analyze(&system);
             Ok(serde_json::to_value(&report).expect("the report serializes"))
         }
-        Input::Workload(w) => Ok(serde_json::to_value(kairos_lab::analyze::analyze_default(
-            name, &w,
-        ))
-        .expect("the analysis serializes")),
+        Input::Workload(w) => Ok(
+            serde_json::to_value(crate::analyze::analyze_default(name, &w))
+                .expect("the analysis serializes"),
+        ),
         _ => unreachable!("analyze takes workloads and VM systems"),
     }
 }
 
-pub use kairos_lab::simulate::jobs::{job_rows, JobRow};
+pub use crate::simulate::jobs::{job_rows, JobRow};
 
 /// Every policy kairos offers (`kairos_policy::registry`): name, summary and the input kinds
 /// it runs.
@@ -118,7 +119,7 @@ pub fn simulate(
         InputKind::Vm,
     ];
     let input = input(name, text, "simulate", &kinds)?;
-    let lab_request = kairos_lab::simulate::Request {
+    let lab_request = crate::simulate::Request {
         policy: request.policy.map(str::to_string),
         duration: request.duration,
         seed: request.seed,
@@ -129,7 +130,7 @@ pub fn simulate(
     };
     // Python has no standard error of its own to print notices on: they are dropped here, as
     // the check report carries a file's warnings.
-    let simulation = kairos_lab::simulate::simulate(name, input, None, &lab_request, &mut |_| {})?;
+    let simulation = crate::simulate::simulate(name, input, None, &lab_request, &mut |_| {})?;
     Ok((
         simulation.metrics_json(),
         simulation.trace().map_or_else(Vec::new, job_rows),
@@ -152,7 +153,7 @@ pub fn experiment_shard(
     start: usize,
     end: usize,
 ) -> Result<String, ApiError> {
-    Ok(kairos_lab::experiment::shard::shard_json(
+    Ok(crate::experiment::shard::shard_json(
         Path::new(name),
         text,
         point,
@@ -169,7 +170,7 @@ pub fn generate(request: &str) -> Result<Vec<Value>, ApiError> {
             message: format!("generate: {e}"),
             report: None,
         })?;
-    Ok(kairos_lab::generation::generated_workloads(&request)?)
+    Ok(crate::generation::generated_workloads(&request)?)
 }
 
 /// `kairos synth FILE --json`, and the tables (the JSON `--out` writes) when the system is
@@ -181,7 +182,7 @@ pub fn synthesize(
     cores: Option<usize>,
     slot: Duration,
 ) -> Result<(Value, Option<Value>), ApiError> {
-    let request = kairos_lab::synth::Request {
+    let request = crate::synth::Request {
         file: file.display().to_string(),
         policy: policy.to_string(),
         cores,
@@ -189,7 +190,7 @@ pub fn synthesize(
     };
     let options = LoadOptions { slot, cores: None };
     let system = crate::input::mc_system(file, "synth", &options)?;
-    let synthesized = kairos_lab::synth::synthesize_tables(&request, &system)?;
+    let synthesized = crate::synth::synthesize_tables(&request, &system)?;
     let report = serde_json::to_value(&synthesized.summary).expect("the summary serializes");
     let tables = (synthesized.synthesis)
         .map(|out| serde_json::from_str(&out.tables.to_json()).expect("tables are JSON"));

@@ -2,8 +2,8 @@
 //! take the kind make before they run (a VM system's interfaces and plan, an experiment
 //! config's resolution), reported as diagnostics.
 
-use kairos_lab::experiment::{decode, vm as study};
-use kairos_lab::vm::{prepare, summary as vm_summary};
+use crate::experiment::{decode, vm as study};
+use crate::vm::{prepare, summary as vm_summary};
 use kairos_model::input::{Input, InputKind, Loaded, SimsoRun};
 use kairos_model::managed::ManagedSystem;
 use kairos_model::{Diagnostic, McSystem, Overheads, Workload};
@@ -47,7 +47,7 @@ pub fn of(path: &Path, source: &str, loaded: &mut Loaded) -> Option<Summary> {
 }
 
 /// `N task(s) on M core(s), utilization U`.
-pub fn workload_line(w: &Workload) -> String {
+fn workload_line(w: &Workload) -> String {
     format!(
         "{} task(s) on {} core(s), utilization {:.3}",
         w.tasks.len(),
