@@ -102,7 +102,8 @@ fn synthesize(
     let slot = kairos_model::parse_duration(slot)
         .map_err(|e| NativeError::new_err((format!("slot: {e}"), None::<String>)))?;
     let (report, tables) =
-        kairos_lab::api::synthesize(std::path::Path::new(file), policy, cores, slot).map_err(raise)?;
+        kairos_lab::api::synthesize(std::path::Path::new(file), policy, cores, slot)
+            .map_err(raise)?;
     Ok((report.to_string(), tables.map(|t| t.to_string())))
 }
 
