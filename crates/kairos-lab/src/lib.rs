@@ -15,6 +15,7 @@ pub mod experiment;
 pub mod generation;
 pub mod imprecise;
 pub mod input;
+pub mod manage;
 pub mod plot;
 pub mod report;
 pub mod run;

@@ -2,17 +2,17 @@
 //! equation 3 as it ran), and below it each best-effort core's S_BE as a share of P.
 
 use super::report::Report;
-use crate::args::Failure;
-use kairos_lab::plot::{register_font, DrawResult, PALETTE};
+use crate::plot::{register_font, DrawResult, NO_FONT, PALETTE};
+use crate::{Failure, Notify};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
 const SIZE: (u32, u32) = (1100, 720);
 
-pub fn draw(dir: &Path, report: &Report) -> Result<(), Failure> {
+pub fn draw(dir: &Path, report: &Report, notify: Notify) -> Result<(), Failure> {
     if !register_font() {
-        eprintln!("warning: no plot drawn: no DejaVuSans.ttf found (install fonts-dejavu-core)");
+        notify(NO_FONT);
         return Ok(());
     }
     let fail =

@@ -1,8 +1,8 @@
-//! What `kairos manage` reports: the text summary, `--json` (`periods`, `deadline_misses`,
+//! What a managed run reports: the text summary, `--json` (`periods`, `deadline_misses`,
 //! `be_share` per core, `model` per core, the changes with their reasons), and `--out-dir DIR`
 //! (`manage.json`, `periods.csv`, `changes.csv`).
 
-use crate::args::Failure;
+use crate::Failure;
 use kairos_model::managed::{Execution, ManagedSystem};
 use kairos_model::Duration;
 use kairos_platform::manage::control::Change;
@@ -167,7 +167,7 @@ impl<'a> Report<'a> {
             out.push_str(&format!(
                 "core {}: S_BE {:.0} % of P on average (least {:.0} %, most {:.0} %), received {:.0} % of a core; d_curr slope {}{} per full core ({}/call){}\n",
                 sh.core, 100.0 * sh.mean, 100.0 * sh.min, 100.0 * sh.max, 100.0 * sh.received,
-                signed(*slope), ci.map_or(String::new(), |h| format!(" ± {}", kairos_lab::text::human_ns(h.round() as u64))),
+                signed(*slope), ci.map_or(String::new(), |h| format!(" ± {}", crate::text::human_ns(h.round() as u64))),
                 signed(slope / o.calls.max(1) as f64),
                 if ci.is_some() && !kairos_platform::fit::significant(*slope, *ci) { ", not distinguishable from zero" } else { "" },
             ));
@@ -311,5 +311,5 @@ fn change_json(c: &Change) -> Value {
 
 /// A slope in readable units, with its sign.
 fn signed(ns: f64) -> String {
-    kairos_lab::text::human_signed_ns(ns.round() as i64)
+    crate::text::human_signed_ns(ns.round() as i64)
 }
