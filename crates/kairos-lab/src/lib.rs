@@ -16,6 +16,7 @@ pub mod generation;
 pub mod imprecise;
 pub mod input;
 pub mod manage;
+pub mod platform;
 pub mod plot;
 pub mod report;
 pub mod run;

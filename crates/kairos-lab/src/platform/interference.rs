@@ -9,12 +9,14 @@
 //! a call. `interference.json` is the form the resource manager reads (`fits`).
 
 use super::table::Row;
-use super::{benches, cpus, measure, plot, stressors, InterferenceArgs};
-use crate::args::{write_output, CommandResult, Failure};
+use super::{benches, cpus, measure, plot, stressors, Observer, Suite};
+use crate::error::write_output;
+use crate::{Failure, Notify};
 use kairos_os::signals::StopSignals;
 use kairos_platform::oslat::Bench;
 use kairos_platform::stress::StressSpec;
 use serde::Serialize;
+use std::path::Path;
 use std::time::Instant;
 
 /// One figure of one benchmark against k, with its least-squares line.
@@ -35,20 +37,20 @@ pub struct Fit {
 }
 
 #[derive(Serialize)]
-struct Point {
-    k: usize,
-    repeat: usize,
-    stressed_cpus: Vec<usize>,
-    benchmarks: Vec<Row>,
+pub struct Point {
+    pub k: usize,
+    pub repeat: usize,
+    pub stressed_cpus: Vec<usize>,
+    pub benchmarks: Vec<Row>,
 }
 
 #[derive(Serialize)]
-struct Report {
-    cpu: usize,
-    stressors: Vec<String>,
-    repeats: usize,
-    points: Vec<Point>,
-    fits: Vec<Fit>,
+pub struct Report {
+    pub cpu: usize,
+    pub stressors: Vec<String>,
+    pub repeats: usize,
+    pub points: Vec<Point>,
+    pub fits: Vec<Fit>,
 }
 
 /// A figure of a row, by name.
@@ -98,10 +100,20 @@ fn fits(points: &[Point], ks: usize) -> Vec<Fit> {
     out
 }
 
-pub fn run(args: &InterferenceArgs) -> CommandResult {
-    let benches = benches(&args.suite.bench, &[Bench::Proc, Bench::Mmap])?;
-    let (cpu, others) = cpus(args.suite.cpu)?;
-    let list = stressors(&args.stressors)?;
+/// What to measure: the suite with `stressors` on k = 0, 1, ... of the other cores, `repeat`
+/// times over.
+pub struct Request {
+    pub suite: Suite,
+    /// A stressor list, or `all`.
+    pub stressors: String,
+    pub repeat: usize,
+}
+
+/// Runs the experiment as `request` asks; SIGINT and SIGTERM stop it (nothing is reported).
+pub fn run(request: &Request, progress: &Observer) -> Result<Report, Failure> {
+    let benches = benches(&request.suite.benches, &[Bench::Proc, Bench::Mmap])?;
+    let (cpu, others) = cpus(request.suite.cpu)?;
+    let list = stressors(&request.stressors)?;
     let needs_stress_ng = StressSpec::parse(&list, Vec::new())
         .map_err(Failure::bad_input)?
         .needs_stress_ng();
@@ -112,11 +124,11 @@ pub fn run(args: &InterferenceArgs) -> CommandResult {
     }
     let _signals = StopSignals::install();
     let started = Instant::now();
-    if args.repeat == 0 {
+    if request.repeat == 0 {
         return Err(Failure::bad_input("--repeat must be at least 1"));
     }
     let mut points = Vec::new();
-    for repeat in 0..args.repeat {
+    for repeat in 0..request.repeat {
         for k in 0..=others.len() {
             let spec = match k {
                 0 => None,
@@ -128,10 +140,18 @@ pub fn run(args: &InterferenceArgs) -> CommandResult {
             let label = format!(
                 "repeat {} of {}, k = {k} of {}",
                 repeat + 1,
-                args.repeat,
+                request.repeat,
                 others.len()
             );
-            let rows = measure(&args.suite, &benches, cpu, spec.as_ref(), &label, timeout)?;
+            let rows = measure(
+                &request.suite,
+                &benches,
+                cpu,
+                spec.as_ref(),
+                &label,
+                timeout,
+                progress,
+            )?;
             points.push(Point {
                 k,
                 repeat,
@@ -143,24 +163,29 @@ pub fn run(args: &InterferenceArgs) -> CommandResult {
     let report = Report {
         cpu,
         stressors: list.split(',').map(String::from).collect(),
-        repeats: args.repeat,
+        repeats: request.repeat,
         fits: fits(&points, others.len() + 1),
         points,
     };
-    let json = serde_json::to_string_pretty(&report).expect("report serializes");
-    if let Some(dir) = &args.suite.output.out_dir {
-        write_output(&dir.join("interference.json"), &json)?;
-        let ks: Vec<usize> = (0..=others.len()).collect();
-        plot::interference(dir, &ks, &report.fits)?;
-    }
-    match args.suite.output.json {
-        true => println!("{json}"),
-        false => print!("{}", text(&report, args.suite.output.out_dir.as_deref())),
-    }
-    Ok(0)
+    Ok(report)
 }
 
-fn text(report: &Report, out: Option<&std::path::Path>) -> String {
+impl Report {
+    /// Writes `interference.json` and the chart into `dir`.
+    pub fn write(&self, dir: &Path, notify: Notify) -> Result<(), Failure> {
+        let json = serde_json::to_string_pretty(self).expect("report serializes");
+        write_output(&dir.join("interference.json"), &json)?;
+        let ks: Vec<usize> = (0..self.fits.first().map_or(0, |f| f.values_us.len())).collect();
+        plot::interference(dir, &ks, &self.fits, notify)
+    }
+
+    /// The report in text; `written` is the folder the files went to, if any.
+    pub fn text(&self, written: Option<&Path>) -> String {
+        text(self, written)
+    }
+}
+
+fn text(report: &Report, out: Option<&Path>) -> String {
     let ks = report.fits.first().map_or(0, |f| f.values_us.len());
     let mut s = format!(
         "interference on CPU {}: stressors {} on k = 0 .. {} other core(s), {} repeat(s); medians\n{:<8} {:<5}",

@@ -6,8 +6,8 @@
 use super::interference::Fit;
 use super::sweep::{Config, Point};
 use super::table::Row;
-use crate::args::Failure;
-use kairos_lab::plot::{register_font, DrawResult, PALETTE};
+use crate::plot::{register_font, DrawResult, NO_FONT, PALETTE};
+use crate::{Failure, Notify};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -20,9 +20,10 @@ fn both(
     stem: &str,
     draw: &dyn Fn(DrawingArea<SVGBackend, Shift>) -> DrawResult,
     draw_png: &dyn Fn(DrawingArea<BitMapBackend, Shift>) -> DrawResult,
+    notify: Notify,
 ) -> Result<(), Failure> {
     if !register_font() {
-        eprintln!("warning: no plot drawn: no DejaVuSans.ttf found (install fonts-dejavu-core)");
+        notify(NO_FONT);
         return Ok(());
     }
     let svg = dir.join(format!("{stem}.svg"));
@@ -35,10 +36,19 @@ fn both(
 }
 
 /// `latency.svg/.png`.
-pub fn latency(dir: &Path, calm: &[Row], stressed: Option<&[Row]>) -> Result<(), Failure> {
-    both(dir, "latency", &|a| bars(a, calm, stressed), &|a| {
-        bars(a, calm, stressed)
-    })
+pub fn latency(
+    dir: &Path,
+    calm: &[Row],
+    stressed: Option<&[Row]>,
+    notify: Notify,
+) -> Result<(), Failure> {
+    both(
+        dir,
+        "latency",
+        &|a| bars(a, calm, stressed),
+        &|a| bars(a, calm, stressed),
+        notify,
+    )
 }
 
 fn bars<B: DrawingBackend>(
@@ -115,10 +125,14 @@ where
 }
 
 /// `interference.svg/.png`: per benchmark (a panel each), ACET, MCET and WCET against k.
-pub fn interference(dir: &Path, ks: &[usize], fits: &[Fit]) -> Result<(), Failure> {
-    both(dir, "interference", &|a| lines(a, ks, fits), &|a| {
-        lines(a, ks, fits)
-    })
+pub fn interference(dir: &Path, ks: &[usize], fits: &[Fit], notify: Notify) -> Result<(), Failure> {
+    both(
+        dir,
+        "interference",
+        &|a| lines(a, ks, fits),
+        &|a| lines(a, ks, fits),
+        notify,
+    )
 }
 
 fn lines<B: DrawingBackend>(area: DrawingArea<B, Shift>, ks: &[usize], fits: &[Fit]) -> DrawResult
@@ -185,10 +199,14 @@ where
 
 /// `load-sweep.svg/.png`: per configuration, the p99 timer latency (solid) and the p99 period
 /// jitter (dashed) against the best-effort load, on a logarithmic axis (Multi-scheduling's figure 3).
-pub fn sweep(dir: &Path, points: &[Point]) -> Result<(), Failure> {
-    both(dir, "load-sweep", &|a| sweep_lines(a, points), &|a| {
-        sweep_lines(a, points)
-    })
+pub fn sweep(dir: &Path, points: &[Point], notify: Notify) -> Result<(), Failure> {
+    both(
+        dir,
+        "load-sweep",
+        &|a| sweep_lines(a, points),
+        &|a| sweep_lines(a, points),
+        notify,
+    )
 }
 
 fn sweep_lines<B: DrawingBackend>(area: DrawingArea<B, Shift>, points: &[Point]) -> DrawResult

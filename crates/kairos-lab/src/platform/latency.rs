@@ -3,30 +3,32 @@
 //! percent, JSON, CSV and a plot like its figure 3.
 
 use super::table::{self, Deterioration, Row};
-use super::{benches, cpus, measure, plot, stressors, LatencyArgs};
-use crate::args::{write_output, CommandResult, Failure};
+use super::{benches, cpus, measure, plot, stressors, Observer, Suite};
+use crate::error::write_output;
+use crate::{Failure, Notify};
 use kairos_os::signals::StopSignals;
 use kairos_platform::oslat::Bench;
 use kairos_platform::stress::StressSpec;
 use serde::Serialize;
+use std::path::Path;
 use std::time::Instant;
 
 #[derive(Serialize)]
-struct Report {
-    cpu: usize,
+pub struct Report {
+    pub cpu: usize,
     /// The stressors and their CPUs, when stressed.
-    stress: Option<StressJson>,
-    benchmarks: Vec<Row>,
+    pub stress: Option<StressJson>,
+    pub benchmarks: Vec<Row>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    stressed: Option<Vec<Row>>,
+    pub stressed: Option<Vec<Row>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    deterioration: Option<Vec<Deterioration>>,
+    pub deterioration: Option<Vec<Deterioration>>,
 }
 
 #[derive(Serialize)]
-struct StressJson {
-    stressors: Vec<String>,
-    cpus: Vec<usize>,
+pub struct StressJson {
+    pub stressors: Vec<String>,
+    pub cpus: Vec<usize>,
 }
 
 /// `STRESSORS[:N]` on the first N of `others` (default: all of them).
@@ -54,10 +56,18 @@ fn stress_spec(text: &str, others: &[usize]) -> Result<StressSpec, Failure> {
     StressSpec::parse(&stressors(list)?, others[..count].to_vec()).map_err(Failure::bad_input)
 }
 
-pub fn run(args: &LatencyArgs) -> CommandResult {
-    let benches = benches(&args.suite.bench, &Bench::ALL)?;
-    let (cpu, others) = cpus(args.suite.cpu)?;
-    let spec = args
+/// What to measure: the suite, alone and, with `stress` (`STRESSORS[:N]`), under stress on N
+/// other cores.
+pub struct Request {
+    pub suite: Suite,
+    pub stress: Option<String>,
+}
+
+/// Runs the suite as `request` asks; SIGINT and SIGTERM stop it (nothing is reported).
+pub fn run(request: &Request, progress: &Observer) -> Result<Report, Failure> {
+    let benches = benches(&request.suite.benches, &Bench::ALL)?;
+    let (cpu, others) = cpus(request.suite.cpu)?;
+    let spec = request
         .stress
         .as_deref()
         .map(|s| stress_spec(s, &others))
@@ -71,13 +81,21 @@ pub fn run(args: &LatencyArgs) -> CommandResult {
     }
     let _signals = StopSignals::install();
     let started = Instant::now();
-    let calm = measure(&args.suite, &benches, cpu, None, "quiet", 0)?;
+    let calm = measure(&request.suite, &benches, cpu, None, "quiet", 0, progress)?;
     let calm: Vec<Row> = calm.iter().map(Row::of).collect();
     let stressed = match &spec {
         Some(spec) => {
             // Stress slows the suite down: a generous bound, stress-ng is stopped at the end.
             let timeout = 4 * started.elapsed().as_secs() + 60;
-            let rows = measure(&args.suite, &benches, cpu, Some(spec), "stressed", timeout)?;
+            let rows = measure(
+                &request.suite,
+                &benches,
+                cpu,
+                Some(spec),
+                "stressed",
+                timeout,
+                progress,
+            )?;
             Some(rows.iter().map(Row::of).collect::<Vec<Row>>())
         }
         None => None,
@@ -92,37 +110,37 @@ pub fn run(args: &LatencyArgs) -> CommandResult {
         benchmarks: calm,
         stressed,
     };
-    let json = serde_json::to_string_pretty(&report).expect("report serializes");
-    if let Some(dir) = &args.suite.output.out_dir {
+    Ok(report)
+}
+
+impl Report {
+    /// Writes `latency.json`, `latency.csv` and the chart into `dir`.
+    pub fn write(&self, dir: &Path, notify: Notify) -> Result<(), Failure> {
+        let json = serde_json::to_string_pretty(self).expect("report serializes");
         write_output(&dir.join("latency.json"), &json)?;
+        let stressed = self.stressed.as_deref();
         write_output(
             &dir.join("latency.csv"),
-            table::csv(&report.benchmarks, report.stressed.as_deref()),
+            table::csv(&self.benchmarks, stressed),
         )?;
-        plot::latency(dir, &report.benchmarks, report.stressed.as_deref())?;
+        plot::latency(dir, &self.benchmarks, stressed, notify)
     }
-    match args.suite.output.json {
-        true => println!("{json}"),
-        false => {
-            let stress = report.stress.as_ref().map_or(String::new(), |s| {
-                format!(
-                    "; stressed: stressors {} on CPU(s) {:?}",
-                    s.stressors.join(","),
-                    s.cpus
-                )
-            });
-            println!("OS latency on CPU {cpu} (SCHED_FIFO, memory locked){stress}");
-            print!(
-                "{}",
-                table::text(&report.benchmarks, report.stressed.as_deref())
-            );
-            if let Some(dir) = &args.suite.output.out_dir {
-                println!(
-                    "wrote {}: latency.json, latency.csv, latency.svg, latency.png",
-                    dir.display()
-                );
-            }
+
+    /// The report in text; `written` is the folder the files went to, if any.
+    pub fn text(&self, written: Option<&Path>) -> String {
+        let stress = self.stress.as_ref().map_or(String::new(), |s| {
+            let list = s.stressors.join(",");
+            format!("; stressed: stressors {list} on CPU(s) {:?}", s.cpus)
+        });
+        let mut out = format!(
+            "OS latency on CPU {} (SCHED_FIFO, memory locked){stress}\n",
+            self.cpu
+        );
+        out.push_str(&table::text(&self.benchmarks, self.stressed.as_deref()));
+        if let Some(dir) = written {
+            let files = "latency.json, latency.csv, latency.svg, latency.png";
+            out.push_str(&format!("wrote {}: {files}\n", dir.display()));
         }
+        out
     }
-    Ok(0)
 }

@@ -7,10 +7,10 @@
 //! SCHED_FIFO on the RT partition, the load on the best-effort one; the partition is made for
 //! the run and undone after it, on a signal, or by `kairos partition --reset` after a crash).
 
-use super::plot;
-use crate::args::{duration_arg, write_output, CommandResult, Failure};
-use crate::commands::bench_runtime::{on_path, parse_cyclictest_histogram};
-use indicatif::{ProgressBar, ProgressStyle};
+use super::cyclictest::{on_path, parse_cyclictest_histogram};
+use super::{plot, Observer, Progress};
+use crate::error::write_output;
+use crate::{Failure, Notify};
 use kairos_model::Duration;
 use kairos_os::{online_cpus, priority, signals::StopSignals, thread::ThreadSpec};
 use kairos_platform::partition::{self, Plan};
@@ -19,26 +19,30 @@ use kairos_rt::measure::Summary;
 use kairos_rt::probe::periodic_probe;
 use kairos_rt::watchdog::RunControl;
 use serde::Serialize;
+use std::path::Path;
 
-#[derive(clap::Args)]
-pub struct SweepArgs {
+/// What to measure.
+pub struct Request {
     /// Best-effort CPU loads in percent.
-    #[arg(long, value_delimiter = ',', default_value = "0,20,40,60,80,100")]
     pub loads: Vec<u32>,
     /// Measurement time per configuration and load.
-    #[arg(long, value_parser = duration_arg, default_value = "5s")]
     pub duration: Duration,
     /// The timed thread's period.
-    #[arg(long, value_parser = duration_arg, default_value = "1ms")]
     pub interval: Duration,
-    /// The RT partition's CPU (default: the last online CPU).
-    #[arg(long)]
+    /// The RT partition's CPU (None: the last online CPU).
     pub rt: Option<usize>,
-    /// Do not run cyclictest beside the probe even when it is installed.
-    #[arg(long)]
-    pub no_cyclictest: bool,
-    #[command(flatten)]
-    pub output: super::Output,
+    /// Run cyclictest beside the probe when it is installed.
+    pub cyclictest: bool,
+}
+
+/// The sweep's points (`kairos platform load-sweep --json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    #[serde(skip)]
+    pub duration: Duration,
+    #[serde(skip)]
+    pub interval: Duration,
+    pub points: Vec<Point>,
 }
 
 /// The three configurations of Multi-scheduling's Table I.
@@ -77,6 +81,7 @@ struct Partitioned;
 
 impl Drop for Partitioned {
     fn drop(&mut self) {
+        // A drop has no caller to tell: standard error is where a user will look.
         if let Err(e) = partition::reset() {
             eprintln!(
                 "warning: the partition could not be undone ({e}): run kairos partition --reset"
@@ -85,7 +90,10 @@ impl Drop for Partitioned {
     }
 }
 
-pub fn run(args: &SweepArgs) -> CommandResult {
+/// Runs the sweep as `request` asks (it makes and undoes an RT partition); SIGINT and SIGTERM
+/// stop it (nothing is reported).
+pub fn run(request: &Request, progress: &Observer) -> Result<Report, Failure> {
+    let args = request;
     let cpus = online_cpus();
     let rt = args.rt.unwrap_or(cpus[cpus.len() - 1]);
     let be: Vec<usize> = cpus.iter().copied().filter(|&c| c != rt).collect();
@@ -110,10 +118,10 @@ pub fn run(args: &SweepArgs) -> CommandResult {
         ));
     }
     kairos_os::privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
-    let cyclictest = !args.no_cyclictest && on_path("cyclictest");
+    let cyclictest = args.cyclictest && on_path("cyclictest");
     let _signals = StopSignals::install();
     let configs = [Config::Standard, Config::Fifo, Config::Partitioned];
-    let bar = progress(args, configs.len() * args.loads.len());
+    let total = configs.len() * args.loads.len();
     let mut points = Vec::new();
     for config in configs {
         let _partition = match config {
@@ -121,25 +129,21 @@ pub fn run(args: &SweepArgs) -> CommandResult {
             _ => None,
         };
         for &load in &args.loads {
-            bar.set_message(format!("{} at {load} %", config.label()));
+            let label = format!("{} at {load} %", config.label());
+            progress(Progress::Begin {
+                label: &label,
+                total,
+            });
             points.push(measure(args, config, load, rt, &cpus, &be, cyclictest)?);
-            bar.inc(1);
+            progress(Progress::Step);
         }
     }
-    bar.finish_and_clear();
-    report(args, &points)
-}
-
-fn progress(args: &SweepArgs, n: usize) -> ProgressBar {
-    let bar = match args.output.quiet {
-        true => ProgressBar::hidden(),
-        false => ProgressBar::new(n as u64),
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len}, {elapsed}")
-            .expect("valid template"),
-    );
-    bar
+    progress(Progress::End);
+    Ok(Report {
+        duration: args.duration,
+        interval: args.interval,
+        points,
+    })
 }
 
 fn make_partition(rt: usize, be: &[usize]) -> Result<Partitioned, Failure> {
@@ -168,7 +172,7 @@ fn interrupted() -> Result<(), Failure> {
 }
 
 fn measure(
-    args: &SweepArgs,
+    args: &Request,
     config: Config,
     load: u32,
     rt: usize,
@@ -287,61 +291,62 @@ fn us(ns: u64) -> String {
     format!("{:.1}", ns as f64 / 1000.0)
 }
 
-fn report(args: &SweepArgs, points: &[Point]) -> CommandResult {
-    let json =
-        serde_json::to_string_pretty(&serde_json::json!({ "points": points })).expect("serializes");
-    if let Some(dir) = &args.output.out_dir {
+impl Report {
+    /// Writes `load-sweep.json`, `load-sweep.csv` and the chart into `dir`.
+    pub fn write(&self, dir: &Path, notify: Notify) -> Result<(), Failure> {
+        let json = serde_json::to_string_pretty(self).expect("serializes");
         write_output(&dir.join("load-sweep.json"), &json)?;
-        let mut csv = String::from("config,load_pct,latency_p50_ns,latency_p99_ns,latency_max_ns,jitter_p99_ns,jitter_max_ns,cyclictest_p50_ns,cyclictest_p99_ns,cyclictest_max_ns\n");
-        for p in points {
-            let c = p
-                .cyclictest_ns
-                .map_or(",,".into(), |c| format!("{},{},{}", c.p50, c.p99, c.max));
+        write_output(&dir.join("load-sweep.csv"), csv(&self.points))?;
+        plot::sweep(dir, &self.points, notify)
+    }
+
+    /// The report in text; `written` is the folder the files went to, if any.
+    pub fn text(&self, written: Option<&Path>) -> String {
+        use std::fmt::Write;
+        let mut out = format!(
+            "timer latency and period jitter vs best-effort load (µs; {} per point, period {})\n",
+            self.duration, self.interval
+        );
+        let _ = writeln!(
+            out,
+            "{:<40} {:>5} | {:>7} {:>7} {:>8} | {:>7} {:>8} | cyclictest {:>7} {:>7} {:>8}",
+            "configuration", "load", "p50", "p99", "max", "jit p99", "jit max", "p50", "p99", "max"
+        );
+        for p in &self.points {
             let (l, j) = (&p.latency_ns, &p.period_jitter_ns);
-            csv.push_str(
-                &format!(
-                    "{:?},{},{},{},{},{},{},{c}\n",
-                    p.config, p.load_pct, l.p50, l.p99, l.max, j.p99, j.max
-                )
-                .to_lowercase(),
+            let c = p.cyclictest_ns.map_or("-".into(), |c| {
+                format!("{:>7} {:>7} {:>8}", us(c.p50), us(c.p99), us(c.max))
+            });
+            let _ = writeln!(
+                out,
+                "{:<40} {:>4}% | {:>7} {:>7} {:>8} | {:>7} {:>8} |            {c}",
+                p.config.label(),
+                p.load_pct,
+                us(l.p50),
+                us(l.p99),
+                us(l.max),
+                us(j.p99),
+                us(j.max)
             );
         }
-        write_output(&dir.join("load-sweep.csv"), csv)?;
-        plot::sweep(dir, points)?;
+        if let Some(dir) = written {
+            let files = "load-sweep.json, load-sweep.csv, load-sweep.svg, load-sweep.png";
+            let _ = writeln!(out, "wrote {}: {files}", dir.display());
+        }
+        out
     }
-    if args.output.json {
-        println!("{json}");
-        return Ok(0);
-    }
-    println!(
-        "timer latency and period jitter vs best-effort load (µs; {} per point, period {})",
-        args.duration, args.interval
-    );
-    println!(
-        "{:<40} {:>5} | {:>7} {:>7} {:>8} | {:>7} {:>8} | cyclictest {:>7} {:>7} {:>8}",
-        "configuration", "load", "p50", "p99", "max", "jit p99", "jit max", "p50", "p99", "max"
-    );
+}
+
+fn csv(points: &[Point]) -> String {
+    let mut csv = String::from("config,load_pct,latency_p50_ns,latency_p99_ns,latency_max_ns,jitter_p99_ns,jitter_max_ns,cyclictest_p50_ns,cyclictest_p99_ns,cyclictest_max_ns\n");
     for p in points {
+        let c = (p.cyclictest_ns).map_or(",,".into(), |c| format!("{},{},{}", c.p50, c.p99, c.max));
         let (l, j) = (&p.latency_ns, &p.period_jitter_ns);
-        let c = p.cyclictest_ns.map_or("-".into(), |c| {
-            format!("{:>7} {:>7} {:>8}", us(c.p50), us(c.p99), us(c.max))
-        });
-        println!(
-            "{:<40} {:>4}% | {:>7} {:>7} {:>8} | {:>7} {:>8} |            {c}",
-            p.config.label(),
-            p.load_pct,
-            us(l.p50),
-            us(l.p99),
-            us(l.max),
-            us(j.p99),
-            us(j.max)
+        let line = format!(
+            "{:?},{},{},{},{},{},{},{c}\n",
+            p.config, p.load_pct, l.p50, l.p99, l.max, j.p99, j.max
         );
+        csv.push_str(&line.to_lowercase());
     }
-    if let Some(dir) = &args.output.out_dir {
-        println!(
-            "wrote {}: load-sweep.json, load-sweep.csv, load-sweep.svg, load-sweep.png",
-            dir.display()
-        );
-    }
-    Ok(0)
+    csv
 }
