@@ -7,7 +7,6 @@ pub mod bench_rmwp_plot;
 pub mod bench_runtime;
 pub mod bench_synth;
 pub mod bench_table;
-mod bench_table_report;
 pub mod bench_vmm;
 pub mod check;
 pub mod demo;

@@ -4,3 +4,7 @@
 pub mod analysis;
 pub mod simulator;
 pub mod synth;
+pub mod table;
+mod table_report;
+
+pub use table_report::Report as TableReport;

@@ -1,10 +1,12 @@
-//! How the table runtime's benches report: a table per point (or one JSON document with
-//! `--json`), the same rows as CSV, and the plot of medians and p99 against the point.
+//! How the table runtime's benches report: a table per point, one document, the same rows as
+//! CSV, and the plot of medians and p99 against the point.
 
-use crate::args::Failure;
+use crate::error::write_output;
+use crate::{Failure, Notify};
 use kairos_rt::measure::Summary;
 use kairos_rt::table::bench::Figures;
 use plotters::prelude::*;
+use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -16,22 +18,43 @@ pub(super) fn row<'a>(figures: &'a Figures, name: &str) -> Option<&'a Summary> {
     figures.rows.iter().find(|(n, _)| n == name).map(|(_, s)| s)
 }
 
-/// What a runtime bench prints and writes: a table per point on standard output (or, with
-/// `--json`, one JSON document at the end) and the same rows as CSV.
-pub(super) struct Output {
-    json: bool,
+/// What a runtime bench reports: a table per point, line by line to the caller, the same
+/// rows as CSV, and one document at the end.
+pub(super) struct Output<'a> {
+    say: Notify<'a>,
     csv: String,
     points: Vec<serde_json::Value>,
+    warnings: Vec<&'static str>,
+}
+
+/// A table bench's measurements (`--json`): per point its measures in ns, and the files
+/// written.
+#[derive(Serialize)]
+pub struct Report {
+    pub bench: &'static str,
+    pub points: Vec<serde_json::Value>,
+    pub files: Vec<String>,
+    /// What the user should be told besides (no font to draw the plot with).
+    #[serde(skip)]
+    pub warnings: Vec<&'static str>,
+}
+
+impl Report {
+    /// The last line of the text report.
+    pub fn written(&self) -> String {
+        format!("wrote {}", self.files.join(", "))
+    }
 }
 
 const CSV_HEADER: &str = "point,measure,count,min_ns,p50_ns,p99_ns,max_ns,mean_ns\n";
 
-impl Output {
-    pub(super) fn new(json: bool) -> Output {
+impl<'a> Output<'a> {
+    pub(super) fn new(say: Notify<'a>) -> Output<'a> {
         Output {
-            json,
+            say,
             csv: CSV_HEADER.to_string(),
             points: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 
@@ -71,55 +94,56 @@ impl Output {
         }
     }
 
-    /// A line of the text report (nothing with `--json`).
-    pub(super) fn say(&self, line: &str) {
-        if !self.json {
-            println!("{line}");
-        }
+    /// The plot was not drawn: no font.
+    pub(super) fn no_plot(&mut self) {
+        self.warnings.push(crate::plot::NO_FONT);
     }
 
-    /// Writes the CSV; with `--json` prints the document, else says what was written.
-    pub(super) fn finish(self, bench: &str, csv: &Path, files: &[&Path]) -> Result<(), Failure> {
-        write_file(csv, &self.csv)?;
-        let written: Vec<String> = std::iter::once(csv)
+    /// A line of the text report.
+    pub(super) fn say(&mut self, line: &str) {
+        (self.say)(line);
+    }
+
+    /// Writes the CSV; the report names it and the other `files` written.
+    pub(super) fn finish(
+        self,
+        bench: &'static str,
+        csv: &Path,
+        files: &[&Path],
+    ) -> Result<Report, Failure> {
+        write_output(csv, &self.csv)?;
+        let files = std::iter::once(csv)
             .chain(files.iter().copied())
             .map(|p| p.display().to_string())
             .collect();
-        match self.json {
-            true => println!(
-                "{}",
-                serde_json::to_string_pretty(&serde_json::json!({
-                    "bench": bench, "points": self.points, "files": written,
-                }))
-                .expect("report serializes")
-            ),
-            false => println!("wrote {}", written.join(", ")),
-        }
-        Ok(())
+        Ok(Report {
+            bench,
+            points: self.points,
+            files,
+            warnings: self.warnings,
+        })
     }
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
-    crate::args::write_output(path, text)
-}
-/// Median (line) and p99 (dashed) of each series against the points' x, in microseconds.
+/// Median (line) and p99 (dashed) of each series against the points' x, in microseconds;
+/// false when no font was found to draw with.
 pub(super) fn plot(
     path: &Path,
     title: &str,
     x_desc: &str,
     points: &[(f64, Figures)],
     series: &[&str],
-) -> Result<(), Failure> {
-    if !kairos_lab::plot::register_font() {
-        eprintln!("warning: no plot drawn: no DejaVuSans.ttf found (install fonts-dejavu-core)");
-        return Ok(());
+) -> Result<bool, Failure> {
+    if !crate::plot::register_font() {
+        return Ok(false);
     }
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)
             .map_err(|e| Failure::environment(format!("{}: {e}", parent.display())))?;
     }
     draw(path, title, x_desc, points, series)
-        .map_err(|e| Failure::environment(format!("cannot draw {}: {e}", path.display())))
+        .map_err(|e| Failure::environment(format!("cannot draw {}: {e}", path.display())))?;
+    Ok(true)
 }
 
 /// The legend sits right of the plot (no data under it); x is a count (tasks or cores), so
@@ -131,7 +155,7 @@ fn draw(
     points: &[(f64, Figures)],
     series: &[&str],
 ) -> Result<(), Box<dyn std::error::Error>> {
-    use kairos_lab::plot::{draw_legend, trimmed, LegendEntry, PALETTE};
+    use crate::plot::{draw_legend, trimmed, LegendEntry, PALETTE};
     let area = SVGBackend::new(path, (1100, 560)).into_drawing_area();
     area.fill(&WHITE)?;
     let (plot_area, legend_area) = area.split_horizontally(720);
