@@ -1,30 +1,11 @@
 //! `kairos bench overheads`: the scheduling overheads of kairos's user-space dispatcher on this
-//! machine, measured on a real run and written as the workload file's `[overheads]` table with
-//! one measured distribution per overhead (`docs/model.md`), so that `kairos simulate
-//! --overheads FILE` charges what this machine costs ("simulate this machine").
-//!
-//! The simulator's three overheads come from the run's histograms:
-//! - `scheduling`: the decision (callbacks, decide, check, lock held), plus the dispatcher's
-//!   timer lateness when idle cores do not wake ahead (`--lead 0s`);
-//! - `context_switch`: from the dispatcher's request to the job's first instruction;
-//! - `migration`: what a switch-in on another core adds to that: the distribution of request to
-//!   start for jobs resuming on another core, less the median request to start of all.
-//!
-//! Without lead, `scheduling` sums two measured distributions quantile by quantile: exact when
-//! they move together, otherwise an upper bound on the sum's tail, erring toward charging too
-//! much.
+//! machine, written as a workload's `[overheads]` table (`kairos_lab::bench::overheads`), so
+//! that `kairos simulate --overheads FILE` charges what this machine costs.
 
-use crate::args::{duration_arg, CommandResult, Failure};
-use crate::commands::bench_dispatch::{parse, BUNDLED};
-use kairos_model::{Duration, Quantiles};
-use kairos_os::{privilege, signals::StopSignals};
-use kairos_policy::{PolicyKind, PriorityOrder};
-use kairos_rt::dispatcher::{
-    run_user, UserRunConfig, DECISION_COST, MIGRATION_REQUEST_TO_START, REQUEST_TO_START,
-    TIMER_TO_HANDLER,
-};
-use kairos_rt::measure::{HistogramJson, RunResult};
-use kairos_rt::watchdog::RunControl;
+use crate::args::{duration_arg, CommandResult};
+use kairos_lab::bench::dispatch::{parse, BUNDLED};
+use kairos_lab::bench::overheads::{self, summary_lines};
+use kairos_model::Duration;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -49,49 +30,19 @@ pub struct OverheadsArgs {
     pub json: bool,
 }
 
-/// The three overheads the simulator charges, as measured (ns: min, p50, p90, p99, max).
-#[derive(serde::Serialize)]
-struct Measured {
-    policy: &'static str,
-    cpus: usize,
-    scheduling: [u64; 5],
-    context_switch: [u64; 5],
-    migration: [u64; 5],
-    decisions: u64,
-    switch_ins: u64,
-    migrations: u64,
-}
-
 pub fn run(args: &OverheadsArgs) -> CommandResult {
-    if !(1_000_000_000..=60_000_000_000).contains(&args.duration.as_nanos()) {
-        return Err(Failure::bad_input("--duration must be between 1s and 60s"));
-    }
     let workload = match &args.file {
         Some(path) => crate::input::workload(path, "bench overheads")?,
         None => parse(BUNDLED)?,
     };
-    let kind = PolicyKind::from_cli_name(&args.policy).expect("clap checked the policy");
-    privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
-    let mut config = UserRunConfig::new(args.duration.as_nanos());
-    config.lead_ns = args.lead.as_nanos();
-    config.control = Some(RunControl::new());
-    eprintln!(
-        "measuring: {} under {} (user dispatch) for {}",
-        workload.name.as_deref().unwrap_or("the workload"),
-        kind.cli_name(),
-        args.duration
-    );
-    let signals = StopSignals::install();
-    let run = run_user(&workload, kind.build(PriorityOrder::Auto), &config);
-    drop(signals);
-    let run = run.map_err(|e| Failure::environment(e.to_string()))?;
-    if let Some(reason) = &run.result.stopped_by {
-        return Err(Failure::environment(format!(
-            "the run stopped early: {reason}"
-        )));
-    }
-    let measured = measure(&run.result, args, kind)?;
-    let table = overheads_table(&measured, args);
+    let request = overheads::Request {
+        workload: &workload,
+        policy: &args.policy,
+        duration: args.duration,
+        lead: args.lead,
+    };
+    let measured = overheads::run(&request, &mut crate::args::to_stderr)?;
+    let table = measured.table(&provenance(args));
     if let Some(path) = &args.out {
         crate::args::write_output(path, &table)?;
     }
@@ -106,110 +57,13 @@ pub fn run(args: &OverheadsArgs) -> CommandResult {
     Ok(0)
 }
 
-/// The run's histograms as the simulator's three overheads.
-fn measure(
-    result: &RunResult,
-    args: &OverheadsArgs,
-    kind: PolicyKind,
-) -> Result<Measured, Failure> {
-    let decision = quantiles_of(result, DECISION_COST)?;
-    let start = quantiles_of(result, REQUEST_TO_START)?;
-    let scheduling = match args.lead.is_zero() {
-        true => combine(decision, quantiles_of(result, TIMER_TO_HANDLER)?),
-        false => decision,
-    };
-    let migration = match quantiles_of(result, MIGRATION_REQUEST_TO_START) {
-        Ok(moved) => moved.map(|v| v.saturating_sub(start[1])),
-        Err(_) => [0; 5],
-    };
-    let count = |name: &str| result.histograms.get(name).map_or(0, |h| h.summary.count);
-    Ok(Measured {
-        policy: kind.cli_name(),
-        cpus: result.cpus.len(),
-        scheduling,
-        context_switch: start,
-        migration,
-        decisions: count(DECISION_COST),
-        switch_ins: count(REQUEST_TO_START),
-        migrations: count(MIGRATION_REQUEST_TO_START),
-    })
-}
-
-/// The file: a comment saying where the figures come from, then the table.
-fn overheads_table(m: &Measured, args: &OverheadsArgs) -> String {
-    let source = args
-        .file
-        .as_ref()
-        .map_or("examples/runtime-2cores.toml".into(), |p| {
-            p.display().to_string()
-        });
+/// The command that measured the figures, recorded in the file they are written to.
+fn provenance(args: &OverheadsArgs) -> String {
+    let source = (args.file.as_ref()).map_or("examples/runtime-2cores.toml".into(), |p| {
+        p.display().to_string()
+    });
     format!(
-        "# kairos's user-space dispatcher on this machine ({} CPUs used), measured by\n\
-         # `kairos bench overheads {source} --policy {} --duration {} --lead {}`:\n\
-         # {} decisions, {} switch-ins, {} migrations. Simulate this machine with\n\
-         # `kairos simulate WORKLOAD --policy P --overheads THIS_FILE`.\n\
-         [overheads]\n\
-         scheduling = {}\n\
-         context_switch = {}\n\
-         migration = {}\n",
-        m.cpus,
-        m.policy,
-        args.duration,
-        args.lead,
-        m.decisions,
-        m.switch_ins,
-        m.migrations,
-        inline_table(m.scheduling),
-        inline_table(m.context_switch),
-        inline_table(m.migration),
+        "kairos bench overheads {source} --policy {} --duration {} --lead {}",
+        args.policy, args.duration, args.lead
     )
-}
-
-/// min, p50, p90, p99 and max of a run's histogram, ns; an error if it has no sample.
-fn quantiles_of(result: &RunResult, name: &str) -> Result<[u64; 5], Failure> {
-    let histogram = (result.histograms.get(name))
-        .filter(|h| h.summary.count > 0)
-        .ok_or_else(|| Failure::environment(format!("the run measured no {name}")))?;
-    Ok([0.0, 0.5, 0.9, 0.99, 1.0].map(|q| quantile(histogram, q)))
-}
-
-/// The smallest bucket value with at least a fraction `q` of the samples at or below it.
-fn quantile(histogram: &HistogramJson, q: f64) -> u64 {
-    if q <= 0.0 {
-        return histogram.summary.min;
-    }
-    let wanted = (q * histogram.summary.count as f64).ceil() as u64;
-    let mut seen = 0;
-    for &(value, count) in &histogram.buckets {
-        seen += count;
-        if seen >= wanted {
-            return value.clamp(histogram.summary.min, histogram.summary.max);
-        }
-    }
-    histogram.summary.max
-}
-
-/// Quantile-wise sum (non-decreasing, as both are).
-fn combine(a: [u64; 5], b: [u64; 5]) -> [u64; 5] {
-    std::array::from_fn(|i| a[i].saturating_add(b[i]))
-}
-
-/// `{ min = "...", p50 = "...", ... }`, exact nanoseconds.
-fn inline_table(values: [u64; 5]) -> String {
-    let quantiles = Quantiles::from_values(values.map(Duration::from_nanos))
-        .expect("combined quantiles are non-decreasing");
-    let fields: Vec<String> = (kairos_model::overheads::QUANTILE_KEYS.iter())
-        .zip(quantiles.values())
-        .map(|(key, value)| format!("{key} = \"{}ns\"", value.as_nanos()))
-        .collect();
-    format!("{{ {} }}", fields.join(", "))
-}
-
-/// The table's lines, for the terminal after writing the file.
-fn summary_lines(table: &str) -> String {
-    table
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| format!("{l}\n"))
-        .collect()
 }

@@ -2,6 +2,8 @@
 //! oracle sets, table synthesis on the user's systems.
 
 pub mod analysis;
+pub mod dispatch;
+pub mod overheads;
 pub mod simulator;
 pub mod synth;
 pub mod table;

@@ -1,0 +1,183 @@
+//! The scheduling overheads of kairos's user-space dispatcher on this
+//! machine, measured on a real run and written as the workload file's `[overheads]` table with
+//! one measured distribution per overhead (`docs/model.md`), so that `kairos simulate
+//! --overheads FILE` charges what this machine costs ("simulate this machine").
+//!
+//! The simulator's three overheads come from the run's histograms:
+//! - `scheduling`: the decision (callbacks, decide, check, lock held), plus the dispatcher's
+//!   timer lateness when idle cores do not wake ahead (`--lead 0s`);
+//! - `context_switch`: from the dispatcher's request to the job's first instruction;
+//! - `migration`: what a switch-in on another core adds to that: the distribution of request to
+//!   start for jobs resuming on another core, less the median request to start of all.
+//!
+//! Without lead, `scheduling` sums two measured distributions quantile by quantile: exact when
+//! they move together, otherwise an upper bound on the sum's tail, erring toward charging too
+//! much.
+
+use crate::Failure;
+use crate::Notify;
+use kairos_model::{Duration, Quantiles, Workload};
+use kairos_os::{privilege, signals::StopSignals};
+use kairos_policy::{PolicyKind, PriorityOrder};
+use kairos_rt::dispatcher::{
+    run_user, UserRunConfig, DECISION_COST, MIGRATION_REQUEST_TO_START, REQUEST_TO_START,
+    TIMER_TO_HANDLER,
+};
+use kairos_rt::measure::{HistogramJson, RunResult};
+use kairos_rt::watchdog::RunControl;
+
+/// What to measure.
+pub struct Request<'a> {
+    pub workload: &'a Workload,
+    /// Policy the dispatcher runs (a global one sees migrations).
+    pub policy: &'a str,
+    /// Length of the run (1s to 60s).
+    pub duration: Duration,
+    /// How early an idle core's dispatcher wakes before a release (as `kairos run --lead`).
+    pub lead: Duration,
+}
+
+/// The three overheads the simulator charges, as measured (ns: min, p50, p90, p99, max).
+#[derive(serde::Serialize)]
+pub struct Measured {
+    pub policy: &'static str,
+    pub cpus: usize,
+    pub scheduling: [u64; 5],
+    pub context_switch: [u64; 5],
+    pub migration: [u64; 5],
+    pub decisions: u64,
+    pub switch_ins: u64,
+    pub migrations: u64,
+}
+
+/// Runs the workload on the dispatcher and measures its overheads; what is run is told to
+/// `notify` first.
+pub fn run(args: &Request, notify: Notify) -> Result<Measured, Failure> {
+    if !(1_000_000_000..=60_000_000_000).contains(&args.duration.as_nanos()) {
+        return Err(Failure::bad_input("--duration must be between 1s and 60s"));
+    }
+    let workload = args.workload;
+    let kind = kairos_policy::registry::of_tasks(args.policy).map_err(Failure::bad_input)?;
+    privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
+    let mut config = UserRunConfig::new(args.duration.as_nanos());
+    config.lead_ns = args.lead.as_nanos();
+    config.control = Some(RunControl::new());
+    notify(&format!(
+        "measuring: {} under {} (user dispatch) for {}",
+        workload.name.as_deref().unwrap_or("the workload"),
+        kind.cli_name(),
+        args.duration
+    ));
+    let signals = StopSignals::install();
+    let run = run_user(workload, kind.build(PriorityOrder::Auto), &config);
+    drop(signals);
+    let run = run.map_err(|e| Failure::environment(e.to_string()))?;
+    if let Some(reason) = &run.result.stopped_by {
+        return Err(Failure::environment(format!(
+            "the run stopped early: {reason}"
+        )));
+    }
+    measure(&run.result, args, kind)
+}
+
+/// The run's histograms as the simulator's three overheads.
+fn measure(result: &RunResult, args: &Request, kind: PolicyKind) -> Result<Measured, Failure> {
+    let decision = quantiles_of(result, DECISION_COST)?;
+    let start = quantiles_of(result, REQUEST_TO_START)?;
+    let scheduling = match args.lead.is_zero() {
+        true => combine(decision, quantiles_of(result, TIMER_TO_HANDLER)?),
+        false => decision,
+    };
+    let migration = match quantiles_of(result, MIGRATION_REQUEST_TO_START) {
+        Ok(moved) => moved.map(|v| v.saturating_sub(start[1])),
+        Err(_) => [0; 5],
+    };
+    let count = |name: &str| result.histograms.get(name).map_or(0, |h| h.summary.count);
+    Ok(Measured {
+        policy: kind.cli_name(),
+        cpus: result.cpus.len(),
+        scheduling,
+        context_switch: start,
+        migration,
+        decisions: count(DECISION_COST),
+        switch_ins: count(REQUEST_TO_START),
+        migrations: count(MIGRATION_REQUEST_TO_START),
+    })
+}
+
+impl Measured {
+    /// The `[overheads]` file: a comment saying where the figures come from (`provenance`, how
+    /// they were measured), then the table.
+    pub fn table(&self, provenance: &str) -> String {
+        overheads_table(self, provenance)
+    }
+}
+
+fn overheads_table(m: &Measured, provenance: &str) -> String {
+    format!(
+        "# kairos's user-space dispatcher on this machine ({} CPUs used), measured by\n\
+         # `{provenance}`:\n\
+         # {} decisions, {} switch-ins, {} migrations. Simulate this machine with\n\
+         # `kairos simulate WORKLOAD --policy P --overheads THIS_FILE`.\n\
+         [overheads]\n\
+         scheduling = {}\n\
+         context_switch = {}\n\
+         migration = {}\n",
+        m.cpus,
+        m.decisions,
+        m.switch_ins,
+        m.migrations,
+        inline_table(m.scheduling),
+        inline_table(m.context_switch),
+        inline_table(m.migration),
+    )
+}
+
+/// min, p50, p90, p99 and max of a run's histogram, ns; an error if it has no sample.
+fn quantiles_of(result: &RunResult, name: &str) -> Result<[u64; 5], Failure> {
+    let histogram = (result.histograms.get(name))
+        .filter(|h| h.summary.count > 0)
+        .ok_or_else(|| Failure::environment(format!("the run measured no {name}")))?;
+    Ok([0.0, 0.5, 0.9, 0.99, 1.0].map(|q| quantile(histogram, q)))
+}
+
+/// The smallest bucket value with at least a fraction `q` of the samples at or below it.
+fn quantile(histogram: &HistogramJson, q: f64) -> u64 {
+    if q <= 0.0 {
+        return histogram.summary.min;
+    }
+    let wanted = (q * histogram.summary.count as f64).ceil() as u64;
+    let mut seen = 0;
+    for &(value, count) in &histogram.buckets {
+        seen += count;
+        if seen >= wanted {
+            return value.clamp(histogram.summary.min, histogram.summary.max);
+        }
+    }
+    histogram.summary.max
+}
+
+/// Quantile-wise sum (non-decreasing, as both are).
+fn combine(a: [u64; 5], b: [u64; 5]) -> [u64; 5] {
+    std::array::from_fn(|i| a[i].saturating_add(b[i]))
+}
+
+/// `{ min = "...", p50 = "...", ... }`, exact nanoseconds.
+fn inline_table(values: [u64; 5]) -> String {
+    let quantiles = Quantiles::from_values(values.map(Duration::from_nanos))
+        .expect("combined quantiles are non-decreasing");
+    let fields: Vec<String> = (kairos_model::overheads::QUANTILE_KEYS.iter())
+        .zip(quantiles.values())
+        .map(|(key, value)| format!("{key} = \"{}ns\"", value.as_nanos()))
+        .collect();
+    format!("{{ {} }}", fields.join(", "))
+}
+
+/// The table's lines without its comment, for the terminal after writing the file.
+pub fn summary_lines(table: &str) -> String {
+    table
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
