@@ -4,9 +4,12 @@
 pub mod analysis;
 pub mod dispatch;
 pub mod overheads;
+pub mod rmwp;
+mod rmwp_plot;
 pub mod simulator;
 pub mod synth;
 pub mod table;
 mod table_report;
+pub mod vmm;
 
 pub use table_report::Report as TableReport;

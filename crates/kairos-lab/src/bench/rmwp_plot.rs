@@ -2,9 +2,9 @@
 //! evaluation: per quantity, the average (left) and the maximum (right) cost in microseconds
 //! against the number of tasks, one line per policy.
 
-use super::bench_rmwp::{Row, POLICIES, QUANTITIES};
-use crate::args::Failure;
-use kairos_lab::plot::{register_font, DrawResult};
+use super::rmwp::{Row, POLICIES, QUANTITIES};
+use crate::plot::{register_font, DrawResult};
+use crate::{Failure, Notify};
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -17,11 +17,16 @@ const COLOURS: [RGBColor; 4] = [
 ];
 
 /// Writes `rmwp-<quantity>.svg` per quantity; returns the file names.
-pub fn write(dir: &Path, rows: &[Row], tasks: &[usize]) -> Result<Vec<String>, Failure> {
+pub fn write(
+    dir: &Path,
+    rows: &[Row],
+    tasks: &[usize],
+    notify: Notify,
+) -> Result<Vec<String>, Failure> {
     std::fs::create_dir_all(dir)
         .map_err(|e| Failure::environment(format!("cannot create {}: {e}", dir.display())))?;
     if !register_font() {
-        eprintln!("notice: no font found: the plots have no text");
+        notify("notice: no font found: the plots have no text");
     }
     let mut files = Vec::new();
     for &(quantity, _, figure) in &QUANTITIES {
