@@ -10,6 +10,7 @@ pub mod simulator;
 pub mod synth;
 pub mod table;
 mod table_report;
+pub mod timer;
 pub mod vmm;
 
 pub use table_report::Report as TableReport;
