@@ -4,9 +4,8 @@
 use crate::args::{CommandResult, Failure};
 use crate::input::load_for;
 use kairos_analysis::registry;
-use kairos_analysis::Verdict;
+use kairos_lab::analyze::analyze;
 use kairos_lab::analyze::batch::analyse_line;
-use kairos_lab::analyze::{analyze, Analysis, Skipped, TestVerdict};
 use kairos_model::input::{Input, InputKind, LoadOptions};
 use rayon::prelude::*;
 use std::io::{BufRead, Write};
@@ -72,108 +71,13 @@ fn run_file(path: &Path, list: &registry::TestList, json: bool) -> CommandResult
     if json {
         crate::args::print_json(&analysis);
     } else {
-        print!("{}", verdict_table(&workload, &analysis.tests));
-        print!("{}", skipped_lines(&analysis.skipped));
-        println!("{}", overall_line(&analysis));
+        print!("{}", kairos_lab::text::analysis(&workload, &analysis));
     }
     Ok(if analysis.schedulable {
         0
     } else {
         crate::exit::NO
     })
-}
-
-fn overall_line(analysis: &Analysis) -> String {
-    match analysis.schedulable {
-        true => format!(
-            "verdict: schedulable (shown by {})",
-            analysis.shown_by.join(", ")
-        ),
-        false => "verdict: not shown schedulable by any test run".to_string(),
-    }
-}
-
-fn skipped_lines(skipped: &[Skipped]) -> String {
-    let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
-    for Skipped { test, reason } in skipped {
-        match reasons.iter_mut().find(|(r, _)| r == reason) {
-            Some((_, names)) => names.push(test),
-            None => reasons.push((reason, vec![test])),
-        }
-    }
-    reasons
-        .iter()
-        .map(|(reason, names)| format!("skipped {}: {reason}\n", names.join(", ")))
-        .collect()
-}
-
-/// One row per test: the verdict and its evidence (response times, the failing task, or the
-/// mapping of tasks to cores).
-fn verdict_table(workload: &kairos_model::Workload, verdicts: &[TestVerdict]) -> String {
-    let names: Vec<&str> = workload.tasks.iter().map(|t| t.name.as_str()).collect();
-    let imprecise: Vec<bool> = workload
-        .tasks
-        .iter()
-        .map(|t| t.imprecise.is_some())
-        .collect();
-    let mut out = format!(
-        "{} on {} core(s), utilization {:.3}\n{:<24} {:<12} details\n",
-        workload.name.as_deref().unwrap_or("workload"),
-        workload.cores,
-        workload.total_utilization(),
-        "test",
-        "verdict"
-    );
-    for TestVerdict {
-        test, verdict: v, ..
-    } in verdicts
-    {
-        let verdict = if v.schedulable { "schedulable" } else { "no" };
-        out.push_str(&format!(
-            "{test:<24} {verdict:<12} {}{}\n",
-            details(v, &names),
-            optional_deadlines(v, &names, &imprecise)
-        ));
-    }
-    out
-}
-
-fn details(v: &Verdict, names: &[&str]) -> String {
-    if let Some(mapping) = &v.mapping {
-        return mapping
-            .iter()
-            .zip(names)
-            .map(|(core, n)| format!("{n}->{core}"))
-            .collect::<Vec<_>>()
-            .join(" ");
-    }
-    if let Some(r) = &v.response_times {
-        return r
-            .iter()
-            .zip(names)
-            .map(|(r, n)| format!("{n}:{}", kairos_lab::text::human_ns(r.as_nanos())))
-            .collect::<Vec<_>>()
-            .join(" ");
-    }
-    match v.failing_task {
-        Some(i) => format!("fails at task {}", names.get(i).copied().unwrap_or("?")),
-        None => String::new(),
-    }
-}
-
-/// The RMWP tests' optional deadlines of the imprecise tasks: `; OD slam:7.000ms ...`.
-fn optional_deadlines(v: &Verdict, names: &[&str], imprecise: &[bool]) -> String {
-    let Some(od) = &v.optional_deadlines else {
-        return String::new();
-    };
-    let listed: Vec<String> = (od.iter().zip(names).zip(imprecise))
-        .filter(|(_, &is)| is)
-        .map(|((od, n), _)| format!("{n}:{}", kairos_lab::text::human_ns(od.as_nanos())))
-        .collect();
-    match listed.is_empty() {
-        true => String::new(),
-        false => format!("; OD {}", listed.join(" ")),
-    }
 }
 
 fn run_batch(path: &Path, list: &registry::TestList, jobs: Option<usize>) -> CommandResult {

@@ -6,10 +6,10 @@
 //! absolute `timer` of the period.
 
 use crate::args::{write_output, CommandResult, Failure};
-use kairos_model::{Duration, Workload};
-use kairos_os::sched::Policy;
-use kairos_rt::periodic::{plan, PeriodicConfig, PeriodicPolicy};
-use serde_json::{json, Map, Value};
+use kairos_lab::interchange::rt_app;
+use kairos_model::Duration;
+use kairos_rt::periodic::PeriodicPolicy;
+use serde_json::json;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -60,96 +60,28 @@ fn rt_app(args: &RtAppArgs) -> CommandResult {
             args.policy
         ))
     })?;
-    let seconds = args.duration.as_nanos().div_ceil(1_000_000_000);
-    if seconds == 0 {
-        return Err(Failure::bad_input(
-            "--duration must be at least 1s (rt-app counts whole seconds)",
-        ));
-    }
-    let cpus = match args.cpus.is_empty() {
-        true => (0..workload.cores).collect(),
-        false => args.cpus.clone(),
-    };
-    let config = PeriodicConfig::new(policy, args.duration.as_nanos());
-    let plan = plan(&workload, &config, &cpus).map_err(|e| Failure::bad_input(e.to_string()))?;
-    let document = document(&workload, &plan.threads, seconds);
-    let text = serde_json::to_string_pretty(&document).expect("serializes") + "\n";
+    let exported = rt_app::export(&workload, policy, args.duration, &args.cpus)?;
+    let text = serde_json::to_string_pretty(&exported.document).expect("serializes") + "\n";
     write_output(&args.out, text)?;
     if args.json {
         crate::args::print_json(&json!({
             "out": args.out.display().to_string(),
             "tasks": workload.tasks.len(),
-            "seconds": seconds,
+            "seconds": exported.seconds,
             "policy": args.policy,
-            "notes": plan.notes,
+            "notes": exported.notes,
         }));
         return Ok(0);
     }
-    for note in &plan.notes {
+    for note in &exported.notes {
         eprintln!("note: {note}");
     }
     println!(
         "wrote {}: {} task(s), {} s, {}",
         args.out.display(),
         workload.tasks.len(),
-        seconds,
+        exported.seconds,
         args.policy
     );
     Ok(0)
-}
-
-/// Whole microseconds, rt-app's unit, at least 1.
-fn us(d: Duration) -> u64 {
-    d.as_nanos().div_ceil(1000).max(1)
-}
-
-fn document(
-    workload: &Workload,
-    threads: &[kairos_rt::periodic::ThreadPlan],
-    seconds: u64,
-) -> Value {
-    let mut tasks = Map::new();
-    for thread in threads {
-        let task = &workload.tasks[thread.task];
-        let mut entry = json!({
-            "cpus": thread.cpus,
-            "loop": -1,
-            "run": us(task.wcet),
-            "timer": { "ref": task.name, "period": us(task.period) },
-        });
-        let fields = entry.as_object_mut().expect("an object");
-        match thread.policy {
-            Policy::Fifo { priority } => {
-                fields.insert("policy".into(), json!("SCHED_FIFO"));
-                fields.insert("priority".into(), json!(priority));
-            }
-            Policy::Deadline(p) => {
-                fields.insert("policy".into(), json!("SCHED_DEADLINE"));
-                fields.insert("dl-runtime".into(), json!(p.runtime.div_ceil(1000)));
-                fields.insert("dl-period".into(), json!(p.period.div_ceil(1000)));
-                fields.insert("dl-deadline".into(), json!(p.deadline.div_ceil(1000)));
-            }
-            Policy::Other => {
-                fields.insert("policy".into(), json!("SCHED_OTHER"));
-            }
-        }
-        if !task.offset.is_zero() {
-            fields.insert("delay".into(), json!(us(task.offset)));
-        }
-        tasks.insert(task.name.clone(), entry);
-    }
-    // `log_size` is left out: the Debian rt-app 1.0 build reads it inverted.
-    json!({
-        "global": {
-            "duration": seconds,
-            "calibration": "CPU0",
-            "default_policy": "SCHED_OTHER",
-            "lock_pages": true,
-            "logdir": "./",
-            "log_basename": "rt-app",
-            "ftrace": false,
-            "gnuplot": false,
-        },
-        "tasks": tasks,
-    })
 }

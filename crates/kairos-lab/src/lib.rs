@@ -15,6 +15,7 @@ pub mod experiment;
 pub mod generation;
 pub mod imprecise;
 pub mod input;
+pub mod interchange;
 pub mod manage;
 pub mod platform;
 pub mod plot;

@@ -1,8 +1,10 @@
 //! Text tables for people (the JSON forms are the metrics' serde output).
 
+mod analysis;
 mod tables;
 mod vm;
 
+pub use analysis::analysis;
 pub use tables::table_summary;
 pub use vm::{analysis as vm_analysis, vm_tables};
 

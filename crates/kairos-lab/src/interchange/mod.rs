@@ -1,0 +1,3 @@
+//! Other tools' formats: rt-app workloads written from kairos's.
+
+pub mod rt_app;

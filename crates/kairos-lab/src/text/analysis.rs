@@ -1,0 +1,108 @@
+//! A workload's analysis in text: one row per test with its evidence, the tests left out, the
+//! overall verdict.
+
+use crate::analyze::{Analysis, Skipped, TestVerdict};
+use kairos_analysis::Verdict;
+use kairos_model::Workload;
+
+/// The analysis as `kairos analyze` prints it.
+pub fn analysis(workload: &Workload, analysis: &Analysis) -> String {
+    let mut out = verdict_table(workload, &analysis.tests);
+    out.push_str(&skipped_lines(&analysis.skipped));
+    out.push_str(&overall_line(analysis));
+    out.push('\n');
+    out
+}
+
+fn overall_line(analysis: &Analysis) -> String {
+    match analysis.schedulable {
+        true => format!(
+            "verdict: schedulable (shown by {})",
+            analysis.shown_by.join(", ")
+        ),
+        false => "verdict: not shown schedulable by any test run".to_string(),
+    }
+}
+
+fn skipped_lines(skipped: &[Skipped]) -> String {
+    let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+    for Skipped { test, reason } in skipped {
+        match reasons.iter_mut().find(|(r, _)| r == reason) {
+            Some((_, names)) => names.push(test),
+            None => reasons.push((reason, vec![test])),
+        }
+    }
+    reasons
+        .iter()
+        .map(|(reason, names)| format!("skipped {}: {reason}\n", names.join(", ")))
+        .collect()
+}
+
+/// One row per test: the verdict and its evidence (response times, the failing task, or the
+/// mapping of tasks to cores).
+fn verdict_table(workload: &Workload, verdicts: &[TestVerdict]) -> String {
+    let names: Vec<&str> = workload.tasks.iter().map(|t| t.name.as_str()).collect();
+    let imprecise: Vec<bool> = workload
+        .tasks
+        .iter()
+        .map(|t| t.imprecise.is_some())
+        .collect();
+    let mut out = format!(
+        "{} on {} core(s), utilization {:.3}\n{:<24} {:<12} details\n",
+        workload.name.as_deref().unwrap_or("workload"),
+        workload.cores,
+        workload.total_utilization(),
+        "test",
+        "verdict"
+    );
+    for TestVerdict {
+        test, verdict: v, ..
+    } in verdicts
+    {
+        let verdict = if v.schedulable { "schedulable" } else { "no" };
+        out.push_str(&format!(
+            "{test:<24} {verdict:<12} {}{}\n",
+            details(v, &names),
+            optional_deadlines(v, &names, &imprecise)
+        ));
+    }
+    out
+}
+
+fn details(v: &Verdict, names: &[&str]) -> String {
+    if let Some(mapping) = &v.mapping {
+        return mapping
+            .iter()
+            .zip(names)
+            .map(|(core, n)| format!("{n}->{core}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    if let Some(r) = &v.response_times {
+        return r
+            .iter()
+            .zip(names)
+            .map(|(r, n)| format!("{n}:{}", super::human_ns(r.as_nanos())))
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    match v.failing_task {
+        Some(i) => format!("fails at task {}", names.get(i).copied().unwrap_or("?")),
+        None => String::new(),
+    }
+}
+
+/// The RMWP tests' optional deadlines of the imprecise tasks: `; OD slam:7.000ms ...`.
+fn optional_deadlines(v: &Verdict, names: &[&str], imprecise: &[bool]) -> String {
+    let Some(od) = &v.optional_deadlines else {
+        return String::new();
+    };
+    let listed: Vec<String> = (od.iter().zip(names).zip(imprecise))
+        .filter(|(_, &is)| is)
+        .map(|((od, n), _)| format!("{n}:{}", super::human_ns(od.as_nanos())))
+        .collect();
+    match listed.is_empty() {
+        true => String::new(),
+        false => format!("; OD {}", listed.join(" ")),
+    }
+}
