@@ -5,9 +5,10 @@
 
 use crate::args::{duration_arg, CommandResult, Failure};
 use crate::input::read_text;
+use kairos_lab::text::validation;
 use kairos_model::input::LoadOptions;
 use kairos_model::{Duration, TableSet};
-use kairos_validate::{validate, Report};
+use kairos_validate::validate;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -40,64 +41,15 @@ pub fn run(args: &Args) -> CommandResult {
     let tables = TableSet::from_json(&text)
         .map_err(|e| Failure::bad_input(format!("{}: {e}", args.tables.display())))?;
     let report = validate(&system, &tables);
-    if args.json {
-        println!("{}", report_json(args, &report));
-    } else {
-        print_report(args, &report);
+    let (workload, tables) = (args.workload.display(), args.tables.display());
+    let names = (workload.to_string(), tables.to_string());
+    match args.json {
+        true => println!("{}", validation::json(&names.0, &names.1, &report)),
+        false => print!("{}", validation::text(&names.0, &names.1, &report)),
     }
     Ok(if report.is_valid() {
         0
     } else {
         crate::exit::NO
     })
-}
-
-fn print_report(args: &Args, report: &Report) {
-    for violation in &report.violations {
-        println!("{violation}");
-    }
-    let verdict = if report.is_valid() {
-        "valid".to_string()
-    } else {
-        let kinds: Vec<String> = report
-            .counts()
-            .iter()
-            .map(|(kind, n)| format!("{} {n}", kind_name(*kind)))
-            .collect();
-        format!(
-            "{} violation(s) ({})",
-            report.violations.len(),
-            kinds.join(", ")
-        )
-    };
-    println!(
-        "{} against {}: {} level(s), {} job(s), {} interval(s): {verdict}",
-        args.tables.display(),
-        args.workload.display(),
-        report.levels,
-        report.jobs,
-        report.intervals
-    );
-}
-
-/// The kind as the JSON report spells it (`unsafe_transition`).
-fn kind_name(kind: kairos_validate::ViolationKind) -> String {
-    serde_json::to_value(kind)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
-fn report_json(args: &Args, report: &Report) -> String {
-    let mut value = serde_json::json!({
-        "workload": args.workload.display().to_string(),
-        "tables": args.tables.display().to_string(),
-        "valid": report.is_valid(),
-    });
-    if let (Some(object), Ok(serde_json::Value::Object(fields))) =
-        (value.as_object_mut(), serde_json::to_value(report))
-    {
-        object.extend(fields);
-    }
-    value.to_string()
 }

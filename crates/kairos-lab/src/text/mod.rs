@@ -2,6 +2,7 @@
 
 mod analysis;
 mod tables;
+pub mod validation;
 mod vm;
 
 pub use analysis::analysis;
