@@ -5,8 +5,9 @@
 //! policy instead: its scheduling tables executed as G-RES / G-MCRES do (seed
 //! Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of mixed criticality systems", sections 5-6), with injected overruns and mode changes.
 
-pub(crate) use super::pictures::{gantt_view, write_pictures, write_trace_files, TraceOutputs};
+pub(crate) use super::pictures::gantt_view;
 use crate::args::{duration_arg, window_arg, CommandResult, Failure};
+use kairos_lab::simulate::pictures::{write_trace_files, TraceOutputs};
 use kairos_lab::simulate::{simulate, OverheadRequest, Request, Simulation};
 use kairos_lab::text as report;
 use kairos_lab::text::{table_summary, vm_tables};

@@ -10,6 +10,7 @@ pub mod api;
 pub mod bench;
 pub mod check;
 pub mod compare;
+pub mod demo;
 pub mod error;
 pub mod experiment;
 pub mod generation;

@@ -6,6 +6,7 @@
 
 pub mod jobs;
 mod periodic;
+pub mod pictures;
 mod tables;
 mod vm;
 

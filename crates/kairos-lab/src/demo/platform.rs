@@ -4,9 +4,9 @@
 //! does with all twelve and with stress-ng on the other cores. Without real-time privilege the
 //! stage says why and is skipped: the demo must work everywhere.
 
-use super::Demo;
-use crate::args::Failure;
-use kairos_lab::text::human_ns;
+use super::{Demo, Figures, Ordered};
+use crate::text::human_ns;
+use crate::Failure;
 use kairos_os::online_cpus;
 use kairos_platform::oslat::{run_suite, Bench, SuiteConfig};
 use kairos_rt::watchdog::RunControl;
@@ -38,7 +38,8 @@ pub fn run(demo: &mut Demo) -> Result<(), Failure> {
         Ok(results) => results,
         Err(e) => {
             demo.say(format!("  skipped: {e}"));
-            demo.record("skipped", e.to_string());
+            let skipped = e.to_string();
+            demo.record("measure", Figures::Skipped { skipped });
             return Ok(());
         }
     };
@@ -46,7 +47,7 @@ pub fn run(demo: &mut Demo) -> Result<(), Failure> {
         "  {:<8} {:>8} {:>10} {:>10} {:>10}   on CPU {}, SCHED_FIFO",
         "service", "samples", "median", "p99", "max", config.cpu
     ));
-    let mut figures = serde_json::Map::new();
+    let mut figures = Vec::new();
     for r in &results {
         let s = r.summary();
         demo.say(format!(
@@ -57,12 +58,12 @@ pub fn run(demo: &mut Demo) -> Result<(), Failure> {
             human_ns(s.p99),
             human_ns(s.max)
         ));
-        figures.insert(
-            r.bench.name().into(),
-            serde_json::to_value(s).expect("summaries serialize"),
-        );
+        figures.push((r.bench.name().to_string(), s));
     }
-    demo.record("cpu", config.cpu);
-    demo.record("latency_ns", figures);
+    let figures = Figures::Latency {
+        cpu: config.cpu,
+        latency_ns: Ordered(figures),
+    };
+    demo.record("measure", figures);
     Ok(())
 }

@@ -1,33 +1,36 @@
-//! The demo's periodic workload (`examples/demo.toml`, embedded): checked, analysed with the
+//! The tour's periodic workload (`examples/demo.toml`, embedded): checked, analysed with the
 //! default tests, and simulated under every policy with a Gantt chart and a Perfetto trace each.
 
-use super::Demo;
-use crate::args::Failure;
-use crate::commands::simulate::write_pictures;
-use kairos_lab::simulate::{resolve_duration, run_policy};
-use kairos_lab::text as report;
+use super::{Demo, Figures, Ordered};
+use crate::simulate::pictures::write_pictures;
+use crate::simulate::{resolve_duration, run_policy};
+use crate::text as report;
+use crate::Failure;
 use kairos_model::{check_source, Format, Workload};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_sim::{Metrics, SimConfig};
 use std::path::Path;
 
 /// The demo workload, also shipped as `examples/demo.toml`.
-pub const DEMO_WORKLOAD: &str = include_str!("../../../examples/demo.toml");
+pub const DEMO_WORKLOAD: &str = include_str!("../../../../examples/demo.toml");
 
 /// Stages check, analyze and simulate; the workload, for the report at the end.
 pub fn run(demo: &mut Demo) -> Result<Workload, Failure> {
     demo.stage("check", "the embedded workload (examples/demo.toml)");
     let slot = kairos_model::input::LoadOptions::default().slot;
-    let checked = kairos_lab::check::evaluate(Path::new("demo.toml"), DEMO_WORKLOAD, slot);
-    if !demo.json {
-        print!("{}", checked.text);
-    }
+    let checked = crate::check::evaluate(Path::new("demo.toml"), DEMO_WORKLOAD, slot);
+    demo.say_block(&checked.text);
     let workload = check_source(DEMO_WORKLOAD, Format::Toml)
         .workload
         .ok_or_else(|| Failure::bad_input("the embedded demo workload is invalid"))?;
-    demo.record("tasks", workload.tasks.len());
-    demo.record("cores", workload.cores);
-    demo.record("utilization", workload.total_utilization());
+    demo.record(
+        "check",
+        Figures::Workload {
+            tasks: workload.tasks.len(),
+            cores: workload.cores,
+            utilization: workload.total_utilization(),
+        },
+    );
     analyse(demo, &workload);
     simulate(demo, &workload)?;
     Ok(workload)
@@ -38,7 +41,7 @@ fn analyse(demo: &mut Demo, workload: &Workload) {
     let tasks = kairos_analysis::tasks_of(workload);
     let selection = kairos_analysis::registry::select("default", workload.cores)
         .expect("the default list exists");
-    let mut verdicts = serde_json::Map::new();
+    let mut verdicts = Vec::new();
     for test in selection.run {
         let verdict = test.run(&tasks, workload.cores);
         let answer = match verdict.schedulable {
@@ -46,13 +49,14 @@ fn analyse(demo: &mut Demo, workload: &Workload) {
             false => "not shown schedulable",
         };
         demo.say(format!("  {:<22} {answer}", test.name));
-        verdicts.insert(test.name.clone(), verdict.schedulable.into());
+        verdicts.push((test.name.clone(), verdict.schedulable));
     }
-    demo.record("schedulable", verdicts);
+    let schedulable = Ordered(verdicts);
+    demo.record("analyze", Figures::Analysis { schedulable });
 }
 
 fn simulate(demo: &mut Demo, workload: &Workload) -> Result<(), Failure> {
-    let duration = resolve_duration(workload, None, &mut crate::args::to_stderr)?;
+    let duration = resolve_duration(workload, None, demo.notify)?;
     demo.stage(
         "simulate",
         &format!(
@@ -69,13 +73,7 @@ fn simulate(demo: &mut Demo, workload: &Workload) -> Result<(), Failure> {
     demo.write("workload.toml", DEMO_WORKLOAD)?;
     let mut all = Vec::new();
     for kind in PolicyKind::ALL {
-        let outcome = run_policy(
-            workload,
-            kind,
-            PriorityOrder::Auto,
-            &config,
-            &mut crate::args::to_stderr,
-        )?;
+        let outcome = run_policy(workload, kind, PriorityOrder::Auto, &config, demo.notify)?;
         let name = kind.cli_name();
         let written = write_pictures(
             &outcome,
@@ -88,12 +86,7 @@ fn simulate(demo: &mut Demo, workload: &Workload) -> Result<(), Failure> {
         all.push(outcome.metrics);
     }
     demo.say("");
-    if !demo.json {
-        print!(
-            "{}",
-            report::comparison_table(&all.iter().collect::<Vec<_>>())
-        );
-    }
+    demo.say_block(&report::comparison_table(&all.iter().collect::<Vec<_>>()));
     for m in &all {
         let missed = misses(m);
         if !missed.is_empty() {
@@ -104,8 +97,11 @@ fn simulate(demo: &mut Demo, workload: &Workload) -> Result<(), Failure> {
             ));
         }
     }
-    demo.record("duration_ns", duration.as_nanos());
-    demo.record("policies", &all);
+    let figures = Figures::Policies {
+        duration_ns: duration.as_nanos(),
+        policies: all,
+    };
+    demo.record("simulate", figures);
     Ok(())
 }
 

@@ -3,20 +3,19 @@
 //! least VCPU budgets the guests' tests allow), then the two-level schedule simulated on those
 //! VCPUs, with a Gantt chart of its first 200 ms.
 
-use super::Demo;
-use crate::args::Failure;
-use crate::commands::simulate::execution_model;
-use kairos_lab::simulate::resolve_duration;
-use kairos_lab::text::{vm_analysis as text, vm_tables};
-use kairos_lab::vm::{prepare, vmm_name, Prepared};
+use super::{Demo, Figures};
+use crate::simulate::resolve_duration;
+use crate::text::{vm_analysis as text, vm_tables};
+use crate::vm::{prepare, vmm_name, Prepared};
+use crate::Failure;
 use kairos_model::vm_load::check_vm_source;
 use kairos_model::{Format, Instant};
 use kairos_sim::vm::simulate_vm;
-use kairos_sim::SimConfig;
+use kairos_sim::{ExecutionTimeModel, SimConfig};
 use kairos_trace::gantt::{render_svg, GanttOptions};
 
 /// The demo's VM system, also shipped as `examples/vm/two-domains.toml`.
-pub const DEMO_VM_SYSTEM: &str = include_str!("../../../examples/vm/two-domains.toml");
+pub const DEMO_VM_SYSTEM: &str = include_str!("../../../../examples/vm/two-domains.toml");
 
 /// How much of the two-level schedule the chart shows.
 const CHART_NS: u64 = 200_000_000;
@@ -34,13 +33,10 @@ pub fn run(demo: &mut Demo) -> Result<(), Failure> {
         system,
         plan,
     } = prepare(&system).map_err(Failure::bad_input)?;
-    if !demo.json {
-        print!("{}", text(&system, &report));
-    }
-    demo.record("interfaces", &report);
+    demo.say_block(&text(&system, &report));
     let config = SimConfig {
-        duration: resolve_duration(&plan.workload, None, &mut crate::args::to_stderr)?,
-        execution_times: execution_model("wcet"),
+        duration: resolve_duration(&plan.workload, None, demo.notify)?,
+        execution_times: ExecutionTimeModel::Wcet,
         record_trace: true,
         ..SimConfig::default()
     };
@@ -50,10 +46,7 @@ pub fn run(demo: &mut Demo) -> Result<(), Failure> {
         "  simulated {} on the interfaces' VCPUs:",
         config.duration
     ));
-    if !demo.json {
-        print!("{}", vm_tables(&metrics));
-    }
-    demo.record("simulation", &metrics);
+    demo.say_block(&vm_tables(&metrics));
     if let Some(trace) = &outcome.trace {
         let options = GanttOptions {
             window: Some((Instant::ZERO, Instant::from_nanos(CHART_NS))),
@@ -64,5 +57,10 @@ pub fn run(demo: &mut Demo) -> Result<(), Failure> {
         demo.file(&path, "VCPUs and the guests' tasks, first 200 ms");
     }
     demo.write("vm-system.toml", DEMO_VM_SYSTEM)?;
+    let figures = Figures::Vm {
+        interfaces: report,
+        simulation: metrics,
+    };
+    demo.record("vm", figures);
     Ok(())
 }

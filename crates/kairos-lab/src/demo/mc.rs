@@ -1,9 +1,9 @@
-//! The mixed-criticality part of `kairos demo`: an embedded MC-DAG system is checked,
+//! The mixed-criticality part of the tour: an embedded MC-DAG system is checked,
 //! its tables synthesized (GMH-MC-DAG with G-EDZL), validated by the independent validator,
 //! then simulated with one injected budget overrun so the chart shows the mode change.
 
-use super::Demo;
-use crate::args::Failure;
+use super::{Demo, Figures, RealRun};
+use crate::Failure;
 use kairos_mc::{synthesize, SynthOptions, Synthesis};
 use kairos_model::mc_load::check_mc_source;
 use kairos_model::{Duration, Format, McSystem};
@@ -11,7 +11,7 @@ use kairos_sim::table::{simulate_tables, TableExecModel, TableSimConfig};
 use kairos_trace::gantt::{render_svg, GanttOptions};
 
 /// The demo's MC-DAG system, also shipped as `examples/mcdag/two-levels.toml`.
-pub const DEMO_MC_SYSTEM: &str = include_str!("../../../examples/mcdag/two-levels.toml");
+pub const DEMO_MC_SYSTEM: &str = include_str!("../../../../examples/mcdag/two-levels.toml");
 
 /// The injected fault: the first job of `flight/sense` runs to its HI budget.
 pub const DEMO_OVERRUN: &str = "flight/sense@0";
@@ -43,9 +43,12 @@ pub fn run(demo: &mut Demo) -> Result<McDemo, Failure> {
             .collect::<Vec<_>>()
             .join(", ")
     ));
-    demo.record("dags", system.dags.len());
-    demo.record("tasks", tasks);
-    demo.record("levels", &system.levels);
+    let figures = Figures::McSystem {
+        dags: system.dags.len(),
+        tasks,
+        levels: system.levels.clone(),
+    };
+    demo.record("check", figures);
     demo.write("mc-system.toml", DEMO_MC_SYSTEM)?;
     let synthesis = synthesize_and_validate(demo, &system)?;
     simulate(demo, &system, &synthesis)?;
@@ -70,7 +73,6 @@ fn synthesize_and_validate(demo: &mut Demo, system: &McSystem) -> Result<Synthes
             level.counts.migrations
         ));
     }
-    demo.record("tables", &synthesis.quality.levels);
     let report = kairos_validate::validate(system, &synthesis.tables);
     if !report.is_valid() {
         return Err(Failure::bad_input(format!(
@@ -82,11 +84,18 @@ fn synthesize_and_validate(demo: &mut Demo, system: &McSystem) -> Result<Synthes
         "  independent validator: valid ({} jobs, {} intervals, safe transitions at every instant)",
         report.jobs, report.intervals
     ));
-    demo.record("valid", true);
+    let tables = synthesis.quality.levels.clone();
+    demo.record(
+        "synthesize",
+        Figures::Tables {
+            tables,
+            valid: true,
+        },
+    );
     let tables_path = demo.write("mc-tables.json", synthesis.tables.to_json())?;
     let tables_gantt = demo.write(
         "mc-tables.svg",
-        kairos_lab::synth::gantt(
+        crate::synth::gantt(
             system,
             &synthesis.tables,
             "two-levels.toml",
@@ -114,13 +123,11 @@ fn simulate(demo: &mut Demo, system: &McSystem, synthesis: &Synthesis) -> Result
     };
     let simulated = simulate_tables(system, &synthesis.tables, &config)
         .map_err(|e| Failure::bad_input(format!("the demo tables cannot run: {e}")))?;
-    if !demo.json {
-        print!(
-            "{}",
-            kairos_lab::text::table_summary(system, &simulated.metrics, "synthesized")
-        );
-    }
-    demo.record("metrics", &simulated.metrics);
+    demo.say_block(&crate::text::table_summary(
+        system,
+        &simulated.metrics,
+        "synthesized",
+    ));
     if let Some(trace) = &simulated.trace {
         let options = GanttOptions {
             title: Some(format!("{DEMO_OVERRUN} overruns: mode change LO -> HI")),
@@ -129,6 +136,8 @@ fn simulate(demo: &mut Demo, system: &McSystem, synthesis: &Synthesis) -> Result
         let path = demo.write("mc-simulated.svg", render_svg(trace, &options))?;
         demo.file(&path, "the mode change is the labelled line");
     }
+    let metrics = simulated.metrics;
+    demo.record("simulate", Figures::TableRun { metrics });
     Ok(())
 }
 
@@ -153,7 +162,8 @@ pub fn run_for_real(demo: &mut Demo, mc: &McDemo) -> Result<(), Failure> {
         Ok(result) => result,
         Err(e) => {
             demo.say(format!("  skipped: {e}"));
-            demo.record("skipped", e.to_string());
+            let skipped = e.to_string();
+            demo.record("run", Figures::Skipped { skipped });
             return Ok(());
         }
     };
@@ -200,7 +210,6 @@ pub fn run_for_real(demo: &mut Demo, mc: &McDemo) -> Result<(), Failure> {
     ));
     for (what, sim, real) in rows {
         demo.say(format!("  {what:<18} {sim:>14} {real:>14}"));
-        demo.record(&what.replace(' ', "_"), [sim, real]);
     }
     let latency = &measured.release_latency_ns;
     demo.say(format!(
@@ -210,7 +219,6 @@ pub fn run_for_real(demo: &mut Demo, mc: &McDemo) -> Result<(), Failure> {
         latency.p99 / 1000,
         latency.max / 1000
     ));
-    demo.record("release_latency_ns", latency);
     for note in &measured.notes {
         demo.say(format!("  note: {note}"));
     }
@@ -222,5 +230,16 @@ pub fn run_for_real(demo: &mut Demo, mc: &McDemo) -> Result<(), Failure> {
             latency.max / 1000
         ));
     }
+    let [released, completed, discarded, raised, missed, migrated] = rows.map(|(_, s, r)| [s, r]);
+    let figures = RealRun {
+        jobs_released: released,
+        jobs_completed: completed,
+        jobs_discarded: discarded,
+        mode_raises: raised,
+        deadline_misses: missed,
+        migrations: migrated,
+        release_latency_ns: *latency,
+    };
+    demo.record("run", Figures::RealRun(figures));
     Ok(())
 }

@@ -3,18 +3,18 @@
 //! G-RMWP, P-RMWP and their baselines G-RM, P-RM simulated side by side with the optional work
 //! each lets run, and a per-task Gantt chart of G-RMWP's three parts.
 
-use super::Demo;
-use crate::args::Failure;
-use crate::commands::simulate::write_pictures;
-use kairos_lab::simulate::{resolve_duration, run_policy};
-use kairos_lab::text::human_ns;
+use super::{Demo, Figures};
+use crate::simulate::pictures::write_pictures;
+use crate::simulate::{resolve_duration, run_policy};
+use crate::text::human_ns;
+use crate::Failure;
 use kairos_model::{check_source, Format, Workload};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_sim::SimConfig;
 use kairos_trace::gantt::{GanttOptions, RowsBy};
 
 /// The imprecise workload, also shipped as `examples/imprecise.toml`.
-pub const IMPRECISE_WORKLOAD: &str = include_str!("../../../examples/imprecise.toml");
+pub const IMPRECISE_WORKLOAD: &str = include_str!("../../../../examples/imprecise.toml");
 
 pub fn run(demo: &mut Demo) -> Result<(), Failure> {
     demo.stage(
@@ -24,9 +24,9 @@ pub fn run(demo: &mut Demo) -> Result<(), Failure> {
     let workload = check_source(IMPRECISE_WORKLOAD, Format::Toml)
         .workload
         .ok_or_else(|| Failure::bad_input("the embedded imprecise workload is invalid"))?;
-    analyse(demo, &workload);
+    let [g_rmwp, p_rmwp_cnf] = analyse(demo, &workload);
     let config = SimConfig {
-        duration: resolve_duration(&workload, None, &mut crate::args::to_stderr)?,
+        duration: resolve_duration(&workload, None, demo.notify)?,
         record_trace: true,
         ..SimConfig::default()
     };
@@ -41,7 +41,7 @@ pub fn run(demo: &mut Demo) -> Result<(), Failure> {
             kind,
             PriorityOrder::RateMonotonic,
             &config,
-            &mut crate::args::to_stderr,
+            demo.notify,
         )?;
         let m = &outcome.metrics;
         let optional = m.optional.unwrap_or_default();
@@ -66,15 +66,20 @@ pub fn run(demo: &mut Demo) -> Result<(), Failure> {
         }
         runs.push(outcome.metrics);
     }
-    demo.record("policies", &runs);
+    let figures = Figures::Imprecise {
+        g_rmwp,
+        p_rmwp_cnf,
+        policies: runs,
+    };
+    demo.record("imprecise", figures);
     demo.write("imprecise.toml", IMPRECISE_WORKLOAD)?;
     Ok(())
 }
 
 /// The verdicts of `g-rmwp` and `p-rmwp-cnf` and the optional deadlines of the imprecise tasks.
-fn analyse(demo: &mut Demo, workload: &Workload) {
+fn analyse(demo: &mut Demo, workload: &Workload) -> [bool; 2] {
     let tasks = kairos_analysis::tasks_of(workload);
-    for name in ["g-rmwp", "p-rmwp-cnf"] {
+    ["g-rmwp", "p-rmwp-cnf"].map(|name| {
         let test = kairos_analysis::registry::find(name).expect("the RMWP tests exist");
         let verdict = test.run(&tasks, workload.cores);
         let od: Vec<String> = (workload.tasks.iter())
@@ -91,6 +96,6 @@ fn analyse(demo: &mut Demo, workload: &Workload) {
             "  {name:<11} {answer}; optional deadlines {}",
             od.join(" ")
         ));
-        demo.record(name, verdict.schedulable);
-    }
+        verdict.schedulable
+    })
 }

@@ -2,9 +2,9 @@
 //! analysis with evidence, each policy's simulation with a Gantt chart and response times),
 //! one self-contained file to open or share.
 
-use super::Demo;
-use crate::args::Failure;
-use kairos_lab::report::{build, Request, Written};
+use super::{Demo, Figures};
+use crate::report::{build, Request, Written};
+use crate::Failure;
 use kairos_model::input::Input;
 use kairos_model::{Instant, Workload};
 use std::path::Path;
@@ -22,11 +22,7 @@ pub fn run(demo: &mut Demo, workload: &Workload) -> Result<(), Failure> {
         seed: 0,
         overrun: 0.0,
     };
-    let page = build(
-        &request,
-        Input::Workload(workload.clone()),
-        &mut crate::args::to_stderr,
-    )?;
+    let page = build(&request, Input::Workload(workload.clone()), demo.notify)?;
     let path = demo.write("report.html", &page.html)?;
     let written = Written {
         out: path.display().to_string(),
@@ -35,8 +31,8 @@ pub fn run(demo: &mut Demo, workload: &Workload) -> Result<(), Failure> {
         duration_ns: page.duration_ns,
         runs: page.runs,
     };
-    demo.say(format!("  {}", kairos_lab::report::headline(&written)));
-    demo.record("report", &written);
+    demo.say(format!("  {}", crate::report::headline(&written)));
     demo.file(&path, "open in a browser");
+    demo.record("report", Figures::Report { report: written });
     Ok(())
 }
