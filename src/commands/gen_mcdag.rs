@@ -3,6 +3,7 @@
 
 use super::gen::GenArgs;
 use crate::args::{write_output, CommandResult, Failure};
+use kairos_lab::generation::mcdag;
 
 /// `--mcdag`: one system, written as kairos TOML or JSON, or as the MC-DAG framework's XML.
 pub fn run(args: &GenArgs) -> CommandResult {
@@ -29,32 +30,8 @@ pub fn run(args: &GenArgs) -> CommandResult {
         ..McDagParams::default()
     };
     let system = generate_mcdag(&params).map_err(|e| Failure::bad_input(e.to_string()))?;
-    let extension = args
-        .out
-        .as_ref()
-        .and_then(|p| p.extension())
-        .map(|e| e.to_string_lossy().to_lowercase());
-    let text = match extension.as_deref() {
-        Some("json") => kairos_model::mc_load::to_json(&system),
-        Some("xml") => {
-            kairos_model::mcdag_xml::to_xml(&system, m.slot).map_err(Failure::bad_input)?
-        }
-        Some(other) if other != "toml" => {
-            return Err(Failure::bad_input(format!(
-                "--mcdag writes one system to .toml, .json or .xml, not .{other}"
-            )))
-        }
-        _ => {
-            let utilization: Vec<String> = (0..system.level_count())
-                .map(|l| format!("{:.4}", system.utilization_at(l)))
-                .collect();
-            format!(
-                "# {} (utilization per level {})\n",
-                mcdag_command_line(args, params.tasks),
-                utilization.join(", ")
-            ) + &kairos_model::mc_load::to_toml(&system)
-        }
-    };
+    let header = format!("# {}", mcdag_command_line(args, params.tasks));
+    let text = mcdag::render(&system, args.out.as_deref(), m.slot, &header)?;
     match &args.out {
         Some(path) => {
             write_output(path, text)?;

@@ -5,7 +5,7 @@
 
 use crate::args::{CommandResult, Failure};
 use kairos_os::signals::StopSignals;
-use kairos_platform::partition::state::{cpu_list, parse_cpu_list, Mechanism, State};
+use kairos_platform::partition::state::{cpu_list, parse_cpu_list, State};
 use kairos_platform::partition::{apply, reset, PartitionError, Plan, Report};
 
 /// A CPU list on the command line ("1", "0-3,6").
@@ -111,49 +111,12 @@ pub fn run(args: &Args) -> CommandResult {
 }
 
 fn print_report(state: &State, report: &Report, args: &Args) -> Result<(), Failure> {
-    if args.json {
-        let json = serde_json::json!({ "state": state, "report": report });
-        println!(
+    match args.json {
+        true => crate::args::print_json(&serde_json::json!({ "state": state, "report": report })),
+        false => print!(
             "{}",
-            serde_json::to_string_pretty(&json).expect("serializes")
-        );
-        return Ok(());
-    }
-    let how = match (&state.cpusets, state.mechanism) {
-        (Some((rt, be)), Mechanism::CgroupV2) => format!(
-            "cgroup v2: {} a cpuset partition root, {}",
-            rt.display(),
-            be.display()
+            kairos_lab::text::partition(state, report, args.irqs, args.hold)
         ),
-        (Some((rt, be)), _) => format!("cgroup v1 cpusets {} and {}", rt.display(), be.display()),
-        (None, _) => "affinity masks".into(),
-    };
-    println!(
-        "partition: RT CPUs {}, best-effort CPUs {} ({how}); {} thread(s) moved to the best-effort CPUs",
-        cpu_list(&state.rt),
-        cpu_list(&state.be),
-        report.moved
-    );
-    if !report.not_moved.is_empty() {
-        println!("{} thread(s) stayed:", report.not_moved.len());
-        for (tid, name, why) in report.not_moved.iter().take(12) {
-            println!("  {tid} {name}: {why}");
-        }
-        if report.not_moved.len() > 12 {
-            println!("  ... (--json lists them all)");
-        }
-    }
-    if args.irqs {
-        println!("interrupts moved: {}", report.irqs_moved.len());
-        for (irq, why) in &report.irqs_refused {
-            println!("  irq {irq} refused: {why}");
-        }
-    }
-    for note in &report.notes {
-        println!("note: {note}");
-    }
-    if !args.hold {
-        println!("undo with: kairos partition --reset");
     }
     Ok(())
 }

@@ -2,13 +2,13 @@
 //! (the runtime is `kairos_rt`, its safety rules are in `docs/run.md`), prints what
 //! was measured, and with `--compare` the simulator's schedule of the same workload job by job.
 
-use crate::args::{duration_arg, window_arg, write_output, CommandResult, Failure};
+use crate::args::{duration_arg, window_arg, write_output, CommandResult};
 use kairos_lab::report::run::page;
-use kairos_lab::run::{Dispatch, Request, Run};
+use kairos_lab::run::{Dispatch, Request};
+use kairos_lab::simulate::pictures::TraceOutputs;
 use kairos_model::input::{InputKind, LoadOptions};
 use kairos_model::{Duration, Instant};
 use kairos_rt::measure::RunResult;
-use kairos_trace::gantt::{render_levels_svg, render_svg, GanttOptions};
 use std::path::PathBuf;
 
 /// Exit code of a run stopped by SIGINT/SIGTERM (the shell convention 128 + SIGINT).
@@ -168,7 +168,14 @@ pub fn run(args: &Args) -> CommandResult {
         write_output(path, page)?;
         eprintln!("wrote {}", path.display());
     }
-    write_outputs(args, &run)?;
+    let outputs = TraceOutputs {
+        gantt: args.gantt.as_ref(),
+        view: crate::commands::simulate::gantt_view(args.gantt_window, args.gantt_by),
+        trace: args.trace.as_ref(),
+    };
+    for written in run.write_pictures(&outputs)? {
+        eprintln!("wrote {written}");
+    }
     Ok(exit_code(args, &run.result))
 }
 
@@ -181,39 +188,4 @@ fn exit_code(args: &Args, result: &RunResult) -> u8 {
     } else {
         0
     }
-}
-
-/// Writes `--gantt` (the measured schedule, stacked over the simulated one when there is one)
-/// and `--trace` (the measured schedule as a Chrome trace).
-fn write_outputs(args: &Args, run: &Run) -> Result<(), Failure> {
-    let options = GanttOptions {
-        title: Some(run.title.clone()),
-        ..crate::commands::simulate::gantt_view(args.gantt_window, args.gantt_by)
-    };
-    let measured = &run.result.trace;
-    if let Some(path) = &args.gantt {
-        let svg = match &run.simulated {
-            Some(sim) => render_levels_svg(
-                &[
-                    ("measured".to_string(), measured),
-                    ("simulated".to_string(), sim),
-                ],
-                &options,
-            ),
-            None => render_svg(measured, &options),
-        };
-        write_output(path, svg)?;
-        eprintln!("wrote Gantt chart {}", path.display());
-    }
-    if let Some(path) = &args.trace {
-        let mut buffer = Vec::new();
-        kairos_trace::chrome::write_chrome_trace(measured, &mut buffer)
-            .map_err(|e| Failure::environment(format!("cannot encode the trace: {e}")))?;
-        write_output(path, buffer)?;
-        eprintln!(
-            "wrote Perfetto trace {} (open it in https://ui.perfetto.dev)",
-            path.display()
-        );
-    }
-    Ok(())
 }

@@ -8,9 +8,7 @@
 pub(crate) use super::pictures::gantt_view;
 use crate::args::{duration_arg, window_arg, CommandResult, Failure};
 use kairos_lab::simulate::pictures::{write_trace_files, TraceOutputs};
-use kairos_lab::simulate::{simulate, OverheadRequest, Request, Simulation};
-use kairos_lab::text as report;
-use kairos_lab::text::{table_summary, vm_tables};
+use kairos_lab::simulate::{simulate, OverheadRequest, Request};
 use kairos_model::input::{InputKind, LoadOptions};
 use kairos_model::{Duration, Format, Instant, Overheads};
 use kairos_policy::PriorityOrder;
@@ -124,14 +122,14 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
     if args.json {
         crate::args::print_json(&simulation.metrics_json());
     } else {
-        print!("{}", text(&simulation));
+        print!("{}", simulation.text());
     }
     let outputs = TraceOutputs {
         gantt: args.gantt.as_ref(),
         view: gantt_view(args.gantt_window, args.gantt_by),
         trace: args.trace.as_ref(),
     };
-    let title = title(&simulation, &args.file);
+    let title = simulation.title(&args.file);
     for written in write_trace_files(simulation.trace(), title, &outputs)? {
         eprintln!("wrote {written}");
     }
@@ -164,55 +162,6 @@ fn request(args: &SimulateArgs) -> Result<Request, Failure> {
         tables: args.tables.clone(),
         overruns: args.overrun.clone(),
         overrun_probability: args.overrun_probability,
-    })
-}
-
-/// The text report of each kind.
-fn text(simulation: &Simulation) -> String {
-    match simulation {
-        Simulation::Periodic { workload, outcome } => {
-            report::metrics_table(workload, &outcome.metrics)
-        }
-        Simulation::Tables {
-            system,
-            source,
-            outcome,
-        } => table_summary(system, &outcome.metrics, source),
-        Simulation::Vm { plan, metrics, .. } => format!(
-            "{}\n{}",
-            report::metrics_table(&plan.workload, &metrics.totals),
-            vm_tables(metrics)
-        ),
-    }
-}
-
-/// The title of the Gantt chart and of the Perfetto trace.
-fn title(simulation: &Simulation, file: &std::path::Path) -> String {
-    match simulation {
-        Simulation::Periodic { workload, outcome } => format!(
-            "{} under {}",
-            workload.name.as_deref().unwrap_or("workload"),
-            outcome.metrics.policy
-        ),
-        Simulation::Tables {
-            system, outcome, ..
-        } => format!(
-            "{} under table ({} mode change(s))",
-            system_name(system, file),
-            outcome.metrics.mode_changes.len()
-        ),
-        Simulation::Vm { system, .. } => format!(
-            "{} under {}",
-            system.name.as_deref().unwrap_or("system"),
-            kairos_lab::vm::vmm_name(system)
-        ),
-    }
-}
-
-fn system_name(system: &kairos_model::McSystem, file: &std::path::Path) -> String {
-    system.name.clone().unwrap_or_else(|| {
-        file.file_stem()
-            .map_or("system".into(), |s| s.to_string_lossy().into_owned())
     })
 }
 

@@ -1,6 +1,7 @@
 //! What to generate, as written in experiment configs and on `kairos gen`'s command line, and
 //! the call into `kairos-gen` that does it.
 
+pub mod mcdag;
 mod sets;
 
 pub use sets::{batch_line, generated_workloads, task_sets, workload_value};

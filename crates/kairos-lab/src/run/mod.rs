@@ -13,6 +13,8 @@ mod vm;
 pub use text::{report_header, summary};
 
 use crate::compare::{Compare, RealRun};
+use crate::error::write_output;
+use crate::simulate::pictures::{write_trace_files, TraceOutputs};
 use crate::{Failure, Notify};
 use kairos_model::input::{Input, InputKind};
 use kairos_model::{Duration, Workload};
@@ -22,6 +24,7 @@ use kairos_rt::measure::RunResult;
 use kairos_rt::periodic::RunError;
 use kairos_sim::table::Overrun;
 use kairos_sim::ExecutionTimeModel;
+use kairos_trace::gantt::{render_levels_svg, GanttOptions};
 use kairos_trace::Trace;
 use std::path::PathBuf;
 
@@ -77,6 +80,42 @@ pub struct Run {
     pub compare: Option<Compare>,
     pub json: serde_json::Value,
     pub text: String,
+}
+
+impl Run {
+    /// Writes the Gantt chart (the measured schedule, over the simulated one when there is
+    /// one) and the Perfetto trace of the measured schedule, where `outputs` asks; what was
+    /// written.
+    pub fn write_pictures(&self, outputs: &TraceOutputs) -> Result<Vec<String>, Failure> {
+        let measured = &self.result.trace;
+        let Some(simulated) = &self.simulated else {
+            return write_trace_files(Some(measured), self.title.clone(), outputs);
+        };
+        let mut written = Vec::new();
+        if let Some(path) = outputs.gantt {
+            let options = GanttOptions {
+                title: Some(self.title.clone()),
+                ..outputs.view.clone()
+            };
+            let panels = [
+                ("measured".to_string(), measured),
+                ("simulated".to_string(), simulated),
+            ];
+            write_output(path, render_levels_svg(&panels, &options))?;
+            written.push(format!("Gantt chart {}", path.display()));
+        }
+        let trace_only = TraceOutputs {
+            gantt: None,
+            view: outputs.view.clone(),
+            trace: outputs.trace,
+        };
+        written.extend(write_trace_files(
+            Some(measured),
+            self.title.clone(),
+            &trace_only,
+        )?);
+        Ok(written)
+    }
 }
 
 /// Runs `input` (named `name` in messages, loaded as `kind`) for real as `request` asks.

@@ -132,6 +132,49 @@ impl Simulation {
         }
     }
 
+    /// The report in text, as `kairos simulate` prints it.
+    pub fn text(&self) -> String {
+        match self {
+            Simulation::Periodic { workload, outcome } => {
+                crate::text::metrics_table(workload, &outcome.metrics)
+            }
+            Simulation::Tables {
+                system,
+                source,
+                outcome,
+            } => crate::text::table_summary(system, &outcome.metrics, source),
+            Simulation::Vm { plan, metrics, .. } => format!(
+                "{}\n{}",
+                crate::text::metrics_table(&plan.workload, &metrics.totals),
+                crate::text::vm_tables(metrics)
+            ),
+        }
+    }
+
+    /// The title of a chart or trace of the run, the file named `file` when the system has
+    /// no name.
+    pub fn title(&self, file: &std::path::Path) -> String {
+        match self {
+            Simulation::Periodic { workload, outcome } => format!(
+                "{} under {}",
+                workload.name.as_deref().unwrap_or("workload"),
+                outcome.metrics.policy
+            ),
+            Simulation::Tables {
+                system, outcome, ..
+            } => format!(
+                "{} under table ({} mode change(s))",
+                system_name(system, file),
+                outcome.metrics.mode_changes.len()
+            ),
+            Simulation::Vm { system, .. } => format!(
+                "{} under {}",
+                system.name.as_deref().unwrap_or("system"),
+                crate::vm::vmm_name(system)
+            ),
+        }
+    }
+
     pub fn deadline_misses(&self) -> u64 {
         match self {
             Simulation::Periodic { outcome, .. } => outcome.metrics.deadline_misses,
@@ -175,4 +218,11 @@ fn checked_duration(requested: Option<Duration>) -> Result<Option<Duration>, Fai
         ))),
         d => Ok(d),
     }
+}
+
+fn system_name(system: &McSystem, file: &std::path::Path) -> String {
+    system.name.clone().unwrap_or_else(|| {
+        file.file_stem()
+            .map_or("system".into(), |s| s.to_string_lossy().into_owned())
+    })
 }

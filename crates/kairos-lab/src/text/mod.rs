@@ -1,11 +1,13 @@
 //! Text tables for people (the JSON forms are the metrics' serde output).
 
 mod analysis;
+mod partition;
 mod tables;
 pub mod validation;
 mod vm;
 
 pub use analysis::analysis;
+pub use partition::partition;
 pub use tables::table_summary;
 pub use vm::{analysis as vm_analysis, vm_tables};
 
