@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use kairos_lab::platform::{interference, latency, sweep, Observer, Progress, Suite};
 use kairos_model::Duration;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 #[derive(clap::Args)]
 pub struct PlatformArgs {
@@ -160,27 +160,39 @@ fn show(
     Ok(0)
 }
 
-/// A progress bar on standard error (hidden with `--quiet`), drawn from the library's phases.
+/// A progress bar on standard error (hidden with `--quiet`), drawn from the library's phases:
+/// a fresh bar for each phase that starts after another ended.
 fn bar(output: &Output) -> Observer {
-    let bar = match output.quiet {
-        true => ProgressBar::hidden(),
-        false => ProgressBar::new(0),
+    let quiet = output.quiet;
+    let new_bar = move || {
+        let bar = match quiet {
+            true => ProgressBar::hidden(),
+            false => ProgressBar::new(0),
+        };
+        bar.set_style(
+            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len}, {elapsed}")
+                .expect("valid template"),
+        );
+        bar
     };
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len}, {elapsed}")
-            .expect("valid template"),
-    );
-    Arc::new(move |progress: Progress<'_>| match progress {
-        Progress::Begin { label, total } => {
-            bar.set_message(label.to_string());
-            bar.set_length(total as u64);
+    let bar = Mutex::new(new_bar());
+    Arc::new(move |progress: Progress<'_>| {
+        let mut bar = bar.lock().unwrap_or_else(|e| e.into_inner());
+        match progress {
+            Progress::Begin { label, total } => {
+                if bar.is_finished() {
+                    *bar = new_bar();
+                }
+                bar.set_message(label.to_string());
+                bar.set_length(total as u64);
+            }
+            Progress::Step => bar.inc(1),
+            Progress::End => bar.finish_and_clear(),
         }
-        Progress::Step => bar.inc(1),
-        Progress::End => bar.finish_and_clear(),
     })
 }
 
-/// The benchmarks asked for (default: all, or `fallback`).
+/// `kairos platform load-sweep`.
 #[derive(clap::Args)]
 pub struct SweepArgs {
     /// Best-effort CPU loads in percent.

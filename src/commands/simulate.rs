@@ -111,7 +111,8 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
     };
     let taken = crate::input::load_for(&args.file, "simulate", &TAKES, &options)?;
     let name = args.file.display().to_string();
-    let request = request(args)?;
+    let workload = matches!(taken.input, kairos_model::input::Input::Workload(_));
+    let request = request(args, workload)?;
     let simulation = simulate(
         &name,
         taken.input,
@@ -142,8 +143,14 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
 }
 
 /// The flags as the library's request.
-fn request(args: &SimulateArgs) -> Result<Request, Failure> {
-    let profile = args.overheads.as_deref().map(load_overheads).transpose()?;
+/// The flags as the library's request; an overhead profile is read for a periodic workload
+/// only (another kind refuses the flag, unread).
+fn request(args: &SimulateArgs, workload: bool) -> Result<Request, Failure> {
+    let profile = match (&args.overheads, workload) {
+        (Some(path), true) => Some(load_overheads(path)?),
+        (Some(_), false) => Some(Overheads::default()),
+        (None, _) => None,
+    };
     Ok(Request {
         policy: args.policy.clone(),
         cores: args.cores,

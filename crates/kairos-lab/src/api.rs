@@ -37,7 +37,18 @@ pub fn check(name: &str, text: &str) -> Result<Value, ApiError> {
 /// The input in `text` for `kairos command`, which takes `kinds`: another kind is refused
 /// with who takes it, a file with errors with its check report.
 fn input(name: &str, text: &str, command: &str, kinds: &[InputKind]) -> Result<Input, ApiError> {
-    let loaded = kairos_model::input::load(Path::new(name), text, &LoadOptions::default());
+    input_with(name, text, command, kinds, &LoadOptions::default())
+}
+
+/// [`input`] with load options (the slot of an XML file).
+fn input_with(
+    name: &str,
+    text: &str,
+    command: &str,
+    kinds: &[InputKind],
+    options: &LoadOptions,
+) -> Result<Input, ApiError> {
+    let loaded = kairos_model::input::load(Path::new(name), text, options);
     if let Some(kind) = loaded.kind.filter(|k| !kinds.contains(k)) {
         return Err(ApiError {
             message: format!(
@@ -189,7 +200,12 @@ pub fn synthesize(
         out: None,
     };
     let options = LoadOptions { slot, cores: None };
-    let system = crate::input::mc_system(file, "synth", &options)?;
+    let name = file.display().to_string();
+    let text = crate::input::read_text(file)?;
+    let system = match input_with(&name, &text, "synth", &crate::input::MC, &options)? {
+        Input::Mc(system) => system,
+        _ => unreachable!("the MC kinds load to MC systems"),
+    };
     let synthesized = crate::synth::synthesize_tables(&request, &system)?;
     let report = serde_json::to_value(&synthesized.summary).expect("the summary serializes");
     let tables = (synthesized.synthesis)

@@ -42,7 +42,7 @@ impl std::error::Error for Failure {}
 
 /// Where a stage sends what the user should be told while it works: notices and warnings
 /// (each a whole line, e.g. `notice: ...`). The command line prints them on standard error as
-/// they come; Python collects them.
+/// they come; the Python API drops them (a file's warnings reach it in the check report).
 pub type Notify<'a> = &'a mut dyn FnMut(&str);
 
 /// The first option of `given` that is set, refused as not applying (`belongs` says why):

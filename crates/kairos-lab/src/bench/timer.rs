@@ -76,7 +76,7 @@ pub fn run(args: &Request) -> Result<Report, Failure> {
         latency_ns: run_release_latency(cpus.len(), args.interval, duration)?,
     });
     interrupted(&signals)?;
-    // A failing cyclictest must not throw away what kairos measured: print it, then fail.
+    // A failing cyclictest must not throw away what kairos measured: it is reported beside it.
     let reference = match args.cyclictest {
         true => Some(cyclictest(interval, duration)),
         false => None,

@@ -16,18 +16,13 @@ use kairos_model::{parse_duration, Duration, Task};
 /// How the utilizations of a set are drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
+/// Each method's description is [`Method::summary`], which help texts show.
 pub enum Method {
-    /// SchedCAT style: draw tasks from `utilizations` until the total reaches the target.
     UntilCap,
-    /// UUniFast-discard: `tasks` utilizations summing to the target, each at most
-    /// `max_task_utilization` (Bini & Buttazzo 2005; Davis & Burns 2009).
     UunifastDiscard,
-    /// RandFixedSum: uniform over the utilization simplex with per-task bounds (Emberson et al.).
     Randfixedsum,
-    /// RT-Xen 2.0: bimodal utilizations, periods 350-850 ms, a pad task to hit the target.
     Rtxen,
-    /// Imprecise tasks (mandatory, optional, wind-up) as Chishiro and Yamasaki's evaluation of
-    /// G-RMWP and P-RMWP draws them (`kairos_gen::imprecise`); uses only the grid.
+    /// `kairos_gen::imprecise`.
     Imprecise,
 }
 
@@ -60,16 +55,23 @@ impl Method {
     /// One line on how the method draws, for help texts.
     pub fn summary(self) -> &'static str {
         match self {
-            Method::UntilCap => "SchedCAT style: draw tasks until the total reaches the target",
+            Method::UntilCap => {
+                "SchedCAT style: draw tasks from `utilizations` until the total reaches the target"
+            }
             Method::UunifastDiscard => {
-                "UUniFast-discard: `tasks` utilizations summing to the target (Bini & Buttazzo)"
+                "UUniFast-discard: `tasks` utilizations summing to the target, each at most \
+                 `max_task_utilization` (Bini & Buttazzo 2005; Davis & Burns 2009)"
             }
             Method::Randfixedsum => {
-                "RandFixedSum: uniform over the utilization simplex (Emberson et al.)"
+                "RandFixedSum: uniform over the utilization simplex with per-task bounds \
+                 (Emberson et al.)"
             }
-            Method::Rtxen => "RT-Xen 2.0: bimodal utilizations, periods 350-850 ms, a pad task",
+            Method::Rtxen => {
+                "RT-Xen 2.0: bimodal utilizations, periods 350-850 ms, a pad task to hit the target"
+            }
             Method::Imprecise => {
-                "imprecise tasks (mandatory, optional, wind-up) as Chishiro and Yamasaki draw them"
+                "imprecise tasks (mandatory, optional, wind-up) as Chishiro and Yamasaki's \
+                 evaluation of G-RMWP and P-RMWP draws them; uses only the grid"
             }
         }
     }

@@ -8,6 +8,9 @@ use serde_json::{json, Value};
 
 /// The sets `request` asks for, drawn from one seeded generator.
 pub fn task_sets(request: &SetRequest) -> Result<Vec<Vec<Task>>, Failure> {
+    if request.count == 0 {
+        return Err(Failure::bad_input("count must be at least 1"));
+    }
     if request.utilization.is_nan() || request.utilization <= 0.0 {
         return Err(Failure::bad_input(
             "the utilization must be a positive number",
@@ -16,7 +19,7 @@ pub fn task_sets(request: &SetRequest) -> Result<Vec<Vec<Task>>, Failure> {
     let generator = (request.spec().resolve())
         .map_err(|problems| Failure::bad_input(super::as_flags(&problems)))?;
     let mut rng = seeded(request.seed);
-    let mut sets = Vec::with_capacity(request.count);
+    let mut sets = Vec::new();
     for _ in 0..request.count {
         sets.push(
             generator

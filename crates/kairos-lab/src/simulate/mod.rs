@@ -81,11 +81,14 @@ pub struct OverheadRequest {
 }
 
 impl OverheadRequest {
-    fn is_set(&self) -> bool {
-        self.profile.is_some()
-            || self.scheduling.is_some()
-            || self.context_switch.is_some()
-            || self.migration.is_some()
+    /// Each overhead option and whether it is set, for a kind that takes none.
+    fn given(&self) -> [(bool, &'static str); 4] {
+        [
+            (self.profile.is_some(), "--overheads"),
+            (self.scheduling.is_some(), "--overhead-scheduling"),
+            (self.context_switch.is_some(), "--overhead-context-switch"),
+            (self.migration.is_some(), "--overhead-migration"),
+        ]
     }
 }
 

@@ -26,10 +26,10 @@ pub(super) fn run(
     let given = [
         (request.priorities != PriorityOrder::Auto, "--priorities"),
         (request.abort_on_miss, "--abort-on-miss"),
-        (request.overheads.is_set(), "--overheads"),
     ];
     let only = "applies to periodic workloads only: the table policy runs the tables as they are";
     refuse(&given, only)?;
+    refuse(&request.overheads.given(), only)?;
     let duration = checked_duration(request.duration)?;
     if let Some(cores) = request.cores {
         override_mc_cores(&mut system, cores)?;

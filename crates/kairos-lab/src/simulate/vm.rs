@@ -21,7 +21,6 @@ pub(super) fn run(
         (request.policy.is_some(), "--policy"),
         (request.cores.is_some(), "--cores"),
         (request.priorities != PriorityOrder::Auto, "--priorities"),
-        (request.overheads.is_set(), "--overheads"),
         (request.tables.is_some(), "--tables"),
         (!request.overruns.is_empty(), "--overrun"),
         (request.overrun_probability > 0.0, "--overrun-probability"),
@@ -29,6 +28,7 @@ pub(super) fn run(
     let belongs =
         "does not apply to a VM file: its schedulers and cores are the file's [vmm] and cores";
     refuse(&given, belongs)?;
+    refuse(&request.overheads.given(), belongs)?;
     let Prepared { system, plan, .. } = prepare(system).map_err(Failure::bad_input)?;
     let config = SimConfig {
         duration: resolve_duration(&plan.workload, request.duration, notify)?,
