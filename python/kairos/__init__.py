@@ -25,6 +25,7 @@ __all__ = [
     "policies",
     "generate",
     "synthesize",
+    "report",
     "read_run",
     "Simulation",
     "Synthesis",
@@ -113,6 +114,23 @@ def simulate(
     metrics, jobs = _call(_kairos.simulate, name, text, policy, duration, seed, execution_times, overrun_probability)
     frame = pd.DataFrame(json.loads(jobs))
     return Simulation(json.loads(metrics), frame)
+
+
+def report(
+    workload: Workload,
+    out: Union[str, "os.PathLike[str]"],
+    policies: Optional[List[str]] = None,
+    duration: Optional[str] = None,
+    seed: int = 0,
+    overrun: float = 0.2,
+) -> Dict[str, Any]:
+    """`kairos report --json -o OUT`: one self-contained HTML page written to `out` (a workload's
+    analysis and each policy's simulation, an MC-DAG system's tables and mode changes, or a VM
+    system's interfaces and two-level schedule); returns `out`, `file`, `kind`, `duration_ns`
+    and `runs` (per simulation its policy, jobs released and completed, deadline misses)."""
+    name, text = _source(workload)
+    written = _call(_kairos.report, name, text, os.fspath(out), policies, duration, seed, overrun)
+    return json.loads(written)
 
 
 def generate(utilization: float, cores: int = 4, count: int = 1, seed: int = 0, **options: Any) -> List[Dict[str, Any]]:

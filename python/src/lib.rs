@@ -107,6 +107,34 @@ fn synthesize(
     Ok((report.to_string(), tables.map(|t| t.to_string())))
 }
 
+/// `kairos report NAME -o OUT --json [--policies P,..] [--duration D] [--seed S] [--overrun P]`:
+/// the page written, and what it holds as JSON.
+#[pyfunction]
+#[pyo3(signature = (name, text, out, policies=None, duration=None, seed=0, overrun=0.2))]
+fn report(
+    name: &str,
+    text: &str,
+    out: &str,
+    policies: Option<Vec<String>>,
+    duration: Option<&str>,
+    seed: u64,
+    overrun: f64,
+) -> PyResult<String> {
+    let duration = duration
+        .map(kairos_model::parse_duration)
+        .transpose()
+        .map_err(|e| NativeError::new_err((format!("duration: {e}"), None::<String>)))?;
+    let request = kairos_lab::api::ReportRequest {
+        policies: policies.as_deref(),
+        duration,
+        seed,
+        overrun,
+    };
+    let written =
+        kairos_lab::api::report(name, text, std::path::Path::new(out), &request).map_err(raise)?;
+    Ok(written.to_string())
+}
+
 #[pymodule]
 fn _kairos(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NativeError", m.py().get_type::<NativeError>())?;
@@ -117,5 +145,6 @@ fn _kairos(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(experiment_shard, m)?)?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add_function(wrap_pyfunction!(synthesize, m)?)?;
+    m.add_function(wrap_pyfunction!(report, m)?)?;
     Ok(())
 }

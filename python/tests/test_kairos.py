@@ -166,3 +166,18 @@ def test_an_mc_system_runs_its_tables_and_overruns_raise_the_mode():
     assert stressed.jobs_discarded > 0
     with pytest.raises(kairos.KairosError, match="mixed-criticality systems only"):
         kairos.simulate("examples/demo.toml", overrun_probability=0.5)
+
+
+@pytest.mark.parametrize(
+    "path,kind,runs",
+    [("examples/demo.toml", "workload", 5), ("examples/mcdag/two-levels.toml", "mcdag", 1), ("examples/vm/two-domains.toml", "vm", 1)],
+)
+def test_report_writes_the_page_the_command_line_writes(tmp_path, path, kind, runs):
+    ours = kairos.report(path, tmp_path / "ours.html", duration="200ms")
+    theirs = cli("report", path, "-o", str(tmp_path / "theirs.html"), "--duration", "200ms")
+    assert ours["kind"] == theirs["kind"] == kind
+    assert len(ours["runs"]) == runs
+    assert ours["runs"] == theirs["runs"]
+    assert ours["duration_ns"] == 200_000_000
+    page = (tmp_path / "ours.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page

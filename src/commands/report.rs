@@ -2,9 +2,9 @@
 //! (the workload, the analysis, each policy's simulation; an MC system's tables and mode
 //! changes; a VM system's interfaces and two-level schedule), written where asked.
 
-use crate::args::{duration_arg, write_output, CommandResult};
+use crate::args::{duration_arg, CommandResult};
 use crate::input::load_for;
-use kairos_lab::report::{build, headline, Request, Written, TAKES};
+use kairos_lab::report::{headline, write, Request, TAKES};
 use kairos_model::input::LoadOptions;
 use kairos_model::{Duration, Instant};
 use std::path::PathBuf;
@@ -52,15 +52,8 @@ pub fn run(args: &Args) -> CommandResult {
         seed: args.seed,
         overrun: args.overrun,
     };
-    let page = build(&request, taken.input, &mut crate::args::to_stderr)?;
-    write_output(&args.out, &page.html)?;
-    let written = Written {
-        out: args.out.display().to_string(),
-        file: args.file.display().to_string(),
-        kind: page.kind,
-        duration_ns: page.duration_ns,
-        runs: page.runs,
-    };
+    let notify = &mut crate::args::to_stderr;
+    let written = write(&request, taken.input, &args.out, notify)?;
     if args.json {
         crate::args::print_json(&written);
     } else {

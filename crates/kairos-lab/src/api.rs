@@ -5,7 +5,7 @@
 
 use crate::check;
 use kairos_model::input::{Input, InputKind, LoadOptions};
-use kairos_model::Duration;
+use kairos_model::{Duration, Instant};
 use kairos_sim::ExecutionTimeModel;
 use serde_json::Value;
 use std::path::Path;
@@ -153,6 +153,41 @@ fn refused(message: impl Into<String>) -> ApiError {
         message: message.into(),
         report: None,
     }
+}
+
+/// What a report page shows besides its input: `kairos report`'s options.
+pub struct ReportRequest<'a> {
+    /// None: the input's default policies (`kairos_policy::registry::compared_for`).
+    pub policies: Option<&'a [String]>,
+    pub duration: Option<Duration>,
+    pub seed: u64,
+    /// MC-DAG systems: each job above the lowest level overruns with this probability.
+    pub overrun: f64,
+}
+
+/// `kairos report NAME -o OUT --json`: the page written to `out` (its Gantt charts show the
+/// first 100 ms), and what it holds.
+pub fn report(
+    name: &str,
+    text: &str,
+    out: &Path,
+    request: &ReportRequest,
+) -> Result<Value, ApiError> {
+    if !(0.0..=1.0).contains(&request.overrun) {
+        return Err(refused("the overrun probability is between 0 and 1"));
+    }
+    let input = input(name, text, "report", &crate::report::TAKES)?;
+    let window = (Instant::ZERO, Instant::ZERO + Duration::from_millis(100));
+    let page = crate::report::Request {
+        file: Path::new(name),
+        policies: request.policies,
+        duration: request.duration,
+        gantt_window: window,
+        seed: request.seed,
+        overrun: request.overrun,
+    };
+    let written = crate::report::write(&page, input, out, &mut |_| {})?;
+    Ok(serde_json::to_value(written).expect("the report serializes"))
 }
 
 /// One shard of `kairos experiment NAME`: the verdicts of samples `start..end` of point

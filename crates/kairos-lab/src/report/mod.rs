@@ -95,6 +95,24 @@ pub struct Page {
     pub runs: Vec<RunSummary>,
 }
 
+/// The page of `input`, written to `out`: what it holds.
+pub fn write(
+    request: &Request,
+    input: Input,
+    out: &Path,
+    notify: Notify,
+) -> Result<Written, Failure> {
+    let page = build(request, input, notify)?;
+    crate::error::write_output(out, &page.html)?;
+    Ok(Written {
+        out: out.display().to_string(),
+        file: request.file.display().to_string(),
+        kind: page.kind,
+        duration_ns: page.duration_ns,
+        runs: page.runs,
+    })
+}
+
 /// The page of `input` (a workload, an MC-DAG system or a VM system).
 pub fn build(request: &Request, input: Input, notify: Notify) -> Result<Page, Failure> {
     let page = |html, kind, (run, duration_ns): (RunSummary, u64)| Page {
