@@ -14,7 +14,8 @@
 //!   precondition the test cannot provide, such as SimSo's Python 3.11). Skips are listed.
 //!
 //! Blocks that run real-time threads (`kairos run`, the runtime benches, `setpriv`) run in a
-//! test of their own, ignored by a plain `cargo test` like every real-time test (CI runs it).
+//! test of their own, ignored by a plain `cargo test` like every real-time test (CI runs it),
+//! never beside the plain one (two cores of simulations would disturb what it measures).
 //!
 //! Blocks run in file order (README.md, then docs/*.md by name), each in a scratch folder that
 //! holds `examples`, `docs`, `crates` and `scripts` links to the repository's, with the `kairos` under test first on
@@ -25,12 +26,9 @@
 //! `; echo "exit $?"`, here-documents), which trycmd does not run.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::Mutex;
+use std::{process::Command, sync::Mutex};
 
-/// The two example runs take turns: the plain examples load both cores with simulations and
-/// syntheses, and the real-time ones measure this machine (`kairos bench overheads` took 320 ms
-/// of backlog at the start of a run while the plain examples ran beside it).
+/// The plain and the real-time examples take turns (see the module doc).
 static TURNS: Mutex<()> = Mutex::new(());
 
 /// One ```sh block and what follows it.
