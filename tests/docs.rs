@@ -25,8 +25,7 @@
 //! Written by hand rather than with trycmd: the documented commands are shell lines (pipes,
 //! `; echo "exit $?"`, here-documents), which trycmd does not run.
 
-use std::path::{Path, PathBuf};
-use std::{process::Command, sync::Mutex};
+use std::{path::Path, path::PathBuf, process::Command, sync::Mutex};
 
 /// The plain and the real-time examples take turns (see the module doc).
 static TURNS: Mutex<()> = Mutex::new(());
