@@ -11,3 +11,19 @@ pub fn slot_arg(text: &str) -> Result<Duration, String> {
     }
     Ok(slot)
 }
+
+/// The `[overheads]` table of a file (a profile `kairos bench overheads --out` wrote, or any
+/// workload with one); its diagnostics go to stderr, located.
+pub fn load_overheads(
+    path: &std::path::Path,
+) -> Result<kairos_model::Overheads, crate::args::Failure> {
+    let source = read_text(path)?;
+    let format = kairos_model::Format::from_path(&path.to_string_lossy());
+    kairos_model::overheads_from_source(&source, format).map_err(|diagnostics| {
+        let name = path.display().to_string();
+        for d in diagnostics.iter() {
+            eprintln!("{}", d.render(&name));
+        }
+        crate::args::Failure::bad_input(format!("{name}: no usable [overheads] table"))
+    })
+}

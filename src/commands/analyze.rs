@@ -2,10 +2,11 @@
 //! batch of task sets (one JSON verdict per line, streaming, in parallel).
 
 use crate::args::{CommandResult, Failure};
-use crate::input::load_for;
+use crate::input::{load_for, load_overheads};
+use kairos_analysis::overheads::Quantile;
 use kairos_analysis::registry;
-use kairos_lab::analyze::analyze;
 use kairos_lab::analyze::batch::analyse_line;
+use kairos_lab::analyze::{analyze_with, OverheadRequest};
 use kairos_model::input::{Input, InputKind, LoadOptions};
 use rayon::prelude::*;
 use std::io::{BufRead, Write};
@@ -34,6 +35,14 @@ pub struct AnalyzeArgs {
     /// Worker threads for --batch (default: all cores).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Also run every test with the overheads of this file's [overheads] table charged (a
+    /// profile `kairos bench overheads --out` writes) and show both verdicts; without it, a
+    /// workload's own [overheads] are charged. The exit code follows the overhead-aware verdict.
+    #[arg(long, value_name = "FILE.toml", conflicts_with = "batch")]
+    pub overheads: Option<PathBuf>,
+    /// Which point of each measured overhead distribution to charge: max (safe) or p99.
+    #[arg(long, value_name = "QUANTILE", default_value = "max", value_parser = quantile_arg)]
+    pub overhead_quantile: Quantile,
     /// List the test names and exit.
     #[arg(long, exclusive = true)]
     pub list: bool,
@@ -53,27 +62,41 @@ pub fn run(args: &AnalyzeArgs) -> CommandResult {
         None => run_file(
             args.file.as_ref().expect("clap requires FILE or --batch"),
             &list,
-            args.json,
+            args,
         ),
     }
+}
+
+fn quantile_arg(text: &str) -> Result<Quantile, String> {
+    Quantile::parse(text)
 }
 
 /// The kinds `kairos analyze` takes.
 const TAKES: [InputKind; 3] = [InputKind::Workload, InputKind::SimsoXml, InputKind::Vm];
 
-fn run_file(path: &Path, list: &registry::TestList, json: bool) -> CommandResult {
+fn run_file(path: &Path, list: &registry::TestList, args: &AnalyzeArgs) -> CommandResult {
     let workload = match load_for(path, "analyze", &TAKES, &LoadOptions::default())?.input {
-        Input::Vm(system) => return crate::commands::vm::analyze(&system, json),
+        Input::Vm(_) if args.overheads.is_some() => {
+            return Err(Failure::bad_input(
+                "--overheads does not apply to a VM file: kairos has no overhead-aware \
+                 compositional analysis",
+            ))
+        }
+        Input::Vm(system) => return crate::commands::vm::analyze(&system, args.json),
         Input::Workload(workload) => workload,
         _ => unreachable!("analyze takes workloads and VM systems"),
     };
-    let analysis = analyze(&path.display().to_string(), &workload, list);
-    if json {
+    let request = OverheadRequest {
+        profile: args.overheads.as_deref().map(load_overheads).transpose()?,
+        quantile: args.overhead_quantile,
+    };
+    let analysis = analyze_with(&path.display().to_string(), &workload, list, &request);
+    if args.json {
         crate::args::print_json(&analysis);
     } else {
         print!("{}", kairos_lab::text::analysis(&workload, &analysis));
     }
-    Ok(if analysis.schedulable {
+    Ok(if analysis.verdict() {
         0
     } else {
         crate::exit::NO

@@ -10,7 +10,7 @@ use crate::args::{duration_arg, window_arg, CommandResult, Failure};
 use kairos_lab::simulate::pictures::{write_trace_files, TraceOutputs};
 use kairos_lab::simulate::{simulate, OverheadRequest, Request};
 use kairos_model::input::{InputKind, LoadOptions};
-use kairos_model::{Duration, Format, Instant, Overheads};
+use kairos_model::{Duration, Instant, Overheads};
 use kairos_policy::PriorityOrder;
 use kairos_sim::table::Overrun;
 use kairos_sim::ExecutionTimeModel;
@@ -147,7 +147,7 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
 /// only (another kind refuses the flag, unread).
 fn request(args: &SimulateArgs, workload: bool) -> Result<Request, Failure> {
     let profile = match (&args.overheads, workload) {
-        (Some(path), true) => Some(load_overheads(path)?),
+        (Some(path), true) => Some(crate::input::load_overheads(path)?),
         (Some(_), false) => Some(Overheads::default()),
         (None, _) => None,
     };
@@ -186,18 +186,6 @@ pub fn execution_model(name: &str) -> ExecutionTimeModel {
         "uniform" => ExecutionTimeModel::Uniform,
         _ => ExecutionTimeModel::Wcet,
     }
-}
-
-fn load_overheads(path: &std::path::Path) -> Result<Overheads, Failure> {
-    let source = crate::input::read_text(path)?;
-    let format = Format::from_path(&path.to_string_lossy());
-    kairos_model::overheads_from_source(&source, format).map_err(|diagnostics| {
-        let name = path.display().to_string();
-        for d in diagnostics.iter() {
-            eprintln!("{}", d.render(&name));
-        }
-        Failure::bad_input(format!("{name}: no usable [overheads] table"))
-    })
 }
 
 fn overrun_arg(text: &str) -> Result<Overrun, String> {

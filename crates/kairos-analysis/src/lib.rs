@@ -10,6 +10,7 @@ pub mod csa;
 pub mod gedzl;
 pub mod global_edf;
 pub mod global_fp;
+pub mod overheads;
 pub mod partition;
 pub mod registry;
 pub mod rmwp;

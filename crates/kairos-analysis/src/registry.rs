@@ -1,5 +1,6 @@
 //! Every test by its CLI name: what `kairos analyze --tests`, batch mode and experiments use.
 
+use crate::overheads::Placement;
 use crate::partition::{self, Admission, Heuristic};
 use crate::rmwp;
 use crate::uniprocessor::{bounds, edf_qpa, fp_rta};
@@ -63,6 +64,17 @@ impl Test {
             Runner::Rmwp(RmwpScope::Partitioned(heuristic)) => {
                 rmwp::partitioned::is_schedulable(tasks, cores, heuristic)
             }
+        }
+    }
+
+    /// How the test's policy places jobs on `cores` cores, which decides the overheads charged
+    /// ([`crate::overheads`]).
+    pub fn placement(&self, cores: usize) -> Placement {
+        match self.runner {
+            _ if cores == 1 => Placement::Uniprocessor,
+            Runner::Global(_) | Runner::GlobalFixedPriority(_) => Placement::Global,
+            Runner::Rmwp(RmwpScope::Global) => Placement::Global,
+            _ => Placement::Partitioned,
         }
     }
 

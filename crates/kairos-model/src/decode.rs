@@ -29,7 +29,15 @@ pub const TASK_KEYS: [&str; 10] = [
     "priority",
     "core",
 ];
-pub const OVERHEAD_KEYS: [&str; 3] = ["scheduling", "context_switch", "migration"];
+pub const OVERHEAD_KEYS: [&str; 7] = [
+    "scheduling",
+    "context_switch",
+    "migration",
+    "release",
+    "release_latency",
+    "ipi",
+    "part_callback",
+];
 
 /// The most criticality levels a mixed-criticality system may name.
 pub const MAX_LEVELS: usize = 64;

@@ -1,5 +1,7 @@
-//! Scheduling overheads the simulator charges: a fixed duration per event, or a distribution
-//! measured on a machine (`kairos bench overheads` writes one), from which each charge is drawn.
+//! Scheduling overheads: a fixed duration per event, or a distribution measured on a machine
+//! (`kairos bench overheads` writes one). The simulator charges the first three per switch-in,
+//! drawing each charge from its distribution; the overhead-aware analysis
+//! (`kairos_analysis::overheads`) charges every one at a chosen quantile.
 
 use crate::time::Duration;
 use serde::Serialize;
@@ -13,6 +15,20 @@ pub struct Overheads {
     pub context_switch: Cost,
     /// Charged in addition when the job resumes on a different core than it last ran on.
     pub migration: Cost,
+    /// The dispatcher's pass that handles a job's release, which interrupts whatever runs on
+    /// its core (analysis only).
+    #[serde(skip_serializing_if = "Cost::is_zero")]
+    pub release: Cost,
+    /// How late a release is handled after its instant: the timer's lateness (analysis only).
+    #[serde(skip_serializing_if = "Cost::is_zero")]
+    pub release_latency: Cost,
+    /// From one core asking another to reschedule (a doorbell, an IPI) to that core's handler
+    /// (analysis only).
+    #[serde(skip_serializing_if = "Cost::is_zero")]
+    pub ipi: Cost,
+    /// The policy's callback at the end of an imprecise job's part (analysis only).
+    #[serde(skip_serializing_if = "Cost::is_zero")]
+    pub part_callback: Cost,
 }
 
 impl Overheads {
@@ -22,11 +38,25 @@ impl Overheads {
             scheduling: Cost::Fixed(scheduling),
             context_switch: Cost::Fixed(context_switch),
             migration: Cost::Fixed(migration),
+            ..Overheads::default()
         }
     }
 
     pub fn is_zero(&self) -> bool {
-        self.scheduling.is_zero() && self.context_switch.is_zero() && self.migration.is_zero()
+        self.costs().iter().all(|(_, c)| c.is_zero())
+    }
+
+    /// Every cost with its key in the `[overheads]` table, in the table's order.
+    pub fn costs(&self) -> [(&'static str, Cost); 7] {
+        [
+            ("scheduling", self.scheduling),
+            ("context_switch", self.context_switch),
+            ("migration", self.migration),
+            ("release", self.release),
+            ("release_latency", self.release_latency),
+            ("ipi", self.ipi),
+            ("part_callback", self.part_callback),
+        ]
     }
 }
 

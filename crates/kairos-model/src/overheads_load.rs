@@ -38,20 +38,24 @@ pub(crate) fn decode_overheads(decoder: &mut Decoder, node: &Node) -> Option<Ove
     let path = "overheads";
     let entries = decoder.table(node, path)?;
     decoder.reject_unknown_keys(entries, &OVERHEAD_KEYS, path);
-    let mut read = |key: &str| match decoder.field(entries, key, path) {
-        Some(n) => decode_cost(decoder, n, &format!("{path}.{key}")),
-        None => Some(Cost::default()),
-    };
-    // Read all three before giving up, so every bad value is reported.
-    let (scheduling, context_switch, migration) = (
-        read("scheduling"),
-        read("context_switch"),
-        read("migration"),
-    );
+    // Every key is read before giving up, so every bad value is reported.
+    let costs: Vec<Option<Cost>> = (OVERHEAD_KEYS.iter())
+        .map(|key| match decoder.field(entries, key, path) {
+            Some(n) => decode_cost(decoder, n, &format!("{path}.{key}")),
+            None => Some(Cost::default()),
+        })
+        .collect();
+    let costs: Vec<Cost> = costs.into_iter().collect::<Option<_>>()?;
+    let [scheduling, context_switch, migration, release, release_latency, ipi, part_callback] =
+        costs.try_into().ok()?;
     Some(Overheads {
-        scheduling: scheduling?,
-        context_switch: context_switch?,
-        migration: migration?,
+        scheduling,
+        context_switch,
+        migration,
+        release,
+        release_latency,
+        ipi,
+        part_callback,
     })
 }
 

@@ -4,6 +4,9 @@
 //! task sets are [`batch`].
 
 pub mod batch;
+pub mod overheads;
+
+pub use overheads::{OverheadAware, OverheadRequest};
 
 use kairos_analysis::registry::{self, Selection, TestList};
 use kairos_analysis::{tasks_of, Verdict};
@@ -27,6 +30,19 @@ pub struct Analysis {
     #[serde(serialize_with = "as_map")]
     pub tests: Vec<TestVerdict>,
     pub skipped: Vec<Skipped>,
+    /// The same tests with overheads charged: the caller's profile, or the workload's own
+    /// `[overheads]`; absent when there are none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overheads: Option<OverheadAware>,
+}
+
+impl Analysis {
+    /// The verdict that counts: the overhead-aware one when overheads were charged.
+    pub fn verdict(&self) -> bool {
+        self.overheads
+            .as_ref()
+            .map_or(self.schedulable, |o| o.schedulable)
+    }
 }
 
 /// A test's verdict, with the failing task named as well as numbered.
@@ -55,14 +71,24 @@ fn as_map<S: Serializer>(tests: &[TestVerdict], serializer: S) -> Result<S::Ok, 
     map.end()
 }
 
-/// `workload` under the tests of `list` that apply to it (the RMWP tests for imprecise tasks).
+/// `workload` under the tests of `list` that apply to it (the RMWP tests for imprecise tasks),
+/// with the workload's own `[overheads]` charged beside the ideal verdicts when it has any.
 pub fn analyze(file: &str, workload: &Workload, list: &TestList) -> Analysis {
+    analyze_with(file, workload, list, &OverheadRequest::default())
+}
+
+/// [`analyze`], charging the overheads `request` names.
+pub fn analyze_with(
+    file: &str,
+    workload: &Workload,
+    list: &TestList,
+    request: &OverheadRequest,
+) -> Analysis {
     let selection = list.for_workload(workload.cores, workload.has_imprecise_tasks());
     let tests = verdicts(workload, &selection);
-    let shown_by: Vec<&'static str> = (tests.iter())
-        .filter(|t| t.verdict.schedulable)
-        .map(|t| t.test)
-        .collect();
+    let shown_by = shown_by(&tests);
+    let overheads = (overheads::chosen(workload, request))
+        .map(|profile| overheads::analyze(workload, &selection, profile, request.quantile));
     Analysis {
         file: file.to_string(),
         workload: workload.name.clone(),
@@ -77,6 +103,7 @@ pub fn analyze(file: &str, workload: &Workload, list: &TestList) -> Analysis {
                 reason,
             })
             .collect(),
+        overheads,
     }
 }
 
@@ -86,22 +113,38 @@ pub fn analyze_default(file: &str, workload: &Workload) -> Analysis {
     analyze(file, workload, &list)
 }
 
-/// Every selected test's verdict. Fixed-priority tests follow the file's priorities when every
-/// task has one (as a simulation's `auto` priority order does), rate-monotonic order otherwise.
+/// Every selected test's verdict.
 fn verdicts(workload: &Workload, selection: &Selection) -> Vec<TestVerdict> {
     let tasks = tasks_of(workload);
-    let priority_order = (workload.tasks.iter().all(|t| t.priority.is_some())).then(|| {
-        let priorities: Vec<_> = workload.tasks.iter().map(|t| t.priority).collect();
-        kairos_analysis::uniprocessor::explicit_order(&priorities)
-    });
+    let order = priority_order(workload);
     (selection.run.iter())
         .map(|t: &&'static registry::Test| {
-            let verdict = t.run_with_priorities(&tasks, workload.cores, priority_order.as_deref());
-            TestVerdict {
-                test: t.name.as_str(),
-                failing_task_name: verdict.failing_task.map(|i| workload.tasks[i].name.clone()),
-                verdict,
-            }
+            let verdict = t.run_with_priorities(&tasks, workload.cores, order.as_deref());
+            named(t.name.as_str(), verdict, workload)
         })
+        .collect()
+}
+
+/// Fixed-priority tests follow the file's priorities when every task has one (as a
+/// simulation's `auto` priority order does), rate-monotonic order otherwise.
+fn priority_order(workload: &Workload) -> Option<Vec<usize>> {
+    (workload.tasks.iter().all(|t| t.priority.is_some())).then(|| {
+        let priorities: Vec<_> = workload.tasks.iter().map(|t| t.priority).collect();
+        kairos_analysis::uniprocessor::explicit_order(&priorities)
+    })
+}
+
+fn named(test: &'static str, verdict: Verdict, workload: &Workload) -> TestVerdict {
+    TestVerdict {
+        test,
+        failing_task_name: verdict.failing_task.map(|i| workload.tasks[i].name.clone()),
+        verdict,
+    }
+}
+
+fn shown_by(tests: &[TestVerdict]) -> Vec<&'static str> {
+    (tests.iter())
+        .filter(|t| t.verdict.schedulable)
+        .map(|t| t.test)
         .collect()
 }

@@ -4,15 +4,23 @@
 //! --overheads FILE` charges what this machine costs ("simulate this machine").
 //!
 //! The simulator's three overheads come from the run's histograms:
-//! - `scheduling`: the decision (callbacks, decide, check, lock held), plus the dispatcher's
-//!   timer lateness when idle cores do not wake ahead (`--lead 0s`);
+//! - `scheduling`: the decision (callbacks, decide, check, lock held) and the wait for the
+//!   scheduler's lock, plus the dispatcher's timer lateness when idle cores do not wake ahead
+//!   (`--lead 0s`);
 //! - `context_switch`: from the dispatcher's request to the job's first instruction;
 //! - `migration`: what a switch-in on another core adds to that: the distribution of request to
 //!   start for jobs resuming on another core, less the median request to start of all.
 //!
-//! Without lead, `scheduling` sums two measured distributions quantile by quantile: exact when
-//! they move together, otherwise an upper bound on the sum's tail, erring toward charging too
-//! much.
+//! The overhead-aware analysis (`kairos analyze --overheads`) charges four more, when the run
+//! measured them:
+//! - `release`: a dispatcher pass with its lock wait, which is how kairos handles a release;
+//! - `release_latency`: the timer's lateness (timer to handler);
+//! - `ipi`: a doorbell from one core's dispatcher to another's handler;
+//! - `part_callback`: the policy's callback at the end of an imprecise job's part.
+//!
+//! Sums of measured distributions are taken quantile by quantile: exact when they move
+//! together, otherwise an upper bound on the sum's maximum, and on its other quantiles erring
+//! toward charging too much.
 
 use crate::Failure;
 use crate::Notify;
@@ -20,8 +28,8 @@ use kairos_model::{Duration, Quantiles, Workload};
 use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_rt::dispatcher::{
-    run_user, UserRunConfig, DECISION_COST, MIGRATION_REQUEST_TO_START, REQUEST_TO_START,
-    TIMER_TO_HANDLER,
+    run_user, UserRunConfig, DECISION_COST, EVENT_TO_HANDLER, LOCK_WAIT,
+    MIGRATION_REQUEST_TO_START, PART_POLICY, REQUEST_TO_START, TIMER_TO_HANDLER,
 };
 use kairos_rt::measure::{HistogramJson, RunResult};
 use kairos_rt::watchdog::RunControl;
@@ -37,7 +45,8 @@ pub struct Request<'a> {
     pub lead: Duration,
 }
 
-/// The three overheads the simulator charges, as measured (ns: min, p50, p90, p99, max).
+/// The overheads as measured (ns: min, p50, p90, p99, max); the analysis-only ones are `None`
+/// when the run had no such event.
 #[derive(serde::Serialize)]
 pub struct Measured {
     pub policy: &'static str,
@@ -45,6 +54,10 @@ pub struct Measured {
     pub scheduling: [u64; 5],
     pub context_switch: [u64; 5],
     pub migration: [u64; 5],
+    pub release: [u64; 5],
+    pub release_latency: Option<[u64; 5]>,
+    pub ipi: Option<[u64; 5]>,
+    pub part_callback: Option<[u64; 5]>,
     pub decisions: u64,
     pub switch_ins: u64,
     pub migrations: u64,
@@ -82,11 +95,15 @@ pub fn run(args: &Request, notify: Notify) -> Result<Measured, Failure> {
 
 /// The run's histograms as the simulator's three overheads.
 fn measure(result: &RunResult, args: &Request, kind: PolicyKind) -> Result<Measured, Failure> {
-    let decision = quantiles_of(result, DECISION_COST)?;
+    let pass = match quantiles_of(result, LOCK_WAIT) {
+        Ok(wait) => combine(quantiles_of(result, DECISION_COST)?, wait),
+        Err(_) => quantiles_of(result, DECISION_COST)?,
+    };
     let start = quantiles_of(result, REQUEST_TO_START)?;
-    let scheduling = match args.lead.is_zero() {
-        true => combine(decision, quantiles_of(result, TIMER_TO_HANDLER)?),
-        false => decision,
+    let release_latency = quantiles_of(result, TIMER_TO_HANDLER).ok();
+    let scheduling = match (args.lead.is_zero(), release_latency) {
+        (true, Some(late)) => combine(pass, late),
+        _ => pass,
     };
     let migration = match quantiles_of(result, MIGRATION_REQUEST_TO_START) {
         Ok(moved) => moved.map(|v| v.saturating_sub(start[1])),
@@ -99,6 +116,10 @@ fn measure(result: &RunResult, args: &Request, kind: PolicyKind) -> Result<Measu
         scheduling,
         context_switch: start,
         migration,
+        release: pass,
+        release_latency,
+        ipi: quantiles_of(result, EVENT_TO_HANDLER).ok(),
+        part_callback: quantiles_of(result, PART_POLICY).ok(),
         decisions: count(DECISION_COST),
         switch_ins: count(REQUEST_TO_START),
         migrations: count(MIGRATION_REQUEST_TO_START),
@@ -114,23 +135,31 @@ impl Measured {
 }
 
 fn overheads_table(m: &Measured, provenance: &str) -> String {
-    format!(
+    let mut out = format!(
         "# kairos's user-space dispatcher on this machine ({} CPUs used), measured by\n\
          # `{provenance}`:\n\
          # {} decisions, {} switch-ins, {} migrations. Simulate this machine with\n\
-         # `kairos simulate WORKLOAD --policy P --overheads THIS_FILE`.\n\
-         [overheads]\n\
-         scheduling = {}\n\
-         context_switch = {}\n\
-         migration = {}\n",
-        m.cpus,
-        m.decisions,
-        m.switch_ins,
-        m.migrations,
-        inline_table(m.scheduling),
-        inline_table(m.context_switch),
-        inline_table(m.migration),
-    )
+         # `kairos simulate WORKLOAD --policy P --overheads THIS_FILE`; analyse a set as it runs\n\
+         # here with `kairos analyze WORKLOAD --overheads THIS_FILE` (release, release_latency,\n\
+         # ipi and part_callback are charged by the analysis only).\n\
+         [overheads]\n",
+        m.cpus, m.decisions, m.switch_ins, m.migrations,
+    );
+    let rows = [
+        ("scheduling", Some(m.scheduling)),
+        ("context_switch", Some(m.context_switch)),
+        ("migration", Some(m.migration)),
+        ("release", Some(m.release)),
+        ("release_latency", m.release_latency),
+        ("ipi", m.ipi),
+        ("part_callback", m.part_callback),
+    ];
+    for (key, values) in rows {
+        if let Some(values) = values {
+            out.push_str(&format!("{key} = {}\n", inline_table(values)));
+        }
+    }
+    out
 }
 
 /// min, p50, p90, p99 and max of a run's histogram, ns; an error if it has no sample.

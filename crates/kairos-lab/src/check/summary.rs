@@ -130,14 +130,14 @@ fn managed(s: &ManagedSystem) -> String {
     )
 }
 
-/// The medians of an overhead profile's costs (a measured cost is drawn per switch).
+/// The medians of an overhead profile's costs (a measured cost is drawn per switch); the
+/// analysis-only ones when given.
 fn overheads_line(o: &Overheads) -> String {
-    format!(
-        "overhead profile, medians: scheduling {}, context switch {}, migration {}",
-        o.scheduling.median(),
-        o.context_switch.median(),
-        o.migration.median()
-    )
+    let costs: Vec<String> = (o.costs().iter().enumerate())
+        .filter(|(i, (_, cost))| *i < 3 || !cost.is_zero())
+        .map(|(_, (key, cost))| format!("{} {}", key.replace('_', " "), cost.median()))
+        .collect();
+    format!("overhead profile, medians: {}", costs.join(", "))
 }
 
 /// An experiment config, resolved as `kairos experiment` resolves it.

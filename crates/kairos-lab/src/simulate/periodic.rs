@@ -152,5 +152,6 @@ fn overheads(workload: &Workload, request: &Request) -> Overheads {
         scheduling: or(asked.scheduling, base.scheduling),
         context_switch: or(asked.context_switch, base.context_switch),
         migration: or(asked.migration, base.migration),
+        ..base
     }
 }

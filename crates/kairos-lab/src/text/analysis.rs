@@ -5,22 +5,30 @@ use crate::analyze::{Analysis, Skipped, TestVerdict};
 use kairos_analysis::Verdict;
 use kairos_model::Workload;
 
-/// The analysis as `kairos analyze` prints it.
+/// The analysis as `kairos analyze` prints it; with overheads, the overhead-aware verdict of
+/// each test beside the ideal one, then what they charge each task.
 pub fn analysis(workload: &Workload, analysis: &Analysis) -> String {
-    let mut out = verdict_table(workload, &analysis.tests);
+    let mut out = verdict_table(workload, analysis);
     out.push_str(&skipped_lines(&analysis.skipped));
-    out.push_str(&overall_line(analysis));
-    out.push('\n');
+    if let Some(o) = &analysis.overheads {
+        out.push_str(&super::analysis_overheads::charges(o));
+    }
+    out.push_str(&overall_line(
+        "verdict",
+        analysis.schedulable,
+        &analysis.shown_by,
+    ));
+    if let Some(o) = &analysis.overheads {
+        let label = format!("verdict with overheads ({})", o.quantile.name());
+        out.push_str(&overall_line(&label, o.schedulable, &o.shown_by));
+    }
     out
 }
 
-fn overall_line(analysis: &Analysis) -> String {
-    match analysis.schedulable {
-        true => format!(
-            "verdict: schedulable (shown by {})",
-            analysis.shown_by.join(", ")
-        ),
-        false => "verdict: not shown schedulable by any test run".to_string(),
+fn overall_line(label: &str, schedulable: bool, shown_by: &[&str]) -> String {
+    match schedulable {
+        true => format!("{label}: schedulable (shown by {})\n", shown_by.join(", ")),
+        false => format!("{label}: not shown schedulable by any test run\n"),
     }
 }
 
@@ -38,35 +46,55 @@ fn skipped_lines(skipped: &[Skipped]) -> String {
         .collect()
 }
 
-/// One row per test: the verdict and its evidence (response times, the failing task, or the
-/// mapping of tasks to cores).
-fn verdict_table(workload: &Workload, verdicts: &[TestVerdict]) -> String {
+/// One row per test: the verdict (and the overhead-aware one, if any) and its evidence
+/// (response times, the failing task, or the mapping of tasks to cores).
+fn verdict_table(workload: &Workload, analysis: &Analysis) -> String {
     let names: Vec<&str> = workload.tasks.iter().map(|t| t.name.as_str()).collect();
     let imprecise: Vec<bool> = workload
         .tasks
         .iter()
         .map(|t| t.imprecise.is_some())
         .collect();
+    let with = analysis.overheads.as_ref().map(|o| &o.tests);
     let mut out = format!(
-        "{} on {} core(s), utilization {:.3}\n{:<24} {:<12} details\n",
+        "{} on {} core(s), utilization {:.3}\n{:<24} {:<12} {}details\n",
         workload.name.as_deref().unwrap_or("workload"),
         workload.cores,
         workload.total_utilization(),
         "test",
-        "verdict"
+        "verdict",
+        if with.is_some() {
+            "with overheads  "
+        } else {
+            ""
+        },
     );
     for TestVerdict {
         test, verdict: v, ..
-    } in verdicts
+    } in &analysis.tests
     {
-        let verdict = if v.schedulable { "schedulable" } else { "no" };
+        let charged = with.map(|tests| tests.iter().find(|o| o.test == *test));
+        let overheads = match charged {
+            Some(Some(o)) => format!("{:<16}", word(&o.verdict)),
+            Some(None) => format!("{:<16}", "-"),
+            None => String::new(),
+        };
         out.push_str(&format!(
-            "{test:<24} {verdict:<12} {}{}\n",
+            "{test:<24} {:<12} {overheads}{}{}\n",
+            word(v),
             details(v, &names),
             optional_deadlines(v, &names, &imprecise)
         ));
     }
     out
+}
+
+fn word(v: &Verdict) -> &'static str {
+    if v.schedulable {
+        "schedulable"
+    } else {
+        "no"
+    }
 }
 
 fn details(v: &Verdict, names: &[&str]) -> String {

@@ -1,6 +1,7 @@
 //! Text tables for people (the JSON forms are the metrics' serde output).
 
 mod analysis;
+mod analysis_overheads;
 mod partition;
 mod tables;
 pub mod validation;

@@ -1,0 +1,155 @@
+//! The accounting against values worked by hand from the module doc's formulas (the quotients
+//! rounded up to whole nanoseconds), and its limits.
+
+use super::*;
+use crate::{task_ns, test_rng};
+use kairos_model::Cost;
+
+fn us(v: u64) -> Duration {
+    Duration::from_micros(v)
+}
+
+/// Δrel 10 us, Δev 20 us, Δsch 5 us, Δcxs 15 us, Δcpmd 30 us, Δipi 8 us, Δpart 3 us.
+fn charges() -> Charges {
+    Charges {
+        release: us(10),
+        release_latency: us(20),
+        scheduling: us(5),
+        context_switch: us(15),
+        migration: us(30),
+        ipi: us(8),
+        part_callback: us(3),
+    }
+}
+
+fn wcets(inflation: &Inflation) -> Vec<u64> {
+    inflation.tasks.iter().map(|t| t.wcet_ns()).collect()
+}
+
+/// (1 ms, 4 ms) and (2 ms, 10 ms): u_rel = 10/4000 + 10/10000 = 0.0035, s = 0.9965;
+/// c_pre = (2 * 10000 + 20000 * 0.0035) / 0.9965 = 20140.49 -> 20141 ns.
+fn two_tasks() -> [SporadicTask; 2] {
+    [
+        task_ns(1_000_000, 4_000_000, 4_000_000),
+        task_ns(2_000_000, 10_000_000, 10_000_000),
+    ]
+}
+
+#[test]
+fn one_core_charges_switches_and_preemptions() {
+    let inflation = inflate(&two_tasks(), Placement::Uniprocessor, &charges()).unwrap();
+    assert!((inflation.scale - 0.9965).abs() < 1e-12);
+    assert_eq!(inflation.preemption.as_nanos(), 20_141);
+    // (1000000 + 2 * 20000) / 0.9965 = 1043652.78 -> 1043653, + 2 * 20141.
+    // (2000000 + 40000) / 0.9965 = 2047165.08 -> 2047166, + 40282.
+    assert_eq!(wcets(&inflation), vec![1_083_935, 2_087_448]);
+    // Periods and deadlines lose the release latency, 20 us.
+    let t = &inflation.tasks[0];
+    assert_eq!((t.deadline_ns(), t.period_ns()), (3_980_000, 3_980_000));
+}
+
+#[test]
+fn global_scheduling_adds_migration_and_the_doorbell() {
+    let inflation = inflate(&two_tasks(), Placement::Global, &charges()).unwrap();
+    // (1000000 + 40000 + 30000) / 0.9965 = 1073758.15 -> 1073759, + 40282 + 8000.
+    // (2000000 + 70000) / 0.9965 = 2077270.45 -> 2077271, + 40282 + 8000.
+    assert_eq!(wcets(&inflation), vec![1_122_041, 2_125_553]);
+}
+
+#[test]
+fn partitioned_scheduling_adds_the_doorbell_only() {
+    let inflation = inflate(&two_tasks(), Placement::Partitioned, &charges()).unwrap();
+    assert_eq!(wcets(&inflation)[0], 1_083_935 + 8_000);
+}
+
+#[test]
+fn an_imprecise_job_pays_two_part_boundaries() {
+    // m = w = 1 ms, T = D = 10 ms alone: s = 1 - 10/10000 = 0.999;
+    // c_pre = (10000 + 20000 * 0.001) / 0.999 = 10030.03 -> 10031.
+    // A boundary is 3 + 5 + 15 = 23 us; C' = (2000000 + 40000 + 46000) / 0.999 -> 2088089,
+    // + 2 * 10031; w' = (1000000 + 23000) / 0.999 -> 1024025, + 10031.
+    let task = SporadicTask::imprecise(
+        Duration::from_millis(1),
+        Duration::from_millis(1),
+        Duration::from_millis(10),
+        Duration::from_millis(10),
+    );
+    let inflation = inflate(&[task], Placement::Uniprocessor, &charges()).unwrap();
+    let t = inflation.tasks[0];
+    assert_eq!((t.wcet_ns(), t.windup_ns()), (2_108_151, 1_034_056));
+}
+
+#[test]
+fn release_interrupts_that_fill_a_core_are_an_overload() {
+    let c = Charges {
+        release: us(500),
+        ..Charges::default()
+    };
+    let tasks = [task_ns(1, 1_000_000, 1_000_000); 2];
+    assert_eq!(
+        inflate(&tasks, Placement::Global, &c),
+        Err(Overload::Interrupts)
+    );
+}
+
+#[test]
+fn a_task_that_cannot_fit_is_named() {
+    // The release latency reaches the second task's deadline.
+    let c = Charges {
+        release_latency: us(50),
+        ..Charges::default()
+    };
+    let tasks = [
+        task_ns(1_000, 100_000, 100_000),
+        task_ns(10, 50_000, 100_000),
+    ];
+    assert_eq!(
+        inflate(&tasks, Placement::Uniprocessor, &c),
+        Err(Overload::Task(1))
+    );
+    // The switches push the first task's density above 1.
+    let c = Charges {
+        context_switch: us(10),
+        ..Charges::default()
+    };
+    let tasks = [task_ns(90_000, 100_000, 100_000)];
+    assert_eq!(
+        inflate(&tasks, Placement::Uniprocessor, &c),
+        Err(Overload::Task(0))
+    );
+}
+
+#[test]
+fn zero_charges_change_nothing() {
+    let mut next = test_rng(0x5eed);
+    for _ in 0..200 {
+        let tasks: Vec<SporadicTask> = (0..1 + next(8))
+            .map(|_| {
+                let period = 1_000 + next(1_000_000);
+                let deadline = 1 + next(period);
+                task_ns(1 + next(deadline), deadline, period)
+            })
+            .collect();
+        for placement in [Placement::Global, Placement::Partitioned] {
+            let inflation = inflate(&tasks, placement, &Charges::default()).unwrap();
+            assert_eq!(inflation.tasks, tasks);
+            assert_eq!(inflation.preemption, Duration::ZERO);
+        }
+    }
+}
+
+#[test]
+fn quantiles_pick_their_point_and_fixed_costs_stay() {
+    let measured = kairos_model::Quantiles::from_values([us(1), us(2), us(3), us(4), us(9)]);
+    let overheads = kairos_model::Overheads {
+        scheduling: Cost::Measured(measured.unwrap()),
+        context_switch: Cost::Fixed(us(6)),
+        ..Default::default()
+    };
+    let p99 = Charges::at(&overheads, Quantile::P99);
+    let max = Charges::at(&overheads, Quantile::Max);
+    assert_eq!((p99.scheduling, max.scheduling), (us(4), us(9)));
+    assert_eq!((p99.context_switch, max.context_switch), (us(6), us(6)));
+    assert_eq!(Quantile::parse("p99"), Ok(Quantile::P99));
+    assert!(Quantile::parse("p50").is_err());
+}

@@ -1,0 +1,59 @@
+//! The overhead-aware half of an analysis in text: the charges, and each task's cost before and
+//! after them under each placement the tests assume.
+
+use super::human_ns;
+use crate::analyze::overheads::{OverheadAware, PlacementInflation};
+
+/// The charges in one line, then one table per placement.
+pub fn charges(o: &OverheadAware) -> String {
+    let c = &o.charges;
+    let source = match o.source {
+        "profile" => "the given profile",
+        _ => "the workload's [overheads]",
+    };
+    let costs = [
+        ("release", c.release),
+        ("release latency", c.release_latency),
+        ("scheduling", c.scheduling),
+        ("context switch", c.context_switch),
+        ("migration", c.migration),
+        ("doorbell", c.ipi),
+        ("part callback", c.part_callback),
+    ]
+    .map(|(name, d)| format!("{name} {}", human_ns(d.as_nanos())));
+    let mut out = format!(
+        "overheads from {source} at {}: {}\n",
+        o.quantile.name(),
+        costs.join(", ")
+    );
+    for p in &o.inflation {
+        out.push_str(&placement(p));
+    }
+    for skipped in &o.not_charged {
+        out.push_str(&format!("  {} (-): {}\n", skipped.test, skipped.reason));
+    }
+    out
+}
+
+fn placement(p: &PlacementInflation) -> String {
+    let name = serde_json::to_value(p.placement).expect("a placement serializes");
+    let name = name.as_str().unwrap_or("?");
+    if let Some(overload) = &p.overload {
+        return format!("  {name}: {overload}\n");
+    }
+    let mut out = format!(
+        "  {name} (a core keeps {:.4} after release interrupts): task C -> C' (D', T')\n",
+        p.scale.unwrap_or(1.0)
+    );
+    for t in &p.tasks {
+        out.push_str(&format!(
+            "    {} {} -> {} ({}, {})\n",
+            t.task,
+            human_ns(t.wcet.as_nanos()),
+            human_ns(t.inflated_wcet.as_nanos()),
+            human_ns(t.deadline.as_nanos()),
+            human_ns(t.period.as_nanos()),
+        ));
+    }
+    out
+}

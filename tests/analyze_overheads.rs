@@ -1,0 +1,118 @@
+//! `kairos analyze --overheads`: the overhead-aware verdict beside the ideal one, the quantile
+//! charged, the inflation per task, and the exit code following the overhead-aware verdict.
+//! Figures worked by hand from the accounting in `kairos_analysis::overheads`.
+
+mod common;
+
+use common::{stderr, stdout, Scratch};
+use serde_json::Value;
+
+/// One core, EDF: a (1 ms every 2 ms) and b (4.9 ms every 10 ms), U = 0.99. Each job pays two
+/// context switches: at 5 us, U = 1.01/2 + 4.91/10 = 0.996 (schedulable); at 10 us,
+/// U = 1.02/2 + 4.92/10 = 1.002 (not).
+const SET: &str = r#"
+cores = 1
+[[tasks]]
+name = "a"
+wcet = "1ms"
+period = "2ms"
+[[tasks]]
+name = "b"
+wcet = "4.9ms"
+period = "10ms"
+"#;
+
+const PROFILE: &str = r#"
+[overheads]
+context_switch = { min = "1us", p50 = "2us", p90 = "3us", p99 = "5us", max = "10us" }
+"#;
+
+fn scratch() -> Scratch {
+    let dir = Scratch::new("analyze-overheads");
+    dir.write("set.toml", SET);
+    dir.write("profile.toml", PROFILE);
+    dir
+}
+
+fn json(out: &std::process::Output) -> Value {
+    serde_json::from_str(&stdout(out)).unwrap_or_else(|e| panic!("{e}: {}", stdout(out)))
+}
+
+#[test]
+fn the_maximum_is_charged_by_default_and_decides_the_exit_code() {
+    let dir = scratch();
+    let args = [
+        "analyze",
+        "set.toml",
+        "--overheads",
+        "profile.toml",
+        "--json",
+    ];
+    let out = dir.kairos(&args);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["schedulable"], true, "the ideal verdict stays");
+    let o = &v["overheads"];
+    assert_eq!(o["source"], "profile");
+    assert_eq!(o["quantile"], "max");
+    assert_eq!(o["charges"]["context_switch"], 10_000);
+    assert_eq!(o["schedulable"], false);
+    assert_eq!(o["tests"]["uni-edf-qpa"]["schedulable"], false);
+    let rows = &o["inflation"][0];
+    assert_eq!(rows["placement"], "uniprocessor");
+    assert_eq!(rows["tasks"][0]["inflated_wcet"], 1_020_000);
+    assert_eq!(rows["tasks"][1]["inflated_wcet"], 4_920_000);
+}
+
+#[test]
+fn the_p99_charges_less_and_is_named_in_the_text() {
+    let dir = scratch();
+    let out = dir.kairos(&[
+        "analyze",
+        "set.toml",
+        "--overheads",
+        "profile.toml",
+        "--overhead-quantile",
+        "p99",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("with overheads"), "{text}");
+    assert!(text.contains("a 1.000ms -> 1.010ms"), "{text}");
+    assert!(
+        text.contains("verdict with overheads (p99): schedulable"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_workloads_own_overheads_are_charged_without_the_flag() {
+    let dir = scratch();
+    dir.write(
+        "own.toml",
+        format!("{SET}\n[overheads]\ncontext_switch = \"10us\"\n"),
+    );
+    let out = dir.kairos(&["analyze", "own.toml", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(json(&out)["overheads"]["source"], "workload");
+    // Without overheads anywhere, the analysis is the ideal one alone.
+    let out = dir.kairos(&["analyze", "set.toml", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(json(&out).get("overheads").is_none());
+}
+
+#[test]
+fn bad_profiles_and_quantiles_are_refused_by_name() {
+    let dir = scratch();
+    dir.write("broken.toml", "[overheads]\nipi = \"-3us\"\n");
+    let out = dir.kairos(&["analyze", "set.toml", "--overheads", "broken.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("broken.toml:2"), "{}", stderr(&out));
+    let out = dir.kairos(&["analyze", "set.toml", "--overhead-quantile", "p50"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("expected p99 or max"),
+        "{}",
+        stderr(&out)
+    );
+}
