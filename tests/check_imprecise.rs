@@ -1,24 +1,25 @@
 //! `kairos check` on imprecise tasks: every rule of the parts, located, in one run; and a valid
 //! imprecise file in TOML and JSON reads to the same workload.
 
+mod common;
+
 use kairos_model::{check_source, Duration, Format};
 use std::process::Command;
 
 fn check(name: &str, source: &str) -> (String, i32) {
-    let dir = std::env::temp_dir().join(format!("kairos-check-imprecise-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("check-imprecise");
     let path = dir.join(name);
     std::fs::write(&path, source).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_kairos"))
         .arg("check")
         .arg(&path)
-        .current_dir(&dir)
+        .current_dir(&dir.0)
         .output()
         .unwrap();
     let text =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     (
-        text.replace(&format!("{}/", dir.display()), ""),
+        text.replace(&format!("{}/", dir.0.display()), ""),
         out.status.code().unwrap_or(-1),
     )
 }

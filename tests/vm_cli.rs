@@ -1,8 +1,10 @@
 //! VM files end to end: `kairos check`, `kairos analyze` (compositional analysis) and
 //! `kairos interface`, whose written VCPUs must analyse to the same verdict as explicit ones.
 
+mod common;
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn kairos(args: &[&str]) -> Output {
@@ -13,11 +15,9 @@ fn kairos(args: &[&str]) -> Output {
         .expect("kairos runs")
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kairos-vm-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder, removed when the test ends.
+fn scratch(name: &str) -> common::Scratch {
+    common::Scratch::new(&format!("vm-{name}"))
 }
 
 fn example() -> String {

@@ -2,7 +2,7 @@
 //! (the runtime is `kairos_rt`, its safety rules are in `docs/run.md`), prints what
 //! was measured, and with `--compare` the simulator's schedule of the same workload job by job.
 
-use crate::args::{duration_arg, window_arg, write_output, CommandResult};
+use crate::args::{duration_arg, window_arg, write_output, CommandResult, Failure};
 use kairos_lab::report::run::page;
 use kairos_lab::run::{Dispatch, Request};
 use kairos_lab::simulate::pictures::TraceOutputs;
@@ -78,6 +78,11 @@ pub struct Args {
     /// agreement, and each task's measured and simulated response times.
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<PathBuf>,
+    /// With --compare or --report: the simulation charges the [overheads] of this file (a
+    /// profile `kairos bench overheads --out` wrote) instead of overheads measured on a run of
+    /// up to 1 s of the same workload just before the compared one (user dispatch).
+    #[arg(long, value_name = "FILE.toml")]
+    pub overheads: Option<PathBuf>,
     /// Scheduling tables for --policy table (default: synthesize them first).
     #[arg(long, value_name = "TABLES.json")]
     pub tables: Option<PathBuf>,
@@ -108,8 +113,18 @@ pub struct Args {
 
 impl Args {
     /// The flags as the library's request.
-    fn request(&self) -> Request {
-        Request {
+    fn request(&self) -> Result<Request, Failure> {
+        let simulate = self.compare || self.report.is_some();
+        let overheads = match (&self.overheads, simulate) {
+            (Some(_), false) => {
+                return Err(Failure::bad_input(
+                    "--overheads sets what the comparison's simulation charges: add --compare",
+                ))
+            }
+            (Some(path), true) => Some(crate::input::load_overheads(path)?),
+            (None, _) => None,
+        };
+        Ok(Request {
             policy: self.policy.clone(),
             dispatch: self.dispatch.as_deref().map(|d| match d {
                 "kernel" => Dispatch::Kernel,
@@ -122,14 +137,15 @@ impl Args {
             priorities: crate::commands::simulate::priority_order(&self.priorities),
             commands: self.commands.clone(),
             // A --report page shows the run beside its simulation.
-            simulate: self.compare || self.report.is_some(),
+            simulate,
+            overheads,
             tables: self.tables.clone(),
             overruns: self.overrun.clone(),
             overrun_probability: self.overrun_probability,
             execution_times: crate::commands::simulate::execution_model(&self.exec),
             seed: self.seed,
             work_fraction: self.work_fraction,
-        }
+        })
     }
 }
 
@@ -147,9 +163,9 @@ const TAKES: [InputKind; 5] = [
 ];
 
 pub fn run(args: &Args) -> CommandResult {
+    let request = args.request()?;
     let taken = crate::input::load_for(&args.file, "run", &TAKES, &LoadOptions::default())?;
     let name = args.file.display().to_string();
-    let request = args.request();
     let notify = &mut crate::args::to_stderr;
     let run = kairos_lab::run::run(&name, taken.kind, taken.input, &request, notify)?;
     match args.json {

@@ -6,6 +6,7 @@
 //! ([`crate::compare`]). The runtime is `kairos_rt`; its safety rules are in `docs/run.md`.
 
 mod periodic;
+mod prior;
 mod tables;
 mod text;
 mod vm;
@@ -58,6 +59,9 @@ pub struct Request {
     pub commands: Vec<String>,
     /// Simulate the same run too, for a comparison.
     pub simulate: bool,
+    /// User dispatch: the overheads the comparison's simulation charges; `None`: measured on a
+    /// short run of the same workload before the compared one.
+    pub overheads: Option<kairos_model::Overheads>,
     /// MC systems: tables from this file instead of synthesized ones.
     pub tables: Option<PathBuf>,
     pub overruns: Vec<Overrun>,
@@ -128,7 +132,7 @@ pub fn run(
 ) -> Result<Run, Failure> {
     check_duration(request.duration)?;
     match input {
-        Input::Vm(system) => vm::run(&system, request),
+        Input::Vm(system) => vm::run(&system, request, notify),
         Input::Mc(system) => tables::run(name, system, request),
         Input::Workload(workload) => periodic::run(name, kind, workload, request, notify),
         _ => Err(Failure::bad_input(format!(

@@ -7,11 +7,11 @@ use super::{finish, platform_failure, real_run, run_failure, Dispatch, Extra, Re
 use crate::compare::simulate_same;
 use crate::{Failure, Notify};
 use kairos_model::input::InputKind;
-use kairos_model::{Overheads, Workload};
+use kairos_model::Workload;
 use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::{registry, Policy, PolicyKind};
 use kairos_rt::calibrate::{calibrate, JobBody};
-use kairos_rt::dispatcher::{measured_overheads, run_user, UserRun, UserRunConfig};
+use kairos_rt::dispatcher::{run_user, UserRun, UserRunConfig};
 use kairos_rt::periodic::{plan, run_periodic, PeriodicConfig, PeriodicPolicy};
 use kairos_rt::watchdog::RunControl;
 
@@ -99,20 +99,31 @@ fn kernel(
             };
             let draws = (request.execution_times, request.seed);
             let ran = real_run(&result);
-            let none = Overheads::default();
+            // The kernel's costs are not measured: only given overheads are charged.
+            let given = request.overheads.unwrap_or_default();
             Some(simulate_same(
                 &workload,
                 kind,
                 config.priorities,
                 ran,
-                none,
+                given,
                 draws,
                 notify,
             )?)
         }
         false => None,
     };
-    Ok(finish(workload, result, simulated, Extra::default()))
+    let extra = match (&simulated, request.overheads) {
+        (Some(_), Some(overheads)) => {
+            let given = super::prior::Charged::given(overheads);
+            Extra {
+                fields: vec![("simulated_overheads", given.json())],
+                text: given.line(),
+            }
+        }
+        _ => Extra::default(),
+    };
+    Ok(finish(workload, result, simulated, extra))
 }
 
 /// kairos's dispatcher schedules the task threads, under the simulator's policy object.
@@ -129,22 +140,32 @@ fn user(
     }
     let margin = request.od_margin;
     let prepared = crate::imprecise::prepare_with_margin(kind, &workload, margin, notify)?;
-    let run = on_dispatcher(request, &prepared, kind.build(request.priorities))?;
-    let simulated = match request.simulate {
+    let charged = match request.simulate {
         true => {
-            let overheads = measured_overheads(&run.result);
+            let policy = kind.build(request.priorities);
+            Some(super::prior::before(request, &prepared, policy, notify)?)
+        }
+        false => None,
+    };
+    let run = on_dispatcher(request, &prepared, kind.build(request.priorities))?;
+    let (simulated, extra) = match charged {
+        Some(charged) => {
             let draws = (request.execution_times, request.seed);
             let ran = real_run(&run.result);
             // The prepared workload: its optional deadlines (with the margin) and partition
             // are the run's, which the simulation keeps.
             let priorities = request.priorities;
-            Some(simulate_same(
-                &prepared, kind, priorities, ran, overheads, draws, notify,
-            )?)
+            let overheads = charged.overheads;
+            let trace = simulate_same(&prepared, kind, priorities, ran, overheads, draws, notify)?;
+            let extra = Extra {
+                fields: vec![("simulated_overheads", charged.json())],
+                text: charged.line(),
+            };
+            (Some(trace), extra)
         }
-        false => None,
+        None => (None, Extra::default()),
     };
-    Ok(finish(workload, run.result, simulated, Extra::default()))
+    Ok(finish(workload, run.result, simulated, extra))
 }
 
 /// Runs `workload` under `policy` on the user-space dispatcher with the request's duration,
@@ -154,7 +175,17 @@ pub(super) fn on_dispatcher(
     workload: &Workload,
     policy: Box<dyn Policy + Send>,
 ) -> Result<UserRun, Failure> {
-    let mut config = UserRunConfig::new(request.duration.as_nanos());
+    on_dispatcher_for(request, request.duration, workload, policy)
+}
+
+/// [`on_dispatcher`] for `length` instead of the request's duration.
+pub(super) fn on_dispatcher_for(
+    request: &Request,
+    length: kairos_model::Duration,
+    workload: &Workload,
+    policy: Box<dyn Policy + Send>,
+) -> Result<UserRun, Failure> {
+    let mut config = UserRunConfig::new(length.as_nanos());
     config.control = Some(RunControl::new());
     config.lead_ns = request.lead.as_nanos();
     (config.execution_times, config.seed) = (request.execution_times, request.seed);

@@ -38,6 +38,11 @@ pub(super) fn run(name: &str, mut system: McSystem, request: &Request) -> Result
             "--command applies to periodic workloads: table-driven jobs are calibrated busy work",
         ));
     }
+    if request.overheads.is_some() {
+        return Err(Failure::bad_input(
+            "--overheads applies to workloads and VM systems: a table run is compared with its tables' simulation, which charges no overheads",
+        ));
+    }
     if let Some(cores) = request.cores {
         crate::simulate::override_mc_cores(&mut system, cores)?;
     }

@@ -1,17 +1,16 @@
 //! A VM system on real cores: the two levels of scheduling (the file's `[vmm]` over its
 //! domains' guest schedulers) run by kairos's user-space dispatcher, the VCPUs' budgets
 //! accounted and enforced by it, the guest tasks as real worker threads; simulated alongside
-//! with the overheads the run measured when asked for, side by side per domain and per VCPU.
+//! with overheads measured out of sample when asked for, side by side per domain and per VCPU.
 
 use super::periodic::on_dispatcher;
 use super::{finish, Dispatch, Extra, Request, Run};
 use crate::error::refuse;
 use crate::text::human_ns;
 use crate::vm::prepare;
-use crate::Failure;
+use crate::{Failure, Notify};
 use kairos_model::VmSystem;
 use kairos_policy::policies::hierarchical::VmPlan;
-use kairos_rt::dispatcher::measured_overheads;
 use kairos_rt::measure::RunResult;
 use kairos_sim::vm::{
     domain_metrics, simulate_vm, vcpu_metrics, vm_policy, DomainMetrics, VcpuMetrics, VmMetrics,
@@ -19,21 +18,42 @@ use kairos_sim::vm::{
 use kairos_sim::SimConfig;
 use serde_json::json;
 
-pub(super) fn run(system: &VmSystem, request: &Request) -> Result<Run, Failure> {
+pub(super) fn run(system: &VmSystem, request: &Request, notify: Notify) -> Result<Run, Failure> {
     refuse_options(request)?;
     let plan = prepare(system).map_err(Failure::bad_input)?.plan;
     let policy = vm_policy(&plan).map_err(|r| Failure::bad_input(r.0))?;
     let specs = policy.servers();
+    let charged = match request.simulate {
+        true => {
+            let again = vm_policy(&plan).map_err(|r| Failure::bad_input(r.0))?;
+            Some(super::prior::before(
+                request,
+                &plan.workload,
+                again,
+                notify,
+            )?)
+        }
+        false => None,
+    };
     let run = on_dispatcher(request, &plan.workload, policy)?;
     let measured = Figures {
         domains: measured_domains(&plan, &run.result),
         vcpus: vcpu_metrics(&plan, &specs, run.servers),
     };
-    let simulated = match request.simulate {
-        true => Some(simulate_like(&plan, &run.result, request)?),
-        false => None,
+    let simulated = match &charged {
+        Some(charged) => Some(simulate_like(
+            &plan,
+            &run.result,
+            request,
+            charged.overheads,
+        )?),
+        None => None,
     };
-    let extra = extra(&measured, simulated.as_ref().map(|(m, _)| m));
+    let mut extra = extra(&measured, simulated.as_ref().map(|(m, _)| m));
+    if let Some(charged) = &charged {
+        extra.fields.push(("simulated_overheads", charged.json()));
+        extra.text.push_str(&charged.line());
+    }
     let trace = simulated.and_then(|(_, t)| t);
     Ok(finish(plan.workload, run.result, trace, extra))
 }
@@ -72,11 +92,12 @@ fn measured_domains(plan: &VmPlan, result: &RunResult) -> Vec<DomainMetrics> {
     })
 }
 
-/// The plan simulated over the time the run ran, with its draws and measured overheads.
+/// The plan simulated over the time the run ran, with its draws and `overheads`.
 fn simulate_like(
     plan: &VmPlan,
     result: &RunResult,
     request: &Request,
+    overheads: kairos_model::Overheads,
 ) -> Result<(Figures, Option<kairos_trace::Trace>), Failure> {
     let (execution_times, seed) = (request.execution_times, request.seed);
     let config = SimConfig {
@@ -84,7 +105,7 @@ fn simulate_like(
         execution_times,
         seed,
         record_trace: true,
-        overheads: measured_overheads(result),
+        overheads,
         ..SimConfig::default()
     };
     let (outcome, VmMetrics { domains, vcpus, .. }) =
@@ -103,7 +124,7 @@ fn extra(measured: &Figures, simulated: Option<&Figures>) -> Extra {
             "simulated",
             json!({ "domains": sim.domains, "vcpus": sim.vcpus }),
         ));
-        text.push_str(&table("simulated with the measured overheads", sim));
+        text.push_str(&table("simulated", sim));
     }
     Extra { fields, text }
 }
