@@ -68,10 +68,17 @@ def check(workload: Workload) -> Dict[str, Any]:
     return json.loads(_call(_kairos.check, *_source(workload)))
 
 
-def analyze(workload: Workload) -> Dict[str, Any]:
+def analyze(
+    workload: Workload,
+    overheads: Optional[Union[str, "os.PathLike[str]"]] = None,
+    quantile: str = "max",
+) -> Dict[str, Any]:
     """`kairos analyze --json` with the default tests: `schedulable`, `shown_by`, `tests`
-    (each test's verdict and evidence), `skipped`."""
-    return json.loads(_call(_kairos.analyze, *_source(workload)))
+    (each test's verdict and evidence), `skipped`; with `overheads` (a profile file, as
+    `kairos bench overheads --out` writes) or a workload's own `[overheads]`, also
+    `overheads`: the verdicts with those costs charged at `quantile` ("max" or "p99")."""
+    profile = _source(overheads) if overheads is not None else None
+    return json.loads(_call(_kairos.analyze, *_source(workload), profile, quantile))
 
 
 class Simulation(dict):

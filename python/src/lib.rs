@@ -26,10 +26,18 @@ fn check(name: &str, text: &str) -> PyResult<String> {
         .map_err(raise)
 }
 
-/// `kairos analyze --json`.
+/// `kairos analyze --json`, with `--overheads` (a profile's name and text) and
+/// `--overhead-quantile` when given.
 #[pyfunction]
-fn analyze(name: &str, text: &str) -> PyResult<String> {
-    kairos_lab::api::analyze(name, text)
+#[pyo3(signature = (name, text, overheads=None, quantile="max"))]
+fn analyze(
+    name: &str,
+    text: &str,
+    overheads: Option<(String, String)>,
+    quantile: &str,
+) -> PyResult<String> {
+    let profile = overheads.as_ref().map(|(n, t)| (n.as_str(), t.as_str()));
+    kairos_lab::api::analyze_with(name, text, profile, quantile)
         .map(|v| v.to_string())
         .map_err(raise)
 }

@@ -72,6 +72,20 @@ def test_analyze_gives_the_clis_verdicts(path):
     assert kairos.analyze(path) == cli("analyze", path)
 
 
+@pytest.mark.parametrize("quantile", ["max", "p99"])
+def test_analyze_with_overheads_gives_the_clis_verdicts(quantile):
+    profile = "examples/overheads/example-profile.toml"
+    path = "examples/uniprocessor-rm.toml"
+    got = kairos.analyze(path, overheads=profile, quantile=quantile)
+    assert got == cli("analyze", path, "--overheads", profile, "--overhead-quantile", quantile)
+    assert got["overheads"]["quantile"] == quantile
+
+
+def test_analyze_refuses_a_bad_quantile_by_name():
+    with pytest.raises(kairos.KairosError, match="expected p99 or max"):
+        kairos.analyze("examples/uniprocessor-rm.toml", overheads="examples/overheads/example-profile.toml", quantile="p50")
+
+
 @pytest.mark.parametrize("path", ["examples/demo.toml", "examples/manage/free.toml", "examples/mcdag/two-levels.toml"])
 def test_check_gives_the_clis_report(path):
     assert kairos.check(path) == cli("check", path)

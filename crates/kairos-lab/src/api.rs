@@ -67,18 +67,48 @@ fn input_with(
 
 /// `kairos analyze --json NAME` (the default tests; a VM system's compositional analysis).
 pub fn analyze(name: &str, text: &str) -> Result<Value, ApiError> {
+    analyze_with(name, text, None, "max")
+}
+
+/// `kairos analyze --json NAME --overheads PROFILE --overhead-quantile QUANTILE`: `profile` is
+/// the name and text of a file with an `[overheads]` table.
+pub fn analyze_with(
+    name: &str,
+    text: &str,
+    profile: Option<(&str, &str)>,
+    quantile: &str,
+) -> Result<Value, ApiError> {
+    let quantile = kairos_analysis::overheads::Quantile::parse(quantile).map_err(refused)?;
+    let profile = profile.map(|(n, t)| overheads_of(n, t)).transpose()?;
     let kinds = [InputKind::Workload, InputKind::SimsoXml, InputKind::Vm];
     match input(name, text, "analyze", &kinds)? {
+        Input::Vm(_) if profile.is_some() => Err(refused(
+            "--overheads does not apply to a VM file: kairos has no overhead-aware compositional analysis",
+        )),
         Input::Vm(system) => {
             let report = kairos_analysis::csa::analyze(&system);
             Ok(serde_json::to_value(&report).expect("the report serializes"))
         }
-        Input::Workload(w) => Ok(
-            serde_json::to_value(crate::analyze::analyze_default(name, &w))
-                .expect("the analysis serializes"),
-        ),
+        Input::Workload(w) => {
+            let list = kairos_analysis::registry::TestList::parse("default").map_err(refused)?;
+            let request = crate::analyze::OverheadRequest { profile, quantile };
+            let analysis = crate::analyze::analyze_with(name, &w, &list, &request);
+            Ok(serde_json::to_value(analysis).expect("the analysis serializes"))
+        }
         _ => unreachable!("analyze takes workloads and VM systems"),
     }
+}
+
+/// The `[overheads]` table of a profile's text, its errors located in the message.
+fn overheads_of(name: &str, text: &str) -> Result<kairos_model::Overheads, ApiError> {
+    let format = kairos_model::Format::from_path(name);
+    kairos_model::overheads_from_source(text, format).map_err(|diagnostics| {
+        let located: Vec<String> = diagnostics.iter().map(|d| d.render(name)).collect();
+        refused(format!(
+            "{name}: no usable [overheads] table\n{}",
+            located.join("\n")
+        ))
+    })
 }
 
 pub use crate::simulate::jobs::{job_rows, JobRow};
