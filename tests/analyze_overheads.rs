@@ -116,3 +116,29 @@ fn bad_profiles_and_quantiles_are_refused_by_name() {
         stderr(&out)
     );
 }
+
+#[test]
+fn vm_interfaces_with_overheads_are_larger_and_written_by_interface() {
+    let dir = scratch();
+    let vm = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/vm/two-domains.toml");
+    let out = dir.kairos(&["analyze", vm, "--overheads", "profile.toml", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json(&out);
+    let ideal = v["interfaces"][0]["budget_ns"].as_u64().unwrap();
+    let aware = &v["overheads"]["report"]["interfaces"][0];
+    assert!(aware["budget_ns"].as_u64().unwrap() > ideal, "{aware}");
+    // The written file holds the larger budgets, and analyses as schedulable as written.
+    let args = [
+        "interface",
+        vm,
+        "--overheads",
+        "profile.toml",
+        "--out",
+        "vcpus.toml",
+    ];
+    let out = dir.kairos(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = dir.kairos(&["analyze", "vcpus.toml", "--json"]);
+    let written = json(&out)["interfaces"][0]["budget_ns"].clone();
+    assert_eq!(written, aware["budget_ns"]);
+}

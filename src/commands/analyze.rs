@@ -67,6 +67,19 @@ pub fn run(args: &AnalyzeArgs) -> CommandResult {
     }
 }
 
+/// The overheads a VM system's analysis charges: the profile given, if any (a VM file has no
+/// `[overheads]` of its own).
+fn vm_charging(args: &AnalyzeArgs) -> Result<Option<kairos_lab::vm::Charging>, Failure> {
+    let Some(path) = &args.overheads else {
+        return Ok(None);
+    };
+    Ok(Some(kairos_lab::vm::Charging {
+        source: "profile",
+        overheads: load_overheads(path)?,
+        quantile: args.overhead_quantile,
+    }))
+}
+
 fn quantile_arg(text: &str) -> Result<Quantile, String> {
     Quantile::parse(text)
 }
@@ -76,13 +89,10 @@ const TAKES: [InputKind; 3] = [InputKind::Workload, InputKind::SimsoXml, InputKi
 
 fn run_file(path: &Path, list: &registry::TestList, args: &AnalyzeArgs) -> CommandResult {
     let workload = match load_for(path, "analyze", &TAKES, &LoadOptions::default())?.input {
-        Input::Vm(_) if args.overheads.is_some() => {
-            return Err(Failure::bad_input(
-                "--overheads does not apply to a VM file: kairos has no overhead-aware \
-                 compositional analysis",
-            ))
+        Input::Vm(system) => {
+            let charging = vm_charging(args)?;
+            return crate::commands::vm::analyze(&system, args.json, charging.as_ref());
         }
-        Input::Vm(system) => return crate::commands::vm::analyze(&system, args.json),
         Input::Workload(workload) => workload,
         _ => unreachable!("analyze takes workloads and VM systems"),
     };

@@ -82,12 +82,19 @@ pub fn analyze_with(
     let profile = profile.map(|(n, t)| overheads_of(n, t)).transpose()?;
     let kinds = [InputKind::Workload, InputKind::SimsoXml, InputKind::Vm];
     match input(name, text, "analyze", &kinds)? {
-        Input::Vm(_) if profile.is_some() => Err(refused(
-            "--overheads does not apply to a VM file: kairos has no overhead-aware compositional analysis",
-        )),
         Input::Vm(system) => {
             let report = kairos_analysis::csa::analyze(&system);
-            Ok(serde_json::to_value(&report).expect("the report serializes"))
+            let mut value = serde_json::to_value(&report).expect("the report serializes");
+            if let Some(overheads) = profile {
+                let charging = crate::vm::Charging {
+                    source: "profile",
+                    overheads,
+                    quantile,
+                };
+                let aware = crate::vm::with_overheads(&system, &charging);
+                value["overheads"] = serde_json::to_value(aware).expect("the report serializes");
+            }
+            Ok(value)
         }
         Input::Workload(w) => {
             let list = kairos_analysis::registry::TestList::parse("default").map_err(refused)?;

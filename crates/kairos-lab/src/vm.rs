@@ -3,7 +3,8 @@
 //! the system with every `vcpus = "auto"` domain's VCPUs computed, and the two-level plan the
 //! simulator and the dispatcher run.
 
-use kairos_analysis::csa::{analyze as csa, with_vcpus, CsaReport};
+use kairos_analysis::csa::{analyze as csa, analyze_with_overheads, with_vcpus, CsaReport};
+use kairos_analysis::overheads::{Charges, Quantile};
 use kairos_model::VmSystem;
 use kairos_policy::policies::hierarchical::VmPlan;
 
@@ -16,10 +17,50 @@ pub struct Prepared {
     pub plan: VmPlan,
 }
 
+/// Overheads to charge a VM system's analysis with, and where they come from.
+#[derive(Clone, Copy, Debug)]
+pub struct Charging {
+    /// `profile`: given by the caller.
+    pub source: &'static str,
+    pub overheads: kairos_model::Overheads,
+    pub quantile: Quantile,
+}
+
+/// The overhead-aware half of a VM system's analysis (`kairos analyze --overheads`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct WithOverheads {
+    pub source: &'static str,
+    pub quantile: Quantile,
+    /// Each overhead at that quantile, ns.
+    pub charges: Charges,
+    /// The interfaces, with budgets that hold the overheads, and the VMM's verdict on them.
+    pub report: CsaReport,
+}
+
+/// The compositional analysis with `charging`'s overheads charged level by level
+/// (`kairos_analysis::csa::overheads`).
+pub fn with_overheads(system: &VmSystem, charging: &Charging) -> WithOverheads {
+    let charges = Charges::at(&charging.overheads, charging.quantile);
+    WithOverheads {
+        source: charging.source,
+        quantile: charging.quantile,
+        charges,
+        report: analyze_with_overheads(system, &charges),
+    }
+}
+
+/// [`prepare`] with VCPU budgets that hold `charging`'s overheads.
+pub fn prepare_with_overheads(system: &VmSystem, charging: &Charging) -> Result<Prepared, String> {
+    ready(system, with_overheads(system, charging).report)
+}
+
 /// What every stage that runs a VM system does first, and what `kairos check` checks: a
 /// domain left without an interface, or a VCPU the VMM cannot place, is refused here.
 pub fn prepare(system: &VmSystem) -> Result<Prepared, String> {
-    let report = csa(system);
+    ready(system, csa(system))
+}
+
+fn ready(system: &VmSystem, report: CsaReport) -> Result<Prepared, String> {
     let system = with_vcpus(system, &report)?;
     let plan = VmPlan::new(&system).map_err(|r| r.0)?;
     Ok(Prepared {

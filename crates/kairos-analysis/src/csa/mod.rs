@@ -12,17 +12,20 @@
 //! | [`packing`] | tasks to VCPUs, VCPUs to cores | Xi et al. EMSOFT 2014, section V-B |
 //! | [`system`] | a whole VM file: interfaces and the VMM verdict | |
 //! | [`resolve`] | the file with its computed VCPUs written in | |
+//! | [`overheads`] | the same with the measured overheads charged level by level | Phan et al. RTAS 2013 (principle) |
 //!
 //! gDM guests (Xu et al., RTAS 2014) are not analysed: the report says so.
 
 pub mod edf;
 pub mod gedf;
 pub mod interface;
+pub mod overheads;
 pub mod packing;
 pub mod resolve;
 pub mod supply;
 pub mod system;
 
+pub use overheads::analyze_with_overheads;
 pub use resolve::with_vcpus;
 pub use supply::{Mpr, Prm, Supply};
 pub use system::{

@@ -118,14 +118,30 @@ pub fn verdict(
     }
 }
 
-/// `tasks` with the overheads `c` charged for `placement` (module doc, steps 1 to 3).
+/// `tasks` with the overheads `c` charged for `placement` (module doc, steps 1 to 3), the
+/// tasks' own releases being the only interrupts.
 pub fn inflate(
     tasks: &[SporadicTask],
     placement: Placement,
     c: &Charges,
 ) -> Result<Inflation, Overload> {
+    let periods: Vec<Duration> = tasks.iter().map(|t| t.period).collect();
+    inflate_among(tasks, placement, c, &periods, &vec![0; tasks.len()])
+}
+
+/// [`inflate`] with the releases of `interrupts` (their periods) as the interrupt load, and
+/// `resumes[i]` more switches (a decision and a context switch each) per job of task `i`:
+/// a component's tasks share their cores with other components' releases and VCPU
+/// replenishments, and resume after each VCPU period they span (`crate::csa::overheads`).
+pub fn inflate_among(
+    tasks: &[SporadicTask],
+    placement: Placement,
+    c: &Charges,
+    interrupts: &[Duration],
+    resumes: &[u64],
+) -> Result<Inflation, Overload> {
     let rel = c.release.as_nanos() as f64;
-    let u_rel: f64 = tasks.iter().map(|t| rel / t.period_ns() as f64).sum();
+    let u_rel: f64 = interrupts.iter().map(|t| rel / t.as_nanos() as f64).sum();
     let scale = 1.0 - u_rel;
     if scale <= 0.0 {
         return Err(Overload::Interrupts);
@@ -135,13 +151,18 @@ pub fn inflate(
         true => ns,
         false => nanos((ns as f64 / scale * ROUND_UP).ceil()),
     };
-    let n = tasks.len() as u64;
+    let n = interrupts.len() as u64;
     let numerator = n as f64 * rel + c.release_latency.as_nanos() as f64 * u_rel;
     let preemption = nanos((numerator / scale * ROUND_UP).ceil());
-    let inflated = tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| inflate_task(t, placement, c, scaled, preemption).ok_or(Overload::Task(i)))
+    let inflated = (tasks.iter().zip(resumes).enumerate())
+        .map(|(i, (t, &resumed))| {
+            let task = Charged {
+                placement,
+                preemption,
+                resumes: resumed,
+            };
+            task.inflate(t, c, scaled).ok_or(Overload::Task(i))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Inflation {
         scale,
@@ -150,43 +171,50 @@ pub fn inflate(
     })
 }
 
-/// One task's `(C', D', T')` and `w'`; `None` when it cannot fit (module doc, step 4).
-fn inflate_task(
-    t: &SporadicTask,
+/// What one task is charged besides its own switches.
+struct Charged {
     placement: Placement,
-    c: &Charges,
-    scaled: impl Fn(u64) -> u64,
     preemption: u64,
-) -> Option<SporadicTask> {
-    let latency = c.release_latency.as_nanos();
-    let deadline = t.deadline_ns().checked_sub(latency).filter(|&d| d > 0)?;
-    let period = t.period_ns().checked_sub(latency).filter(|&p| p > 0)?;
-    let switch = (c.scheduling.as_nanos()).saturating_add(c.context_switch.as_nanos());
-    let cpmd = match placement {
-        Placement::Global => c.migration.as_nanos(),
-        _ => 0,
-    };
-    let ipi = match placement {
-        Placement::Uniprocessor => 0,
-        _ => c.ipi.as_nanos(),
-    };
-    let boundary = c.part_callback.as_nanos().saturating_add(switch);
-    let parts = if t.windup.is_zero() { 0 } else { 2 * boundary };
-    let wcet = sum(&[
-        scaled(sum(&[t.wcet_ns(), 2 * switch, cpmd, parts])),
-        preemption.saturating_mul(2),
-        ipi,
-    ]);
-    let windup = match t.windup_ns() {
-        0 => 0,
-        w => sum(&[scaled(sum(&[w, boundary])), preemption]).min(wcet),
-    };
-    (wcet <= deadline.min(period)).then(|| SporadicTask {
-        wcet: Duration::from_nanos(wcet),
-        deadline: Duration::from_nanos(deadline),
-        period: Duration::from_nanos(period),
-        windup: Duration::from_nanos(windup),
-    })
+    resumes: u64,
+}
+
+impl Charged {
+    /// One task's `(C', D', T')` and `w'`; `None` when it cannot fit (module doc, step 4).
+    fn inflate(
+        &self,
+        t: &SporadicTask,
+        c: &Charges,
+        scaled: impl Fn(u64) -> u64,
+    ) -> Option<SporadicTask> {
+        let latency = c.release_latency.as_nanos();
+        let deadline = t.deadline_ns().checked_sub(latency).filter(|&d| d > 0)?;
+        let period = t.period_ns().checked_sub(latency).filter(|&p| p > 0)?;
+        let switch = (c.scheduling.as_nanos()).saturating_add(c.context_switch.as_nanos());
+        let cpmd = match self.placement {
+            Placement::Global => c.migration.as_nanos(),
+            _ => 0,
+        };
+        let ipi = match self.placement {
+            Placement::Uniprocessor => 0,
+            _ => c.ipi.as_nanos(),
+        };
+        let boundary = c.part_callback.as_nanos().saturating_add(switch);
+        let parts = if t.windup.is_zero() { 0 } else { 2 * boundary };
+        let resumed = switch.saturating_mul(self.resumes);
+        let preemptions = self.preemption.saturating_mul(2);
+        let own = sum(&[t.wcet_ns(), 2 * switch, cpmd, parts, resumed]);
+        let wcet = sum(&[scaled(own), preemptions, ipi]);
+        let windup = match t.windup_ns() {
+            0 => 0,
+            w => sum(&[scaled(sum(&[w, boundary])), self.preemption]).min(wcet),
+        };
+        (wcet <= deadline.min(period)).then(|| SporadicTask {
+            wcet: Duration::from_nanos(wcet),
+            deadline: Duration::from_nanos(deadline),
+            period: Duration::from_nanos(period),
+            windup: Duration::from_nanos(windup),
+        })
+    }
 }
 
 /// Saturating: a sum too large for `u64` fails the density check anyway.

@@ -3,11 +3,34 @@
 
 use super::human_ns;
 use crate::analyze::overheads::{OverheadAware, PlacementInflation};
+use crate::vm::WithOverheads;
+use kairos_analysis::overheads::{Charges, Quantile};
+use kairos_model::VmSystem;
 
 /// The charges in one line, then one table per placement.
 pub fn charges(o: &OverheadAware) -> String {
-    let c = &o.charges;
-    let source = match o.source {
+    let mut out = charges_line(o.source, o.quantile, &o.charges);
+    for p in &o.inflation {
+        out.push_str(&placement(p));
+    }
+    for skipped in &o.not_charged {
+        out.push_str(&format!("  {} (-): {}\n", skipped.test, skipped.reason));
+    }
+    out
+}
+
+/// The overhead-aware analysis of a VM system, after its ideal one.
+pub fn vm_overheads(system: &VmSystem, aware: &WithOverheads) -> String {
+    format!(
+        "\n{}{}",
+        charges_line(aware.source, aware.quantile, &aware.charges),
+        super::vm_analysis(system, &aware.report)
+    )
+}
+
+/// `overheads from SOURCE at Q: release ..., ...`.
+fn charges_line(source: &str, quantile: Quantile, c: &Charges) -> String {
+    let source = match source {
         "profile" => "the given profile",
         _ => "the workload's [overheads]",
     };
@@ -21,18 +44,11 @@ pub fn charges(o: &OverheadAware) -> String {
         ("part callback", c.part_callback),
     ]
     .map(|(name, d)| format!("{name} {}", human_ns(d.as_nanos())));
-    let mut out = format!(
+    format!(
         "overheads from {source} at {}: {}\n",
-        o.quantile.name(),
+        quantile.name(),
         costs.join(", ")
-    );
-    for p in &o.inflation {
-        out.push_str(&placement(p));
-    }
-    for skipped in &o.not_charged {
-        out.push_str(&format!("  {} (-): {}\n", skipped.test, skipped.reason));
-    }
-    out
+    )
 }
 
 fn placement(p: &PlacementInflation) -> String {
