@@ -1,5 +1,6 @@
 //! `kairos analyze` (file and batch) end to end (`kairos gen`: gen_cli.rs; `kairos
-//! experiment`: experiment_cli.rs).
+//! experiment`: experiment_cli.rs), and its RMWP verdict on a file's optional deadline beside
+//! `kairos simulate` of the same file.
 
 mod common;
 
@@ -154,5 +155,66 @@ fn an_empty_test_list_is_refused() {
         assert_eq!(out.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&out.stderr).contains("names no test"));
         assert!(out.stdout.is_empty());
+    }
+}
+
+/// One core: `a` (C 1 ms, T 4 ms) above the imprecise `b` (T 9 ms, m 1 ms, w 1 ms) with the
+/// optional deadline `od`.
+fn imprecise_with_od(od: &str) -> String {
+    format!(
+        "cores = 1\n[[tasks]]\nname = \"a\"\nwcet = \"1ms\"\nperiod = \"4ms\"\n\
+         [[tasks]]\nname = \"b\"\nperiod = \"9ms\"\nmandatory = \"1ms\"\noptional = \"5ms\"\n\
+         windup = \"1ms\"\noptional_deadline = \"{od}\"\n"
+    )
+}
+
+/// b's wind-up alone takes 1 ms and one job of `a` may come first: R^w = 2 ms, so the latest
+/// safe optional deadline is 9 - 2 = 7 ms. With 8 ms a wind-up released at 8 ms waits for `a`'s
+/// job released then and ends at 10 ms, past 9: the analysis refuses what the simulation shows
+/// missing, and accepts 7 ms, which the simulation of the hyper-period (36 ms) runs clean.
+#[test]
+fn rmwp_analysis_and_simulation_agree_on_a_given_optional_deadline() {
+    let dir = scratch();
+    for (od, safe) in [("8ms", false), ("7ms", true)] {
+        std::fs::write(dir.join("w.toml"), imprecise_with_od(od)).unwrap();
+        let text = kairos(&["analyze", "w.toml", "--tests", "rmwp"], &dir);
+        assert_eq!(text.status.code(), Some(if safe { 0 } else { 1 }));
+        let unsafe_line = "b: optional deadline 8.000ms is later than its safe bound 7.000ms";
+        assert_eq!(
+            stdout(&text).contains(unsafe_line),
+            !safe,
+            "{}",
+            stdout(&text)
+        );
+        let json = kairos(&["analyze", "w.toml", "--tests", "rmwp", "--json"], &dir);
+        let json: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+        let rmwp = &json["tests"]["rmwp"];
+        assert_eq!(rmwp["schedulable"], safe);
+        let used = if safe { 7_000_000 } else { 8_000_000 };
+        assert_eq!(
+            rmwp["optional_deadlines"],
+            serde_json::json!([4_000_000, used])
+        );
+        let listed = match safe {
+            true => serde_json::Value::Null,
+            false => serde_json::json!([{"task": 1, "given": 8_000_000, "safe_bound": 7_000_000}]),
+        };
+        assert_eq!(rmwp["unsafe_optional_deadlines"], listed);
+        let sim = kairos(
+            &[
+                "simulate",
+                "w.toml",
+                "--policy",
+                "grmwp",
+                "--duration",
+                "36ms",
+                "--json",
+            ],
+            &dir,
+        );
+        assert!(sim.status.success(), "{}", common::stderr(&sim));
+        let sim: serde_json::Value = serde_json::from_str(&stdout(&sim)).unwrap();
+        let misses = |task: usize| sim["tasks"][task]["deadline_misses"].as_u64().unwrap();
+        assert_eq!((misses(0), misses(1)), (0, u64::from(!safe)), "OD {od}");
     }
 }

@@ -67,6 +67,14 @@ pub struct SporadicTask {
     /// task. Only the RMWP tests ([`rmwp`]) read it.
     #[serde(serialize_with = "nanos::one")]
     pub windup: Duration,
+    /// For an imprecise task, the relative optional deadline its workload gives (`None`: the
+    /// RMWP tests compute it). Only the RMWP tests read it: they use it when it is at most their
+    /// safe bound, and reject the set when it is later.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "nanos::option"
+    )]
+    pub optional_deadline: Option<Duration>,
 }
 
 impl SporadicTask {
@@ -76,6 +84,7 @@ impl SporadicTask {
             deadline,
             period,
             windup: Duration::ZERO,
+            optional_deadline: None,
         }
     }
 
@@ -91,8 +100,10 @@ impl SporadicTask {
             deadline,
             period,
             windup,
+            optional_deadline: None,
         }
     }
+
     /// C / T, for bounds and heuristics.
     pub fn utilization(&self) -> f64 {
         self.wcet_ns() as f64 / self.period_ns() as f64
@@ -127,6 +138,7 @@ pub fn tasks_of(workload: &kairos_model::Workload) -> Vec<SporadicTask> {
         .iter()
         .map(|t| SporadicTask {
             windup: t.imprecise.map_or(Duration::ZERO, |p| p.windup),
+            optional_deadline: t.imprecise.and_then(|p| p.optional_deadline),
             ..SporadicTask::new(t.wcet, t.deadline, t.period)
         })
         .collect()
@@ -160,6 +172,25 @@ pub struct Verdict {
         serialize_with = "nanos::some_list"
     )]
     pub optional_deadlines: Option<Vec<Duration>>,
+    /// For the RMWP tests: the given optional deadlines later than the analysis's safe bound,
+    /// in input order. Any makes the verdict negative.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unsafe_optional_deadlines: Vec<UnsafeOptionalDeadline>,
+}
+
+/// A task's given optional deadline that is later than the latest one the RMWP analysis shows
+/// safe: its wind-up, released that late, may miss its deadline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct UnsafeOptionalDeadline {
+    /// The task (input index).
+    pub task: usize,
+    /// The optional deadline the task gives.
+    #[serde(serialize_with = "nanos::one")]
+    pub given: Duration,
+    /// The latest optional deadline the analysis shows safe (`D - R^w`, or 0 when it cannot
+    /// bound the wind-up's response).
+    #[serde(serialize_with = "nanos::one")]
+    pub safe_bound: Duration,
 }
 
 impl Verdict {
@@ -170,6 +201,7 @@ impl Verdict {
             failing_task: None,
             mapping: None,
             optional_deadlines: None,
+            unsafe_optional_deadlines: Vec::new(),
         }
     }
     pub fn no(failing_task: Option<usize>) -> Self {
@@ -179,6 +211,7 @@ impl Verdict {
             failing_task,
             mapping: None,
             optional_deadlines: None,
+            unsafe_optional_deadlines: Vec::new(),
         }
     }
     pub fn with_response_times(mut self, r: Vec<Duration>) -> Self {

@@ -20,3 +20,11 @@ pub(crate) fn some_list<S: Serializer>(
         .map(|l| l.iter().map(|d| d.as_nanos()).collect());
     serde::Serialize::serialize(&nanos, serializer)
 }
+
+/// An optional duration as its nanoseconds (`None` is skipped by the field).
+pub(crate) fn option<S: Serializer>(
+    d: &Option<Duration>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&d.map(|d| d.as_nanos()), serializer)
+}

@@ -29,19 +29,60 @@ fn run(w: &Workload, kind: PolicyKind, end: u64, trace: bool) -> (Metrics, Optio
     (outcome.metrics, outcome.trace)
 }
 
+/// How many sets an analysis accepted, how many of those gave some optional deadlines, and how
+/// many it refused for a given optional deadline later than its bound.
+struct Accepted {
+    sets: usize,
+    with_given: usize,
+    refused_unsafe: usize,
+}
+
+impl Accepted {
+    /// The check was not vacuous: enough accepted sets, some with given optional deadlines.
+    fn assert_enough(&self, what: &str) {
+        assert!(
+            self.sets >= 200,
+            "only {} accepted sets ({what})",
+            self.sets
+        );
+        let given = self.with_given;
+        assert!(
+            given >= 20,
+            "only {given} accepted sets give an OD ({what})"
+        );
+        let refused = self.refused_unsafe;
+        assert!(
+            refused >= 20,
+            "only {refused} sets refused for an OD ({what})"
+        );
+    }
+}
+
 /// Every set the analysis of `placement` accepts on `cores` cores runs under `kind` with no
 /// deadline miss: synchronous and with random offsets, optional parts at full length and at
-/// zero. Returns how many sets were accepted (the caller asserts the check was not vacuous).
+/// zero. A third of the sets give some tasks an optional deadline (any the model allows, so
+/// some are later than the analysis's bound): the plan keeps it, and an accepted set runs
+/// with it.
 fn accepted_sets_meet_deadlines(
     seed: u64,
     cores: usize,
     placement: Placement,
     kind: PolicyKind,
-) -> usize {
+) -> Accepted {
     let mut rng = Rng::new(seed);
-    let mut accepted = 0;
+    let mut accepted = Accepted {
+        sets: 0,
+        with_given: 0,
+        refused_unsafe: 0,
+    };
     for _ in 0..400 {
         let mut tasks = random_set(&mut rng, 2 + 2 * cores as u64);
+        if rng.next(3) == 0 {
+            for x in tasks.iter_mut() {
+                let latest = x.t - x.w;
+                x.od = (rng.next(2) == 0).then(|| rng.next(latest + 1));
+            }
+        }
         for variant in 0..4 {
             for x in tasks.iter_mut() {
                 x.offset = if variant % 2 == 1 { rng.next(x.t) } else { 0 };
@@ -52,10 +93,19 @@ fn accepted_sets_meet_deadlines(
             let Ok(planned) = plan(&workload(&tasks, cores), placement) else {
                 continue;
             };
+            for (x, t) in tasks.iter().zip(&planned.workload.tasks) {
+                let kept = t.imprecise.and_then(|p| p.optional_deadline);
+                if let Some(od) = x.od {
+                    assert_eq!(kept, Some(Duration::from_nanos(od)), "{tasks:?}");
+                }
+            }
+            let unsafe_ods = &planned.verdict.unsafe_optional_deadlines;
+            accepted.refused_unsafe += usize::from(!unsafe_ods.is_empty());
             if !planned.verdict.schedulable {
                 continue;
             }
-            accepted += 1;
+            accepted.sets += 1;
+            accepted.with_given += usize::from(tasks.iter().any(|x| x.od.is_some()));
             let (metrics, _) = run(&planned.workload, kind, horizon(&tasks), false);
             assert_eq!(
                 metrics.deadline_misses, 0,
@@ -69,22 +119,59 @@ fn accepted_sets_meet_deadlines(
 
 #[test]
 fn uniprocessor_rmwp_accepted_sets_never_miss() {
-    let n = accepted_sets_meet_deadlines(11, 1, Placement::Global, PolicyKind::GlobalRmwp);
-    assert!(n >= 200, "only {n} accepted sets");
+    accepted_sets_meet_deadlines(11, 1, Placement::Global, PolicyKind::GlobalRmwp)
+        .assert_enough("one core");
 }
 
 #[test]
 fn g_rmwp_accepted_sets_never_miss() {
-    let n = accepted_sets_meet_deadlines(12, 2, Placement::Global, PolicyKind::GlobalRmwp);
-    assert!(n >= 200, "only {n} accepted sets");
+    accepted_sets_meet_deadlines(12, 2, Placement::Global, PolicyKind::GlobalRmwp)
+        .assert_enough("G-RMWP");
 }
 
 #[test]
 fn p_rmwp_accepted_sets_never_miss() {
     for (seed, h) in [(13, Heuristic::CyclicNextFit), (14, Heuristic::FirstFit)] {
         let placement = Placement::Partitioned(h);
-        let n = accepted_sets_meet_deadlines(seed, 2, placement, PolicyKind::PartitionedRmwp);
-        assert!(n >= 200, "only {n} accepted sets with {h:?}");
+        accepted_sets_meet_deadlines(seed, 2, placement, PolicyKind::PartitionedRmwp)
+            .assert_enough(&format!("{h:?}"));
+    }
+}
+
+/// The plan keeps a file's optional deadline, safe or not, and tells when it is not (b's safe
+/// bound is 9 - 2 = 7: its wind-up alone and one job of a).
+#[test]
+fn a_plan_keeps_a_given_optional_deadline_and_says_when_it_is_unsafe() {
+    let imp = |m, w, t, od| Imp {
+        m,
+        o: 5,
+        w,
+        t,
+        offset: 0,
+        od,
+        core: None,
+    };
+    let a = Imp {
+        o: 0,
+        ..imp(1, 0, 4, None)
+    };
+    for (od, safe) in [
+        (Some(8), false),
+        (Some(7), true),
+        (Some(6), true),
+        (None, true),
+    ] {
+        let planned = plan(&workload(&[a, imp(1, 1, 9, od)], 1), Placement::Global).unwrap();
+        let kept = planned.workload.tasks[1]
+            .imprecise
+            .unwrap()
+            .optional_deadline;
+        assert_eq!(kept, Some(Duration::from_nanos(od.unwrap_or(7))));
+        assert_eq!(planned.verdict.schedulable, safe, "OD {od:?}");
+        let told = planned.notices.iter().any(|n| {
+            n.contains("task `t1`: optional_deadline 8ns is later than its safe bound 7ns")
+        });
+        assert_eq!(told, !safe, "{:?}", planned.notices);
     }
 }
 

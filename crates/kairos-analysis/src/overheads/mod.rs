@@ -213,6 +213,7 @@ impl Charged {
             deadline: Duration::from_nanos(deadline),
             period: Duration::from_nanos(period),
             windup: Duration::from_nanos(windup),
+            ..*t
         })
     }
 }

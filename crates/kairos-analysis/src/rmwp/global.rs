@@ -8,13 +8,15 @@
 //!
 //! `W_j` the slack-aware workload bound of the higher-priority task `j` (its response bound
 //! `R_j` from the verdict's analysis). The `m` most important tasks never wait: `R_i^w = w_i`.
+//! A given optional deadline later than `OD_i` makes the verdict negative ([`super`]).
 
-use super::{first_unconstrained, optional_deadline};
+use super::{first_unconstrained, honour_given, optional_deadline};
 use crate::global_fp::bertogna_cirinei::{self, fixed_point, rate_monotonic_order, Variant};
 use crate::{SporadicTask, Verdict};
 use kairos_model::Duration;
 
-/// The G-RMWP verdict and optional deadlines of `tasks` on `m` cores.
+/// The G-RMWP verdict and optional deadlines of `tasks` on `m` cores (the given ones where
+/// safe).
 pub fn is_schedulable(tasks: &[SporadicTask], m: usize) -> Verdict {
     if let Some(k) = first_unconstrained(tasks) {
         return Verdict::no(Some(k));
@@ -34,7 +36,7 @@ pub fn is_schedulable(tasks: &[SporadicTask], m: usize) -> Verdict {
         }
     }
     verdict.optional_deadlines = Some(od);
-    verdict
+    honour_given(tasks, verdict)
 }
 
 fn windup_response(

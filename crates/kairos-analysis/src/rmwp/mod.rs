@@ -28,13 +28,23 @@
 //! Plain tasks have no wind-up: their optional deadline is their deadline. When the verdict is
 //! negative the optional deadlines are still given, for tasks the analysis could bound; 0 for
 //! the others (their optional parts are always skipped, so they run as under RM).
+//!
+//! **Given optional deadlines.** A workload may fix a task's `OD` itself
+//! ([`SporadicTask::optional_deadline`]). The computed `OD_i` is then the task's safe bound: an
+//! earlier given `OD` is safe too (a job whose mandatory part ends before it waits less, and its
+//! wind-up, started earlier, has more than `R_i^w` before `D_i`; one whose mandatory part ends
+//! after it runs as under RM), so it is used as given; a later one leaves the wind-up less than
+//! its worst-case response time, so the verdict is negative and lists it
+//! ([`crate::Verdict::unsafe_optional_deadlines`]). The verdict's optional deadlines are the
+//! ones used: the given ones where given. On `m` cores partitioned, the bound is that of the
+//! task's core.
 
 pub mod global;
 pub mod partitioned;
 pub mod plan;
 pub mod uniprocessor;
 
-use crate::SporadicTask;
+use crate::{SporadicTask, UnsafeOptionalDeadline, Verdict};
 use kairos_model::Duration;
 
 /// `D - R^w`, or 0 when the wind-up's response is not bounded by the deadline; `D` for a plain
@@ -44,6 +54,37 @@ fn optional_deadline(task: &SporadicTask, windup_response: Option<Duration>) -> 
         return task.deadline;
     }
     windup_response.map_or(Duration::ZERO, |r| task.deadline.saturating_sub(r))
+}
+
+/// `verdict` with each given optional deadline in place of the computed bound (its
+/// `optional_deadlines`), those later than their bound listed, and the verdict negative, naming
+/// the first of them, if any is (a verdict already negative keeps the task it names).
+fn honour_given(tasks: &[SporadicTask], mut verdict: Verdict) -> Verdict {
+    let Some(od) = verdict.optional_deadlines.as_mut() else {
+        return verdict;
+    };
+    for (i, task) in tasks.iter().enumerate() {
+        let Some(given) = task.optional_deadline else {
+            continue;
+        };
+        if given > od[i] {
+            verdict
+                .unsafe_optional_deadlines
+                .push(UnsafeOptionalDeadline {
+                    task: i,
+                    given,
+                    safe_bound: od[i],
+                });
+        }
+        od[i] = given;
+    }
+    if let Some(first) = verdict.unsafe_optional_deadlines.first() {
+        if verdict.schedulable {
+            verdict.schedulable = false;
+            verdict.failing_task = Some(first.task);
+        }
+    }
+    verdict
 }
 
 /// The first task with a deadline beyond its period, which RMWP does not define (Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP:

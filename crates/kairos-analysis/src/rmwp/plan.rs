@@ -1,11 +1,17 @@
 //! What a run under G-RMWP or P-RMWP (or their baselines G-RM and P-RM) needs from the analysis:
 //! every imprecise task's optional deadline and, partitioned, every task's core, written into
 //! a copy of the workload (`optional_deadline` and `core`, as a user could have written them).
+//!
+//! A workload's own optional deadline is kept as it is: when it is safe it is the one the
+//! analysis used; when it is later than the analysis's safe bound the plan does not put the
+//! bound in its place (the run would then not be the one the file describes) but says so in its
+//! notices, task by task, beside the negative verdict, as for any set the analysis does not
+//! show schedulable.
 
-use super::{global, partitioned, uniprocessor};
+use super::{global, partitioned};
 use crate::partition::Heuristic;
-use crate::{tasks_of, SporadicTask, Verdict};
-use kairos_model::{CoreId, Duration, Workload};
+use crate::{tasks_of, UnsafeOptionalDeadline, Verdict};
+use kairos_model::{CoreId, Workload};
 
 /// Global, or partitioned with a bin-packing heuristic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,10 +24,11 @@ pub enum Placement {
 #[derive(Clone, Debug)]
 pub struct Plan {
     /// The workload with every imprecise task's `optional_deadline` set (the file's own where it
-    /// gives one) and, partitioned, every task's `core`.
+    /// gives one, safe or not) and, partitioned, every task's `core`.
     pub workload: Workload,
     pub verdict: Verdict,
-    /// What a user should know (a negative verdict).
+    /// What a user should know: a negative verdict, and each given optional deadline later
+    /// than its safe bound (`verdict.unsafe_optional_deadlines`).
     pub notices: Vec<String>,
 }
 
@@ -32,7 +39,7 @@ pub fn plan(workload: &Workload, placement: Placement) -> Result<Plan, String> {
     let verdict = match placement {
         Placement::Global => global::is_schedulable(&tasks, workload.cores),
         Placement::Partitioned(h) => match file_mapping(workload) {
-            Some(mapping) => per_core(&tasks, &mapping, workload.cores),
+            Some(mapping) => partitioned::on_cores(&tasks, mapping, workload.cores),
             None => partitioned::is_schedulable(&tasks, workload.cores, h),
         },
     };
@@ -50,14 +57,9 @@ pub fn plan(workload: &Workload, placement: Placement) -> Result<Plan, String> {
     }
     let mut notices = Vec::new();
     if !verdict.schedulable {
-        let task = (verdict.failing_task).map_or(String::new(), |t| {
-            format!(" (task `{}`)", workload.tasks[t].name)
-        });
-        notices.push(format!(
-            "the analysis does not show the set schedulable{task}; optional deadlines it could \
-             not bound are 0 (optional parts skipped)"
-        ));
+        notices.push(negative_notice(workload, &verdict));
     }
+    notices.extend((verdict.unsafe_optional_deadlines.iter()).map(|u| unsafe_notice(workload, u)));
     Ok(Plan {
         workload: resolved(workload, &verdict),
         verdict,
@@ -71,34 +73,39 @@ fn file_mapping(workload: &Workload) -> Option<Vec<usize>> {
     cores.filter(|c| c.iter().all(|&core| core < workload.cores))
 }
 
-/// Uniprocessor RMWP on each core of a given mapping.
-fn per_core(tasks: &[SporadicTask], mapping: &[usize], cores: usize) -> Verdict {
-    let mut verdict = Verdict::yes();
-    let mut od = vec![Duration::ZERO; tasks.len()];
-    for core in 0..cores {
-        let on_core: Vec<usize> = (0..tasks.len()).filter(|&i| mapping[i] == core).collect();
-        let core_tasks: Vec<SporadicTask> = on_core.iter().map(|&i| tasks[i]).collect();
-        let core_verdict = uniprocessor::is_schedulable(&core_tasks);
-        if !core_verdict.schedulable && verdict.schedulable {
-            verdict = Verdict::no(core_verdict.failing_task.map(|k| on_core[k]));
-        }
-        for (k, &i) in on_core.iter().enumerate() {
-            od[i] = core_verdict
-                .optional_deadlines
-                .as_ref()
-                .map_or(Duration::ZERO, |o| o[k]);
-        }
-    }
-    verdict.mapping = Some(mapping.to_vec());
-    verdict.optional_deadlines = Some(od);
-    verdict
+/// The negative verdict, and what it means for the optional deadlines the plan computed
+/// itself: 0 where the analysis could not bound the wind-up.
+fn negative_notice(workload: &Workload, verdict: &Verdict) -> String {
+    let task = (verdict.failing_task).map_or(String::new(), |t| {
+        format!(" (task `{}`)", workload.tasks[t].name)
+    });
+    let od = verdict.optional_deadlines.as_deref().unwrap_or_default();
+    let computed_zero = (workload.tasks.iter().zip(od)).any(|(t, od)| {
+        t.imprecise
+            .is_some_and(|p| p.optional_deadline.is_none() && od.is_zero())
+    });
+    let zero = match computed_zero {
+        true => "; optional deadlines it could not bound are 0 (optional parts skipped)",
+        false => "",
+    };
+    format!("the analysis does not show the set schedulable{task}{zero}")
+}
+
+/// A given optional deadline kept although later than its safe bound.
+fn unsafe_notice(workload: &Workload, u: &UnsafeOptionalDeadline) -> String {
+    format!(
+        "task `{}`: optional_deadline {} is later than its safe bound {}; kept as the file \
+         gives it, so its wind-up may miss its deadline",
+        workload.tasks[u.task].name, u.given, u.safe_bound
+    )
 }
 
 fn resolved(workload: &Workload, verdict: &Verdict) -> Workload {
     let mut out = workload.clone();
     for (i, task) in out.tasks.iter_mut().enumerate() {
         if let (Some(parts), Some(od)) = (&mut task.imprecise, &verdict.optional_deadlines) {
-            parts.optional_deadline = parts.optional_deadline.or(Some(od[i]));
+            // The analysis's optional deadlines are the given ones where given.
+            parts.optional_deadline = Some(od[i]);
         }
         if let Some(mapping) = &verdict.mapping {
             task.core = Some(CoreId(mapping[i]));

@@ -6,24 +6,25 @@
 //!
 //! iterated from `R = w_i` until it is fixed or exceeds `D_i`. Constrained deadlines
 //! (`D <= T`), rate-monotonic priorities (shorter period first, ties to the lower index, as the
-//! policy ranks them).
+//! policy ranks them). A given optional deadline later than `OD_i` makes the verdict negative
+//! ([`super`]).
 
-use super::{first_unconstrained, optional_deadline};
+use super::{first_unconstrained, honour_given, optional_deadline};
 use crate::uniprocessor::fp_rta;
 use crate::{SporadicTask, Verdict};
 use kairos_model::Duration;
 
-/// The RMWP verdict and optional deadlines of `tasks` on one core.
+/// The RMWP verdict and optional deadlines of `tasks` on one core (the given ones where safe).
 pub fn is_schedulable(tasks: &[SporadicTask]) -> Verdict {
     if let Some(k) = first_unconstrained(tasks) {
         return Verdict::no(Some(k));
     }
     let mut verdict = fp_rta::rate_monotonic(tasks);
     verdict.optional_deadlines = Some(optional_deadlines(tasks));
-    verdict
+    honour_given(tasks, verdict)
 }
 
-/// `OD_i` of every task, input order.
+/// `OD_i` of every task as computed (the safe bound), input order.
 pub fn optional_deadlines(tasks: &[SporadicTask]) -> Vec<Duration> {
     let order = fp_rta::rate_monotonic_order(tasks);
     let mut od = vec![Duration::ZERO; tasks.len()];

@@ -80,10 +80,11 @@ fn verdict_table(workload: &Workload, analysis: &Analysis) -> String {
             None => String::new(),
         };
         out.push_str(&format!(
-            "{test:<24} {:<12} {overheads}{}{}\n",
+            "{test:<24} {:<12} {overheads}{}{}{}\n",
             word(v),
             details(v, &names),
-            optional_deadlines(v, &names, &imprecise)
+            optional_deadlines(v, &names, &imprecise),
+            unsafe_optional_deadlines(v, &names)
         ));
     }
     out
@@ -133,4 +134,19 @@ fn optional_deadlines(v: &Verdict, names: &[&str], imprecise: &[bool]) -> String
         true => String::new(),
         false => format!("; OD {}", listed.join(" ")),
     }
+}
+
+/// The given optional deadlines the RMWP tests found later than their safe bound:
+/// `; b: optional deadline 8.000ms is later than its safe bound 7.000ms`.
+fn unsafe_optional_deadlines(v: &Verdict, names: &[&str]) -> String {
+    (v.unsafe_optional_deadlines.iter())
+        .map(|u| {
+            format!(
+                "; {}: optional deadline {} is later than its safe bound {}",
+                names.get(u.task).copied().unwrap_or("?"),
+                super::human_ns(u.given.as_nanos()),
+                super::human_ns(u.safe_bound.as_nanos())
+            )
+        })
+        .collect()
 }
