@@ -3,22 +3,24 @@
 //! dispatcher, each run checked against the simulation of the same set and replayed against a
 //! fresh policy. Behaviour, never a latency bound: the simulation is given the run's measured
 //! overheads (as `kairos run --compare` does), and the share of jobs whose parts ended as
-//! simulated is printed and checked against a floor of 90 %: 95 to 97 % on this
-//! shared 2-vCPU machine, the rest being optional parts cut a little short at their optional
-//! deadline by interference the simulation does not see, so asserting 95 % would assert the
-//! machine's noise; without the overheads the simulation stays ahead of the run and about 80 %
-//! agree. Needs real-time privilege: ignored by a plain `cargo test`, run by the README's
-//! command and CI (as root).
+//! simulated is printed and checked against a floor of 90 %: 95 to 97 % on this shared 2-vCPU
+//! machine when quiet, 90 to 93 % when loaded, the rest being optional parts cut a little short
+//! at their optional deadline by interference the simulation does not see, so asserting 95 %
+//! would assert the machine's noise; without the overheads the simulation stays ahead of the run
+//! and about 80 % agree. A run below the floor is made again only when the host's lost time
+//! explains it (the run's stalls and steal, printed). Needs real-time privilege: ignored by a
+//! plain `cargo test`, run by the README's command and CI (as root).
 
 use kairos_analysis::partition::Heuristic;
 use kairos_analysis::rmwp::plan::{plan, Placement};
 use kairos_gen::imprecise::{generate_imprecise, ImpreciseConfig};
 use kairos_gen::seeded;
-use kairos_model::{Part, Workload};
+use kairos_model::{Instant, Part, Workload};
 use kairos_os::{online_cpus, privilege};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_rt::dispatcher::{measured_overheads, run_user, UserRunConfig};
 use kairos_rt::dispatcher::{END_MANDATORY, PART_POLICY};
+use kairos_rt::measure::RunResult;
 use kairos_sim::{replay, simulate, SimConfig};
 use kairos_trace::{PartOutcome, Trace, TraceEvent};
 use std::collections::BTreeMap;
@@ -93,6 +95,10 @@ fn assert_cuts_at_optional_deadlines(w: &Workload, trace: &Trace) -> usize {
     cuts
 }
 
+/// Runs of a policy at most: another only when the host's lost time explains what went wrong
+/// with the last (printed). A host that disturbs every run leaves nothing to judge: a failure.
+const ATTEMPTS: usize = 3;
+
 #[test]
 #[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn imprecise_sets_run_by_parts_on_real_cores_as_simulated() {
@@ -106,43 +112,42 @@ fn imprecise_sets_run_by_parts_on_real_cores_as_simulated() {
         PolicyKind::PartitionedRm,
     ];
     for kind in kinds {
-        // Agreement with the simulation is 92-95 % here; a host that slows the VM during the
-        // run moves part ends (87.9 % in one CI run): once is the host, twice is kairos.
-        let share = match run_and_compare(&w, kind) {
-            Some(share) if share < 0.9 => {
-                println!("{}: {:.1} %; running again", kind.cli_name(), 100.0 * share);
-                run_and_compare(&w, kind)
+        for attempt in 1..=ATTEMPTS {
+            match run_and_compare(&w, kind) {
+                Ok(()) => break,
+                Err(host) if attempt < ATTEMPTS => {
+                    println!("{}: {host}; running again", kind.cli_name());
+                }
+                Err(host) => panic!("{}: the host disturbed every run: {host}", kind.cli_name()),
             }
-            other => other,
-        };
-        if let Some(share) = share {
-            assert!(share >= 0.9, "{}: {:.1} %", kind.cli_name(), 100.0 * share);
         }
     }
 }
 
-/// Runs `w` under `kind` for real, checks the run, its replay and its cuts, and returns the
-/// share of jobs that ended their parts as the simulation did (None for policies that do not
-/// run jobs by parts).
-fn run_and_compare(w: &Workload, kind: PolicyKind) -> Option<f64> {
+/// Agreement with the simulation is 90-97 % here: below this, a run is checked for the host.
+const AGREEMENT: f64 = 0.9;
+
+/// Runs `w` under `kind` for real and checks the run, its replay and its cuts, and for
+/// policies that run jobs by parts that at least [`AGREEMENT`] of the jobs ended their parts as
+/// the simulation did. `Err` (with the evidence) when a run went wrong and the host took time
+/// from its cores: a run the dispatcher stopped as overloaded (a stall of tens of milliseconds
+/// piles up the jobs of a millisecond task) with misses the attribution gives the host, or an
+/// agreement below the floor that the jobs under the run's stalls make up; either also when the
+/// hypervisor reported steal time on the run's CPUs (time it took in pieces the watchers may not
+/// see). Any other failure panics.
+fn run_and_compare(w: &Workload, kind: PolicyKind) -> Result<(), String> {
     let name = kind.cli_name();
     let w = planned(kind, w);
     let config = UserRunConfig::new(5_000_000_000);
-    let mut real = run_user(&w, kind.build(PriorityOrder::Auto), &config).expect("run starts");
-    // The machines are shared VMs: a host stall of tens of milliseconds piles up the jobs
-    // of a millisecond task and the dispatcher stops the run as overloaded. Once is the
-    // host; twice is kairos.
-    if real
-        .result
-        .stopped_by
-        .as_deref()
-        .is_some_and(|s| s.contains("overloaded"))
-    {
-        println!(
-            "{name}: the first run stopped ({:?}); running again",
-            real.result.stopped_by
+    let real = run_user(&w, kind.build(PriorityOrder::Auto), &config).expect("run starts");
+    let stopped = real.result.stopped_by.as_deref();
+    if stopped.is_some_and(|s| s.contains("overloaded")) {
+        let lost = kairos_lab::run::lost_time(&real.result);
+        assert!(
+            real.result.misses_by_cause.host > 0 || stole(&real.result),
+            "{name}: the run stopped ({stopped:?}) and no stall of the host explains it: {lost}"
         );
-        real = run_user(&w, kind.build(PriorityOrder::Auto), &config).expect("run starts");
+        return Err(format!("the run stopped ({stopped:?}): {lost}"));
     }
     assert_eq!(
         real.result.stopped_by, None,
@@ -176,7 +181,7 @@ fn run_and_compare(w: &Workload, kind: PolicyKind) -> Option<f64> {
     .unwrap_or_else(|e| panic!("{name}: {e}"));
     if !by_parts {
         assert!(real.result.optional.is_none());
-        return None;
+        return Ok(());
     }
     let cuts = assert_cuts_at_optional_deadlines(&w, &real.result.trace);
     assert!(
@@ -199,5 +204,36 @@ fn run_and_compare(w: &Workload, kind: PolicyKind) -> Option<f64> {
             "{name}"
         );
     }
-    Some(share)
+    if share >= AGREEMENT {
+        return Ok(());
+    }
+    // The jobs that ended otherwise with a stall of the host over their window.
+    let r = &real.result;
+    let stalled = (real_parts.iter())
+        .filter(|(id, p)| sim_parts.get(id) != Some(p))
+        .filter(|(&(task, job), _)| {
+            let j = r.jobs.iter().find(|j| (j.task, j.job) == (task, job));
+            j.is_some_and(|j| {
+                let (from, to) = (
+                    Instant::from_nanos(j.release),
+                    Instant::from_nanos(j.deadline),
+                );
+                r.stall_intervals.iter().any(|s| s.overlaps(from, to))
+            })
+        })
+        .count();
+    let explained = (same + stalled) as f64 / real_parts.len() as f64;
+    let evidence = format!(
+        "{:.1} % agree, {:.1} % with the {stalled} jobs that ended otherwise under a stall of the host; {}",
+        100.0 * share,
+        100.0 * explained,
+        kairos_lab::run::lost_time(r)
+    );
+    assert!(explained >= AGREEMENT || stole(r), "{name}: {evidence}");
+    Err(evidence)
+}
+
+/// Whether the hypervisor reported steal time on a CPU of the run.
+fn stole(result: &RunResult) -> bool {
+    (result.stalls.iter()).any(|c| c.steal.is_some_and(|s| !s.is_zero()))
 }

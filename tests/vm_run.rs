@@ -219,6 +219,21 @@ fn kairos_run_on_a_vm_file_compares_per_domain_and_per_vcpu() {
     assert!(domains
         .iter()
         .all(|d| d["jobs_released"].as_u64() > Some(0)));
+    // Every miss has a cause, judged with the simulation's slack; every CPU was watched.
+    let by_cause = &json["misses_by_cause"];
+    let causes = by_cause["host"].as_u64().unwrap() + by_cause["schedule"].as_u64().unwrap();
+    assert_eq!(Some(causes), json["deadline_misses"].as_u64());
+    assert_eq!(by_cause["slack_from"], "simulation");
+    let stalls = json["stalls"].as_array().unwrap();
+    assert_eq!(stalls.len(), json["cpus"].as_array().unwrap().len());
+    for core in stalls {
+        assert_eq!(core["watched"], true, "{core}");
+        assert!(
+            core["largest_ns"].as_u64() <= core["total_ns"].as_u64(),
+            "{core}"
+        );
+        assert!(core["steal_ns"].is_u64(), "{core}");
+    }
     let measured = json["vcpus"].as_array().unwrap();
     let simulated = json["simulated"]["vcpus"].as_array().unwrap();
     for (m, s) in measured.iter().zip(simulated) {

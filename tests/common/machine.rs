@@ -95,15 +95,3 @@ pub fn cgroups_added_or_removed(
     out.extend(only(before, after, "removed"));
     out
 }
-
-/// Time the hypervisor stole from this machine's vCPUs so far, in clock ticks (the `steal`
-/// column of /proc/stat's `cpu` line): the host's evidence a test prints before it may run a
-/// real-time measurement again.
-pub fn steal_ticks() -> u64 {
-    let stat = std::fs::read_to_string("/proc/stat").expect("read /proc/stat");
-    let cpu = stat.lines().next().expect("a cpu line");
-    cpu.split_whitespace()
-        .nth(8)
-        .and_then(|v| v.parse().ok())
-        .expect("a steal column")
-}

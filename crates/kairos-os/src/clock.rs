@@ -1,7 +1,7 @@
 //! Clocks: CLOCK_MONOTONIC for releases and measurements (the clock cyclictest programs its
 //! timers on), CLOCK_THREAD_CPUTIME_ID for the CPU time a job consumed, and absolute sleeps
 //! with `clock_nanosleep(TIMER_ABSTIME)` so release times never drift with the loop's own
-//! cost (`linux-platform.md`, "Release").
+//! cost (`linux-platform.md`, "Release"); and the clock tick `/proc/stat` counts in.
 
 fn read(clock: libc::clockid_t) -> u64 {
     let mut ts = libc::timespec {
@@ -48,6 +48,20 @@ pub fn sleep_until(deadline_ns: u64) {
         if rc != libc::EINTR {
             return;
         }
+    }
+}
+
+/// Clock ticks per second (`sysconf(_SC_CLK_TCK)`, USER_HZ): the unit of the times in
+/// `/proc/stat`.
+pub fn ticks_per_second() -> u64 {
+    // SAFETY: sysconf takes a constant name and reads no caller memory.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    // Linux has answered 100 on every architecture since USER_HZ was fixed; a failure (-1)
+    // falls back to it.
+    if ticks > 0 {
+        ticks as u64
+    } else {
+        100
     }
 }
 

@@ -12,7 +12,7 @@
 //! For the runtime:
 //! - [`thread`]: threads created with an explicit policy, priority and affinity.
 //! - [`sched`]: policies of existing threads (FIFO, OTHER, DEADLINE), affinity, thread scans.
-//! - [`clock`]: the monotonic and thread CPU-time clocks, absolute sleeps.
+//! - [`clock`]: the monotonic and thread CPU-time clocks, absolute sleeps, the clock tick.
 //! - [`futex`]: futex waits with an absolute CLOCK_MONOTONIC deadline, and wakes.
 //! - [`memory`]: `mlockall` and stack prefaulting.
 //! - [`dma`]: the `/dev/cpu_dma_latency` PM-QoS guard.
@@ -52,8 +52,11 @@ use thiserror::Error;
 pub mod priority {
     /// The watchdog: above every runtime thread so a spinning one cannot starve it.
     pub const WATCHDOG: i32 = 99;
-    /// Per-core dispatchers of the table-driven runtime.
-    pub const DISPATCHER: i32 = 98;
+    /// The per-core stall watchers of a run: above every thread of the run, so the time they
+    /// lose is time the run's threads could not have had either.
+    pub const STALL_WATCH: i32 = 98;
+    /// Per-core dispatchers of the user-space dispatcher (and the table-driven runtime on it).
+    pub const DISPATCHER: i32 = 97;
     /// The most important worker of a fixed-priority run; less important ones count down.
     pub const WORKER_MAX: i32 = 89;
     /// The resource manager's thread, above the RT task it measures so that an overrunning

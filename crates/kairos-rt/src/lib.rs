@@ -15,6 +15,8 @@
 //! - [`sync`], [`handoff`]: the lock-free migration hand-off, model checked with loom.
 //! - [`calibrate`]: per-core calibrated busy work and per-job user commands.
 //! - [`measure`]: HDR histograms, job records, the run result and its trace.
+//! - [`stalls`], [`attribution`]: the time taken from each core during a run (the host's, or
+//!   a thread above the run's), and each deadline miss attributed to the host or the schedule.
 //! - [`watchdog`]: bounded runs, stop on SIGINT/SIGTERM, demotion of stuck threads.
 //! - [`parking`]: the bounded futex waits every dispatched run shares.
 //! - [`probe`]: the timer-latency probe (cyclictest's quantity).
@@ -25,6 +27,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod attribution;
 pub mod calibrate;
 pub mod dispatcher;
 pub mod handoff;
@@ -32,6 +35,7 @@ pub mod measure;
 pub mod parking;
 pub mod periodic;
 pub mod probe;
+pub mod stalls;
 pub mod sync;
 pub mod table;
 pub mod watchdog;

@@ -1,20 +1,25 @@
-//! Measurements of a real run, in the vocabulary of the G-RES/G-MCRES paper (Pautet, Robert, Tardieu), section 7: release latency
-//! (actual start minus intended start, the quantity cyclictest reports for its timer), response
-//! time, deadline misses, the parts of a migration (figure 5: timer to handler, request to stop
-//! on the old core, stop to start on the new core) and of a mode change (overrun detection,
-//! table switch done, all cores rescheduled). Distributions are HDR histograms (nanoseconds,
-//! 3 significant digits) summarised as min/p50/p99/p99.9/max; the trace uses the simulator's
-//! events ([`kairos_trace::Trace`]) with times relative to the run's start, so a simulated and
-//! a measured run can be drawn and compared side by side.
+//! Measurements of a real run, in the vocabulary of the G-RES/G-MCRES paper (Pautet, Robert,
+//! Tardieu), section 7: release latency (actual start minus intended start, the quantity
+//! cyclictest reports for its timer), response time, deadline misses (each attributed to the
+//! host or the schedule by [`crate::attribution`], from the time [`crate::stalls`] saw each core
+//! lose), the parts of a migration (figure 5: timer to handler, request to stop on the old core,
+//! stop to start on the new core) and of a mode change (overrun detection, table switch done, all
+//! cores rescheduled). Distributions are HDR histograms (nanoseconds, 3 significant digits)
+//! summarised as min/p50/p99/p99.9/max; the trace uses the simulator's events
+//! ([`kairos_trace::Trace`]) with times relative to the run's start, so a simulated and a
+//! measured run can be drawn and compared side by side.
 
+use crate::attribution::{self, MissCause, MissesByCause, RunView};
 use crate::calibrate::Calibration;
-use kairos_model::Instant;
+use crate::stalls::{CoreLost, LostTime, Stall};
 use kairos_trace::{OptionalMetrics, Trace, TraceEvent};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 mod distribution;
+mod trace;
 pub use distribution::{Distribution, Measurements, Summary};
+use trace::build_trace;
 
 /// Names of the distributions, stable in the JSON output.
 pub mod names {
@@ -137,6 +142,10 @@ pub struct RunResult {
     pub duration_ns: u64,
     /// Wall time actually run (ns since the start).
     pub ran_ns: u64,
+    /// CLOCK_MONOTONIC time of the run's start (time 0 of its records), to place outside
+    /// events on the run's time line.
+    #[serde(skip)]
+    pub origin_ns: u64,
     /// Why the run ended early ("SIGINT", "watchdog: ..."), if it did.
     pub stopped_by: Option<String>,
     pub cpus: Vec<usize>,
@@ -145,6 +154,9 @@ pub struct RunResult {
     pub jobs_released: u64,
     pub jobs_completed: u64,
     pub deadline_misses: u64,
+    /// The misses by cause, host or schedule ([`crate::attribution`]): with the slack from
+    /// the run until [`RunResult::attribute_misses`] is given the run's simulation.
+    pub misses_by_cause: MissesByCause,
     pub jobs_discarded: u64,
     pub migrations: u64,
     pub mode_changes: u64,
@@ -159,12 +171,20 @@ pub struct RunResult {
     pub calibration: Calibration,
     pub histograms: BTreeMap<String, HistogramJson>,
     pub tasks: Vec<TaskSummary>,
+    /// Lost time per core, in the order of `cpus` ([`crate::stalls`]).
+    pub stalls: Vec<CoreLost>,
     pub notes: Vec<String>,
     /// Every job, in release order (not in the JSON: use `--trace` for per-job data).
     #[serde(skip)]
     pub jobs: Vec<JobRecord>,
     #[serde(skip)]
     pub trace: Trace,
+    /// Every stall kept, by core then start.
+    #[serde(skip)]
+    pub stall_intervals: Vec<Stall>,
+    /// Every missed job with its cause, in release order.
+    #[serde(skip)]
+    pub miss_causes: Vec<MissCause>,
 }
 
 /// What [`RunResult::build`] needs; the table dispatcher fills the optional parts.
@@ -174,6 +194,8 @@ pub struct RunInputs {
     pub cpus: Vec<usize>,
     pub duration_ns: u64,
     pub ran_ns: u64,
+    /// CLOCK_MONOTONIC time of time 0.
+    pub origin_ns: u64,
     pub stopped_by: Option<String>,
     pub dma_latency_held: bool,
     pub calibration: Calibration,
@@ -189,6 +211,8 @@ pub struct RunInputs {
     pub optional_deadlines: Vec<Option<kairos_model::Duration>>,
     /// Names of the servers (VCPUs) of a run through servers; empty otherwise.
     pub server_names: Vec<String>,
+    /// Time taken from the run's cores.
+    pub lost: LostTime,
 }
 
 impl RunResult {
@@ -225,16 +249,19 @@ impl RunResult {
         }
         let optional = optional_total(&inputs.optional);
         let trace = build_trace(&inputs, &jobs, &segments, end);
-        RunResult {
+        let lost = std::mem::take(&mut inputs.lost);
+        let mut result = RunResult {
             policy: inputs.policy,
             duration_ns: inputs.duration_ns,
             ran_ns: inputs.ran_ns,
+            origin_ns: inputs.origin_ns,
             stopped_by: inputs.stopped_by,
             cpus: inputs.cpus,
             dma_latency_held: inputs.dma_latency_held,
             jobs_released: jobs.len() as u64,
             jobs_completed: jobs.iter().filter(|j| j.completion.is_some()).count() as u64,
             deadline_misses: jobs.iter().filter(|j| j.missed(end)).count() as u64,
+            misses_by_cause: MissesByCause::default(),
             jobs_discarded: jobs.iter().filter(|j| j.discarded.is_some()).count() as u64,
             migrations,
             mode_changes,
@@ -255,10 +282,29 @@ impl RunResult {
                 })
                 .collect(),
             tasks,
+            stalls: lost.cores,
             notes: inputs.notes,
             jobs,
             trace,
-        }
+            stall_intervals: lost.stalls,
+            miss_causes: Vec::new(),
+        };
+        result.attribute_misses(None);
+        result
+    }
+
+    /// Attributes every miss ([`crate::attribution`]), the slack from `simulated`, the
+    /// simulation of this very run (same jobs, same draws), when given.
+    pub fn attribute_misses(&mut self, simulated: Option<&Trace>) {
+        let cores: Vec<usize> = self.stalls.iter().map(|c| c.core).collect();
+        let run = RunView {
+            measured: &self.trace,
+            stalls: &self.stall_intervals,
+            cores: &cores,
+            end: self.ran_ns.min(self.duration_ns),
+        };
+        (self.misses_by_cause, self.miss_causes) =
+            attribution::attribute(&self.jobs, &run, simulated);
     }
 }
 
@@ -302,93 +348,6 @@ fn task_summaries(names: &[String], jobs: &[JobRecord], end: u64) -> Vec<TaskSum
             }
         })
         .collect()
-}
-
-/// The simulator's event vocabulary, ordered by when each event happened (a segment when it
-/// closes, a miss at the deadline).
-fn build_trace(
-    inputs: &RunInputs,
-    jobs: &[JobRecord],
-    segments: &[SegmentRecord],
-    end: u64,
-) -> Trace {
-    let at = Instant::from_nanos;
-    let mut timed: Vec<(u64, u8, TraceEvent)> = Vec::new();
-    for j in jobs {
-        timed.push((
-            j.release,
-            0,
-            TraceEvent::Release {
-                task: j.task,
-                job: j.job,
-                at: at(j.release),
-                deadline: at(j.deadline),
-            },
-        ));
-        if let Some(c) = j.completion {
-            timed.push((
-                c,
-                2,
-                TraceEvent::Completion {
-                    task: j.task,
-                    job: j.job,
-                    at: at(c),
-                },
-            ));
-        }
-        if j.missed(end) {
-            timed.push((
-                j.deadline,
-                3,
-                TraceEvent::DeadlineMiss {
-                    task: j.task,
-                    job: j.job,
-                    at: at(j.deadline),
-                },
-            ));
-        }
-    }
-    for s in segments {
-        timed.push((
-            s.end,
-            1,
-            TraceEvent::Segment {
-                core: s.cpu,
-                task: s.task,
-                job: s.job,
-                start: at(s.start),
-                end: at(s.end),
-            },
-        ));
-    }
-    for e in &inputs.extra_events {
-        timed.push((event_time(e), 1, e.clone()));
-    }
-    timed.sort_by_key(|(t, rank, _)| (*t, *rank));
-    Trace {
-        task_names: inputs.task_names.clone(),
-        levels: inputs.levels.clone(),
-        cores: inputs.cpus.iter().max().map_or(1, |m| m + 1),
-        end: at(end),
-        optional_deadlines: inputs.optional_deadlines.clone(),
-        server_names: inputs.server_names.clone(),
-        events: timed.into_iter().map(|(_, _, e)| e).collect(),
-    }
-}
-
-fn event_time(event: &TraceEvent) -> u64 {
-    match event {
-        TraceEvent::Release { at, .. }
-        | TraceEvent::Completion { at, .. }
-        | TraceEvent::DeadlineMiss { at, .. }
-        | TraceEvent::Abort { at, .. }
-        | TraceEvent::Discard { at, .. }
-        | TraceEvent::PartEnd { at, .. }
-        | TraceEvent::ModeChange { at, .. }
-        | TraceEvent::Replenish { at, .. }
-        | TraceEvent::ServerExhausted { at, .. } => at.as_nanos(),
-        TraceEvent::Segment { end, .. } | TraceEvent::ServerSegment { end, .. } => end.as_nanos(),
-    }
 }
 
 #[cfg(test)]

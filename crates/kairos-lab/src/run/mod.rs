@@ -11,7 +11,7 @@ mod tables;
 mod text;
 mod vm;
 
-pub use text::{report_header, summary};
+pub use text::{lost_time, report_header, summary};
 
 use crate::compare::{Compare, RealRun};
 use crate::error::write_output;
@@ -185,9 +185,17 @@ struct Extra {
     text: String,
 }
 
-/// The report of a run of `workload`'s threads: the result, its comparison with the
-/// simulation when there is one, then `extra`.
-fn finish(workload: Workload, result: RunResult, simulated: Option<Trace>, extra: Extra) -> Run {
+/// The report of a run of `workload`'s threads: the result (its misses attributed with the
+/// simulation's slack when there is one), its comparison with the simulation, then `extra`.
+fn finish(
+    workload: Workload,
+    mut result: RunResult,
+    simulated: Option<Trace>,
+    extra: Extra,
+) -> Run {
+    if let Some(sim) = &simulated {
+        result.attribute_misses(Some(sim));
+    }
     let compare = (simulated.as_ref()).map(|sim| crate::compare::compare(&result.trace, sim));
     let mut json = serde_json::to_value(&result).expect("run result serializes");
     let map = json.as_object_mut().expect("a run result is an object");

@@ -3,7 +3,7 @@
 //! criticality systems", sections 5-6), detecting overruns and changing mode; the same tables,
 //! overruns and seed simulated alongside when asked for.
 
-use super::{report_header, Dispatch, Request, Run};
+use super::{lost_time, report_header, Dispatch, Request, Run};
 use crate::text::human_ns;
 use crate::Failure;
 use kairos_model::{Duration, McSystem};
@@ -59,7 +59,7 @@ pub(super) fn run(name: &str, mut system: McSystem, request: &Request) -> Result
     let signals = StopSignals::install();
     let run = run_tables_detailed(&system, &tables, &config);
     drop(signals);
-    let run = run.map_err(|e| match e {
+    let mut run = run.map_err(|e| match e {
         RunError::Invalid(text) => Failure::bad_input(text),
         RunError::Platform(p) => Failure::environment(p.to_string()),
     })?;
@@ -79,6 +79,9 @@ pub(super) fn run(name: &str, mut system: McSystem, request: &Request) -> Result
     } else {
         None
     };
+    if let Some(trace) = simulated.as_ref().and_then(|s| s.trace.as_ref()) {
+        run.result.attribute_misses(Some(trace));
+    }
     let json = serde_json::to_value(JsonRun::of(&system, &run)).expect("run result serializes");
     let mut text = summary(&system, &run, &source);
     if let Some(sim) = &simulated {
@@ -171,6 +174,7 @@ fn summary(system: &McSystem, run: &TableRun, source: &str) -> String {
             "not held"
         }
     ));
+    out.push_str(&lost_time(r));
     for (name, h) in &r.histograms {
         out.push_str(&format!("{name:<38} {}\n", h.summary.display_us()));
     }

@@ -1,9 +1,16 @@
 //! A real run in text: what ran where and for how long, the calibration, the job counts, the
-//! measured latency histograms and every task's release latency and response time.
+//! misses by cause and the time lost per core, the measured latency histograms and every
+//! task's release latency and response time.
 
 use crate::text::human_ns;
 use kairos_model::Workload;
+use kairos_rt::attribution::{Cause, SlackFrom};
 use kairos_rt::measure::{RunResult, Summary};
+use kairos_rt::stalls::{CoreLost, Stall};
+use std::collections::BTreeMap;
+
+/// How many of the stalls that explain host misses the report names.
+const NAMED_STALLS: usize = 5;
 
 /// The first lines of every run report: what ran where and for how long, an early stop, and
 /// the calibration. `under` names the policy (and, for tables, where they came from).
@@ -35,6 +42,7 @@ pub fn summary(workload: &Workload, r: &RunResult) -> String {
         r.mode_changes,
         if r.dma_latency_held { "held at 0" } else { "not held" }
     ));
+    out.push_str(&lost_time(r));
     if let Some(o) = &r.optional {
         out.push_str(&format!(
             "optional parts: {} completed, {} cut, {} skipped; QoS {} (optional time executed / requested)\n",
@@ -82,5 +90,190 @@ fn us(summary: &Summary, pick: impl Fn(&Summary) -> u64) -> String {
         "-".into()
     } else {
         human_ns(pick(summary))
+    }
+}
+
+/// The misses by cause, each stall that explains host misses, and each core's lost time (the
+/// rule is `kairos_rt::attribution`'s, described in docs/run.md).
+pub fn lost_time(r: &RunResult) -> String {
+    let m = &r.misses_by_cause;
+    let from = match m.slack_from {
+        SlackFrom::Simulation => "the simulation",
+        SlackFrom::Run => "the run",
+    };
+    let mut out = format!(
+        "deadline misses by cause: {} host, {} schedule (slack from {from})\n",
+        m.host, m.schedule
+    );
+    let blamed = blamed_stalls(r);
+    for (stall, misses) in blamed.iter().take(NAMED_STALLS) {
+        out.push_str(&format!(
+            "  host: stall of {} on CPU {} at {} ({misses} miss(es))\n",
+            human_ns(stall.length.as_nanos()),
+            cpu_of(&r.stalls, stall.core),
+            human_ns(stall.start.as_nanos())
+        ));
+    }
+    if blamed.len() > NAMED_STALLS {
+        out.push_str(&format!(
+            "  host: {} more stall(s)\n",
+            blamed.len() - NAMED_STALLS
+        ));
+    }
+    r.stalls.iter().for_each(|c| out.push_str(&core_line(c)));
+    out
+}
+
+/// The stalls that explain host misses, by start, each with how many.
+fn blamed_stalls(r: &RunResult) -> Vec<(Stall, usize)> {
+    let mut blamed: BTreeMap<(u64, usize), (Stall, usize)> = BTreeMap::new();
+    for miss in r.miss_causes.iter().filter(|m| m.cause == Cause::Host) {
+        if let Some(s) = miss.stall {
+            blamed
+                .entry((s.start.as_nanos(), s.core))
+                .or_insert((s, 0))
+                .1 += 1;
+        }
+    }
+    blamed.into_values().collect()
+}
+
+fn cpu_of(cores: &[CoreLost], core: usize) -> usize {
+    cores
+        .iter()
+        .find(|c| c.core == core)
+        .map_or(core, |c| c.cpu)
+}
+
+fn core_line(c: &CoreLost) -> String {
+    let steal = c.steal.map_or("unknown".into(), |s| human_ns(s.as_nanos()));
+    if !c.watched {
+        return format!(
+            "lost time on CPU {}: not watched (SCHED_DEADLINE threads rank above any watcher), steal {steal}\n",
+            c.cpu
+        );
+    }
+    format!(
+        "lost time on CPU {}: {} stall(s), {} (largest {}, {} held by other threads), steal {steal}\n",
+        c.cpu,
+        c.count,
+        human_ns(c.total.as_nanos()),
+        human_ns(c.largest.as_nanos()),
+        human_ns(c.held.as_nanos()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kairos_model::{Duration, Instant};
+    use kairos_rt::calibrate::Calibration;
+    use kairos_rt::measure::{JobRecord, RunInputs, SegmentRecord, ThreadLog};
+    use kairos_rt::stalls::LostTime;
+
+    const MS: u64 = 1_000_000;
+
+    fn missed(task: usize, cpu: usize, release: u64) -> JobRecord {
+        JobRecord {
+            task,
+            job: 0,
+            release,
+            deadline: release + 10 * MS,
+            start: Some(release),
+            completion: Some(release + 14 * MS),
+            discarded: None,
+            cpu: Some(cpu),
+        }
+    }
+
+    fn core(core: usize, stalls: &[Stall], steal: Option<u64>) -> CoreLost {
+        CoreLost {
+            core,
+            cpu: core + 2,
+            watched: true,
+            count: stalls.len() as u64,
+            total: stalls
+                .iter()
+                .map(|s| s.length)
+                .fold(Duration::ZERO, |a, b| a + b),
+            largest: stalls.iter().map(|s| s.length).max().unwrap_or_default(),
+            largest_at: stalls.iter().max_by_key(|s| s.length).map(|s| s.start),
+            held: stalls
+                .iter()
+                .map(|s| s.held)
+                .fold(Duration::ZERO, |a, b| a + b),
+            steal: steal.map(Duration::from_nanos),
+            dropped: 0,
+        }
+    }
+
+    /// Core 0 (CPU 2) stalls 12.3 ms at 1.204 s over the windows of `a` and `b`, which ran
+    /// 4 ms there; `c` ran 11 ms of its 10 ms window on core 1 (CPU 3): no slack.
+    fn result() -> RunResult {
+        let stall = Stall {
+            core: 0,
+            start: Instant::from_nanos(1_204_000_000),
+            length: Duration::from_nanos(12_300_000),
+            held: Duration::ZERO,
+        };
+        let segment = |cpu, task, start, ms| SegmentRecord {
+            cpu,
+            task,
+            job: 0,
+            start,
+            end: start + ms * MS,
+        };
+        let log = ThreadLog {
+            jobs: vec![
+                missed(0, 0, 1_200 * MS),
+                missed(1, 0, 1_201 * MS),
+                missed(2, 1, 1_000 * MS),
+            ],
+            segments: vec![
+                segment(0, 0, 1_200 * MS, 4),
+                segment(0, 1, 1_201 * MS, 4),
+                segment(1, 2, 1_000 * MS, 11),
+            ],
+            ..ThreadLog::default()
+        };
+        RunResult::build(RunInputs {
+            policy: "pfp".into(),
+            task_names: vec!["a".into(), "b".into(), "c".into()],
+            cpus: vec![2, 3],
+            duration_ns: 2_000 * MS,
+            ran_ns: 2_000 * MS,
+            origin_ns: 0,
+            stopped_by: None,
+            dma_latency_held: true,
+            calibration: Calibration {
+                per_core: Vec::new(),
+                spread: 0.0,
+                took_ns: 0,
+                policy: "SCHED_FIFO 1".into(),
+            },
+            logs: vec![log],
+            extra_events: Vec::new(),
+            levels: Vec::new(),
+            notes: Vec::new(),
+            optional: Vec::new(),
+            optional_deadlines: Vec::new(),
+            server_names: Vec::new(),
+            lost: LostTime {
+                cores: vec![core(0, &[stall], Some(20 * MS)), core(1, &[], None)],
+                stalls: vec![stall],
+            },
+        })
+    }
+
+    #[test]
+    fn the_report_names_the_stall_behind_the_host_misses_and_each_cores_lost_time() {
+        // a and b: 10 - 4 = 6 ms of slack each, less than the 12.3 ms stall: host, one stall.
+        assert_eq!(
+            lost_time(&result()),
+            "deadline misses by cause: 2 host, 1 schedule (slack from the run)\n\
+             \x20 host: stall of 12.300ms on CPU 2 at 1.204s (2 miss(es))\n\
+             lost time on CPU 2: 1 stall(s), 12.300ms (largest 12.300ms, 0ns held by other threads), steal 20.000ms\n\
+             lost time on CPU 3: 0 stall(s), 0ns (largest 0ns, 0ns held by other threads), steal unknown\n"
+        );
     }
 }

@@ -11,6 +11,8 @@
 //! - one **worker per (task, core)** at [`kairos_os::priority::WORKER_MAX`]
 //!   ([`worker`]): suspended and resumed by futex, executing calibrated busy work of the job's
 //!   WCET in 0.5 us units, handing a job from core to core through a holder word;
+//! - one **stall watcher per core** at [`kairos_os::priority::STALL_WATCH`]
+//!   ([`crate::stalls`]), above them, recording the time the core was taken from the run;
 //! - the **watchdog** of every run ([`crate::watchdog`]), above them all.
 //!
 //! Jobs come from the simulator's job sources ([`kairos_policy::JobSource`]): released at
@@ -43,6 +45,7 @@ pub use worker::{MIGRATION_REQUEST_TO_START, REQUEST_TO_START, UNIT_NS};
 use crate::calibrate::{self, Calibration};
 use crate::measure::{JobRecord, RunInputs, RunResult, ThreadLog};
 use crate::periodic::RunError;
+use crate::stalls::{CoreNumbers, StallWatch, StallWatchConfig};
 use crate::watchdog::{RunControl, Watchdog, WatchdogConfig};
 use kairos_model::Workload;
 use kairos_os::{clock, dma, futex, memory, privilege};
@@ -199,12 +202,27 @@ pub fn run_user_from(
         }
     };
     guard_all(&watchdog, &shared, &workers, &dispatchers);
+    let span = (origin, origin + config.duration_ns);
+    let watch = Some(StallWatchConfig::default());
+    let stall_watch = match StallWatch::start(&cpus, CoreNumbers::Index, span, watch, &control) {
+        Ok(w) => w,
+        Err(e) => {
+            control.request_stop("a stall watcher could not start");
+            finish(&shared, workers, dispatchers);
+            return Err(e.into());
+        }
+    };
+    stall_watch
+        .guarded()
+        .into_iter()
+        .for_each(|g| watchdog.guard(g));
     shared.origin.store(origin, Ordering::Release);
     shared.gate.store(1, Ordering::Release);
     futex::wake(&shared.gate);
     let (worker_logs, dispatcher_logs, failures) = finish(&shared, workers, dispatchers);
     let stopped = control.stopped_at_ns().unwrap_or_else(clock::now_ns);
     let ran_ns = stopped.saturating_sub(origin).min(config.duration_ns);
+    let lost = stall_watch.stop();
     let intervention = watchdog.stop();
     notes.extend(failures);
     if let Some(note) = dma.note() {
@@ -232,6 +250,7 @@ pub fn run_user_from(
         cpus,
         duration_ns: config.duration_ns,
         ran_ns,
+        origin_ns: origin,
         stopped_by: intervention.or_else(|| control.reason()),
         dma_latency_held: dma.held(),
         calibration,
@@ -242,6 +261,7 @@ pub fn run_user_from(
         optional: finished.optional,
         optional_deadlines: kairos_trace::optional_deadlines_of(workload),
         server_names: finished.server_names,
+        lost,
     });
     Ok(UserRun {
         result,

@@ -1,4 +1,5 @@
-//! The dispatcher of one core: pinned, at the top SCHED_FIFO priority below the watchdog. It
+//! The dispatcher of one core: pinned, at the top SCHED_FIFO priority below the watchdog and
+//! the stall watchers (which only sleep and look at the clock). It
 //! sleeps on its doorbell with an absolute CLOCK_MONOTONIC timeout ([`kairos_os::futex`])
 //! until its next event (a release of a task homed here, a policy timer on core 0, the end of
 //! the run) or until a worker of its core completes a job or another core's decision changed

@@ -19,6 +19,7 @@
 
 use crate::calibrate::{run_command, BusyWork, Calibration, Chunk, JobBody};
 use crate::measure::{JobRecord, RunInputs, RunResult, SegmentRecord, ThreadLog};
+use crate::stalls::{CoreNumbers, StallWatch, StallWatchConfig};
 use crate::watchdog::{Guarded, Heartbeat, RunControl, Watchdog, WatchdogConfig};
 use kairos_model::Workload;
 use kairos_os::sched::{DeadlineParams, Policy, MIN_DEADLINE_RUNTIME_NS};
@@ -140,6 +141,17 @@ pub fn run_periodic(
             ..guarded.clone()
         });
     }
+    let stall_watch = match watch_stalls(&plan.cpus, config.policy, (origin, end), &control) {
+        Ok(w) => w,
+        Err(e) => {
+            abandon(&gate, handles);
+            return Err(e.into());
+        }
+    };
+    stall_watch
+        .guarded()
+        .into_iter()
+        .for_each(|g| watchdog.guard(g));
     gate.open(Some(origin));
     let mut logs = Vec::with_capacity(handles.len());
     let mut failures = Vec::new();
@@ -152,6 +164,7 @@ pub fn run_periodic(
     // A stopped run ends at the stop request: jobs cut short by it are not misses.
     let ended = control.stopped_at_ns().unwrap_or_else(clock::now_ns);
     let ran_ns = ended.saturating_sub(origin).min(config.duration_ns);
+    let lost = stall_watch.stop();
     let intervention = watchdog.stop();
     let mut notes = plan.notes;
     dma_note(&dma, &mut notes);
@@ -168,6 +181,7 @@ pub fn run_periodic(
         cpus: plan.cpus,
         duration_ns: config.duration_ns,
         ran_ns,
+        origin_ns: origin,
         stopped_by,
         dma_latency_held: dma.held(),
         calibration: calibration.clone(),
@@ -179,7 +193,21 @@ pub fn run_periodic(
         optional: Vec::new(),
         optional_deadlines: Vec::new(),
         server_names: Vec::new(),
+        lost,
     }))
+}
+
+/// The stall watchers of a run's CPUs ([`crate::stalls`]), which number cores by CPU as this
+/// runtime's records do. Under SCHED_DEADLINE the run's threads rank above any watcher: only
+/// the steal time is read.
+fn watch_stalls(
+    cpus: &[usize],
+    policy: PeriodicPolicy,
+    span: (u64, u64),
+    control: &Arc<RunControl>,
+) -> Result<StallWatch, PlatformError> {
+    let watch = (policy != PeriodicPolicy::Edf).then(StallWatchConfig::default);
+    StallWatch::start(cpus, CoreNumbers::Cpu, span, watch, control)
 }
 
 fn dma_note(dma: &dma::DmaLatencyGuard, notes: &mut Vec<String>) {

@@ -7,7 +7,12 @@
 // Each test binary uses a part of these.
 #![allow(dead_code)]
 
+pub mod table;
+
+use kairos_model::{Duration, Instant};
 use kairos_os::{online_cpus, privilege, sched};
+use kairos_rt::measure::RunResult;
+use kairos_rt::stalls::Stall;
 use std::sync::{Mutex, MutexGuard};
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -41,4 +46,47 @@ pub fn require_cpus(cpus: usize) {
         online >= cpus,
         "this test needs {cpus} online CPUs, this machine has {online}"
     );
+}
+
+/// The stalls of a run on any of its cores overlapping `[from, to)` (ns since its start).
+pub fn stalls_over(result: &RunResult, from: u64, to: u64) -> Vec<Stall> {
+    let (from, to) = (Instant::from_nanos(from), Instant::from_nanos(to));
+    (result.stall_intervals.iter())
+        .filter(|s| s.overlaps(from, to))
+        .copied()
+        .collect()
+}
+
+/// Whether the hypervisor reported steal time on a CPU of the run.
+pub fn stole(result: &RunResult) -> bool {
+    (result.stalls.iter()).any(|c| c.steal.is_some_and(|s| !s.is_zero()))
+}
+
+/// The evidence that the host took time from a run, in text: `stalls` and each CPU's totals
+/// and steal.
+pub fn lost_time(result: &RunResult, stalls: &[Stall]) -> String {
+    let ms = |d: Duration| d.as_millis_f64();
+    let mut text: Vec<String> = (stalls.iter())
+        .map(|s| {
+            format!(
+                "stall of {:.3} ms on core {} at {:.3} ms ({:.3} ms held by other threads)",
+                ms(s.length),
+                s.core,
+                s.start.since_origin().as_millis_f64(),
+                ms(s.held)
+            )
+        })
+        .collect();
+    for c in &result.stalls {
+        let steal = c
+            .steal
+            .map_or("unknown".into(), |s| format!("{:.0} ms", ms(s)));
+        text.push(format!(
+            "CPU {}: {} stall(s), {:.3} ms in all, steal {steal}",
+            c.cpu,
+            c.count,
+            ms(c.total)
+        ));
+    }
+    text.join("; ")
 }

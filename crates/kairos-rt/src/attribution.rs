@@ -1,0 +1,240 @@
+//! Each deadline miss of a real run, attributed to the host or to the schedule.
+//!
+//! **The rule.** A missed job `j` (release `r`, absolute deadline `d`) is a `host` miss when a
+//! stall ([`crate::stalls`]) on one of its cores overlapping its window `[r, d)` is longer
+//! than its slack; otherwise, and whenever it has no slack, a `schedule` miss. Its slack is
+//! - with a simulation of the same run: `d - f`, `f` its completion in the simulation; a job
+//!   the simulation does not complete by `d` has none (the schedule misses it by itself);
+//! - without one: `(d - r) - e`, `e` the job's own execution measured in the run (its
+//!   segments, less the stall time inside them): the time it could lose with its core to
+//!   itself; none if `e > d - r` (it would miss even alone).
+//!
+//! The stall's whole length counts, not only its part inside the window: a stall also delays
+//! what follows it (the jobs it held up run later), and a job whose window it touches waits
+//! for that backlog. A job's cores are the ones it ran on (its segments and its first CPU);
+//! a job that never ran could have been placed on any of the run's cores. A stall is a lower
+//! bound of the hole it reports and holes below the watcher's floor or between its wake-ups
+//! go unseen, so the rule errs towards `schedule`.
+//!
+//! The rule is this crate's own; a stall is the operating-system noise of de Oliveira,
+//! Casini and Cucinotta ("Operating System Noise in the Linux Kernel", IEEE Transactions on
+//! Computers 72(1), 2023, section 3.1), interference the schedule (and its simulation) does
+//! not contain.
+
+use crate::measure::JobRecord;
+use crate::stalls::Stall;
+use kairos_model::{Duration, Instant};
+use kairos_trace::{Trace, TraceEvent};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Why a job missed its deadline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Cause {
+    Host,
+    Schedule,
+}
+
+/// Where the slack of the rule came from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SlackFrom {
+    /// The simulation of the same run.
+    Simulation,
+    /// The job's own execution in the run.
+    #[default]
+    Run,
+}
+
+/// The misses of a run, counted by cause (`misses_by_cause` in a run's JSON).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MissesByCause {
+    pub host: u64,
+    pub schedule: u64,
+    pub slack_from: SlackFrom,
+}
+
+/// One missed job and its cause: the stall that explains it when the host did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MissCause {
+    pub task: usize,
+    pub job: u64,
+    pub cause: Cause,
+    /// `None`: the job had no slack.
+    pub slack: Option<Duration>,
+    pub stall: Option<Stall>,
+}
+
+/// One stretch of a job's execution: core (as the run numbers them), start, end.
+pub type Segment = (usize, Instant, Instant);
+
+/// The stalls of a run by core, each core's in order of start (they are disjoint per core).
+pub struct StallIndex(BTreeMap<usize, Vec<Stall>>);
+
+impl StallIndex {
+    pub fn new(stalls: &[Stall]) -> Self {
+        let mut by_core: BTreeMap<usize, Vec<Stall>> = BTreeMap::new();
+        for s in stalls {
+            by_core.entry(s.core).or_default().push(*s);
+        }
+        by_core
+            .values_mut()
+            .for_each(|v| v.sort_by_key(|s| s.start));
+        StallIndex(by_core)
+    }
+
+    /// The stalls of `core` overlapping `[from, to)`.
+    pub fn overlapping(&self, core: usize, from: Instant, to: Instant) -> &[Stall] {
+        let Some(stalls) = self.0.get(&core) else {
+            return &[];
+        };
+        // Disjoint and ordered by start: ends are ordered too.
+        let first = stalls.partition_point(|s| s.end() <= from);
+        let past = stalls.partition_point(|s| s.start < to);
+        &stalls[first..past.max(first)]
+    }
+}
+
+/// The rule of the module documentation for one missed job with window `[release, deadline)`
+/// on `cores`: its cause and, for a host miss, the longest stall that explains it.
+pub fn cause_of(
+    (release, deadline): (Instant, Instant),
+    cores: &[usize],
+    slack: Option<Duration>,
+    stalls: &StallIndex,
+) -> (Cause, Option<Stall>) {
+    let Some(slack) = slack else {
+        return (Cause::Schedule, None);
+    };
+    let longest = (cores.iter())
+        .flat_map(|&core| stalls.overlapping(core, release, deadline))
+        .max_by_key(|s| (s.length, std::cmp::Reverse(s.start)));
+    match longest {
+        Some(s) if s.length > slack => (Cause::Host, Some(*s)),
+        _ => (Cause::Schedule, None),
+    }
+}
+
+/// Slack from the simulation: `deadline - completion`, none unless it completed by then.
+pub fn slack_simulated(deadline: Instant, completion: Option<Instant>) -> Option<Duration> {
+    completion
+        .and_then(|f| deadline.as_nanos().checked_sub(f.as_nanos()))
+        .map(Duration::from_nanos)
+}
+
+/// Slack alone on its core: `(deadline - release) - executed`, none if negative.
+pub fn slack_alone(release: Instant, deadline: Instant, executed: Duration) -> Option<Duration> {
+    deadline.saturating_since(release).checked_sub(executed)
+}
+
+/// A job's own execution: its segments `(core, start, end)` less the stall time inside them.
+pub fn own_execution(segments: &[Segment], stalls: &StallIndex) -> Duration {
+    segments
+        .iter()
+        .map(|&(core, start, end)| {
+            let lost = (stalls.overlapping(core, start, end).iter())
+                .map(|s| s.end().min(end).saturating_since(s.start.max(start)))
+                .fold(Duration::ZERO, |a, b| a + b);
+            end.saturating_since(start).saturating_sub(lost)
+        })
+        .fold(Duration::ZERO, |a, b| a + b)
+}
+
+/// What [`attribute`] looks at besides the jobs.
+pub struct RunView<'a> {
+    /// The measured trace (its segments are each job's execution).
+    pub measured: &'a Trace,
+    pub stalls: &'a [Stall],
+    /// Every core of the run, as its segments number them.
+    pub cores: &'a [usize],
+    /// The end of the run (misses are judged up to it).
+    pub end: u64,
+}
+
+/// Every missed job of `jobs` with its cause, and the counts, by the rule of the module
+/// documentation (slack from `simulated` when given).
+pub fn attribute(
+    jobs: &[JobRecord],
+    run: &RunView,
+    simulated: Option<&Trace>,
+) -> (MissesByCause, Vec<MissCause>) {
+    let missed: Vec<&JobRecord> = jobs.iter().filter(|j| j.missed(run.end)).collect();
+    let segments = segments_of(&missed, run.measured);
+    let completions = simulated.map(completions_of);
+    let index = StallIndex::new(run.stalls);
+    let causes: Vec<MissCause> = (missed.iter())
+        .map(|j| {
+            let own = segments.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
+            let (release, deadline) = window(j);
+            let slack = match &completions {
+                Some(done) => slack_simulated(deadline, done.get(&(j.task, j.job)).copied()),
+                None => slack_alone(release, deadline, own_execution(own, &index)),
+            };
+            let cores = cores_of(j, own, run.cores);
+            let (cause, stall) = cause_of((release, deadline), &cores, slack, &index);
+            MissCause {
+                task: j.task,
+                job: j.job,
+                cause,
+                slack,
+                stall,
+            }
+        })
+        .collect();
+    let host = causes.iter().filter(|c| c.cause == Cause::Host).count() as u64;
+    let counts = MissesByCause {
+        host,
+        schedule: causes.len() as u64 - host,
+        slack_from: match simulated {
+            Some(_) => SlackFrom::Simulation,
+            None => SlackFrom::Run,
+        },
+    };
+    (counts, causes)
+}
+
+fn window(job: &JobRecord) -> (Instant, Instant) {
+    (
+        Instant::from_nanos(job.release),
+        Instant::from_nanos(job.deadline),
+    )
+}
+
+/// The measured segments of each of the `missed` jobs.
+fn segments_of(missed: &[&JobRecord], measured: &Trace) -> HashMap<(usize, u64), Vec<Segment>> {
+    let ids: HashSet<(usize, u64)> = missed.iter().map(|j| (j.task, j.job)).collect();
+    let mut segments: HashMap<(usize, u64), Vec<Segment>> = HashMap::new();
+    for (core, task, job, start, end) in measured.segments() {
+        if ids.contains(&(task, job)) {
+            let own = segments.entry((task, job)).or_default();
+            own.push((core, start, end));
+        }
+    }
+    segments
+}
+
+/// The cores a job ran on, or every core if it never ran.
+fn cores_of(job: &JobRecord, segments: &[Segment], all: &[usize]) -> Vec<usize> {
+    let mut cores: Vec<usize> = segments.iter().map(|s| s.0).chain(job.cpu).collect();
+    cores.sort_unstable();
+    cores.dedup();
+    if cores.is_empty() {
+        all.to_vec()
+    } else {
+        cores
+    }
+}
+
+/// Each job's completion in a trace.
+fn completions_of(trace: &Trace) -> HashMap<(usize, u64), Instant> {
+    (trace.events.iter())
+        .filter_map(|e| match *e {
+            TraceEvent::Completion { task, job, at } => Some(((task, job), at)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
