@@ -2,8 +2,9 @@
 //! overheads: a VM system `kairos_analysis::csa::analyze_with_overheads` accepts, run on the
 //! VCPUs it computed, has no miss when every switch-in pays the scheduling and context-switch
 //! costs (synchronous releases, every job its WCET, rt-global and rt-partition, deferrable and
-//! periodic servers). Non-vacuous: a share of the systems must be accepted, and overheads must
-//! refuse some system the ideal analysis accepts.
+//! periodic servers). Non-vacuous: a share of the systems must be accepted, overheads must
+//! refuse some system the ideal analysis accepts, and some system on the ideal budgets must
+//! miss under those charges.
 
 use kairos_analysis::csa::{analyze, analyze_with_overheads, with_vcpus};
 use kairos_analysis::overheads::Charges;
@@ -93,6 +94,7 @@ fn systems_accepted_with_overheads_do_not_miss_when_charged() {
     let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
     let mut runner = TestRunner::new_with_rng(config, rng);
     let counts = std::cell::Cell::new((0usize, 0usize));
+    let ideal_missed = std::cell::Cell::new(0usize);
     runner
         .run(&arb_case(), |case| {
             let s = system(&case);
@@ -103,7 +105,13 @@ fn systems_accepted_with_overheads_do_not_miss_when_charged() {
             };
             let aware = analyze_with_overheads(&s, &charges);
             let (accepted, refused) = counts.get();
-            let ideal = analyze(&s).schedulable == Some(true);
+            let ideal_report = analyze(&s);
+            let ideal = ideal_report.schedulable == Some(true);
+            let overheads =
+                Overheads::fixed(charges.scheduling, charges.context_switch, Duration::ZERO);
+            if ideal && misses(&s, &ideal_report, overheads) > 0 {
+                ideal_missed.set(ideal_missed.get() + 1);
+            }
             if aware.schedulable != Some(true) {
                 counts.set((accepted, refused + usize::from(ideal)));
                 return Ok(());
@@ -116,7 +124,12 @@ fn systems_accepted_with_overheads_do_not_miss_when_charged() {
         })
         .unwrap();
     let (accepted, refused) = counts.get();
-    println!("accepted with overheads: {accepted}; ideal yes, with overheads no: {refused}");
+    let ideal_missed = ideal_missed.get();
+    println!("accepted with overheads: {accepted}; ideal yes, with overheads no: {refused}; ideal budgets missing when charged: {ideal_missed}");
+    assert!(
+        ideal_missed > 0,
+        "the ideal budgets never missed: the charges test nothing"
+    );
     assert!(accepted >= 30, "only {accepted} systems accepted");
     assert!(refused > 0, "overheads never changed a verdict");
 }

@@ -11,7 +11,9 @@
 //!    dispatcher handles — every guest task of every domain and every VCPU's replenishment,
 //!    since any of them may interrupt a core holding this task's VCPU — and with one more
 //!    decision and context switch for each VCPU period a job can span, `⌈D'/Π⌉ + 1`: the VCPU
-//!    may run out of budget or be preempted there, and the guest job resumes after it.
+//!    may run out of budget or be preempted there, and the guest job resumes after it. Under
+//!    rt-global a VCPU resumes on any core: every guest is charged as global, and each switch
+//!    with a migration.
 //! 2. **A VCPU loses supply** each period: its replenishment is handled up to `Δev` late, it is
 //!    switched in and out (`2 (Δsch + Δcxs)`), and on more than one core a doorbell (`Δipi`)
 //!    asks for it. With that loss `δ`, a VCPU of budget `Θ + δ` still gives its guest `Θ`
@@ -26,9 +28,9 @@
 //! the domain unschedulable with a note saying which.
 
 use super::system::{interfaces, with_interfaces, CsaReport, DomainInterface};
-use crate::overheads::{inflate_among, Charges, Placement};
+use crate::overheads::{inflate_among, Charges, Placement, ROUND_UP};
 use crate::SporadicTask;
-use kairos_model::{Domain, Duration, GuestScheduler, VmSystem};
+use kairos_model::{Domain, Duration, GuestScheduler, VmSystem, VmmScheduler};
 
 /// The report of `system` with the overheads `c` charged (module doc).
 pub fn analyze_with_overheads(system: &VmSystem, c: &Charges) -> CsaReport {
@@ -103,9 +105,19 @@ fn inflate_domain(
     let resumes: Vec<u64> = (tasks.iter())
         .map(|t| t.deadline.as_nanos().div_ceil(vcpu_period) + 1)
         .collect();
-    let placement = match domain.guest {
-        GuestScheduler::Gedf | GuestScheduler::Gdm => Placement::Global,
-        GuestScheduler::Pedf | GuestScheduler::Pdm => Placement::Partitioned,
+    // Under rt-global a VCPU resumes on any core, so even a partitioned guest's jobs migrate,
+    // and each resumption after a VCPU period may land on another core.
+    let vmm_global = system.vmm.scheduler == VmmScheduler::RtGlobal;
+    let placement = match (domain.guest, vmm_global) {
+        (GuestScheduler::Gedf | GuestScheduler::Gdm, _) | (_, true) => Placement::Global,
+        _ => Placement::Partitioned,
+    };
+    let c = &Charges {
+        context_switch: match vmm_global {
+            true => c.context_switch + c.migration,
+            false => c.context_switch,
+        },
+        ..*c
     };
     let inflation =
         inflate_among(&tasks, placement, c, population, &resumes).map_err(|o| match o {
@@ -142,7 +154,12 @@ fn charge_vcpus(interface: &mut DomainInterface, domain: &Domain, scale: f64, lo
     }
     let mut total = Duration::ZERO;
     for v in interface.vcpus.iter_mut() {
-        let charged = ((v.budget.as_nanos() + loss) as f64 / scale).ceil() as u64;
+        let needed = v.budget.as_nanos() + loss;
+        // Without release charges nothing is scaled, exactly.
+        let charged = match scale == 1.0 {
+            true => needed,
+            false => (needed as f64 / scale * ROUND_UP).ceil() as u64,
+        };
         if charged > v.period.as_nanos() {
             let note = format!(
                 "with overheads, VCPU {} needs {} every {}",

@@ -85,7 +85,7 @@ pub enum Overload {
 }
 
 /// Slightly more than 1: `1 / s` is multiplied by it so rounding never undercharges.
-const ROUND_UP: f64 = 1.0 + 1e-12;
+pub(crate) const ROUND_UP: f64 = 1.0 + 1e-12;
 
 /// Why `test` cannot be given overheads this way, if it cannot.
 ///
