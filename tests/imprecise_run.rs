@@ -127,7 +127,8 @@ fn imprecise_sets_run_by_parts_on_real_cores_as_simulated() {
 fn run_and_compare(w: &Workload, kind: PolicyKind) -> Option<f64> {
     let name = kind.cli_name();
     let w = planned(kind, w);
-    let config = UserRunConfig::new(5_000_000_000);
+    let mut config = UserRunConfig::new(5_000_000_000);
+    config.record_steps = true;
     let mut real = run_user(&w, kind.build(PriorityOrder::Auto), &config).expect("run starts");
     // The machines are shared VMs: a host stall of tens of milliseconds piles up the jobs
     // of a millisecond task and the dispatcher stops the run as overloaded. Once is the

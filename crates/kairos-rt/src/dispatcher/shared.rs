@@ -20,8 +20,25 @@ use super::scheduler::Scheduler;
 use crate::handoff::Holders;
 use crate::watchdog::{Heartbeat, RunControl};
 use kairos_policy::JobId;
+use std::ops::Deref;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// A value alone on its cache lines: 128 bytes, two 64-byte lines, as x86's adjacent-line
+/// prefetcher fetches them in pairs. A core's words, a worker's and a slot's are each written
+/// by one core at a time; side by side, each write would take the line from the core using
+/// its neighbour (false sharing).
+#[repr(align(128))]
+#[derive(Debug, Default)]
+pub struct Padded<T>(pub T);
+
+impl<T> Deref for Padded<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
 
 /// Slots per task: how many jobs of one task may be released and unfinished at once. A run
 /// that needs more is hopelessly overloaded and is stopped with that reason. A host that
@@ -126,10 +143,10 @@ impl CoreShared {
 /// Everything shared by one run.
 pub struct Shared {
     pub scheduler: Mutex<Scheduler>,
-    pub slots: Vec<SlotShared>,
+    pub slots: Vec<Padded<SlotShared>>,
     /// `workers[task * cores + core]`.
-    pub workers: Vec<WorkerShared>,
-    pub cores: Vec<CoreShared>,
+    pub workers: Vec<Padded<WorkerShared>>,
+    pub cores: Vec<Padded<CoreShared>>,
     /// One holder word per slot: a job runs on one core at a time.
     pub holders: Holders,
     /// CLOCK_MONOTONIC of time 0; 0 until the run starts (futex word `gate`).
@@ -154,18 +171,22 @@ impl Shared {
         Shared {
             scheduler: Mutex::new(scheduler),
             slots: (0..tasks * SLOTS_PER_TASK)
-                .map(|_| SlotShared::default())
+                .map(|_| Padded::default())
                 .collect(),
             workers: (0..tasks * cores)
-                .map(|_| WorkerShared {
-                    stop_at: AtomicU64::new(u64::MAX),
-                    ..WorkerShared::default()
+                .map(|_| {
+                    Padded(WorkerShared {
+                        stop_at: AtomicU64::new(u64::MAX),
+                        ..WorkerShared::default()
+                    })
                 })
                 .collect(),
             cores: (0..cores)
-                .map(|_| CoreShared {
-                    ahead_at: AtomicU64::new(u64::MAX),
-                    ..CoreShared::default()
+                .map(|_| {
+                    Padded(CoreShared {
+                        ahead_at: AtomicU64::new(u64::MAX),
+                        ..CoreShared::default()
+                    })
                 })
                 .collect(),
             holders: Holders::new(tasks * SLOTS_PER_TASK),

@@ -45,17 +45,24 @@ pub struct WorkerLog {
     pub measurements: Measurements,
 }
 
-/// Runs the worker of `task` on `core` (the thread is pinned there) until told to exit.
-pub fn run_worker(shared: &Shared, task: usize, core: usize, iterations_per_us: f64) -> WorkerLog {
+/// Runs the worker of `task` on `core` (the thread is pinned there) until told to exit; its
+/// log has room for the `jobs` the task is expected to release (more grow it).
+pub fn run_worker(
+    shared: &Shared,
+    (task, core): (usize, usize),
+    jobs: usize,
+    iterations_per_us: f64,
+) -> WorkerLog {
     memory::prefault_stack();
     (shared.worker(task, core).tid).store(clock::gettid(), Ordering::Release);
     let mut log = WorkerLog {
         task,
         core,
-        segments: Vec::with_capacity(1024),
-        first_starts: Vec::with_capacity(256),
+        segments: Vec::with_capacity(jobs + 64),
+        first_starts: Vec::with_capacity(jobs),
         ..WorkerLog::default()
     };
+    (log.measurements).reserve(REQUEST_TO_START, super::metered::RESERVED_RANGE_NS);
     let unit = ((UNIT_NS as f64 * iterations_per_us / 1000.0) as u64).max(1);
     while park(&shared.worker(task, core).go, &shared.control) {
         let w = shared.worker(task, core);
@@ -150,7 +157,6 @@ fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut Work
         start = at;
     });
     let end = clock::now_ns().saturating_sub(origin);
-    log.segments.push(segment(id, core, start, end));
     release(shared, id, core);
     match ended {
         Ended::Completed => {
@@ -170,6 +176,8 @@ fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut Work
     if matches!(ended, Ended::Completed | Ended::PartDone(_)) {
         shared.cores[core].ring();
     }
+    // After the ring: the next decision need not wait for the log.
+    log.segments.push(segment(id, core, start, end));
 }
 
 fn segment(id: JobId, core: usize, start: u64, end: u64) -> SegmentRecord {
