@@ -14,12 +14,16 @@ use std::sync::atomic::Ordering;
 type C = Contract<RunJob>;
 
 impl Pass<'_> {
-    /// Execution received by each job, from its slot (the workers' progress).
+    /// Execution received by each job, from its slot (the workers' progress). Only the views
+    /// of jobs that executed since are written: a line another core's pass reads next stays
+    /// shared.
     pub fn refresh_progress(&mut self, c: &mut C) {
         for (view, run) in c.jobs.each_mut() {
             let remaining = self.shared.slot(view.id).remaining.load(Ordering::Relaxed);
-            let work = self.side.work[run.record];
-            view.executed = Duration::from_nanos(work.saturating_sub(remaining));
+            let executed = Duration::from_nanos(run.work.saturating_sub(remaining));
+            if view.executed != executed {
+                view.executed = executed;
+            }
         }
     }
 
@@ -122,7 +126,6 @@ impl Pass<'_> {
         let next = when + gap.max(1);
         self.side.next_release[task] = if next < self.side.end { next } else { u64::MAX };
         let record = self.side.records.len();
-        self.side.work.push(draw.first);
         self.side.records.push(JobRecord {
             task,
             job: number,
@@ -135,6 +138,7 @@ impl Pass<'_> {
         });
         let run = RunJob {
             record,
+            work: draw.first,
             part_changes: 0,
         };
         let tasks = self.tasks;

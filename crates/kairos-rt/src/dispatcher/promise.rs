@@ -17,8 +17,11 @@ impl Pass<'_> {
         ahead: Option<Ahead>,
     ) -> Result<(), String> {
         let Some(ahead) = ahead.filter(|a| a.at.as_nanos() < self.side.end) else {
-            for core in &self.shared.cores {
-                core.ahead_at.store(u64::MAX, Ordering::Release);
+            // Written only when a promise stood: the other cores read it at every pass.
+            for core in self.shared.cores.iter() {
+                if core.ahead_at.load(Ordering::Relaxed) != u64::MAX {
+                    core.ahead_at.store(u64::MAX, Ordering::Release);
+                }
             }
             return Ok(());
         };

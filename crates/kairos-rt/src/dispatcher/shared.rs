@@ -25,9 +25,9 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A value alone on its cache lines: 128 bytes, two 64-byte lines, as x86's adjacent-line
-/// prefetcher fetches them in pairs. A core's words, a worker's and a slot's are each written
-/// by one core at a time; side by side, each write would take the line from the core using
-/// its neighbour (false sharing).
+/// prefetcher fetches them in pairs. A core's words, a worker's and a slot's progress are each
+/// written by one core at a time; side by side, each write would take the line from the core
+/// using its neighbour (false sharing).
 #[repr(align(128))]
 #[derive(Debug, Default)]
 pub struct Padded<T>(pub T);
@@ -47,13 +47,16 @@ impl<T> Deref for Padded<T> {
 /// per task) absorb 64 ms, and the jobs a hold-up delays show as late instead.
 pub const SLOTS_PER_TASK: usize = 32;
 
-/// One released job's execution state.
+/// One released job's execution state, on two line pairs of its own: the work left, which its
+/// holder writes at every unit of work, and the rest, which a pass reads for every open job
+/// and a worker writes once per activation or part (apart, a pass's reads of the stamps do not
+/// wait for the running worker's last unit).
 #[derive(Debug, Default)]
 pub struct SlotShared {
+    /// CPU work left, ns.
+    pub remaining: Padded<AtomicU64>,
     /// Job number + 1 loaded in this slot (0 = never used).
     pub job: AtomicU64,
-    /// CPU work left, ns.
-    pub remaining: AtomicU64,
     /// Completion time + 1, ns since the origin (0 = not completed).
     pub completed_at: AtomicU64,
     /// Core + 1 the job last ran on (0 = never ran).
@@ -143,7 +146,7 @@ impl CoreShared {
 /// Everything shared by one run.
 pub struct Shared {
     pub scheduler: Mutex<Scheduler>,
-    pub slots: Vec<Padded<SlotShared>>,
+    pub slots: Vec<SlotShared>,
     /// `workers[task * cores + core]`.
     pub workers: Vec<Padded<WorkerShared>>,
     pub cores: Vec<Padded<CoreShared>>,
@@ -171,7 +174,7 @@ impl Shared {
         Shared {
             scheduler: Mutex::new(scheduler),
             slots: (0..tasks * SLOTS_PER_TASK)
-                .map(|_| Padded::default())
+                .map(|_| SlotShared::default())
                 .collect(),
             workers: (0..tasks * cores)
                 .map(|_| {

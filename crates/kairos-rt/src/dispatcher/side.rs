@@ -19,11 +19,12 @@ use kairos_policy::{Decision, JobId, JobSource, JobView, Reported};
 use kairos_trace::{OptionalMetrics, PartOutcome, TraceEvent};
 use std::sync::atomic::Ordering;
 
-/// The runtime's side of an open job: its record (and CPU work) index, and how many times it
-/// changed part (a job run by parts; the slot's part word counts them).
+/// The runtime's side of an open job: its record index, the CPU work of its current part (ns),
+/// and how many times it changed part (a job run by parts; the slot's part word counts them).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct RunJob {
     pub record: usize,
+    pub work: u64,
     pub part_changes: u64,
 }
 
@@ -49,8 +50,6 @@ pub(super) struct RunSide {
     /// End of the frame the jobs in the view were released in (framed sources).
     pub frame_end: Option<u64>,
     pub records: Vec<JobRecord>,
-    /// CPU work of each recorded job's current part (same index as `records`), ns.
-    pub work: Vec<u64>,
     pub source: Box<dyn JobSource + Send>,
     /// Fraction of its drawn work a job's body executes (a table run's margin, 1 otherwise).
     pub work_scale: f64,
@@ -104,7 +103,6 @@ impl RunSide {
                 .collect(),
             frame_end: source.frame().map(|f| f.as_nanos()),
             records: Vec::with_capacity(expected),
-            work: Vec::with_capacity(expected),
             source,
             work_scale,
             last_at: 0,
@@ -167,8 +165,8 @@ impl Host<RunJob> for Pass<'_> {
             next == Part::Optional,
         );
         slot.part.store(word, Ordering::Release);
-        let executed = self.side.work[run.record].saturating_sub(left);
-        self.side.work[run.record] = work;
+        let executed = run.work.saturating_sub(left);
+        run.work = work;
         if let Some(core) = job.running_on.filter(|_| change.cut) {
             self.shared.cores[core].ring();
         }

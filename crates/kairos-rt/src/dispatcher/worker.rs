@@ -45,8 +45,12 @@ pub struct WorkerLog {
     pub measurements: Measurements,
 }
 
+/// Most jobs a worker's log has room for before the run: a 1 ms task's minute (2.6 MB of
+/// segments); a longer log grows as it fills.
+const LOG_RESERVED: usize = 1 << 16;
+
 /// Runs the worker of `task` on `core` (the thread is pinned there) until told to exit; its
-/// log has room for the `jobs` the task is expected to release (more grow it).
+/// log has room for the `jobs` the task is expected to release, up to [`LOG_RESERVED`].
 pub fn run_worker(
     shared: &Shared,
     (task, core): (usize, usize),
@@ -58,8 +62,8 @@ pub fn run_worker(
     let mut log = WorkerLog {
         task,
         core,
-        segments: Vec::with_capacity(jobs + 64),
-        first_starts: Vec::with_capacity(jobs),
+        segments: Vec::with_capacity((jobs + 64).min(LOG_RESERVED)),
+        first_starts: Vec::with_capacity(jobs.min(LOG_RESERVED)),
         ..WorkerLog::default()
     };
     (log.measurements).reserve(REQUEST_TO_START, super::metered::RESERVED_RANGE_NS);
@@ -157,6 +161,7 @@ fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut Work
         start = at;
     });
     let end = clock::now_ns().saturating_sub(origin);
+    log.segments.push(segment(id, core, start, end));
     release(shared, id, core);
     match ended {
         Ended::Completed => {
@@ -176,8 +181,6 @@ fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut Work
     if matches!(ended, Ended::Completed | Ended::PartDone(_)) {
         shared.cores[core].ring();
     }
-    // After the ring: the next decision need not wait for the log.
-    log.segments.push(segment(id, core, start, end));
 }
 
 fn segment(id: JobId, core: usize, start: u64, end: u64) -> SegmentRecord {
