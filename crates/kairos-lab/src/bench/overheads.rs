@@ -13,6 +13,10 @@
 //! Without lead, `scheduling` sums two measured distributions quantile by quantile: exact when
 //! they move together, otherwise an upper bound on the sum's tail, erring toward charging too
 //! much.
+//!
+//! Beside them, the floor under `context_switch` on this machine
+//! ([`kairos_rt::dispatcher::same_core_floor`]: a futex wake of a worker-priority thread by a
+//! dispatcher-priority one on the same CPU, which then sleeps), measured after the run.
 
 use crate::Failure;
 use crate::Notify;
@@ -20,8 +24,8 @@ use kairos_model::{Duration, Quantiles, Workload};
 use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_rt::dispatcher::{
-    run_user, UserRunConfig, DECISION_COST, MIGRATION_REQUEST_TO_START, REQUEST_TO_START,
-    TIMER_TO_HANDLER,
+    run_user, same_core_floor, UserRunConfig, DECISION_COST, MIGRATION_REQUEST_TO_START,
+    REQUEST_TO_START, TIMER_TO_HANDLER,
 };
 use kairos_rt::measure::{HistogramJson, RunResult};
 use kairos_rt::watchdog::RunControl;
@@ -37,7 +41,11 @@ pub struct Request<'a> {
     pub lead: Duration,
 }
 
-/// The three overheads the simulator charges, as measured (ns: min, p50, p90, p99, max).
+/// Same-core hand-offs timed for the floor (0.4 s).
+const FLOOR_SAMPLES: u32 = 2000;
+
+/// The three overheads the simulator charges, as measured (ns: min, p50, p90, p99, max), and
+/// the floor under `context_switch`.
 #[derive(serde::Serialize)]
 pub struct Measured {
     pub policy: &'static str,
@@ -45,6 +53,8 @@ pub struct Measured {
     pub scheduling: [u64; 5],
     pub context_switch: [u64; 5],
     pub migration: [u64; 5],
+    /// A same-core futex hand-off on the run's first CPU, without a decision.
+    pub same_core_floor: [u64; 5],
     pub decisions: u64,
     pub switch_ins: u64,
     pub migrations: u64,
@@ -77,11 +87,28 @@ pub fn run(args: &Request, notify: Notify) -> Result<Measured, Failure> {
             "the run stopped early: {reason}"
         )));
     }
-    measure(&run.result, args, kind)
+    let floor = same_core_floor(run.result.cpus[0], FLOOR_SAMPLES)
+        .map_err(|e| Failure::environment(e.to_string()))?;
+    let floor = quantiles(&HistogramJson {
+        summary: floor.summary(),
+        buckets: floor.buckets(),
+    });
+    notify(&format!(
+        "floor under context_switch: a same-core futex hand-off without a decision, \
+         p50 {:.1} us, p99 {:.1} us",
+        floor[1] as f64 / 1000.0,
+        floor[3] as f64 / 1000.0
+    ));
+    measure(&run.result, args, kind, floor)
 }
 
 /// The run's histograms as the simulator's three overheads.
-fn measure(result: &RunResult, args: &Request, kind: PolicyKind) -> Result<Measured, Failure> {
+fn measure(
+    result: &RunResult,
+    args: &Request,
+    kind: PolicyKind,
+    same_core_floor: [u64; 5],
+) -> Result<Measured, Failure> {
     let decision = quantiles_of(result, DECISION_COST)?;
     let start = quantiles_of(result, REQUEST_TO_START)?;
     let scheduling = match args.lead.is_zero() {
@@ -99,6 +126,7 @@ fn measure(result: &RunResult, args: &Request, kind: PolicyKind) -> Result<Measu
         scheduling,
         context_switch: start,
         migration,
+        same_core_floor,
         decisions: count(DECISION_COST),
         switch_ins: count(REQUEST_TO_START),
         migrations: count(MIGRATION_REQUEST_TO_START),
@@ -117,8 +145,9 @@ fn overheads_table(m: &Measured, provenance: &str) -> String {
     format!(
         "# kairos's user-space dispatcher on this machine ({} CPUs used), measured by\n\
          # `{provenance}`:\n\
-         # {} decisions, {} switch-ins, {} migrations. Simulate this machine with\n\
-         # `kairos simulate WORKLOAD --policy P --overheads THIS_FILE`.\n\
+         # {} decisions, {} switch-ins, {} migrations; the floor under context_switch (a\n\
+         # same-core futex hand-off without a decision): p50 {}ns, p99 {}ns. Simulate this\n\
+         # machine with `kairos simulate WORKLOAD --policy P --overheads THIS_FILE`.\n\
          [overheads]\n\
          scheduling = {}\n\
          context_switch = {}\n\
@@ -127,6 +156,8 @@ fn overheads_table(m: &Measured, provenance: &str) -> String {
         m.decisions,
         m.switch_ins,
         m.migrations,
+        m.same_core_floor[1],
+        m.same_core_floor[3],
         inline_table(m.scheduling),
         inline_table(m.context_switch),
         inline_table(m.migration),
@@ -138,7 +169,12 @@ fn quantiles_of(result: &RunResult, name: &str) -> Result<[u64; 5], Failure> {
     let histogram = (result.histograms.get(name))
         .filter(|h| h.summary.count > 0)
         .ok_or_else(|| Failure::environment(format!("the run measured no {name}")))?;
-    Ok([0.0, 0.5, 0.9, 0.99, 1.0].map(|q| quantile(histogram, q)))
+    Ok(quantiles(histogram))
+}
+
+/// min, p50, p90, p99 and max of a histogram with samples, ns.
+fn quantiles(histogram: &HistogramJson) -> [u64; 5] {
+    [0.0, 0.5, 0.9, 0.99, 1.0].map(|q| quantile(histogram, q))
 }
 
 /// The smallest bucket value with at least a fraction `q` of the samples at or below it.

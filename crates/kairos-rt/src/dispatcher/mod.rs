@@ -28,6 +28,7 @@
 
 mod decide;
 mod events;
+mod floor;
 mod metered;
 mod parts;
 mod percore;
@@ -41,6 +42,7 @@ mod tests;
 mod threads;
 mod worker;
 
+pub use floor::same_core_floor;
 pub use metered::{DECIDE, END_MANDATORY, END_OPTIONAL, JOB_COMPLETED, JOB_RELEASED, TIMER_FIRED};
 pub use percore::TIMER_TO_HANDLER;
 pub use percore::{DispatcherLog, CONFIRM_SLACK_NS, EVENT_TO_HANDLER, PART_POLICY};
