@@ -239,7 +239,8 @@ fn the_dispatcher_takes_the_simulators_steps_and_refuses_the_same_decision() {
             source: Box::new(TwoLevels),
             work_scale: 1.0,
         };
-        let config = UserRunConfig::new(DURATION.as_nanos());
+        let mut config = UserRunConfig::new(DURATION.as_nanos());
+        config.record_steps = true;
         let real =
             run_user_from(&w, Box::new(Scripted(ending)), source, &config).expect("the run starts");
         let stopped = real.result.stopped_by.clone().unwrap_or_default();

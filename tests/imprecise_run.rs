@@ -138,7 +138,8 @@ const AGREEMENT: f64 = 0.9;
 fn run_and_compare(w: &Workload, kind: PolicyKind) -> Result<(), String> {
     let name = kind.cli_name();
     let w = planned(kind, w);
-    let config = UserRunConfig::new(5_000_000_000);
+    let mut config = UserRunConfig::new(5_000_000_000);
+    config.record_steps = true;
     let real = run_user(&w, kind.build(PriorityOrder::Auto), &config).expect("run starts");
     let stopped = real.result.stopped_by.as_deref();
     if stopped.is_some_and(|s| s.contains("overloaded")) {

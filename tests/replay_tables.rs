@@ -173,6 +173,7 @@ fn a_real_table_run_replays_decision_for_decision() {
     config.overrun_probability = 0.3;
     config.seed = 5;
     config.overruns = vec!["mc/t1@2=50ms".parse().unwrap()];
+    config.record_steps = true;
     let run = run_tables_detailed(&system, &tables, &config).expect("the run starts");
     assert_eq!(run.result.stopped_by, None, "{:?}", run.result.notes);
     let end = Instant::from_nanos(run.result.duration_ns);

@@ -129,7 +129,8 @@ impl Policy for LeastLaxity {
 }
 
 fn run_for_real(w: &Workload, policy: Box<dyn Policy + Send>, duration: Duration) -> UserRun {
-    let config = UserRunConfig::new(duration.as_nanos());
+    let mut config = UserRunConfig::new(duration.as_nanos());
+    config.record_steps = true;
     let run = run_user(w, policy, &config).expect("the run starts");
     assert_eq!(run.result.stopped_by, None, "{:?}", run.result.notes);
     run

@@ -26,9 +26,14 @@
 //! - [`services`]: the one-process OS services the latency suite times, one call each.
 //! - [`echo`]: two-process round trips through pipes, sockets and FIFOs.
 //! - [`perf`]: software perf events opened and closed (the kernel static keys they switch).
+//!
+//! For tests (feature `alloc-count`): `alloc_count`, a global allocator counting each thread's
+//! allocations.
 
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
+#[cfg(feature = "alloc-count")]
+pub mod alloc_count;
 pub mod clock;
 pub mod dma;
 pub mod echo;

@@ -21,6 +21,10 @@
 //! Sums of measured distributions are taken quantile by quantile: exact when they move
 //! together, otherwise an upper bound on the sum's maximum, and on its other quantiles erring
 //! toward charging too much.
+//!
+//! Beside them, the floor under `context_switch` on this machine
+//! ([`kairos_rt::dispatcher::same_core_floor`]: a futex wake of a worker-priority thread by a
+//! dispatcher-priority one on the same CPU, which then sleeps), measured after the run.
 
 use crate::Failure;
 use crate::Notify;
@@ -28,7 +32,7 @@ use kairos_model::{Duration, Quantiles, Workload};
 use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_rt::dispatcher::{
-    run_user, UserRunConfig, DECISION_COST, EVENT_TO_HANDLER, LOCK_WAIT,
+    run_user, same_core_floor, UserRunConfig, DECISION_COST, EVENT_TO_HANDLER, LOCK_WAIT,
     MIGRATION_REQUEST_TO_START, PART_POLICY, REQUEST_TO_START, TIMER_TO_HANDLER,
 };
 use kairos_rt::measure::{HistogramJson, RunResult};
@@ -45,8 +49,11 @@ pub struct Request<'a> {
     pub lead: Duration,
 }
 
-/// The overheads as measured (ns: min, p50, p90, p99, max); the analysis-only ones are `None`
-/// when the run had no such event.
+/// Same-core hand-offs timed for the floor (0.4 s).
+const FLOOR_SAMPLES: u32 = 2000;
+
+/// The overheads as measured (ns: min, p50, p90, p99, max), the analysis-only ones `None`
+/// when the run had no such event, and the floor under `context_switch`.
 #[derive(serde::Serialize)]
 pub struct Measured {
     pub policy: &'static str,
@@ -58,6 +65,8 @@ pub struct Measured {
     pub release_latency: Option<[u64; 5]>,
     pub ipi: Option<[u64; 5]>,
     pub part_callback: Option<[u64; 5]>,
+    /// A same-core futex hand-off on the run's first CPU, without a decision.
+    pub same_core_floor: [u64; 5],
     pub decisions: u64,
     pub switch_ins: u64,
     pub migrations: u64,
@@ -90,11 +99,28 @@ pub fn run(args: &Request, notify: Notify) -> Result<Measured, Failure> {
             "the run stopped early: {reason}"
         )));
     }
-    measure(&run.result, args, kind)
+    let floor = same_core_floor(run.result.cpus[0], FLOOR_SAMPLES)
+        .map_err(|e| Failure::environment(e.to_string()))?;
+    let floor = quantiles(&HistogramJson {
+        summary: floor.summary(),
+        buckets: floor.buckets(),
+    });
+    notify(&format!(
+        "floor under context_switch: a same-core futex hand-off without a decision, \
+         p50 {:.1} us, p99 {:.1} us",
+        floor[1] as f64 / 1000.0,
+        floor[3] as f64 / 1000.0
+    ));
+    measure(&run.result, args, kind, floor)
 }
 
 /// The run's histograms as the simulator's three overheads.
-fn measure(result: &RunResult, args: &Request, kind: PolicyKind) -> Result<Measured, Failure> {
+fn measure(
+    result: &RunResult,
+    args: &Request,
+    kind: PolicyKind,
+    same_core_floor: [u64; 5],
+) -> Result<Measured, Failure> {
     let pass = match quantiles_of(result, LOCK_WAIT) {
         Ok(wait) => combine(quantiles_of(result, DECISION_COST)?, wait),
         Err(_) => quantiles_of(result, DECISION_COST)?,
@@ -120,6 +146,7 @@ fn measure(result: &RunResult, args: &Request, kind: PolicyKind) -> Result<Measu
         release_latency,
         ipi: quantiles_of(result, EVENT_TO_HANDLER).ok(),
         part_callback: quantiles_of(result, PART_POLICY).ok(),
+        same_core_floor,
         decisions: count(DECISION_COST),
         switch_ins: count(REQUEST_TO_START),
         migrations: count(MIGRATION_REQUEST_TO_START),
@@ -138,12 +165,13 @@ fn overheads_table(m: &Measured, provenance: &str) -> String {
     let mut out = format!(
         "# kairos's user-space dispatcher on this machine ({} CPUs used), measured by\n\
          # `{provenance}`:\n\
-         # {} decisions, {} switch-ins, {} migrations. Simulate this machine with\n\
-         # `kairos simulate WORKLOAD --policy P --overheads THIS_FILE`; analyse a set as it runs\n\
-         # here with `kairos analyze WORKLOAD --overheads THIS_FILE` (release, release_latency,\n\
-         # ipi and part_callback are charged by the analysis only).\n\
+         # {} decisions, {} switch-ins, {} migrations; the floor under context_switch (a\n\
+         # same-core futex hand-off without a decision): p50 {}ns, p99 {}ns. Simulate this\n\
+         # machine with `kairos simulate WORKLOAD --policy P --overheads THIS_FILE`; analyse a\n\
+         # set as it runs here with `kairos analyze WORKLOAD --overheads THIS_FILE` (release,\n\
+         # release_latency, ipi and part_callback are charged by the analysis only).\n\
          [overheads]\n",
-        m.cpus, m.decisions, m.switch_ins, m.migrations,
+        m.cpus, m.decisions, m.switch_ins, m.migrations, m.same_core_floor[1], m.same_core_floor[3],
     );
     let rows = [
         ("scheduling", Some(m.scheduling)),
@@ -167,7 +195,12 @@ fn quantiles_of(result: &RunResult, name: &str) -> Result<[u64; 5], Failure> {
     let histogram = (result.histograms.get(name))
         .filter(|h| h.summary.count > 0)
         .ok_or_else(|| Failure::environment(format!("the run measured no {name}")))?;
-    Ok([0.0, 0.5, 0.9, 0.99, 1.0].map(|q| quantile(histogram, q)))
+    Ok(quantiles(histogram))
+}
+
+/// min, p50, p90, p99 and max of a histogram with samples, ns.
+fn quantiles(histogram: &HistogramJson) -> [u64; 5] {
+    [0.0, 0.5, 0.9, 0.99, 1.0].map(|q| quantile(histogram, q))
 }
 
 /// The smallest bucket value with at least a fraction `q` of the samples at or below it.

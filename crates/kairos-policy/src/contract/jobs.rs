@@ -43,6 +43,14 @@ impl<J> Jobs<J> {
         }
     }
 
+    /// Room for `jobs` open jobs at once without growing, for an engine that must not allocate
+    /// while it runs (the runtime's dispatcher).
+    pub fn reserve(&mut self, jobs: usize) {
+        self.views.reserve(jobs);
+        self.marks.reserve(jobs);
+        self.sides.reserve(jobs);
+    }
+
     /// Every open job's view.
     pub fn views(&self) -> &[JobView] {
         &self.views

@@ -17,6 +17,13 @@ pub struct Timers {
 }
 
 impl Timers {
+    /// Room for `timers` armed at once, each with a replaced arming not yet dropped, without
+    /// growing (for an engine that must not allocate while it runs).
+    pub fn reserve(&mut self, timers: usize) {
+        self.armed.reserve(timers);
+        self.heap.reserve(2 * timers);
+    }
+
     /// Arms `timer` for `at`, replacing its earlier arming.
     pub(crate) fn arm(&mut self, timer: TimerId, at: Instant) {
         let sequence = self.next_sequence;

@@ -54,14 +54,12 @@ impl<O: JobOrder> Policy for Global<O> {
             self.keyed.select_nth_unstable(running - 1);
         }
         self.keyed[..running].sort_unstable();
-        let chosen: Vec<_> = (self.keyed[..running].iter())
-            .map(|&(_, i)| &view.jobs[i])
-            .collect();
+        let chosen = (self.keyed[..running].iter()).map(|&(_, i)| &view.jobs[i]);
         let mut waiting = self.keyed[running..].iter().map(|&(_, i)| &view.jobs[i]);
         let reorder = self.order.reorder_at(view.now, &mut waiting);
         Decision {
             servers: Vec::new(),
-            cores: place_on_cores(view.cores, &chosen),
+            cores: place_on_cores(view.cores, chosen),
             actions: self.reorder.update(reorder),
             ahead: None,
         }

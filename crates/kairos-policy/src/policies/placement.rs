@@ -5,15 +5,19 @@
 
 use crate::job::{JobId, JobView};
 
-/// Places `chosen` (at most `cores` jobs, most important first) on cores `0..cores`.
-pub fn place_on_cores(cores: usize, chosen: &[&JobView]) -> Vec<Option<JobId>> {
+/// Places `chosen` (at most `cores` jobs, most important first) on cores `0..cores`. An
+/// iterator, walked twice, so that a policy need not collect its choice first.
+pub fn place_on_cores<'a>(
+    cores: usize,
+    chosen: impl Iterator<Item = &'a JobView> + Clone,
+) -> Vec<Option<JobId>> {
     let mut placed = vec![None; cores];
-    for job in chosen {
+    for job in chosen.clone() {
         if let Some(core) = job.running_on {
             placed[core] = Some(job.id);
         }
     }
-    for job in chosen.iter().filter(|j| j.running_on.is_none()) {
+    for job in chosen.filter(|j| j.running_on.is_none()) {
         let core = job
             .last_core
             .filter(|&c| placed[c].is_none())

@@ -88,7 +88,7 @@ fn placement_keeps_running_jobs_then_last_cores_then_the_lowest_free_core() {
     let mut returning = job(2, 10, 1, 0);
     returning.last_core = Some(1);
     let fresh = job(3, 10, 1, 0);
-    let placed = place_on_cores(4, &[&fresh, &resuming, &running, &returning]);
+    let placed = place_on_cores(4, [&fresh, &resuming, &running, &returning].into_iter());
     let ids = |t| Some(JobId { task: t, number: 0 });
     // Task 0 keeps core 2. Then, most important first: task 3 takes the lowest free core (0);
     // task 1's last core (2) is busy, so it takes core 1; that was task 2's last core, so task 2

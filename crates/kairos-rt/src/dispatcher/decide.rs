@@ -44,8 +44,12 @@ impl Pass<'_> {
         detected_at: u64,
     ) -> Result<(), String> {
         for (core, i) in c.jobs.running().iter().enumerate() {
-            let id = i.map(|i| c.jobs.view(i).id);
-            (self.shared.cores[core].wanted).store(encode(id), Ordering::Release);
+            let word = encode(i.map(|i| c.jobs.view(i).id));
+            // Written only when it changes: the other cores read it at every pass.
+            let wanted = &self.shared.cores[core].wanted;
+            if wanted.load(Ordering::Relaxed) != word {
+                wanted.store(word, Ordering::Release);
+            }
         }
         self.release_part_ends();
         self.publish_promise(c, ahead)?;

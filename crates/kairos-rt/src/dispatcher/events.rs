@@ -14,12 +14,16 @@ use std::sync::atomic::Ordering;
 type C = Contract<RunJob>;
 
 impl Pass<'_> {
-    /// Execution received by each job, from its slot (the workers' progress).
+    /// Execution received by each job, from its slot (the workers' progress). Only the views
+    /// of jobs that executed since are written: a line another core's pass reads next stays
+    /// shared.
     pub fn refresh_progress(&mut self, c: &mut C) {
         for (view, run) in c.jobs.each_mut() {
             let remaining = self.shared.slot(view.id).remaining.load(Ordering::Relaxed);
-            let work = self.side.work[run.record];
-            view.executed = Duration::from_nanos(work.saturating_sub(remaining));
+            let executed = Duration::from_nanos(run.work.saturating_sub(remaining));
+            if view.executed != executed {
+                view.executed = executed;
+            }
         }
     }
 
@@ -36,7 +40,7 @@ impl Pass<'_> {
             .min();
         let release = self.earliest_release().map(|(_, at)| at);
         let timer = c.timers.earliest().map(Instant::as_nanos);
-        let first = !decided && self.side.steps.is_empty();
+        let first = !decided && !self.side.steps.asked_any();
         let servers = &c.servers;
         let exhaustion = servers
             .next_exhaustion(c.jobs.running())
@@ -101,8 +105,9 @@ impl Pass<'_> {
     fn release(&mut self, c: &mut C, task: usize, when: u64, policy: &mut dyn Policy) -> bool {
         let number = self.side.next_number[task];
         let id = JobId { task, number };
-        let draw = match self.side.preloaded.remove(&id) {
-            Some(draw) => draw,
+        let preloaded = self.side.preloaded[task].take();
+        let draw = match preloaded.filter(|&(n, _)| n == number) {
+            Some((_, draw)) => draw,
             None => {
                 let draw = self.draw_job(id);
                 if !self.load_slot(id, &draw) {
@@ -121,7 +126,6 @@ impl Pass<'_> {
         let next = when + gap.max(1);
         self.side.next_release[task] = if next < self.side.end { next } else { u64::MAX };
         let record = self.side.records.len();
-        self.side.work.push(draw.first);
         self.side.records.push(JobRecord {
             task,
             job: number,
@@ -134,6 +138,7 @@ impl Pass<'_> {
         });
         let run = RunJob {
             record,
+            work: draw.first,
             part_changes: 0,
         };
         let tasks = self.tasks;
@@ -158,15 +163,19 @@ impl Pass<'_> {
             return;
         };
         while let Some(boundary) = self.side.frame_end.filter(|&b| b <= at) {
-            let mut old: Vec<JobId> = (c.jobs.views().iter())
-                .filter(|v| v.release.as_nanos() < boundary)
-                .map(|v| v.id)
-                .collect();
-            old.sort_unstable_by_key(|id| (id.task, id.number));
-            for id in old {
+            let mut old = std::mem::take(&mut self.side.due);
+            old.extend(
+                (c.jobs.views().iter())
+                    .filter(|v| v.release.as_nanos() < boundary)
+                    .map(|v| (v.id, boundary)),
+            );
+            old.sort_unstable_by_key(|(id, _)| (id.task, id.number));
+            for &(id, _) in &old {
                 let i = c.jobs.index_of(id).expect("found among the open jobs");
                 c.remove(i, Instant::from_nanos(at), self, policy);
             }
+            old.clear();
+            self.side.due = old;
             self.side.frame_end = Some(boundary + frame);
         }
     }
@@ -177,14 +186,13 @@ impl Occurrences<RunJob> for Pass<'_> {
     /// before the last decision counts as at it: a pass never goes back in time).
     fn completions(&mut self, c: &mut C, now: Instant, policy: &mut dyn Policy) -> bool {
         let at = now.as_nanos();
-        let mut done: Vec<(JobId, u64)> = (c.jobs.views().iter())
-            .filter_map(|v| {
-                Some((
-                    v.id,
-                    Self::stamped(&self.shared.slot(v.id).completed_at, at)?,
-                ))
-            })
-            .collect();
+        let mut done = std::mem::take(&mut self.side.due);
+        done.extend((c.jobs.views().iter()).filter_map(|v| {
+            Some((
+                v.id,
+                Self::stamped(&self.shared.slot(v.id).completed_at, at)?,
+            ))
+        }));
         done.sort_unstable_by_key(|(id, _)| (id.task, id.number));
         for &(id, stamp) in &done {
             let i = c.jobs.index_of(id).expect("found among the open jobs");
@@ -192,14 +200,17 @@ impl Occurrences<RunJob> for Pass<'_> {
             let when = Instant::from_nanos(stamp.max(self.side.last_at));
             c.complete(i, when, self, policy);
         }
-        !done.is_empty()
+        let any = !done.is_empty();
+        done.clear();
+        self.side.due = done;
+        any
     }
 
     /// Every part whose worker finished it by `now` (by the end's time): its job moves on. A
     /// stamp of a part a cut has replaced is dropped (after the decision, as every part end).
     fn part_ends(&mut self, c: &mut C, now: Instant, policy: &mut dyn Policy) -> bool {
         let at = now.as_nanos();
-        let mut ended: Vec<(JobId, u64)> = Vec::new();
+        let mut ended = std::mem::take(&mut self.side.due);
         for i in 0..c.jobs.len() {
             let view = c.jobs.view(i);
             if !c.jobs.runs_by_parts(i) {
@@ -230,7 +241,10 @@ impl Occurrences<RunJob> for Pass<'_> {
             c.end_part(i, when, tasks, self, policy);
             self.side.part_ends_taken.push(id);
         }
-        !ended.is_empty()
+        let any = !ended.is_empty();
+        ended.clear();
+        self.side.due = ended;
+        any
     }
 
     /// Every job due by `now`, earliest first (ties by task index).

@@ -1,11 +1,65 @@
 //! The cost of each call of the policy on real cores: the policy as the contract core calls
 //! it, with the calls a real-time engineer budgets for timed into the run's histograms (each
 //! includes one clock read, about the histogram's minimum).
+//!
+//! Timings taken while the scheduler's lock is held are kept in the passing dispatcher's own
+//! buffer ([`Timings`]) and recorded into its own histograms after it lets the lock go: no
+//! histogram is written under the lock, and none is shared between cores (the run merges
+//! every thread's histograms at its end).
 
 use crate::measure::Measurements;
 use kairos_model::{Instant, Part, Workload};
 use kairos_os::clock;
 use kairos_policy::{Decision, JobView, Policy, Refusal, ServerSpec, ServerView, TimerId, View};
+
+/// Timings a pass may keep before they are recorded; more (a pass catching up on many
+/// instants) are recorded at once, under the lock.
+const DEFERRED: usize = 64;
+
+/// Highest value each histogram of a dispatcher holds without growing, ns: the timings of a
+/// pass are microseconds, so a run records into memory reserved before it starts.
+pub(super) const RESERVED_RANGE_NS: u64 = 1 << 20;
+
+/// One dispatcher's histograms, and the timings of its current pass not recorded yet.
+pub(super) struct Timings {
+    deferred: [(&'static str, u64); DEFERRED],
+    len: usize,
+    pub measurements: Measurements,
+}
+
+impl Timings {
+    /// Empty, with the distributions `names` reserved ([`Measurements::reserve`]).
+    pub fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut measurements = Measurements::default();
+        for name in names {
+            measurements.reserve(name, RESERVED_RANGE_NS);
+        }
+        Timings {
+            deferred: [("", 0); DEFERRED],
+            len: 0,
+            measurements,
+        }
+    }
+
+    /// Keeps `ns` for `name` until [`Self::record_deferred`] (at once when the buffer is full).
+    pub fn defer(&mut self, name: &'static str, ns: u64) {
+        match self.deferred.get_mut(self.len) {
+            Some(free) => {
+                *free = (name, ns);
+                self.len += 1;
+            }
+            None => self.measurements.record(name, ns),
+        }
+    }
+
+    /// Records the kept timings, in the order taken.
+    pub fn record_deferred(&mut self) {
+        for &(name, ns) in &self.deferred[..self.len] {
+            self.measurements.record(name, ns);
+        }
+        self.len = 0;
+    }
+}
 
 /// Histograms of single calls of the policy, ns: [`Policy::decide`] (the scheduler proper),
 /// and the callbacks of releases, completions and policy timers (G-RMWP's and P-RMWP's
@@ -20,17 +74,28 @@ pub const END_MANDATORY: &str = "policy.part_completed.mandatory";
 /// The same for an optional part (`end_optional`), ns.
 pub const END_OPTIONAL: &str = "policy.part_completed.optional";
 
-/// A policy whose calls are timed into `measurements`.
+/// Every histogram a pass records (the policy's calls, [`super::DECISION_COST`]).
+pub(super) const PASS_HISTOGRAMS: [&str; 7] = [
+    DECIDE,
+    JOB_RELEASED,
+    JOB_COMPLETED,
+    TIMER_FIRED,
+    END_MANDATORY,
+    END_OPTIONAL,
+    super::DECISION_COST,
+];
+
+/// A policy whose calls are timed into `timings`.
 pub(super) struct Metered<'a> {
     pub policy: &'a mut (dyn Policy + Send),
-    pub measurements: &'a mut Measurements,
+    pub timings: &'a mut Timings,
 }
 
 impl Metered<'_> {
     fn timed<T>(&mut self, name: &'static str, call: impl FnOnce(&mut dyn Policy) -> T) -> T {
         let began = clock::now_ns();
         let out = call(&mut *self.policy);
-        (self.measurements).record(name, clock::now_ns().saturating_sub(began));
+        (self.timings).defer(name, clock::now_ns().saturating_sub(began));
         out
     }
 }

@@ -20,22 +20,31 @@
 //! them), each executing the work drawn for it. Policies may promise a later placement
 //! ([`kairos_policy::Ahead`]); the dispatchers prepare it so it happens at its instant. The run records every job, every
 //! execution segment (core index, not CPU number: `RunResult::cpus[k]` is core `k`'s CPU),
-//! every decision with the events and view that led to it ([`Step`]), and the costs of the
-//! mechanism: the decision (callbacks, decide and check, lock held), the lock wait, the
-//! timer's lateness and the request-to-start latency of a worker (also for migrations alone).
+//! when asked ([`UserRunConfig::record_steps`]) every decision with the events and view that
+//! led to it ([`Step`]), and the costs of the mechanism: the decision (callbacks, decide and
+//! check, lock held), the lock wait, the timer's lateness and the request-to-start latency of
+//! a worker (also for migrations alone). Nothing between a dispatcher's wake-up and its
+//! worker's start allocates but the policy's own decision (the contract's `Policy::decide`
+//! returns one) and, when asked for, the record of steps: what the run writes is reserved
+//! before it starts, and each thread records its timings into its own histograms.
 
 mod decide;
 mod events;
+mod floor;
 mod metered;
 mod parts;
 mod percore;
 mod promise;
+mod record;
 mod scheduler;
 mod shared;
 mod side;
+#[cfg(test)]
+mod tests;
 mod threads;
 mod worker;
 
+pub use floor::same_core_floor;
 pub use metered::{DECIDE, END_MANDATORY, END_OPTIONAL, JOB_COMPLETED, JOB_RELEASED, TIMER_FIRED};
 pub use percore::TIMER_TO_HANDLER;
 pub use percore::{DispatcherLog, CONFIRM_SLACK_NS, EVENT_TO_HANDLER, PART_POLICY};
@@ -85,6 +94,10 @@ pub struct UserRunConfig {
     /// draws it (the policy sees only the WCET budget).
     pub execution_times: kairos_policy::ExecutionTimeModel,
     pub seed: u64,
+    /// Record every decision with what led to it ([`UserRun::steps`], for replay and the
+    /// comparison of engines). Off by default: the record copies the view and the decision
+    /// under the scheduler's lock, allocating on the decision path.
+    pub record_steps: bool,
 }
 
 impl UserRunConfig {
@@ -100,6 +113,7 @@ impl UserRunConfig {
             lead_ns: DEFAULT_LEAD_NS,
             execution_times: kairos_policy::ExecutionTimeModel::Wcet,
             seed: 0,
+            record_steps: false,
         }
     }
 }
@@ -109,6 +123,7 @@ impl UserRunConfig {
 #[derive(Debug)]
 pub struct UserRun {
     pub result: RunResult,
+    /// Every decision with what led to it, when [`UserRunConfig::record_steps`] (else none).
     pub steps: Vec<Step>,
     pub mode_changes: Vec<ModeChangeRecord>,
     /// `(core, mode epoch, time)`: when a core first ran what a changed mode wants.
@@ -175,6 +190,7 @@ pub fn run_user_from(
         config.duration_ns,
         source.source,
         source.work_scale,
+        config.record_steps,
     );
     let shared = Arc::new(Shared::new(
         scheduler,
@@ -237,13 +253,9 @@ pub fn run_user_from(
     let rescheduled = (dispatcher_logs.iter())
         .flat_map(|d| d.rescheduled.iter().map(|&(e, at)| (d.core, e, at)))
         .collect();
-    let finished = scheduler.finish();
-    let logs = logs_of(
-        finished.records,
-        finished.measurements,
-        worker_logs,
-        dispatcher_logs,
-    );
+    let mut finished = scheduler.finish();
+    notes.append(&mut finished.notes);
+    let logs = logs_of(finished.records, worker_logs, dispatcher_logs);
     let result = RunResult::build(RunInputs {
         policy: name.to_string(),
         task_names: workload.tasks.iter().map(|t| t.name.clone()).collect(),
@@ -289,10 +301,10 @@ fn choose_cpus(workload: &Workload, config: &UserRunConfig) -> Result<Vec<usize>
 }
 
 /// The scheduler's job records, completed with each job's first start from the workers,
-/// and every thread's segments and measurements, as [`RunResult::build`] takes them.
+/// and every thread's segments and measurements (each dispatcher's and worker's own, merged
+/// here), as [`RunResult::build`] takes them.
 fn logs_of(
     mut records: Vec<JobRecord>,
-    measurements: crate::measure::Measurements,
     workers: Vec<WorkerLog>,
     dispatchers: Vec<DispatcherLog>,
 ) -> Vec<ThreadLog> {
@@ -310,7 +322,6 @@ fn logs_of(
     }
     let mut logs = vec![ThreadLog {
         jobs: records,
-        measurements,
         ..ThreadLog::default()
     }];
     logs.extend(workers.into_iter().map(|w| ThreadLog {

@@ -21,7 +21,8 @@
 //! its job (the hand-off rule of [`super::worker`]). The cost of each change is the
 //! [`PART_POLICY`] histogram.
 
-use super::scheduler::{Scheduler, LOCK_WAIT};
+use super::metered::{Timings, PASS_HISTOGRAMS};
+use super::scheduler::LOCK_WAIT;
 use super::shared::{decode, is_optional_part, Shared};
 use crate::measure::Measurements;
 use crate::parking::{wait_for_origin, PARK, RUN};
@@ -30,7 +31,6 @@ use kairos_os::{clock, memory};
 use kairos_os::{priority, sched};
 use kairos_policy::JobId;
 use std::sync::atomic::Ordering;
-use std::sync::MutexGuard;
 
 /// Longest single sleep, so a stop request is seen within this time.
 const SLEEP_STEP_NS: u64 = 20_000_000;
@@ -76,8 +76,18 @@ struct Dispatcher<'a> {
     seen_epoch: u64,
     /// Per task, whether this core's worker of it is SCHED_OTHER (running an optional part).
     best_effort: Vec<bool>,
-    log: DispatcherLog,
+    timings: Timings,
+    /// Per core, what a pass changes: its words before and after, its wake time before and
+    /// after (reserved once, so that a pass does not allocate).
+    before: Vec<Words>,
+    after: Vec<Words>,
+    old_wake: Vec<u64>,
+    wake: Vec<u64>,
+    rescheduled: Vec<(u64, u64)>,
 }
+
+/// A core's job at a pass's time (its promise once prepared), its promise and that instant.
+type Words = (u64, u64, u64);
 
 /// Runs the dispatcher of `core` until the end of the run or a stop request.
 pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
@@ -85,6 +95,7 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
     let Some(origin) = wait_for_origin(&shared.origin, &shared.gate, &shared.control) else {
         return DispatcherLog::default();
     };
+    let cores = shared.cores.len();
     let mut d = Dispatcher {
         shared,
         core,
@@ -93,24 +104,28 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
         stop_set_for: None,
         seen_epoch: 0,
         best_effort: vec![false; shared.slots.len() / super::shared::SLOTS_PER_TASK],
-        log: DispatcherLog {
-            core,
-            ..DispatcherLog::default()
-        },
+        timings: Timings::new(PASS_HISTOGRAMS.into_iter().chain(DISPATCHER_HISTOGRAMS)),
+        before: Vec::with_capacity(cores),
+        after: Vec::with_capacity(cores),
+        old_wake: Vec::with_capacity(cores),
+        wake: vec![0; cores],
+        rescheduled: Vec::with_capacity(RESCHEDULED_RESERVED),
     };
     d.run();
     d.switch_now(None, 0);
-    d.log
+    DispatcherLog {
+        core,
+        measurements: d.timings.measurements,
+        rescheduled: d.rescheduled,
+    }
 }
 
-/// The scheduler's lock, timing the wait.
-fn lock<'s>(shared: &'s Shared, measurements: &mut Measurements) -> MutexGuard<'s, Scheduler> {
-    let asked = clock::now_ns();
-    // A poisoned lock means a dispatcher panicked: its state is still the last whole pass.
-    let guard = (shared.scheduler.lock()).unwrap_or_else(|p| p.into_inner());
-    measurements.record(LOCK_WAIT, clock::now_ns().saturating_sub(asked));
-    guard
-}
+/// Every histogram a dispatcher records besides a pass's ([`PASS_HISTOGRAMS`]).
+const DISPATCHER_HISTOGRAMS: [&str; 4] =
+    [LOCK_WAIT, TIMER_TO_HANDLER, EVENT_TO_HANDLER, PART_POLICY];
+
+/// Mode changes a dispatcher notes without growing its list.
+const RESCHEDULED_RESERVED: usize = 1024;
 
 impl Dispatcher<'_> {
     fn run(&mut self) {
@@ -130,7 +145,7 @@ impl Dispatcher<'_> {
                 break;
             }
             if timed_out {
-                (self.log.measurements).record(TIMER_TO_HANDLER, now.saturating_sub(alarm));
+                (self.timings.measurements).record(TIMER_TO_HANDLER, now.saturating_sub(alarm));
             }
             if !timed_out || now >= pass_alarm {
                 // Woken ahead of an event on purpose: decide as of the event's instant.
@@ -160,7 +175,7 @@ impl Dispatcher<'_> {
             }
             None => return,
         };
-        (self.log.measurements).record(EVENT_TO_HANDLER, delay);
+        (self.timings.measurements).record(EVENT_TO_HANDLER, delay);
     }
 
     /// When to pass for an event at `wake_at`, and whether that is ahead of it. After a
@@ -210,46 +225,44 @@ impl Dispatcher<'_> {
 
     /// A pass under the lock at schedule time `now`; rings the cores whose job, or promise,
     /// changed (a new job there starts at `now` at the earliest) and returns this core's next
-    /// wake time.
+    /// wake time. The pass's timings, and the wait for the lock, are recorded once the lock is
+    /// let go.
     fn pass(&mut self, now: u64) -> u64 {
-        let mut scheduler = lock(self.shared, &mut self.log.measurements);
-        let clock_now = clock::now_ns().saturating_sub(self.origin);
-        let before = self.words(clock_now);
-        let old_wake: Vec<u64> = (self.shared.cores.iter())
-            .map(|c| c.wake_at.load(Ordering::Relaxed))
-            .collect();
-        scheduler.pass(self.shared, now);
+        let shared = self.shared;
+        let asked = clock::now_ns();
+        // A poisoned lock means a dispatcher panicked: its state is still the last whole pass.
+        let mut scheduler = (shared.scheduler.lock()).unwrap_or_else(|p| p.into_inner());
+        let locked = clock::now_ns();
+        let clock_now = locked.saturating_sub(self.origin);
+        words(shared, clock_now, &mut self.before);
+        self.old_wake.clear();
+        (self.old_wake).extend(
+            shared
+                .cores
+                .iter()
+                .map(|c| c.wake_at.load(Ordering::Relaxed)),
+        );
+        scheduler.pass(shared, now, &mut self.timings);
         if let Some(reason) = scheduler.failure() {
-            self.shared.control.request_stop(reason.clone());
+            shared.control.request_stop(reason.clone());
         }
-        let wake = scheduler.wake_times();
+        scheduler.wake_times(&mut self.wake);
         drop(scheduler);
-        let after = self.words(clock_now);
-        for (core, c) in self.shared.cores.iter().enumerate() {
-            c.wake_at.store(wake[core], Ordering::Relaxed);
-            if before[core].0 != after[core].0 {
+        self.timings.defer(LOCK_WAIT, locked.saturating_sub(asked));
+        self.timings.record_deferred();
+        words(shared, clock_now, &mut self.after);
+        for (core, c) in shared.cores.iter().enumerate() {
+            let (before, after, wake) = (self.before[core], self.after[core], self.wake[core]);
+            c.wake_at.store(wake, Ordering::Relaxed);
+            if before.0 != after.0 {
                 c.not_before.store(now, Ordering::Relaxed);
             }
-            let moved = before[core] != after[core] || wake[core] < old_wake[core];
+            let moved = before != after || wake < self.old_wake[core];
             if core != self.core && moved {
                 c.ring();
             }
         }
-        wake[self.core]
-    }
-
-    /// Per core, the job it runs at `now` (its promise once prepared) and its promise.
-    fn words(&self, now: u64) -> Vec<(u64, u64, u64)> {
-        (0..self.shared.cores.len())
-            .map(|core| {
-                let c = &self.shared.cores[core];
-                let (ahead, at) = (
-                    c.ahead.load(Ordering::Acquire),
-                    c.ahead_at.load(Ordering::Acquire),
-                );
-                (self.shared.effective(core, now), ahead, at)
-            })
-            .collect()
+        self.wake[self.core]
     }
 
     /// Makes this core run what it should now: the promised job once its switch is near
@@ -293,7 +306,7 @@ impl Dispatcher<'_> {
             true => sched::set_other(tid),
             false => sched::set_fifo(tid, priority::WORKER_MAX),
         };
-        (self.log.measurements).record(PART_POLICY, clock::now_ns().saturating_sub(began));
+        (self.timings.measurements).record(PART_POLICY, clock::now_ns().saturating_sub(began));
         match changed {
             Ok(()) => self.best_effort[task] = on,
             Err(e) => (self.shared.control)
@@ -367,7 +380,19 @@ impl Dispatcher<'_> {
         let epoch = self.shared.mode_epoch.load(Ordering::Acquire);
         if epoch != self.seen_epoch {
             self.seen_epoch = epoch;
-            self.log.rescheduled.push((epoch, now));
+            self.rescheduled.push((epoch, now));
         }
     }
+}
+
+/// Per core, into `out`: the job it runs at `now` (its promise once prepared) and its promise.
+fn words(shared: &Shared, now: u64, out: &mut Vec<Words>) {
+    out.clear();
+    out.extend(shared.cores.iter().enumerate().map(|(core, c)| {
+        let (ahead, at) = (
+            c.ahead.load(Ordering::Acquire),
+            c.ahead_at.load(Ordering::Acquire),
+        );
+        (shared.effective(core, now), ahead, at)
+    }));
 }

@@ -17,8 +17,11 @@ impl Pass<'_> {
         ahead: Option<Ahead>,
     ) -> Result<(), String> {
         let Some(ahead) = ahead.filter(|a| a.at.as_nanos() < self.side.end) else {
-            for core in &self.shared.cores {
-                core.ahead_at.store(u64::MAX, Ordering::Release);
+            // Written only when a promise stood: the other cores read it at every pass.
+            for core in self.shared.cores.iter() {
+                if core.ahead_at.load(Ordering::Relaxed) != u64::MAX {
+                    core.ahead_at.store(u64::MAX, Ordering::Release);
+                }
             }
             return Ok(());
         };
@@ -40,7 +43,7 @@ impl Pass<'_> {
     /// release before `at` is still pending, which must be drawn first: the job then starts
     /// after the pass at `at`.
     fn prepare_promised(&mut self, c: &Contract<RunJob>, id: JobId, at: u64) -> Result<(), String> {
-        if c.jobs.index_of(id).is_some() || self.side.preloaded.contains_key(&id) {
+        if c.jobs.index_of(id).is_some() || self.is_preloaded(id) {
             return Ok(());
         }
         let next = (
@@ -61,15 +64,20 @@ impl Pass<'_> {
                 task,
                 number: self.side.next_number[task],
             };
-            if self.side.next_release[task] != at || self.side.preloaded.contains_key(&id) {
+            if self.side.next_release[task] != at || self.is_preloaded(id) {
                 continue;
             }
             let draw = self.draw_job(id);
             if !self.load_slot(id, &draw) {
                 return Ok(());
             }
-            self.side.preloaded.insert(id, draw);
+            self.side.preloaded[task] = Some((id.number, draw));
         }
         Ok(())
+    }
+
+    /// Whether `id` was drawn and loaded ahead of its release (only ever its task's next job).
+    fn is_preloaded(&self, id: JobId) -> bool {
+        self.side.preloaded[id.task].is_some_and(|(number, _)| number == id.number)
     }
 }

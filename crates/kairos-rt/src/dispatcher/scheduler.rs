@@ -11,10 +11,10 @@
 //! decision's placement and promise ([`kairos_policy::Ahead`]) to the cores
 //! ([`super::shared::CoreShared`]) and forgets the jobs of an ended frame.
 
-use super::metered::Metered;
+use super::metered::{Metered, Timings};
 use super::shared::Shared;
 use super::side::{Pass, RunJob, RunSide};
-use crate::measure::{JobRecord, Measurements};
+use crate::measure::JobRecord;
 use kairos_model::{Instant, Task, Workload};
 use kairos_os::clock;
 use kairos_policy::contract::Contract;
@@ -49,7 +49,6 @@ pub struct Scheduler {
     policy: Box<dyn Policy + Send>,
     contract: Contract<RunJob>,
     side: RunSide,
-    measurements: Measurements,
 }
 
 /// What a run's scheduler knew at its end.
@@ -57,7 +56,8 @@ pub struct Finished {
     /// Every job released (starts come from the workers' logs).
     pub records: Vec<JobRecord>,
     pub steps: Vec<Step>,
-    pub measurements: Measurements,
+    /// What the run has to say about its record of steps (see [`super::record`]).
+    pub notes: Vec<String>,
     /// The contract's trace events: part ends, mode changes, discards, servers' events.
     pub events: Vec<TraceEvent>,
     pub mode_changes: Vec<ModeChangeRecord>,
@@ -75,22 +75,33 @@ impl Scheduler {
         end: u64,
         source: Box<dyn JobSource + Send>,
         work_scale: f64,
+        record_steps: bool,
     ) -> Self {
         let levels = source.levels().len();
         let end_at = Instant::from_nanos(end);
-        let contract = Contract::new(&*policy, workload.cores, levels, end_at);
-        let side = RunSide::new(workload, end, source, work_scale, contract.runs_parts());
+        let mut contract = Contract::new(&*policy, workload.cores, levels, end_at);
+        // The most jobs the run tracks at once (a task with more is stopped as overloaded), and
+        // a timer per task (the most the standard policies arm) and one more.
+        let tasks = workload.tasks.len();
+        (contract.jobs).reserve(tasks * super::shared::SLOTS_PER_TASK);
+        contract.timers.reserve(tasks + 1);
+        let parts = contract.runs_parts();
+        let side = RunSide::new(workload, end, source, work_scale, parts, record_steps);
         Scheduler {
             tasks: workload.tasks.clone(),
             policy,
             contract,
             side,
-            measurements: Measurements::default(),
         }
     }
 
     pub fn task_count(&self) -> usize {
         self.tasks.len()
+    }
+
+    /// The jobs of `task` the run releases at most.
+    pub fn expected_jobs(&self, task: usize) -> usize {
+        super::side::jobs_of(&self.tasks[task], self.side.end)
     }
 
     pub fn cores(&self) -> usize {
@@ -103,8 +114,9 @@ impl Scheduler {
     }
 
     /// One pass at `now` (ns since the origin) by a dispatcher: a decision at every event
-    /// instant due by then, and at the first pass.
-    pub fn pass(&mut self, shared: &Shared, now: u64) {
+    /// instant due by then, and at the first pass. Its timings go to the dispatcher's
+    /// `timings`, to be recorded once the lock is let go.
+    pub fn pass(&mut self, shared: &Shared, now: u64, timings: &mut Timings) {
         if self.side.failure.is_some() {
             return;
         }
@@ -114,7 +126,7 @@ impl Scheduler {
         let now = now.max(self.side.last_at);
         let mut policy = Metered {
             policy: self.policy.as_mut(),
-            measurements: &mut self.measurements,
+            timings,
         };
         let mut pass = Pass {
             side: &mut self.side,
@@ -133,17 +145,17 @@ impl Scheduler {
             pass.side.last_at = at;
         }
         if decided {
-            (self.measurements).record(DECISION_COST, clock::now_ns().saturating_sub(began));
+            (policy.timings).defer(DECISION_COST, clock::now_ns().saturating_sub(began));
         }
     }
 
-    /// When each core's dispatcher must next run a pass: its home tasks' next releases, the
-    /// policy's timers (core 0), its servers' exhaustions and replenishments, and the end of
-    /// the run.
-    pub fn wake_times(&self) -> Vec<u64> {
+    /// When each core's dispatcher must next run a pass, written to `wake` (one per core): its
+    /// home tasks' next releases, the policy's timers (core 0), its servers' exhaustions and
+    /// replenishments, and the end of the run.
+    pub fn wake_times(&self, wake: &mut [u64]) {
         let side = &self.side;
         let c = &self.contract;
-        let mut wake = vec![side.end; c.cores()];
+        wake.fill(side.end);
         for (task, &at) in side.next_release.iter().enumerate() {
             let core = side.home[task];
             wake[core] = wake[core].min(at);
@@ -157,7 +169,6 @@ impl Scheduler {
         for (at, core) in [exhaustion, replenishment].into_iter().flatten() {
             wake[core] = wake[core].min(at.as_nanos());
         }
-        wake
     }
 
     /// Ends the run: the servers' placements end at its end.
@@ -169,10 +180,11 @@ impl Scheduler {
             .map(|s| s.name.clone())
             .collect();
         let side = self.side;
+        let (steps, notes) = side.steps.finish();
         Finished {
             records: side.records,
-            steps: side.steps,
-            measurements: self.measurements,
+            steps,
+            notes,
             events: side.events,
             mode_changes: side.mode_changes,
             stops: side.stops,

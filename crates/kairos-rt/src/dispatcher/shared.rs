@@ -20,8 +20,25 @@ use super::scheduler::Scheduler;
 use crate::handoff::Holders;
 use crate::watchdog::{Heartbeat, RunControl};
 use kairos_policy::JobId;
+use std::ops::Deref;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// A value alone on its cache lines: 128 bytes, two 64-byte lines, as x86's adjacent-line
+/// prefetcher fetches them in pairs. A core's words, a worker's and a slot's progress are each
+/// written by one core at a time; side by side, each write would take the line from the core
+/// using its neighbour (false sharing).
+#[repr(align(128))]
+#[derive(Debug, Default)]
+pub struct Padded<T>(pub T);
+
+impl<T> Deref for Padded<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
 
 /// Slots per task: how many jobs of one task may be released and unfinished at once. A run
 /// that needs more is hopelessly overloaded and is stopped with that reason. A host that
@@ -30,13 +47,16 @@ use std::sync::{Arc, Mutex};
 /// per task) absorb 64 ms, and the jobs a hold-up delays show as late instead.
 pub const SLOTS_PER_TASK: usize = 32;
 
-/// One released job's execution state.
+/// One released job's execution state, on two line pairs of its own: the work left, which its
+/// holder writes at every unit of work, and the rest, which a pass reads for every open job
+/// and a worker writes once per activation or part (apart, a pass's reads of the stamps do not
+/// wait for the running worker's last unit).
 #[derive(Debug, Default)]
 pub struct SlotShared {
+    /// CPU work left, ns.
+    pub remaining: Padded<AtomicU64>,
     /// Job number + 1 loaded in this slot (0 = never used).
     pub job: AtomicU64,
-    /// CPU work left, ns.
-    pub remaining: AtomicU64,
     /// Completion time + 1, ns since the origin (0 = not completed).
     pub completed_at: AtomicU64,
     /// Core + 1 the job last ran on (0 = never ran).
@@ -128,8 +148,8 @@ pub struct Shared {
     pub scheduler: Mutex<Scheduler>,
     pub slots: Vec<SlotShared>,
     /// `workers[task * cores + core]`.
-    pub workers: Vec<WorkerShared>,
-    pub cores: Vec<CoreShared>,
+    pub workers: Vec<Padded<WorkerShared>>,
+    pub cores: Vec<Padded<CoreShared>>,
     /// One holder word per slot: a job runs on one core at a time.
     pub holders: Holders,
     /// CLOCK_MONOTONIC of time 0; 0 until the run starts (futex word `gate`).
@@ -157,15 +177,19 @@ impl Shared {
                 .map(|_| SlotShared::default())
                 .collect(),
             workers: (0..tasks * cores)
-                .map(|_| WorkerShared {
-                    stop_at: AtomicU64::new(u64::MAX),
-                    ..WorkerShared::default()
+                .map(|_| {
+                    Padded(WorkerShared {
+                        stop_at: AtomicU64::new(u64::MAX),
+                        ..WorkerShared::default()
+                    })
                 })
                 .collect(),
             cores: (0..cores)
-                .map(|_| CoreShared {
-                    ahead_at: AtomicU64::new(u64::MAX),
-                    ..CoreShared::default()
+                .map(|_| {
+                    Padded(CoreShared {
+                        ahead_at: AtomicU64::new(u64::MAX),
+                        ..CoreShared::default()
+                    })
                 })
                 .collect(),
             holders: Holders::new(tasks * SLOTS_PER_TASK),

@@ -1,24 +1,30 @@
 //! The runtime's side of the contract ([`Host`]): what a user-dispatched run keeps besides the
-//! contract's state (releases due, the job slots the workers execute, each job's record, every
-//! decision made) and what it does as the contract applies its rules (load a part's work into
+//! contract's state (releases due, the job slots the workers execute, each job's record, the
+//! decisions made) and what it does as the contract applies its rules (load a part's work into
 //! a slot, close a discarded job's slot, record steps and trace events).
+//!
+//! Everything a pass writes here is reserved before the run starts (the records and works of
+//! the jobs the run is expected to release, the lists a pass fills and empties again), so the
+//! decision path does not allocate; only the record of steps, when asked for, does
+//! ([`super::record`]).
 
 use super::parts::JobDraw;
+use super::record::StepRecord;
 use super::scheduler::ModeChangeRecord;
 use super::shared::{part_word, Shared};
 use crate::measure::JobRecord;
 use kairos_model::{Duration, Instant, Part, Task, Workload};
 use kairos_policy::contract::{Exit, Host, PartChange};
-use kairos_policy::{Decision, JobId, JobSource, JobView, Reported, Step};
+use kairos_policy::{Decision, JobId, JobSource, JobView, Reported};
 use kairos_trace::{OptionalMetrics, PartOutcome, TraceEvent};
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
-/// The runtime's side of an open job: its record (and CPU work) index, and how many times it
-/// changed part (a job run by parts; the slot's part word counts them).
+/// The runtime's side of an open job: its record index, the CPU work of its current part (ns),
+/// and how many times it changed part (a job run by parts; the slot's part word counts them).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct RunJob {
     pub record: usize,
+    pub work: u64,
     pub part_changes: u64,
 }
 
@@ -30,28 +36,26 @@ pub(super) struct RunSide {
     /// Which core's dispatcher wakes for a task's next release: the core its last job was
     /// placed on, so a partitioned task's release is handled where it runs.
     pub home: Vec<usize>,
-    /// Jobs released at a promised instant whose work was drawn and slot loaded before their
-    /// release, with that work.
-    pub preloaded: HashMap<JobId, JobDraw>,
+    /// Per task, its next job if it is released at a promised instant and its work was drawn
+    /// and its slot loaded before its release: its number and that work.
+    pub preloaded: Vec<Option<(u64, JobDraw)>>,
     /// Whether the policy runs imprecise tasks by parts.
     pub runs_parts: bool,
     /// Jobs whose part end a pass took in, until its decision is published.
     pub part_ends_taken: Vec<JobId>,
+    /// The completions or part ends an instant reports, with their times (emptied after each).
+    pub due: Vec<(JobId, u64)>,
     /// Optional-part figures per task (imprecise tasks run by parts).
     pub optional: Vec<Option<OptionalMetrics>>,
     /// End of the frame the jobs in the view were released in (framed sources).
     pub frame_end: Option<u64>,
     pub records: Vec<JobRecord>,
-    /// CPU work of each recorded job's current part (same index as `records`), ns.
-    pub work: Vec<u64>,
     pub source: Box<dyn JobSource + Send>,
     /// Fraction of its drawn work a job's body executes (a table run's margin, 1 otherwise).
     pub work_scale: f64,
     /// Instant of the last decision: passes never go back in time.
     pub last_at: u64,
-    pub steps: Vec<Step>,
-    /// Events reported since the last question (a frame's end reports after its decision).
-    pub pending: Vec<Reported>,
+    pub steps: StepRecord,
     /// The contract's trace events.
     pub events: Vec<TraceEvent>,
     /// The mode changes of the instant being decided: `(from, to, triggers)`.
@@ -69,6 +73,7 @@ impl RunSide {
         source: Box<dyn JobSource + Send>,
         work_scale: f64,
         runs_parts: bool,
+        record_steps: bool,
     ) -> Self {
         let tasks = &workload.tasks;
         let next_release = (tasks.iter())
@@ -78,30 +83,32 @@ impl RunSide {
                     .unwrap_or(u64::MAX)
             })
             .collect();
-        let expected: u64 = (tasks.iter())
-            .map(|t| end / t.period.as_nanos().max(1) + 1)
-            .sum();
+        let expected = expected_jobs(workload, end);
+        // A release and a completion per job, and per part end with parts; a few timers more.
+        let decisions = expected * if runs_parts { 4 } else { 2 } + 64;
+        // At most every open job at once: SLOTS_PER_TASK per task.
+        let open = tasks.len() * super::shared::SLOTS_PER_TASK;
         let cores = workload.cores.max(1);
         RunSide {
             end,
             next_release,
             next_number: vec![0; tasks.len()],
             home: (0..tasks.len()).map(|t| t % cores).collect(),
-            preloaded: HashMap::new(),
+            preloaded: vec![None; tasks.len()],
             runs_parts,
-            part_ends_taken: Vec::new(),
+            part_ends_taken: Vec::with_capacity(open),
+            due: Vec::with_capacity(open),
             optional: (tasks.iter())
                 .map(|t| (runs_parts && t.imprecise.is_some()).then(OptionalMetrics::default))
                 .collect(),
             frame_end: source.frame().map(|f| f.as_nanos()),
-            records: Vec::with_capacity(expected as usize),
-            work: Vec::with_capacity(expected as usize),
+            records: Vec::with_capacity(expected),
             source,
             work_scale,
             last_at: 0,
-            steps: Vec::with_capacity(2 * expected as usize),
-            pending: Vec::new(),
-            events: Vec::new(),
+            steps: StepRecord::new(record_steps, decisions),
+            // A part end's trace event per part of each job run by parts.
+            events: Vec::with_capacity(if runs_parts { 3 * expected } else { 0 }),
             changes: Vec::new(),
             mode_changes: Vec::new(),
             stops: 0,
@@ -112,6 +119,17 @@ impl RunSide {
     pub fn fail(&mut self, reason: String) {
         self.failure.get_or_insert(reason);
     }
+}
+
+/// The jobs `workload` releases in `[0, end)` at most.
+fn expected_jobs(workload: &Workload, end: u64) -> usize {
+    workload.tasks.iter().map(|t| jobs_of(t, end)).sum()
+}
+
+/// The jobs `task` releases in `[0, end)` at most: its periodic releases (a sporadic task's
+/// minimum inter-arrival time gives the most).
+pub(super) fn jobs_of(task: &Task, end: u64) -> usize {
+    (end / task.period.as_nanos().max(1) + 1) as usize
 }
 
 /// A pass: the run's side, the state the threads share, and the tasks.
@@ -147,8 +165,8 @@ impl Host<RunJob> for Pass<'_> {
             next == Part::Optional,
         );
         slot.part.store(word, Ordering::Release);
-        let executed = self.side.work[run.record].saturating_sub(left);
-        self.side.work[run.record] = work;
+        let executed = run.work.saturating_sub(left);
+        run.work = work;
         if let Some(core) = job.running_on.filter(|_| change.cut) {
             self.shared.cores[core].ring();
         }
@@ -160,19 +178,11 @@ impl Host<RunJob> for Pass<'_> {
     }
 
     fn reported(&mut self, event: Reported) {
-        self.side.pending.push(event);
+        self.side.steps.reported(event);
     }
 
     fn asked(&mut self, now: Instant, mode: usize, jobs: &[JobView], decision: &Decision) {
-        self.side.steps.push(Step {
-            at: now,
-            mode,
-            events: std::mem::take(&mut self.side.pending),
-            jobs: jobs.to_vec(),
-            decision: decision.cores.clone(),
-            actions: decision.actions.clone(),
-            ahead: decision.ahead.clone(),
-        });
+        self.side.steps.asked(now, mode, jobs, decision);
     }
 
     /// A job that leaves unfinished closes its slot for good: its worker stops at its core's

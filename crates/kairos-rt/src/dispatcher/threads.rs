@@ -27,8 +27,12 @@ pub fn spawn_all(
     calibration: &Calibration,
 ) -> Result<(Threads<WorkerLog>, Threads<DispatcherLog>), SpawnError> {
     let tasks = shared.slots.len() / shared::SLOTS_PER_TASK;
+    let jobs: Vec<usize> = {
+        let scheduler = shared.scheduler.lock().unwrap_or_else(|p| p.into_inner());
+        (0..tasks).map(|t| scheduler.expected_jobs(t)).collect()
+    };
     let mut workers = Vec::new();
-    for task in 0..tasks {
+    for (task, &jobs) in jobs.iter().enumerate() {
         for (core, &cpu) in cpus.iter().enumerate() {
             let rate = calibration.iterations_per_us(cpu);
             let spec = thread::ThreadSpec::fifo(
@@ -37,7 +41,7 @@ pub fn spawn_all(
                 vec![cpu],
             );
             let s = Arc::clone(shared);
-            match thread::spawn(spec, move || run_worker(&s, task, core, rate)) {
+            match thread::spawn(spec, move || run_worker(&s, (task, core), jobs, rate)) {
                 Ok(t) => workers.push(t),
                 Err(e) => return Err((e, workers, Vec::new())),
             }

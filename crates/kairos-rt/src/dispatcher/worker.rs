@@ -45,17 +45,28 @@ pub struct WorkerLog {
     pub measurements: Measurements,
 }
 
-/// Runs the worker of `task` on `core` (the thread is pinned there) until told to exit.
-pub fn run_worker(shared: &Shared, task: usize, core: usize, iterations_per_us: f64) -> WorkerLog {
+/// Most jobs a worker's log has room for before the run: a 1 ms task's minute (2.6 MB of
+/// segments); a longer log grows as it fills.
+const LOG_RESERVED: usize = 1 << 16;
+
+/// Runs the worker of `task` on `core` (the thread is pinned there) until told to exit; its
+/// log has room for the `jobs` the task is expected to release, up to [`LOG_RESERVED`].
+pub fn run_worker(
+    shared: &Shared,
+    (task, core): (usize, usize),
+    jobs: usize,
+    iterations_per_us: f64,
+) -> WorkerLog {
     memory::prefault_stack();
     (shared.worker(task, core).tid).store(clock::gettid(), Ordering::Release);
     let mut log = WorkerLog {
         task,
         core,
-        segments: Vec::with_capacity(1024),
-        first_starts: Vec::with_capacity(256),
+        segments: Vec::with_capacity((jobs + 64).min(LOG_RESERVED)),
+        first_starts: Vec::with_capacity(jobs.min(LOG_RESERVED)),
         ..WorkerLog::default()
     };
+    (log.measurements).reserve(REQUEST_TO_START, super::metered::RESERVED_RANGE_NS);
     let unit = ((UNIT_NS as f64 * iterations_per_us / 1000.0) as u64).max(1);
     while park(&shared.worker(task, core).go, &shared.control) {
         let w = shared.worker(task, core);

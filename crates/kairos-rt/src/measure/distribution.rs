@@ -25,6 +25,16 @@ impl Distribution {
         }
     }
 
+    /// A distribution whose buckets up to `highest_ns` exist from the start, so that recording
+    /// a value up to it never allocates (a real-time thread records on its critical path);
+    /// beyond it, it still grows as needed.
+    pub fn with_range(highest_ns: u64) -> Self {
+        let mut histogram = Histogram::new_with_bounds(1, highest_ns.max(2), 3)
+            .expect("1 to at least 2 with 3 significant digits are valid bounds");
+        histogram.auto(true);
+        Distribution { histogram }
+    }
+
     pub fn record(&mut self, ns: u64) {
         // With auto-resize, recording only fails for values beyond u64 ranges it cannot hold.
         let _ = self.histogram.record(ns);
@@ -106,15 +116,32 @@ pub struct Measurements {
 }
 
 impl Measurements {
+    /// Records `ns` into the distribution `name`, allocating only the first time a name is
+    /// seen (and when a value is beyond the distribution's range so far).
     pub fn record(&mut self, name: &str, ns: u64) {
-        self.distributions
-            .entry(name.to_string())
-            .or_default()
-            .record(ns);
+        match self.distributions.get_mut(name) {
+            Some(d) => d.record(ns),
+            None => self
+                .distributions
+                .entry(name.to_string())
+                .or_default()
+                .record(ns),
+        }
     }
 
+    /// Creates the distribution `name` with buckets up to `highest_ns` if it does not exist yet
+    /// ([`Distribution::with_range`]): a thread that records on its critical path reserves its
+    /// distributions before the run starts. An empty distribution adds nothing to a run's
+    /// histograms.
+    pub fn reserve(&mut self, name: &str, highest_ns: u64) {
+        if !self.distributions.contains_key(name) {
+            (self.distributions).insert(name.to_string(), Distribution::with_range(highest_ns));
+        }
+    }
+
+    /// Adds `other`'s distributions; an empty one (reserved, never recorded) adds nothing.
     pub fn merge(&mut self, other: &Measurements) {
-        for (name, d) in &other.distributions {
+        for (name, d) in other.distributions.iter().filter(|(_, d)| d.count() > 0) {
             self.distributions.entry(name.clone()).or_default().merge(d);
         }
     }

@@ -76,6 +76,9 @@ pub struct TableRunConfig {
     pub grace_ns: u64,
     /// CPU time without progress after which the watchdog demotes every thread.
     pub stall_ns: u64,
+    /// Record every question to the table policy ([`TableRun::steps`], to replay the run; as
+    /// `UserRunConfig::record_steps`, off by default).
+    pub record_steps: bool,
 }
 
 impl TableRunConfig {
@@ -94,6 +97,7 @@ impl TableRunConfig {
             start_delay_ns: 20_000_000,
             grace_ns: 1_000_000_000,
             stall_ns: 1_000_000_000,
+            record_steps: false,
         }
     }
 }

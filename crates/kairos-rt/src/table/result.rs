@@ -35,7 +35,8 @@ pub struct TableRun {
     pub overruns_absorbed: u64,
     /// Jobs stopped for good by budget enforcement.
     pub jobs_killed: u64,
-    /// Every question to the table policy, with what led to it (to replay the run).
+    /// Every question to the table policy, with what led to it (to replay the run), when
+    /// [`super::TableRunConfig::record_steps`] (else none).
     pub steps: Vec<kairos_policy::Step>,
 }
 

@@ -53,6 +53,7 @@ fn user_config(config: &TableRunConfig, duration: u64) -> UserRunConfig {
         grace_ns: config.grace_ns,
         stall_ns: config.stall_ns,
         lead_ns: config.lead_ns,
+        record_steps: config.record_steps,
         ..UserRunConfig::new(duration)
     }
 }

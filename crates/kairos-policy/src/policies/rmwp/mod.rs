@@ -103,7 +103,7 @@ impl Rmwp {
                 let ids: Vec<JobId> = self.schedulers[0].ready().take(view.cores).collect();
                 let chosen: Option<Vec<&JobView>> = ids.iter().map(|&id| view.job(id)).collect();
                 match chosen {
-                    Some(chosen) => place_on_cores(view.cores, &chosen),
+                    Some(chosen) => place_on_cores(view.cores, chosen.into_iter()),
                     // A queued job the view lacks is a broken contract: hand it to the engine,
                     // which refuses the decision with the reason, rather than hide it.
                     None => (0..view.cores).map(|c| ids.get(c).copied()).collect(),
