@@ -28,6 +28,9 @@ pub struct ImpreciseConfig {
     pub target: f64,
     /// Time grid of every duration.
     pub grid: Duration,
+    /// The range periods are drawn from, whole milliseconds `(min, max)`: the paper's
+    /// [`ImpreciseConfig::PERIODS_MS`] unless a study needs fewer, longer jobs.
+    pub periods_ms: (u64, u64),
 }
 
 impl ImpreciseConfig {
@@ -42,6 +45,7 @@ impl ImpreciseConfig {
         ImpreciseConfig {
             target,
             grid: Duration::from_micros(1),
+            periods_ms: ImpreciseConfig::PERIODS_MS,
         }
     }
 }
@@ -58,6 +62,14 @@ pub fn generate_imprecise(
 ) -> Result<Vec<Task>, GenError> {
     non_negative("target", config.target)?;
     let grid = grid_units(config.grid)?;
+    let (lo, hi) = config.periods_ms;
+    if lo == 0 || lo > hi {
+        return Err(GenError::invalid(
+            "periods_ms",
+            format!("{lo}..{hi}"),
+            "a range of whole milliseconds from 1, min <= max",
+        ));
+    }
     if 1_000_000 % grid != 0 || grid > 1_000_000 / 100 {
         // Periods are whole milliseconds and the smallest WCET (0.02 of 1 ms) needs 2 units.
         return Err(GenError::invalid("grid", config.grid, "a divisor of 10 us"));
@@ -69,7 +81,6 @@ pub fn generate_imprecise(
         let choices = ImpreciseConfig::TASK_UTILIZATIONS;
         let hundredths = choices[uniform_inclusive(rng, 0, choices.len() as u64 - 1) as usize];
         let u = hundredths as f64 / 100.0;
-        let (lo, hi) = ImpreciseConfig::PERIODS_MS;
         let period_units = uniform_inclusive(rng, lo, hi) * 1_000_000 / grid;
         let optional_u = uniform_f64(rng, 0.0, ImpreciseConfig::MAX_OPTIONAL_UTILIZATION);
         let last = total + u > config.target + 1e-12;
@@ -200,6 +211,41 @@ mod tests {
         let c = generate_imprecise(&mut seeded(10), &config).unwrap();
         assert_eq!(a, b);
         assert_ne!(a, c);
+    }
+
+    #[test]
+    fn a_period_range_bounds_every_period_and_keeps_the_target() {
+        let config = ImpreciseConfig {
+            periods_ms: (5, 50),
+            ..ImpreciseConfig::new(1.5)
+        };
+        let (mut shortest, mut longest) = (u64::MAX, 0);
+        for seed in 0..50 {
+            let tasks = generate_imprecise(&mut seeded(seed), &config).unwrap();
+            let total: f64 = tasks.iter().map(Task::utilization).sum();
+            assert!(
+                total <= 1.5 + 1e-9 && total > 1.5 - 0.005,
+                "seed {seed}: {total}"
+            );
+            for t in &tasks {
+                let ms = t.period.as_nanos() / 1_000_000;
+                assert_eq!(t.period.as_nanos() % 1_000_000, 0);
+                assert!((5..=50).contains(&ms), "seed {seed}: {ms} ms");
+                (shortest, longest) = (shortest.min(ms), longest.max(ms));
+            }
+        }
+        // Hundreds of draws from 46 values reach both ends' neighbourhoods.
+        assert!(shortest <= 7 && longest >= 48, "{shortest}..{longest}");
+        for bad in [(0, 5), (9, 8)] {
+            let config = ImpreciseConfig {
+                periods_ms: bad,
+                ..ImpreciseConfig::new(1.0)
+            };
+            assert!(
+                generate_imprecise(&mut seeded(1), &config).is_err(),
+                "{bad:?}"
+            );
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! take the kind make before they run (a VM system's interfaces and plan, an experiment
 //! config's resolution), reported as diagnostics.
 
-use crate::experiment::{decode, vm as study};
+use crate::experiment::{decode, guarantees, vm as study};
 use crate::vm::{prepare, summary as vm_summary};
 use kairos_model::input::{Input, InputKind, Loaded, SimsoRun};
 use kairos_model::managed::ManagedSystem;
@@ -142,6 +142,11 @@ fn overheads_line(o: &Overheads) -> String {
 
 /// An experiment config, resolved as `kairos experiment` resolves it.
 fn experiment(path: &Path, source: &str, loaded: &mut Loaded) -> Option<Summary> {
+    if guarantees::is_study(source) {
+        let (study, diagnostics) = guarantees::check(path, source);
+        loaded.diagnostics.0.extend(diagnostics.0);
+        return Some(line(guarantees::describe(&study?)));
+    }
     if study::is_study(source) {
         return match study::describe(source, path) {
             Ok(text) => Some(line(text)),

@@ -62,7 +62,8 @@ pub fn read(source: &str) -> (Option<ConfigFile>, Diagnostics, SourceMap) {
     (config, diagnostics, source_map)
 }
 
-struct Reader(Decoder);
+/// The reader every experiment config shares (the guarantees study's too).
+pub(super) struct Reader(pub(super) Decoder);
 
 impl Reader {
     fn config(&mut self, root: &Node) -> Option<ConfigFile> {
@@ -109,7 +110,7 @@ impl Reader {
 
     /// Reads `key` with `read` if present; `None` when absent or unreadable (reported), so the
     /// rest of the config is still read and resolved: every problem shows in one run.
-    fn optional<T>(
+    pub(super) fn optional<T>(
         &mut self,
         entries: &[Entry],
         key: &str,
@@ -121,7 +122,7 @@ impl Reader {
     }
 
     /// Reads a top-level `key` that must be present (`hint` shows how to write it).
-    fn required<T>(
+    pub(super) fn required<T>(
         &mut self,
         entries: &[Entry],
         key: &str,
@@ -133,11 +134,11 @@ impl Reader {
         read(self, node, key)
     }
 
-    fn whole(&mut self, node: &Node, path: &str) -> Option<u64> {
+    pub(super) fn whole(&mut self, node: &Node, path: &str) -> Option<u64> {
         self.0.count(node, path, u64::MAX)
     }
 
-    fn positive(&mut self, node: &Node, path: &str) -> Option<u64> {
+    pub(super) fn positive(&mut self, node: &Node, path: &str) -> Option<u64> {
         let value = self.whole(node, path)?;
         if value == 0 {
             self.report(node, path, "must be at least 1", None);
@@ -146,7 +147,7 @@ impl Reader {
         Some(value)
     }
 
-    fn number(&mut self, node: &Node, path: &str) -> Option<f64> {
+    pub(super) fn number(&mut self, node: &Node, path: &str) -> Option<f64> {
         match node.value {
             Value::Float(f) => Some(f),
             Value::Integer(i) => Some(i as f64),
@@ -179,7 +180,7 @@ impl Reader {
         }
     }
 
-    fn report(&mut self, node: &Node, path: &str, message: &str, hint: Option<&str>) {
+    pub(super) fn report(&mut self, node: &Node, path: &str, message: &str, hint: Option<&str>) {
         let mut d = Diagnostic::error(message)
             .at_path(path)
             .at_position(node.position);
@@ -189,7 +190,7 @@ impl Reader {
         self.0.diagnostics.push(d);
     }
 
-    fn utilization(&mut self, node: &Node, path: &str) -> Option<UtilizationRange> {
+    pub(super) fn utilization(&mut self, node: &Node, path: &str) -> Option<UtilizationRange> {
         let entries = self.0.table(node, path)?;
         self.0.reject_unknown_keys(entries, &UTILIZATION_KEYS, path);
         let mut bound = |key: &str| {

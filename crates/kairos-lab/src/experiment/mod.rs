@@ -12,7 +12,9 @@
 //! is appended to `points.jsonl` in the output folder and skipped on the next run with the same
 //! config.
 //!
-//! A config with `study = "rt-xen"` is the RT-Xen VM study instead ([`vm`]), run the same way.
+//! A config with `study = "rt-xen"` is the RT-Xen VM study instead ([`vm`]), and one with
+//! `study = "guarantees"` the study of whether accepted sets hold on real cores
+//! ([`guarantees`]), run the same way.
 //! Either takes a [`Request`] and gives an [`Outcome`]; what happens meanwhile (progress,
 //! notices) goes to the caller's [`Observer`] as [`Event`]s, so the caller decides how to show it.
 
@@ -20,7 +22,9 @@ mod charts;
 pub mod config;
 mod dask;
 pub mod decode;
+pub mod guarantees;
 mod mc;
+mod realtime;
 pub mod results;
 mod resume;
 mod sample;
@@ -37,7 +41,8 @@ use std::path::PathBuf;
 /// What to run: the config and how, as `kairos experiment`'s options say it.
 #[derive(Clone, Debug)]
 pub struct Request {
-    /// The experiment config (TOML): a sweep, or an RT-Xen study (`study = "rt-xen"`).
+    /// The experiment config (TOML): a sweep, an RT-Xen study (`study = "rt-xen"`) or a
+    /// guarantees study (`study = "guarantees"`).
     pub config: PathBuf,
     /// The output folder; `None`: `results/<config name>`.
     pub out_dir: Option<PathBuf>,
@@ -87,12 +92,13 @@ pub struct Finished {
     pub text: String,
 }
 
-/// The summary of a sweep or of an RT-Xen study.
+/// The summary of a sweep or of a study.
 #[derive(Serialize)]
 #[serde(untagged)]
 pub enum Summary {
     Sweep(results::Summary),
     Study(vm::Summary),
+    Guarantees(guarantees::Summary),
 }
 
 /// Runs the experiment `request` names (or plans it, for a dry run).
@@ -100,6 +106,9 @@ pub fn run(request: &Request, observe: Observer) -> Result<Outcome, Failure> {
     let text = std::fs::read_to_string(&request.config).map_err(|e| {
         Failure::bad_input(format!("cannot read {}: {e}", request.config.display()))
     })?;
+    if guarantees::is_study(&text) {
+        return guarantees::run(request, &text, observe);
+    }
     if vm::is_study(&text) {
         return vm::run(request, &text, observe);
     }

@@ -34,6 +34,11 @@ fn charges_line(source: &str, quantile: Quantile, c: &Charges) -> String {
         "profile" => "the given profile",
         _ => "the workload's [overheads]",
     };
+    format!("overheads from {source} at {}: {}\n", quantile.name(), charged(c))
+}
+
+/// Each role's charge: "release 60.000us, release latency 250.000us, ...".
+pub fn charged(c: &Charges) -> String {
     let costs = [
         ("release", c.release),
         ("release latency", c.release_latency),
@@ -44,11 +49,7 @@ fn charges_line(source: &str, quantile: Quantile, c: &Charges) -> String {
         ("part callback", c.part_callback),
     ]
     .map(|(name, d)| format!("{name} {}", human_ns(d.as_nanos())));
-    format!(
-        "overheads from {source} at {}: {}\n",
-        quantile.name(),
-        costs.join(", ")
-    )
+    costs.join(", ")
 }
 
 fn placement(p: &PlacementInflation) -> String {

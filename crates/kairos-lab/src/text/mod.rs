@@ -8,7 +8,7 @@ pub mod validation;
 mod vm;
 
 pub use analysis::analysis;
-pub use analysis_overheads::vm_overheads;
+pub use analysis_overheads::{charged, vm_overheads};
 pub use partition::partition;
 pub use tables::table_summary;
 pub use vm::{analysis as vm_analysis, vm_tables};

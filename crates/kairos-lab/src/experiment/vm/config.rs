@@ -118,7 +118,7 @@ pub(super) fn load(text: &str, path: &Path) -> Result<Study, Failure> {
     let file: StudyFile = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
     if file.study != "rt-xen" {
         return Err(bad(format!(
-            "study = {:?}: the one study is \"rt-xen\"",
+            "study = {:?}: the studies are \"rt-xen\" and \"guarantees\"",
             file.study
         )));
     }

@@ -11,9 +11,9 @@
 
 use super::set::{simulate, Counts, Setup};
 use crate::Failure;
-use kairos_os::{online_cpus, privilege, signals};
+use kairos_os::signals;
 use kairos_policy::policies::hierarchical::VmPlan;
-use kairos_rt::calibrate::{calibrate, Calibration};
+use kairos_rt::calibrate::Calibration;
 use kairos_rt::dispatcher::{measured_overheads, run_user, UserRunConfig};
 use kairos_rt::watchdog::RunControl;
 use kairos_sim::vm::vm_policy;
@@ -28,19 +28,9 @@ impl Real {
     /// Checks the privilege and the machine's CPUs, and calibrates the `cores` first online CPUs
     /// (the ones every run uses).
     pub fn prepare(cores: usize) -> Result<Real, Failure> {
-        let online = online_cpus();
-        if online.len() < cores {
-            return Err(Failure::bad_input(format!(
-                "execution = \"real\" with cores = {cores}, but this machine has {} online CPU(s): \
-                 set cores to at most {}",
-                online.len(),
-                online.len()
-            )));
-        }
-        privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
-        let calibration =
-            calibrate(&online[..cores]).map_err(|e| Failure::environment(e.to_string()))?;
-        Ok(Real { calibration })
+        Ok(Real {
+            calibration: crate::experiment::realtime::calibrated_cores(cores)?,
+        })
     }
 
     /// Runs `plan` for `setup.duration` on real cores, then simulates it over the time it ran

@@ -1,0 +1,255 @@
+//! The guarantees study's config (`study = "guarantees"`), read like every experiment config
+//! ([`crate::experiment::decode`]): every problem at once, each with its `line:column`, field
+//! path and a hint, as `kairos check` and `kairos experiment` report them. Every key but
+//! `study` has a default: the 2-core study of `examples/experiments/guarantees.toml`.
+
+use super::family::{Family, Sets};
+use crate::experiment::config::UtilizationRange;
+use crate::experiment::decode::Reader;
+use crate::run::MAX_RUN_DURATION;
+use kairos_analysis::overheads::Quantile;
+use kairos_model::decode::{Decoder, ZeroAllowed};
+use kairos_model::document::{self, Entry, Node, Value};
+use kairos_model::{Diagnostics, Duration, Format, Overheads};
+use std::path::{Path, PathBuf};
+
+const KEYS: [&str; 13] = [
+    "study",
+    "name",
+    "execution",
+    "seed",
+    "cores",
+    "samples",
+    "families",
+    "tasks",
+    "periods",
+    "duration",
+    "overheads",
+    "quantile",
+    "utilization",
+];
+
+/// Where the overheads the analysis charges come from.
+pub enum Profile {
+    /// `overheads = "FILE"` (relative to the config's folder), read with the config.
+    Given { path: PathBuf, overheads: Overheads },
+    /// Measured on this machine at the study's start ([`super::profile`]).
+    Measured,
+}
+
+/// A study whose every key was understood.
+pub struct Study {
+    pub name: String,
+    pub seed: u64,
+    pub samples: usize,
+    pub points: Vec<f64>,
+    pub families: Vec<Family>,
+    pub sets: Sets,
+    /// Each accepted set's run.
+    pub duration: Duration,
+    pub profile: Profile,
+    pub quantile: Quantile,
+    /// On real cores; otherwise in the simulator.
+    pub real: bool,
+}
+
+/// Reads the config `source` (the file `path`): the study when there is no error, and every
+/// problem with its position.
+pub fn check(path: &Path, source: &str) -> (Option<Study>, Diagnostics) {
+    let root = match document::parse(source, Format::Toml) {
+        Ok(root) => root,
+        Err(diagnostics) => return (None, diagnostics),
+    };
+    let mut reader = Reader(Decoder::default());
+    let study = read(&mut reader, &root, path);
+    let mut diagnostics = reader.0.diagnostics;
+    diagnostics.sort_by_position();
+    (study.filter(|_| !diagnostics.has_errors()), diagnostics)
+}
+
+/// The study as far as it reads; its problems are in `r`'s diagnostics.
+fn read(r: &mut Reader, root: &Node, path: &Path) -> Option<Study> {
+    let entries = r.0.table(root, "")?;
+    r.0.reject_unknown_keys(entries, &KEYS, "");
+    let hint = "study = \"guarantees\"";
+    let study = r.required(entries, "study", root.position, hint, |r, n, p| {
+        choice(r, n, p, &["guarantees"], hint)
+    });
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let name = text(r, entries, "name").or(stem);
+    let execution = optional(r, entries, "execution", |r, n, p| {
+        choice(
+            r,
+            n,
+            p,
+            &["real", "simulated"],
+            "execution = \"real\" or \"simulated\"",
+        )
+    });
+    let seed = optional(r, entries, "seed", |r, n, p| r.whole(n, p));
+    let cores = optional(r, entries, "cores", |r, n, p| r.positive(n, p));
+    let samples = optional(r, entries, "samples", |r, n, p| r.positive(n, p));
+    let families = optional(r, entries, "families", families);
+    let tasks = optional(r, entries, "tasks", |r, n, p| r.positive(n, p));
+    let periods = optional(r, entries, "periods", periods);
+    let duration = optional(r, entries, "duration", duration);
+    let profile = optional(r, entries, "overheads", |r, n, p| given(r, n, p, path));
+    let quantile = optional(r, entries, "quantile", |r, n, p| {
+        let name = r.0.string(n, p)?;
+        Quantile::parse(&name)
+            .map_err(|e| r.report(n, p, &e, Some("quantile = \"max\" or \"p99\"")))
+            .ok()
+    });
+    let points = optional(r, entries, "utilization", |r, n, p| {
+        let range = r.utilization(n, p)?;
+        (range.points()).map_err(|e| r.report(n, p, &e, None)).ok()
+    });
+    study?;
+    let default_points = UtilizationRange {
+        from: 0.3,
+        to: 1.9,
+        step: 0.2,
+    };
+    Some(Study {
+        name: name.unwrap_or_else(|| "guarantees".into()),
+        seed: seed.unwrap_or(0),
+        samples: samples.unwrap_or(3) as usize,
+        points: points.unwrap_or_else(|| default_points.points().expect("valid")),
+        families: families.unwrap_or_else(|| Family::ALL.to_vec()),
+        sets: Sets {
+            cores: cores.unwrap_or(2) as usize,
+            tasks: tasks.unwrap_or(8) as usize,
+            periods_ms: periods.unwrap_or((5, 50)),
+        },
+        duration: duration.unwrap_or(Duration::from_secs(2)),
+        profile: profile.unwrap_or(Profile::Measured),
+        quantile: quantile.unwrap_or_default(),
+        real: execution.is_none_or(|e| e == "real"),
+    })
+}
+
+/// A top-level key read with `read` when present.
+fn optional<T>(
+    r: &mut Reader,
+    entries: &[Entry],
+    key: &str,
+    read: impl FnOnce(&mut Reader, &Node, &str) -> Option<T>,
+) -> Option<T> {
+    r.optional(entries, key, "", read)
+}
+
+fn text(r: &mut Reader, entries: &[Entry], key: &str) -> Option<String> {
+    optional(r, entries, key, |r, n, p| r.0.string(n, p))
+}
+
+/// A string that must be one of `allowed`.
+fn choice(r: &mut Reader, node: &Node, path: &str, allowed: &[&str], hint: &str) -> Option<String> {
+    let value = r.0.string(node, path)?;
+    if allowed.contains(&value.as_str()) {
+        return Some(value);
+    }
+    r.report(node, path, &format!("unknown value {value:?}"), Some(hint));
+    None
+}
+
+/// `families = ["gedf", ...]`: names of [`Family::ALL`], each once.
+fn families(r: &mut Reader, node: &Node, path: &str) -> Option<Vec<Family>> {
+    let names: Vec<&str> = Family::ALL.iter().map(|f| f.name()).collect();
+    let hint = format!("one or more of {}", names.join(", "));
+    let Value::Array(items) = &node.value else {
+        let found = node.value.kind_name();
+        let message = format!("expected an array of family names, found {found}");
+        r.report(node, path, &message, Some(&hint));
+        return None;
+    };
+    if items.is_empty() {
+        r.report(node, path, "name at least one family", Some(&hint));
+    }
+    let mut chosen = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("{path}[{i}]");
+        let Some(name) = r.0.string(item, &at) else {
+            continue;
+        };
+        match Family::from_name(&name) {
+            Some(f) if chosen.contains(&f) => r.report(item, &at, "named twice", None),
+            Some(f) => chosen.push(f),
+            None => r.report(item, &at, &format!("unknown family {name:?}"), Some(&hint)),
+        }
+    }
+    Some(chosen)
+}
+
+/// `periods = ["5ms", "50ms"]`: the range in whole milliseconds.
+fn periods(r: &mut Reader, node: &Node, path: &str) -> Option<(u64, u64)> {
+    let hint = "periods = [\"5ms\", \"50ms\"]";
+    let items = match &node.value {
+        Value::Array(items) if items.len() == 2 => items,
+        _ => {
+            r.report(node, path, "expected [min, max]", Some(hint));
+            return None;
+        }
+    };
+    let ms = Duration::from_millis(1).as_nanos();
+    let mut bound = |i: usize| {
+        let at = format!("{path}[{i}]");
+        let d = r.0.duration(&items[i], &at, ZeroAllowed::No)?;
+        if d.as_nanos() % ms != 0 {
+            r.report(&items[i], &at, "a whole number of milliseconds", Some(hint));
+            return None;
+        }
+        Some(d.as_nanos() / ms)
+    };
+    let (min, max) = (bound(0)?, bound(1)?);
+    if min > max {
+        r.report(node, path, &format!("{min}ms is above {max}ms"), Some(hint));
+        return None;
+    }
+    Some((min, max))
+}
+
+/// Each accepted set's run: positive, and no longer than any real run may be.
+fn duration(r: &mut Reader, node: &Node, path: &str) -> Option<Duration> {
+    let d = r.0.duration(node, path, ZeroAllowed::No)?;
+    if d > MAX_RUN_DURATION {
+        let message = format!("{d} is longer than the {MAX_RUN_DURATION} a real run may take");
+        r.report(
+            node,
+            path,
+            &message,
+            Some("a few seconds see many jobs of 5-50 ms periods"),
+        );
+        return None;
+    }
+    Some(d)
+}
+
+/// `overheads = "FILE"`: a profile read now, relative to the folder of `config`.
+fn given(r: &mut Reader, node: &Node, path: &str, config: &Path) -> Option<Profile> {
+    let written = r.0.string(node, path)?;
+    let file = config.parent().unwrap_or(Path::new("")).join(&written);
+    let hint = "a profile `kairos bench overheads --out` wrote, relative to the config's folder";
+    let source = match std::fs::read_to_string(&file) {
+        Ok(source) => source,
+        Err(e) => {
+            let message = format!("cannot read {}: {e}", file.display());
+            r.report(node, path, &message, Some(hint));
+            return None;
+        }
+    };
+    match kairos_model::overheads_from_source(&source, Format::from_path(&written)) {
+        Ok(overheads) => Some(Profile::Given {
+            path: file,
+            overheads,
+        }),
+        Err(_) => {
+            let message = format!("{} has no usable [overheads] table", file.display());
+            let why = format!("`kairos check {}` says why", file.display());
+            r.report(node, path, &message, Some(&why));
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,162 @@
+//! `kairos experiment` on a guarantees study (`study = "guarantees"`): do the sets an analysis
+//! accepts hold on this machine's cores? For each utilization, `samples` seeded sets per family
+//! ([`family`]: G-EDF, P-EDF, G-FP on periodic sets, G-RMWP and P-RMWP on imprecise ones) are
+//! judged by the family's tests twice, ideally and with the overheads of a measured profile
+//! charged (B. B. Brandenburg, "Scheduling and Locking in Multiprocessor Real-Time Operating
+//! Systems", PhD dissertation, UNC Chapel Hill, 2011, chapter 3: preemption-centric accounting,
+//! `kairos_analysis::overheads`), and every set either accepts runs for `duration` under the
+//! family's policy on kairos's user-space dispatcher, with the partition and optional deadlines
+//! of the verdict that accepted it ([`set`]). A set the overhead-aware analysis accepts that
+//! misses a deadline is a broken guarantee; a set only the ideal analysis accepts shows what the
+//! overheads the ideal analysis ignores cost.
+//!
+//! As every experiment: reproducible from the config (the sets of sample `k` at point `p` come
+//! from their own seeded stream), resumable by point, progress through the [`Observer`]. Runs on
+//! real cores go one after the other on the calibrated cores; a SIGINT or SIGTERM stops the
+//! current run cleanly and the study with it, keeping the finished points.
+
+mod config;
+mod family;
+mod point;
+mod profile;
+mod report;
+mod set;
+
+pub use config::{check, Study};
+pub use point::{FamilySums, StudyPoint};
+pub use report::Summary;
+
+use super::realtime::calibrated_cores;
+use super::resume::Store;
+use super::sample::sample_seed;
+use super::{Event, Observer, Outcome, Request};
+use crate::Failure;
+use kairos_os::signals::{self, StopSignals};
+use rayon::prelude::*;
+use set::{Execution, Judged, Setup};
+use std::path::{Path, PathBuf};
+
+/// Whether `text` is a guarantees study config: its top level has `study = "guarantees"`.
+pub fn is_study(text: &str) -> bool {
+    text.parse::<toml::Table>()
+        .is_ok_and(|t| t.get("study").and_then(|s| s.as_str()) == Some("guarantees"))
+}
+
+/// What `kairos check` says of a valid study: one line.
+pub fn describe(study: &Study) -> String {
+    let families: Vec<&str> = study.families.iter().map(|f| f.name()).collect();
+    format!(
+        "guarantees study {}: {} point(s) of {} set(s), families {}, {} core(s), accepted sets run {} {}",
+        study.name,
+        study.points.len(),
+        study.samples,
+        families.join(", "),
+        study.sets.cores,
+        study.duration,
+        if study.real { "on real cores" } else { "simulated" }
+    )
+}
+
+/// Runs (or plans) the study of `text`, the config `request` names.
+pub(super) fn run(request: &Request, text: &str, observe: Observer) -> Result<Outcome, Failure> {
+    let study = load(&request.config, text, observe)?;
+    let out =
+        (request.out_dir.clone()).unwrap_or_else(|| PathBuf::from("results").join(&study.name));
+    if request.dry_run {
+        return Ok(Outcome::Planned(report::plan(&study, &out)));
+    }
+    let earlier = std::fs::read_to_string(out.join("config.toml")).ok();
+    let resumed = !request.fresh && earlier.as_deref() == Some(text);
+    let mut store: Store<StudyPoint> = Store::open(&out, text, request.fresh, observe)?;
+    let todo: Vec<(usize, f64)> = (study.points.iter().copied().enumerate())
+        .filter(|&(_, u)| !store.is_done(u))
+        .collect();
+    let execution = match study.real && !todo.is_empty() {
+        true => Execution::Real(calibrated_cores(study.sets.cores)?),
+        false => Execution::Simulated,
+    };
+    let charged = profile::obtain(&study, &out, resumed, observe)?;
+    let setup = Setup {
+        profile: charged.overheads,
+        quantile: study.quantile,
+        duration: study.duration,
+        execution,
+    };
+    if study.real && !todo.is_empty() {
+        let notice = format!("estimate: {}", report::estimate(&study, todo.len(), false));
+        observe(Event::Notice(&notice));
+    }
+    // Runs on real cores go one at a time: each uses every core of the study.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(if study.real {
+            1
+        } else {
+            request.jobs.unwrap_or(0)
+        })
+        .build()
+        .map_err(|e| Failure::environment(format!("cannot start worker threads: {e}")))?;
+    observe(Event::Start {
+        sets: (todo.len() * study.samples * study.families.len()) as u64,
+    });
+    let signals = study.real.then(StopSignals::install);
+    for (index, utilization) in todo {
+        observe(Event::Point { utilization });
+        let point = pool.install(|| run_point(&study, &setup, index, utilization, observe))?;
+        store.record(point)?;
+    }
+    drop(signals);
+    let results = store.results_in_order(&study.points);
+    Ok(Outcome::Finished(report::write(
+        &study, &charged, results, &out,
+    )?))
+}
+
+/// The study of `text` (the file `path`), every diagnostic sent to `observe` located; any
+/// error refuses it (exit 2).
+fn load(path: &Path, text: &str, observe: Observer) -> Result<Study, Failure> {
+    let (study, diagnostics) = check(path, text);
+    let name = path.display().to_string();
+    for d in diagnostics.iter() {
+        observe(Event::Notice(&d.render(&name)));
+    }
+    study.ok_or_else(|| super::decode::refusal(path, &diagnostics))
+}
+
+/// Every sample of one point under every family, samples in parallel (simulated) or one after
+/// the other (on real cores), folded in sample order.
+fn run_point(
+    study: &Study,
+    setup: &Setup,
+    index: usize,
+    utilization: f64,
+    observe: Observer,
+) -> Result<StudyPoint, Failure> {
+    let results: Vec<Result<Vec<Judged>, String>> = (0..study.samples)
+        .into_par_iter()
+        .map(|sample| {
+            let seed = sample_seed(study.seed, index, sample);
+            let judge = |&family: &family::Family| {
+                let workload = study.sets.draw(family.imprecise(), seed, utilization)?;
+                let judged = set::judge(family, &workload, seed, setup);
+                observe(Event::Done { sets: 1 });
+                judged
+            };
+            study.families.iter().map(judge).collect()
+        })
+        .collect();
+    let mut families: Vec<FamilySums> =
+        study.families.iter().map(|&f| FamilySums::new(f)).collect();
+    for result in results {
+        let judged = result.map_err(|e| match signals::received() {
+            Some(_) => Failure::environment(e),
+            None => Failure::bad_input(format!("U = {utilization}: {e}")),
+        })?;
+        for (sums, judged) in families.iter_mut().zip(judged) {
+            sums.add(judged);
+        }
+    }
+    Ok(StudyPoint {
+        utilization,
+        families,
+    })
+}

@@ -1,0 +1,123 @@
+//! The overheads the study's overhead-aware analysis charges: the config's profile, or measured
+//! on this machine once at the study's start by the code of `kairos bench overheads` (its
+//! defaults: the bundled 2-core workload under G-EDF for 3 s), written to `overheads.toml` in
+//! the output folder and read back from there, so the file is what was charged. A resumed study
+//! charges the profile its first start measured, so all its points are judged alike.
+//!
+//! The bundled workload has no imprecise tasks, so when the study has an RMWP family a second
+//! second of measurement, an imprecise set of the study under G-RMWP, gives `part_callback`
+//! (the policy's callback at a part boundary), which the RMWP tests charge.
+
+use super::config::{Profile, Study};
+use crate::bench::dispatch::{parse, BUNDLED};
+use crate::bench::overheads::{self, Measured};
+use crate::error::write_output;
+use crate::experiment::{Event, Observer};
+use crate::imprecise::prepare_with_margin;
+use crate::Failure;
+use kairos_model::{Duration, Format, Overheads};
+use kairos_policy::PolicyKind;
+use kairos_rt::dispatcher::DEFAULT_LEAD_NS;
+use std::path::{Path, PathBuf};
+
+/// `kairos bench overheads`'s default length of run.
+const BENCH_RUN: Duration = Duration::from_secs(3);
+/// The imprecise run's length: the shortest `kairos bench overheads` allows.
+const PARTS_RUN: Duration = Duration::from_secs(1);
+/// The file a measured profile is written to, in the output folder.
+const FILE: &str = "overheads.toml";
+
+/// The profile charged and where it came from.
+pub struct Charged {
+    pub overheads: Overheads,
+    /// "given" or "measured".
+    pub source: &'static str,
+    pub file: PathBuf,
+}
+
+/// The profile of `study`: given, reused from `out` when `resumed` (the same config's earlier
+/// run, whose points are kept), or measured now.
+pub(super) fn obtain(
+    study: &Study,
+    out: &Path,
+    resumed: bool,
+    observe: Observer,
+) -> Result<Charged, Failure> {
+    if let Profile::Given { path, overheads } = &study.profile {
+        return Ok(Charged {
+            overheads: *overheads,
+            source: "given",
+            file: path.clone(),
+        });
+    }
+    let file = out.join(FILE);
+    let earlier = (resumed.then(|| std::fs::read_to_string(&file).ok())).flatten();
+    let table = match earlier {
+        Some(table) => {
+            let notice = format!(
+                "resuming: charging the profile measured at the study's first start, {}",
+                file.display()
+            );
+            observe(Event::Notice(&notice));
+            table
+        }
+        None => {
+            let table = measure(study, observe)?;
+            write_output(&file, &table)?;
+            table
+        }
+    };
+    let overheads = kairos_model::overheads_from_source(&table, Format::Toml).map_err(|_| {
+        Failure::bad_input(format!(
+            "{}: no usable [overheads] table (`kairos check` says why; --fresh measures again)",
+            file.display()
+        ))
+    })?;
+    Ok(Charged {
+        overheads,
+        source: "measured",
+        file,
+    })
+}
+
+/// Measures the profile: `kairos bench overheads` with its defaults, and `part_callback` on an
+/// imprecise set when the study has an RMWP family.
+fn measure(study: &Study, observe: Observer) -> Result<String, Failure> {
+    let mut notify = |line: &str| observe(Event::Notice(line));
+    let lead = Duration::from_nanos(DEFAULT_LEAD_NS);
+    let bundled = parse(BUNDLED)?;
+    let request = overheads::Request {
+        workload: &bundled,
+        policy: "gedf",
+        duration: BENCH_RUN,
+        lead,
+    };
+    let mut measured: Measured = overheads::run(&request, &mut notify)?;
+    let mut header = format!(
+        "# Measured at the start of the guarantees study `{}` (kairos experiment).\n",
+        study.name
+    );
+    if study.families.iter().any(|f| f.imprecise()) {
+        let utilization = study.sets.cores as f64 / 2.0;
+        let mut set = (study.sets)
+            .draw(true, study.seed, utilization)
+            .map_err(Failure::bad_input)?;
+        set.name = Some(format!("an imprecise set at U = {utilization}"));
+        // G-RMWP's optional deadlines, as a run of the study sets them.
+        let mut quiet = |_: &str| {};
+        let ready = prepare_with_margin(PolicyKind::GlobalRmwp, &set, Duration::ZERO, &mut quiet)?;
+        let parts = overheads::Request {
+            workload: &ready,
+            policy: "grmwp",
+            duration: PARTS_RUN,
+            lead,
+        };
+        measured.part_callback = overheads::run(&parts, &mut notify)?.part_callback;
+        header.push_str(&format!(
+            "# part_callback: the same code on {} under grmwp for {PARTS_RUN}.\n",
+            ready.name.as_deref().unwrap_or("an imprecise set")
+        ));
+    }
+    let how = format!("kairos bench overheads --policy gedf --duration {BENCH_RUN} --lead {lead}");
+    Ok(header + &measured.table(&how))
+}

@@ -1,0 +1,271 @@
+//! The guarantees study's outputs: one table per family (text), `results.csv` (a row per family
+//! and utilization), `summary.json` (what `--json` prints), a summary line per family, and the
+//! dry run's plan with the time it would take.
+
+use super::config::Study;
+use super::family::Family;
+use super::point::{FamilySums, StudyPoint, COLUMNS};
+use super::profile::Charged;
+use crate::error::write_output;
+use crate::experiment::{self, Finished};
+use crate::plot::trimmed;
+use crate::text::charged;
+use crate::Failure;
+use kairos_analysis::overheads::{Charges, Quantile};
+use serde::Serialize;
+use std::path::Path;
+
+/// What `kairos experiment --json` prints of a guarantees study.
+#[derive(Serialize)]
+pub struct Summary {
+    pub name: String,
+    pub execution: &'static str,
+    pub cores: usize,
+    pub duration: String,
+    pub overheads: Profile,
+    pub families: Vec<FamilySummary>,
+    pub points: Vec<StudyPoint>,
+    pub files: Vec<String>,
+}
+
+/// The profile the overhead-aware analysis charged.
+#[derive(Serialize)]
+pub struct Profile {
+    /// `given` (the config's `overheads`) or `measured` (at the study's start).
+    pub source: &'static str,
+    pub file: String,
+    pub quantile: Quantile,
+    /// Each role's charge, ns.
+    pub charges: Charges,
+}
+
+/// One family over the whole study.
+#[derive(Serialize)]
+pub struct FamilySummary {
+    pub family: &'static str,
+    pub tests: &'static str,
+    /// The highest utilization up to which (from the first point on) every set is accepted.
+    pub ideal_all_up_to: Option<f64>,
+    pub aware_all_up_to: Option<f64>,
+    /// Sets the overhead-aware analysis accepted (every one was run), and those that missed.
+    pub aware_accepted: u64,
+    pub aware_missed: u64,
+    /// Sets only the ideal analysis accepted, run, and those that missed.
+    pub ideal_only: u64,
+    pub ideal_only_missed: u64,
+}
+
+/// Writes `results.csv` and `summary.json` into `out`; gives the summary and the text.
+pub(super) fn write(
+    study: &Study,
+    profile: &Charged,
+    points: Vec<StudyPoint>,
+    out: &Path,
+) -> Result<Finished, Failure> {
+    write_output(&out.join("results.csv"), csv(&points))?;
+    let families: Vec<FamilySummary> = (study.families.iter())
+        .map(|&f| summarize(f, &points))
+        .collect();
+    let names = ["results.csv", "summary.json", "points.jsonl"];
+    let mut files: Vec<String> = names
+        .iter()
+        .map(|f| out.join(f).display().to_string())
+        .collect();
+    if profile.source == "measured" {
+        files.push(profile.file.display().to_string());
+    }
+    let summary = Summary {
+        name: study.name.clone(),
+        execution: if study.real { "real" } else { "simulated" },
+        cores: study.sets.cores,
+        duration: study.duration.to_string(),
+        overheads: Profile {
+            source: profile.source,
+            file: profile.file.display().to_string(),
+            quantile: study.quantile,
+            charges: Charges::at(&profile.overheads, study.quantile),
+        },
+        families,
+        points,
+        files,
+    };
+    let json = serde_json::to_string_pretty(&summary).expect("the summary serializes");
+    write_output(&out.join("summary.json"), json + "\n")?;
+    let text = format!(
+        "{}wrote {}\n",
+        text(study, &summary),
+        summary.files.join(", ")
+    );
+    Ok(Finished {
+        summary: experiment::Summary::Guarantees(summary),
+        text,
+    })
+}
+
+fn csv(points: &[StudyPoint]) -> String {
+    let headers: Vec<&str> = COLUMNS.iter().map(|c| c.0).collect();
+    let mut out = format!("family,utilization,{}\n", headers.join(","));
+    let families = points.first().map_or(0, |p| p.families.len());
+    for f in 0..families {
+        for p in points {
+            let sums = &p.families[f];
+            let values: Vec<String> = COLUMNS.iter().map(|c| c.2(sums).to_string()).collect();
+            let u = trimmed(p.utilization);
+            out.push_str(&format!("{},{u},{}\n", sums.family, values.join(",")));
+        }
+    }
+    out
+}
+
+/// One family's sums at every point, in order.
+fn of(family: Family, points: &[StudyPoint]) -> Vec<(f64, &FamilySums)> {
+    (points.iter())
+        .filter_map(|p| {
+            let sums = p.families.iter().find(|s| s.family == family.name())?;
+            Some((p.utilization, sums))
+        })
+        .collect()
+}
+
+fn summarize(family: Family, points: &[StudyPoint]) -> FamilySummary {
+    let rows = of(family, points);
+    let all_up_to = |accepted: fn(&FamilySums) -> u64| {
+        (rows.iter())
+            .take_while(|(_, s)| s.sets > 0 && accepted(s) == s.sets)
+            .last()
+            .map(|(u, _)| *u)
+    };
+    let total = |value: fn(&FamilySums) -> u64| rows.iter().map(|(_, s)| value(s)).sum::<u64>();
+    let (aware, aware_missed) = (total(|s| s.aware), total(|s| s.aware_missed));
+    FamilySummary {
+        family: family.name(),
+        tests: family.tests(),
+        ideal_all_up_to: all_up_to(|s| s.ideal),
+        aware_all_up_to: all_up_to(|s| s.aware),
+        aware_accepted: aware,
+        aware_missed,
+        ideal_only: total(|s| s.run) - aware,
+        ideal_only_missed: total(|s| s.missed) - aware_missed,
+    }
+}
+
+fn text(study: &Study, summary: &Summary) -> String {
+    let place = match study.real {
+        true => "on real cores (kairos's user-space dispatcher)",
+        false => "in the simulator (charging the profile's switch and migration costs)",
+    };
+    let o = &summary.overheads;
+    let mut out = format!(
+        "{}: {} cores, {} sets per point, each set either analysis accepts run {} {place}\n\
+         overheads {} ({}), charged at {}: {}\n",
+        study.name,
+        study.sets.cores,
+        study.samples,
+        study.duration,
+        o.source,
+        o.file,
+        o.quantile.name(),
+        charged(&o.charges)
+    );
+    for &family in &study.families {
+        out.push_str(&format!(
+            "\n{} (tests {})\n{:<6}",
+            family.name(),
+            family.tests().replace(',', ", "),
+            "U"
+        ));
+        for c in COLUMNS {
+            out.push_str(&format!("{:>w$}", c.1, w = width(c.1)));
+        }
+        out.push('\n');
+        for (u, sums) in of(family, &summary.points) {
+            out.push_str(&format!("{:<6}", trimmed(u)));
+            for c in COLUMNS {
+                out.push_str(&format!("{:>w$}", c.2(sums), w = width(c.1)));
+            }
+            out.push('\n');
+        }
+    }
+    out.push('\n');
+    for f in &summary.families {
+        out.push_str(&format!("{}: {}\n", f.family, line(f)));
+    }
+    out
+}
+
+/// A column's width: its header's, at least 7, and a space before.
+fn width(header: &str) -> usize {
+    header.len().max(7) + 1
+}
+
+/// What one family's runs say: the utilization the overheads cost, and whether the
+/// overhead-aware guarantee held.
+fn line(f: &FamilySummary) -> String {
+    let up_to = |u: Option<f64>| {
+        u.map_or("at no point".into(), |u| {
+            format!("up to U = {}", trimmed(u))
+        })
+    };
+    let cost = match (f.ideal_all_up_to, f.aware_all_up_to) {
+        (Some(ideal), Some(aware)) => format!(
+            ": the overheads cost {} of utilization",
+            trimmed((ideal - aware).max(0.0))
+        ),
+        (Some(_), None) => ": the overheads cost every point".into(),
+        _ => String::new(),
+    };
+    let held = match (f.aware_accepted, f.aware_missed) {
+        (0, _) => "the overhead-aware analysis accepted no set".to_string(),
+        (n, 0) => format!("none of the {n} set(s) the overhead-aware analysis accepted missed"),
+        (n, k) => format!("{k} of the {n} set(s) the overhead-aware analysis accepted MISSED"),
+    };
+    format!(
+        "every set accepted {} ideally, {} with overheads{cost}; {held}; {} of the {} set(s) only the ideal analysis accepted missed",
+        up_to(f.ideal_all_up_to),
+        up_to(f.aware_all_up_to),
+        f.ideal_only_missed,
+        f.ideal_only
+    )
+}
+
+/// The dry run's plan: what would run, and how long it would take at most.
+pub(super) fn plan(study: &Study, out: &Path) -> String {
+    let families: Vec<&str> = study.families.iter().map(|f| f.name()).collect();
+    let (first, last) = (study.points[0], study.points[study.points.len() - 1]);
+    format!(
+        "{}: guarantees study on {} cores, families {}, {} point(s) from U = {} to {}, {} set(s) each; {}; output {}\n",
+        study.name,
+        study.sets.cores,
+        families.join(", "),
+        study.points.len(),
+        trimmed(first),
+        trimmed(last),
+        study.samples,
+        estimate(study, study.points.len(), true),
+        out.display()
+    )
+}
+
+/// How long `points` points take at most: every set run (a set neither analysis accepts is
+/// not), and the profile's measurement when `measuring` and the study measures one.
+pub(super) fn estimate(study: &Study, points: usize, measuring: bool) -> String {
+    let runs = points * study.samples * study.families.len();
+    let seconds = runs as f64 * study.duration.as_nanos() as f64 * 1e-9;
+    let place = if study.real {
+        "on real cores"
+    } else {
+        "simulated"
+    };
+    let measuring = match (measuring, &study.profile) {
+        (true, super::config::Profile::Measured) => {
+            " after measuring the overheads (3 s, and 1 s more for RMWP)"
+        }
+        _ => "",
+    };
+    format!(
+        "at most {runs} run(s) of {} {place}, {:.0} s ({:.1} min) of runs{measuring}",
+        study.duration,
+        seconds,
+        seconds / 60.0
+    )
+}

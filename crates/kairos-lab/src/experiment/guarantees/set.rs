@@ -1,0 +1,164 @@
+//! One set under one family: the family's tests without and with the overheads charged
+//! (`kairos_lab::analyze::analyze_with`, Brandenburg's accounting), and, when either accepts
+//! it, a run under the family's policy — on this machine's cores on kairos's user-space
+//! dispatcher, or in the simulator charging the profile's overheads — for `duration`.
+
+use super::family::{self, Family};
+use crate::analyze::{analyze_with, OverheadRequest, TestVerdict};
+use kairos_analysis::overheads::Quantile;
+use kairos_analysis::registry::TestList;
+use kairos_analysis::Verdict;
+use kairos_model::{Duration, Overheads, Workload};
+use kairos_os::signals;
+use kairos_policy::Policy;
+use kairos_rt::calibrate::Calibration;
+use kairos_rt::dispatcher::{run_user, UserRunConfig};
+use kairos_rt::measure::RunResult;
+use kairos_rt::watchdog::RunControl;
+use kairos_sim::SimConfig;
+
+/// Where accepted sets run.
+pub enum Execution {
+    /// On the first cores of this machine, their busy work calibrated once for the study.
+    Real(Calibration),
+    /// In the simulator, every switch charged a draw from the profile's distributions.
+    Simulated,
+}
+
+/// What every set of a study shares.
+pub struct Setup {
+    pub profile: Overheads,
+    pub quantile: Quantile,
+    pub duration: Duration,
+    pub execution: Execution,
+}
+
+/// What one set gives one family.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Judged {
+    /// The ideal analysis accepts the set.
+    pub ideal: bool,
+    /// The overhead-aware analysis accepts it.
+    pub aware: bool,
+    /// The run, when either accepted it.
+    pub ran: Option<Counts>,
+}
+
+/// What one run counts. Attributing misses to the host or the schedule would add their two
+/// counts here, from the run's result, and columns in [`super::point`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub jobs: u64,
+    pub misses: u64,
+    /// The watchdog ended the run before its duration.
+    pub stopped: bool,
+}
+
+impl Counts {
+    fn of(result: &RunResult) -> Counts {
+        Counts {
+            jobs: result.jobs_released,
+            misses: result.deadline_misses,
+            stopped: result.stopped_by.is_some(),
+        }
+    }
+}
+
+/// `workload` (drawn from `seed`) judged and, when accepted, run under `family`.
+pub fn judge(
+    family: Family,
+    workload: &Workload,
+    seed: u64,
+    setup: &Setup,
+) -> Result<Judged, String> {
+    let list = TestList::parse(family.tests()).expect("the family's tests are registered");
+    let request = OverheadRequest {
+        profile: Some(setup.profile),
+        quantile: setup.quantile,
+    };
+    let analysis = analyze_with("set", workload, &list, &request);
+    let aware = (analysis.overheads.as_ref()).filter(|o| o.schedulable);
+    let judged = Judged {
+        ideal: analysis.schedulable,
+        aware: aware.is_some(),
+        ran: None,
+    };
+    // When the overhead-aware analysis accepts, its partition and optional deadlines run: its
+    // guarantee is the one the run puts to the test.
+    let verdict = match aware {
+        Some(aware) => accepting(&aware.tests),
+        None if analysis.schedulable => accepting(&analysis.tests),
+        None => return Ok(judged),
+    };
+    let ready = family::prepared(family, workload, verdict).map_err(|f| f.message)?;
+    let policy = family.kind().build(family.order());
+    let counts = match &setup.execution {
+        Execution::Real(calibration) => on_cores(&ready, policy, seed, setup, calibration)?,
+        Execution::Simulated => simulated(&ready, policy, seed, setup)?,
+    };
+    Ok(Judged {
+        ran: Some(counts),
+        ..judged
+    })
+}
+
+/// The verdict of the first test that accepted.
+fn accepting(tests: &[TestVerdict]) -> &Verdict {
+    let test = tests.iter().find(|t| t.verdict.schedulable);
+    &test
+        .expect("an accepting analysis has an accepting test")
+        .verdict
+}
+
+/// A run on the dispatcher (one dispatcher thread and SCHED_FIFO workers per core, as
+/// `kairos run --dispatch user` runs), stopped cleanly by SIGINT or SIGTERM.
+fn on_cores(
+    workload: &Workload,
+    policy: Box<dyn Policy + Send>,
+    seed: u64,
+    setup: &Setup,
+    calibration: &Calibration,
+) -> Result<Counts, String> {
+    stopped()?;
+    let mut config = UserRunConfig::new(setup.duration.as_nanos());
+    config.calibration = Some(calibration.clone());
+    config.control = Some(RunControl::new());
+    config.seed = seed;
+    let run = run_user(workload, policy, &config).map_err(|e| e.to_string())?;
+    stopped()?;
+    Ok(Counts::of(&run.result))
+}
+
+/// An error once SIGINT or SIGTERM came: no run starts after it, and the one it ended does
+/// not count.
+fn stopped() -> Result<(), String> {
+    match signals::received() {
+        Some(signal) => Err(format!(
+            "stopped by {}; the points finished before it are kept and the study resumes after them",
+            signals::signal_name(signal)
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The same run in the simulator, charging the profile's switch and migration costs.
+fn simulated(
+    workload: &Workload,
+    mut policy: Box<dyn Policy + Send>,
+    seed: u64,
+    setup: &Setup,
+) -> Result<Counts, String> {
+    let config = SimConfig {
+        duration: setup.duration,
+        seed,
+        overheads: setup.profile,
+        ..SimConfig::default()
+    };
+    let outcome =
+        kairos_sim::simulate(workload, policy.as_mut(), &config).map_err(|e| e.to_string())?;
+    Ok(Counts {
+        jobs: outcome.metrics.jobs_released,
+        misses: outcome.metrics.deadline_misses,
+        stopped: false,
+    })
+}
