@@ -19,7 +19,7 @@ impl Point for StudyPoint {
     }
 }
 
-/// One family's sets at one utilization.
+/// One family's sets at one utilization. A set with misses of both causes counts under both.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct FamilySums {
     pub family: String,
@@ -30,14 +30,20 @@ pub struct FamilySums {
     pub aware: u64,
     /// Run (accepted by either).
     pub run: u64,
-    /// Runs with at least one deadline miss.
+    /// Runs with at least one deadline miss, then with one the schedule caused and with one
+    /// the host caused.
     pub missed: u64,
-    /// Of those, sets the overhead-aware analysis accepted: a broken guarantee.
+    pub missed_schedule: u64,
+    pub missed_host: u64,
+    /// The same of the sets the overhead-aware analysis accepted: broken guarantees.
     pub aware_missed: u64,
-    /// Jobs released in the runs.
+    pub aware_missed_schedule: u64,
+    pub aware_missed_host: u64,
+    /// Jobs released in the runs, and deadlines missed (in all, by the schedule, by the host).
     pub jobs: u64,
-    /// Deadlines missed in the runs.
     pub misses: u64,
+    pub misses_schedule: u64,
+    pub misses_host: u64,
     /// Runs the watchdog ended early (counted with what they ran).
     pub stopped: u64,
 }
@@ -55,28 +61,45 @@ impl FamilySums {
         self.ideal += u64::from(judged.ideal);
         self.aware += u64::from(judged.aware);
         let Some(ran) = judged.ran else { return };
-        let missed = ran.misses > 0;
         self.run += 1;
-        self.missed += u64::from(missed);
-        self.aware_missed += u64::from(missed && judged.aware);
+        let missed = [ran.misses > 0, ran.schedule > 0, ran.host > 0].map(u64::from);
+        let aware = u64::from(judged.aware);
+        (self.missed, self.missed_schedule, self.missed_host) = (
+            self.missed + missed[0],
+            self.missed_schedule + missed[1],
+            self.missed_host + missed[2],
+        );
+        (self.aware_missed, self.aware_missed_schedule, self.aware_missed_host) = (
+            self.aware_missed + aware * missed[0],
+            self.aware_missed_schedule + aware * missed[1],
+            self.aware_missed_host + aware * missed[2],
+        );
         self.jobs += ran.jobs;
         self.misses += ran.misses;
+        self.misses_schedule += ran.schedule;
+        self.misses_host += ran.host;
         self.stopped += u64::from(ran.stopped);
     }
 }
 
-/// The columns of the table and of `results.csv` after the family and the utilization: header
-/// (CSV's, the table's) and value.
-pub type Column = (&'static str, &'static str, fn(&FamilySums) -> u64);
+/// A column of `results.csv` after the family and the utilization: its header there, its
+/// header in the text table (`None`: CSV only), and its value.
+pub type Column = (&'static str, Option<&'static str>, fn(&FamilySums) -> u64);
 
-pub const COLUMNS: [Column; 9] = [
-    ("sets", "sets", |s| s.sets),
-    ("ideal", "ideal", |s| s.ideal),
-    ("aware", "aware", |s| s.aware),
-    ("run", "run", |s| s.run),
-    ("missed", "missed", |s| s.missed),
-    ("aware_missed", "aware-missed", |s| s.aware_missed),
-    ("jobs", "jobs", |s| s.jobs),
-    ("misses", "misses", |s| s.misses),
-    ("stopped", "stopped", |s| s.stopped),
+pub const COLUMNS: [Column; 15] = [
+    ("sets", Some("sets"), |s| s.sets),
+    ("ideal", Some("ideal"), |s| s.ideal),
+    ("aware", Some("aware"), |s| s.aware),
+    ("run", Some("run"), |s| s.run),
+    ("missed", None, |s| s.missed),
+    ("missed_schedule", Some("schedule"), |s| s.missed_schedule),
+    ("missed_host", Some("host"), |s| s.missed_host),
+    ("aware_missed", None, |s| s.aware_missed),
+    ("aware_missed_schedule", Some("aware-schedule"), |s| s.aware_missed_schedule),
+    ("aware_missed_host", Some("aware-host"), |s| s.aware_missed_host),
+    ("jobs", Some("jobs"), |s| s.jobs),
+    ("misses", Some("misses"), |s| s.misses),
+    ("misses_schedule", None, |s| s.misses_schedule),
+    ("misses_host", None, |s| s.misses_host),
+    ("stopped", Some("stopped"), |s| s.stopped),
 ];

@@ -47,9 +47,12 @@ pub struct FamilySummary {
     /// The highest utilization up to which (from the first point on) every set is accepted.
     pub ideal_all_up_to: Option<f64>,
     pub aware_all_up_to: Option<f64>,
-    /// Sets the overhead-aware analysis accepted (every one was run), and those that missed.
+    /// Sets the overhead-aware analysis accepted (every one was run), those that missed, and
+    /// those with a miss the schedule caused and with one the host caused.
     pub aware_accepted: u64,
     pub aware_missed: u64,
+    pub aware_missed_schedule: u64,
+    pub aware_missed_host: u64,
     /// Sets only the ideal analysis accepted, run, and those that missed.
     pub ideal_only: u64,
     pub ideal_only_missed: u64,
@@ -144,6 +147,8 @@ fn summarize(family: Family, points: &[StudyPoint]) -> FamilySummary {
         aware_all_up_to: all_up_to(|s| s.aware),
         aware_accepted: aware,
         aware_missed,
+        aware_missed_schedule: total(|s| s.aware_missed_schedule),
+        aware_missed_host: total(|s| s.aware_missed_host),
         ideal_only: total(|s| s.run) - aware,
         ideal_only_missed: total(|s| s.missed) - aware_missed,
     }
@@ -174,14 +179,15 @@ fn text(study: &Study, summary: &Summary) -> String {
             family.tests().replace(',', ", "),
             "U"
         ));
-        for c in COLUMNS {
-            out.push_str(&format!("{:>w$}", c.1, w = width(c.1)));
+        let shown = || COLUMNS.iter().filter_map(|c| Some((c.1?, c.2)));
+        for (header, _) in shown() {
+            out.push_str(&format!("{header:>w$}", w = width(header)));
         }
         out.push('\n');
         for (u, sums) in of(family, &summary.points) {
             out.push_str(&format!("{:<6}", trimmed(u)));
-            for c in COLUMNS {
-                out.push_str(&format!("{:>w$}", c.2(sums), w = width(c.1)));
+            for (header, value) in shown() {
+                out.push_str(&format!("{:>w$}", value(sums), w = width(header)));
             }
             out.push('\n');
         }
@@ -193,9 +199,9 @@ fn text(study: &Study, summary: &Summary) -> String {
     out
 }
 
-/// A column's width: its header's, at least 7, and a space before.
+/// A column's width: its header's, at least 6, and a space before.
 fn width(header: &str) -> usize {
-    header.len().max(7) + 1
+    header.len().max(6) + 1
 }
 
 /// What one family's runs say: the utilization the overheads cost, and whether the
@@ -217,7 +223,10 @@ fn line(f: &FamilySummary) -> String {
     let held = match (f.aware_accepted, f.aware_missed) {
         (0, _) => "the overhead-aware analysis accepted no set".to_string(),
         (n, 0) => format!("none of the {n} set(s) the overhead-aware analysis accepted missed"),
-        (n, k) => format!("{k} of the {n} set(s) the overhead-aware analysis accepted MISSED"),
+        (n, k) => format!(
+            "{k} of the {n} set(s) the overhead-aware analysis accepted MISSED ({} by the schedule, {} by the host)",
+            f.aware_missed_schedule, f.aware_missed_host
+        ),
     };
     format!(
         "every set accepted {} ideally, {} with overheads{cost}; {held}; {} of the {} set(s) only the ideal analysis accepted missed",

@@ -10,7 +10,7 @@ use kairos_analysis::registry::TestList;
 use kairos_analysis::Verdict;
 use kairos_model::{Duration, Overheads, Workload};
 use kairos_os::signals;
-use kairos_policy::Policy;
+use crate::compare::{simulate_same, RealRun};
 use kairos_rt::calibrate::Calibration;
 use kairos_rt::dispatcher::{run_user, UserRunConfig};
 use kairos_rt::measure::RunResult;
@@ -44,12 +44,15 @@ pub struct Judged {
     pub ran: Option<Counts>,
 }
 
-/// What one run counts. Attributing misses to the host or the schedule would add their two
-/// counts here, from the run's result, and columns in [`super::point`].
+/// What one run counts: its misses by cause (`kairos_rt::attribution`: `host` when a stall of
+/// the machine on the job's core outlasted the slack the job had in the run's simulated twin,
+/// `schedule` otherwise; a simulation has only the latter).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
     pub jobs: u64,
     pub misses: u64,
+    pub schedule: u64,
+    pub host: u64,
     /// The watchdog ended the run before its duration.
     pub stopped: bool,
 }
@@ -59,6 +62,8 @@ impl Counts {
         Counts {
             jobs: result.jobs_released,
             misses: result.deadline_misses,
+            schedule: result.misses_by_cause.schedule,
+            host: result.misses_by_cause.host,
             stopped: result.stopped_by.is_some(),
         }
     }
@@ -91,10 +96,9 @@ pub fn judge(
         None => return Ok(judged),
     };
     let ready = family::prepared(family, workload, verdict).map_err(|f| f.message)?;
-    let policy = family.kind().build(family.order());
     let counts = match &setup.execution {
-        Execution::Real(calibration) => on_cores(&ready, policy, seed, setup, calibration)?,
-        Execution::Simulated => simulated(&ready, policy, seed, setup)?,
+        Execution::Real(calibration) => on_cores(family, &ready, seed, setup, calibration)?,
+        Execution::Simulated => simulated(family, &ready, seed, setup)?,
     };
     Ok(Judged {
         ran: Some(counts),
@@ -111,10 +115,12 @@ fn accepting(tests: &[TestVerdict]) -> &Verdict {
 }
 
 /// A run on the dispatcher (one dispatcher thread and SCHED_FIFO workers per core, as
-/// `kairos run --dispatch user` runs), stopped cleanly by SIGINT or SIGTERM.
+/// `kairos run --dispatch user` runs), stopped cleanly by SIGINT or SIGTERM; its misses
+/// attributed against its twin, the simulation of the same run charging the profile (as
+/// `kairos run --compare --overheads PROFILE` attributes them).
 fn on_cores(
+    family: Family,
     workload: &Workload,
-    policy: Box<dyn Policy + Send>,
     seed: u64,
     setup: &Setup,
     calibration: &Calibration,
@@ -124,8 +130,19 @@ fn on_cores(
     config.calibration = Some(calibration.clone());
     config.control = Some(RunControl::new());
     config.seed = seed;
-    let run = run_user(workload, policy, &config).map_err(|e| e.to_string())?;
+    let policy = family.kind().build(family.order());
+    let mut run = run_user(workload, policy, &config).map_err(|e| e.to_string())?;
     stopped()?;
+    let ran = RealRun {
+        cores: run.result.cpus.len(),
+        duration: Duration::from_nanos(run.result.ran_ns),
+    };
+    let draws = (config.execution_times, seed);
+    let mut quiet = |_: &str| {};
+    let (kind, order) = (family.kind(), family.order());
+    let twin = simulate_same(workload, kind, order, ran, setup.profile, draws, &mut quiet)
+        .map_err(|f| f.message)?;
+    run.result.attribute_misses(Some(&twin));
     Ok(Counts::of(&run.result))
 }
 
@@ -142,12 +159,8 @@ fn stopped() -> Result<(), String> {
 }
 
 /// The same run in the simulator, charging the profile's switch and migration costs.
-fn simulated(
-    workload: &Workload,
-    mut policy: Box<dyn Policy + Send>,
-    seed: u64,
-    setup: &Setup,
-) -> Result<Counts, String> {
+fn simulated(family: Family, workload: &Workload, seed: u64, setup: &Setup) -> Result<Counts, String> {
+    let mut policy = family.kind().build(family.order());
     let config = SimConfig {
         duration: setup.duration,
         seed,
@@ -159,6 +172,8 @@ fn simulated(
     Ok(Counts {
         jobs: outcome.metrics.jobs_released,
         misses: outcome.metrics.deadline_misses,
+        schedule: outcome.metrics.deadline_misses,
+        host: 0,
         stopped: false,
     })
 }
