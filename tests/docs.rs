@@ -13,8 +13,8 @@
 //! - `<!-- doc-test: skip: REASON -->` does not run the block; the reason must say why (a
 //!   precondition the test cannot provide, such as SimSo's Python 3.11). Skips are listed.
 //!
-//! Blocks that run real-time threads (`kairos run`, the runtime benches, `setpriv`) run in a
-//! test of their own, ignored by a plain `cargo test` like every real-time test (CI runs it),
+//! Blocks that run real-time threads (`kairos run`, the runtime benches, `setpriv`, any `real
+//! run` block) run in a test of their own, ignored by a plain `cargo test` like every real-time test (CI runs it),
 //! never beside the plain one (two cores of simulations would disturb what it measures).
 //!
 //! Blocks run in file order (README.md, then docs/*.md by name), each in a scratch folder that
@@ -301,9 +301,9 @@ fn bless(example: &Example, output: &str) {
     std::fs::write(&path, lines.join("\n") + "\n").expect("write the page");
 }
 
-/// Whether the block runs real-time threads (a real run, a runtime benchmark, or a run as
-/// another user): those need real-time privilege and run in a test of their own.
-fn needs_real_time(script: &str) -> bool {
+/// Whether the block runs real-time threads (a `real run` block, a run, a runtime benchmark, or
+/// a run as another user): those need real-time privilege and run in a test of their own.
+fn needs_real_time(example: &Example) -> bool {
     const MARKS: [&str; 13] = [
         "kairos run ",
         "kairos demo",
@@ -319,7 +319,7 @@ fn needs_real_time(script: &str) -> bool {
         "kairos bench cyclic",
         "setpriv ",
     ];
-    MARKS.iter().any(|m| script.contains(m))
+    example.mode == Mode::RealRun || MARKS.iter().any(|m| example.script.contains(m))
 }
 
 /// Runs the examples `select` picks, in order; panics listing every one that differs.
@@ -357,14 +357,14 @@ fn run_examples(tag: &str, select: fn(&Example) -> bool, at_least: usize) {
 #[test]
 fn documented_examples_print_what_the_docs_show() {
     let _turn = TURNS.lock().unwrap_or_else(|e| e.into_inner());
-    run_examples("plain", |e| !needs_real_time(&e.script), 60);
+    run_examples("plain", |e| !needs_real_time(e), 60);
 }
 
 #[test]
 #[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn documented_real_time_examples_print_what_the_docs_show() {
     let _turn = TURNS.lock().unwrap_or_else(|e| e.into_inner());
-    run_examples("real-time", |e| needs_real_time(&e.script), 12);
+    run_examples("real-time", needs_real_time, 12);
 }
 
 #[test]

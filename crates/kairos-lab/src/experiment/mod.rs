@@ -98,7 +98,7 @@ pub struct Finished {
 pub enum Summary {
     Sweep(results::Summary),
     Study(vm::Summary),
-    Guarantees(guarantees::Summary),
+    Guarantees(Box<guarantees::Summary>),
 }
 
 /// Runs the experiment `request` names (or plans it, for a dry run).

@@ -34,7 +34,11 @@ fn charges_line(source: &str, quantile: Quantile, c: &Charges) -> String {
         "profile" => "the given profile",
         _ => "the workload's [overheads]",
     };
-    format!("overheads from {source} at {}: {}\n", quantile.name(), charged(c))
+    format!(
+        "overheads from {source} at {}: {}\n",
+        quantile.name(),
+        charged(c)
+    )
 }
 
 /// Each role's charge: "release 60.000us, release latency 250.000us, ...".

@@ -32,7 +32,10 @@ const KEYS: [&str; 13] = [
 /// Where the overheads the analysis charges come from.
 pub enum Profile {
     /// `overheads = "FILE"` (relative to the config's folder), read with the config.
-    Given { path: PathBuf, overheads: Overheads },
+    Given {
+        path: PathBuf,
+        overheads: Box<Overheads>,
+    },
     /// Measured on this machine at the study's start ([`super::profile`]).
     Measured,
 }
@@ -240,7 +243,7 @@ fn given(r: &mut Reader, node: &Node, path: &str, config: &Path) -> Option<Profi
     match kairos_model::overheads_from_source(&source, Format::from_path(&written)) {
         Ok(overheads) => Some(Profile::Given {
             path: file,
-            overheads,
+            overheads: Box::new(overheads),
         }),
         Err(_) => {
             let message = format!("{} has no usable [overheads] table", file.display());

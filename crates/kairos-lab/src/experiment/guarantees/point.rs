@@ -69,7 +69,11 @@ impl FamilySums {
             self.missed_schedule + missed[1],
             self.missed_host + missed[2],
         );
-        (self.aware_missed, self.aware_missed_schedule, self.aware_missed_host) = (
+        (
+            self.aware_missed,
+            self.aware_missed_schedule,
+            self.aware_missed_host,
+        ) = (
             self.aware_missed + aware * missed[0],
             self.aware_missed_schedule + aware * missed[1],
             self.aware_missed_host + aware * missed[2],
@@ -95,8 +99,12 @@ pub const COLUMNS: [Column; 15] = [
     ("missed_schedule", Some("schedule"), |s| s.missed_schedule),
     ("missed_host", Some("host"), |s| s.missed_host),
     ("aware_missed", None, |s| s.aware_missed),
-    ("aware_missed_schedule", Some("aware-schedule"), |s| s.aware_missed_schedule),
-    ("aware_missed_host", Some("aware-host"), |s| s.aware_missed_host),
+    ("aware_missed_schedule", Some("aware-schedule"), |s| {
+        s.aware_missed_schedule
+    }),
+    ("aware_missed_host", Some("aware-host"), |s| {
+        s.aware_missed_host
+    }),
     ("jobs", Some("jobs"), |s| s.jobs),
     ("misses", Some("misses"), |s| s.misses),
     ("misses_schedule", None, |s| s.misses_schedule),

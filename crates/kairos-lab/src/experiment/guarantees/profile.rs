@@ -45,7 +45,7 @@ pub(super) fn obtain(
 ) -> Result<Charged, Failure> {
     if let Profile::Given { path, overheads } = &study.profile {
         return Ok(Charged {
-            overheads: *overheads,
+            overheads: **overheads,
             source: "given",
             file: path.clone(),
         });

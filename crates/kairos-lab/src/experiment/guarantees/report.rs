@@ -100,7 +100,7 @@ pub(super) fn write(
         summary.files.join(", ")
     );
     Ok(Finished {
-        summary: experiment::Summary::Guarantees(summary),
+        summary: experiment::Summary::Guarantees(Box::new(summary)),
         text,
     })
 }

@@ -5,12 +5,12 @@
 
 use super::family::{self, Family};
 use crate::analyze::{analyze_with, OverheadRequest, TestVerdict};
+use crate::compare::{simulate_same, RealRun};
 use kairos_analysis::overheads::Quantile;
 use kairos_analysis::registry::TestList;
 use kairos_analysis::Verdict;
 use kairos_model::{Duration, Overheads, Workload};
 use kairos_os::signals;
-use crate::compare::{simulate_same, RealRun};
 use kairos_rt::calibrate::Calibration;
 use kairos_rt::dispatcher::{run_user, UserRunConfig};
 use kairos_rt::measure::RunResult;
@@ -159,7 +159,12 @@ fn stopped() -> Result<(), String> {
 }
 
 /// The same run in the simulator, charging the profile's switch and migration costs.
-fn simulated(family: Family, workload: &Workload, seed: u64, setup: &Setup) -> Result<Counts, String> {
+fn simulated(
+    family: Family,
+    workload: &Workload,
+    seed: u64,
+    setup: &Setup,
+) -> Result<Counts, String> {
     let mut policy = family.kind().build(family.order());
     let config = SimConfig {
         duration: setup.duration,
