@@ -161,7 +161,7 @@ fn text(study: &Study, summary: &Summary) -> String {
     };
     let o = &summary.overheads;
     let mut out = format!(
-        "{}: {} cores, {} sets per point, each set either analysis accepts run {} {place}\n\
+        "{}: {} cores, {} set(s) per point, each set either analysis accepts run {} {place}\n\
          overheads {} ({}), charged at {}: {}\n",
         study.name,
         study.sets.cores,
@@ -194,7 +194,7 @@ fn text(study: &Study, summary: &Summary) -> String {
     }
     out.push('\n');
     for f in &summary.families {
-        out.push_str(&format!("{}: {}\n", f.family, line(f)));
+        out.push_str(&format!("{}: {}\n", f.family, line(f, study.points[0])));
     }
     out
 }
@@ -204,32 +204,30 @@ fn width(header: &str) -> usize {
     header.len().max(6) + 1
 }
 
-/// What one family's runs say: the utilization the overheads cost, and whether the
-/// overhead-aware guarantee held.
-fn line(f: &FamilySummary) -> String {
-    let up_to = |u: Option<f64>| {
-        u.map_or("at no point".into(), |u| {
-            format!("up to U = {}", trimmed(u))
-        })
+/// What one family's runs say: the utilization the overheads cost (`first`: the study's first
+/// point), and whether the overhead-aware guarantee held.
+fn line(f: &FamilySummary, first: f64) -> String {
+    let up_to = |u: Option<f64>| match u {
+        Some(u) => format!("up to U = {}", trimmed(u)),
+        None => format!("not even at U = {}", trimmed(first)),
     };
     let cost = match (f.ideal_all_up_to, f.aware_all_up_to) {
         (Some(ideal), Some(aware)) => format!(
-            ": the overheads cost {} of utilization",
+            " (the overheads cost {} of utilization)",
             trimmed((ideal - aware).max(0.0))
         ),
-        (Some(_), None) => ": the overheads cost every point".into(),
         _ => String::new(),
     };
     let held = match (f.aware_accepted, f.aware_missed) {
-        (0, _) => "the overhead-aware analysis accepted no set".to_string(),
-        (n, 0) => format!("none of the {n} set(s) the overhead-aware analysis accepted missed"),
+        (0, _) => "it accepted no set, so no run put its guarantee to the test".to_string(),
+        (n, 0) => format!("none of the {n} set(s) it accepted missed"),
         (n, k) => format!(
-            "{k} of the {n} set(s) the overhead-aware analysis accepted MISSED ({} by the schedule, {} by the host)",
+            "{k} of the {n} set(s) it accepted MISSED ({} by the schedule, {} by the host)",
             f.aware_missed_schedule, f.aware_missed_host
         ),
     };
     format!(
-        "every set accepted {} ideally, {} with overheads{cost}; {held}; {} of the {} set(s) only the ideal analysis accepted missed",
+        "the ideal analysis accepts every set {}, the overhead-aware one {}{cost}; {held}; {} of the {} set(s) only the ideal analysis accepted missed",
         up_to(f.ideal_all_up_to),
         up_to(f.aware_all_up_to),
         f.ideal_only_missed,
