@@ -28,7 +28,8 @@ enum Command {
     Analyze(commands::analyze::AnalyzeArgs),
     /// Generate task sets (a workload file or a JSONL batch).
     Gen(commands::gen::GenArgs),
-    /// Acceptance-ratio sweep over utilization: CSV and plots, resumable.
+    /// Acceptance-ratio sweep over utilization (CSV and plots), or a study (RT-Xen, guarantees on
+    /// real cores); resumable.
     Experiment(commands::experiment::ExperimentArgs),
     /// Convert another tool's file to the kairos format (MC-DAG framework XML, SimSo XML configuration).
     Import(commands::import::Args),

@@ -1,6 +1,7 @@
 //! `kairos experiment CONFIG.toml`: the command line of the lab's experiments
-//! (`kairos_lab::experiment`, acceptance-ratio sweeps and the RT-Xen study). Here the options
-//! become a request, the experiment's progress a bar, and its results text or JSON.
+//! (`kairos_lab::experiment`: acceptance-ratio sweeps, the RT-Xen and the guarantees studies).
+//! Here the options become a request, the experiment's progress a bar, and its results text or
+//! JSON.
 
 use crate::args::CommandResult;
 use indicatif::{ProgressBar, ProgressStyle};

@@ -127,6 +127,8 @@ fn on_cores(
 ) -> Result<Counts, String> {
     stopped()?;
     let mut config = UserRunConfig::new(setup.duration.as_nanos());
+    // The calibrated CPUs, named: what the first online CPUs are can change during a study.
+    config.cpus = Some(calibration.per_core.iter().map(|c| c.cpu).collect());
     config.calibration = Some(calibration.clone());
     config.control = Some(RunControl::new());
     config.seed = seed;
