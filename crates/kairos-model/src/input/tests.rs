@@ -117,6 +117,7 @@ fn every_example_is_its_kind() {
             _ if text.contains("/simso/") => InputKind::SimsoXml,
             _ if ext == "xml" => InputKind::McDagXml,
             _ if text.contains("/mcdag/") => InputKind::McDag,
+            _ if text.contains("/overheads/") => InputKind::Overheads,
             _ => InputKind::Workload,
         })
     };

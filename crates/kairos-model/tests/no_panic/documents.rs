@@ -112,15 +112,7 @@ pub(crate) const TASK_KEYS: [&str; 10] = [
     "priority",
     "core",
 ];
-pub(crate) const OVERHEAD_KEYS: [&str; 7] = [
-    "scheduling",
-    "context_switch",
-    "migration",
-    "release",
-    "release_latency",
-    "ipi",
-    "part_callback",
-];
+pub(crate) use kairos_model::decode::OVERHEAD_KEYS;
 
 /// A whole document: top-level entries, the overheads and the tasks.
 #[derive(Clone, Debug)]
