@@ -12,7 +12,8 @@
 //! watchdog.
 //!
 //! Layers, bottom up (`kairos-os` below them all):
-//! - [`sync`], [`handoff`]: the lock-free migration hand-off, model checked with loom.
+//! - [`sync`], [`handoff`], [`doorbell`]: the lock-free migration hand-off and the dispatchers'
+//!   doorbells, model checked with loom.
 //! - [`calibrate`]: per-core calibrated busy work and per-job user commands.
 //! - [`measure`]: HDR histograms, job records, the run result and its trace.
 //! - [`stalls`], [`attribution`]: the time taken from each core during a run (the host's, or
@@ -30,6 +31,7 @@
 pub mod attribution;
 pub mod calibrate;
 pub mod dispatcher;
+pub mod doorbell;
 pub mod handoff;
 pub mod measure;
 pub mod parking;

@@ -27,7 +27,9 @@
 //! **Imprecise tasks** (the RMWP tests) run by parts: each job has two more part boundaries
 //! (its mandatory part ends, its wind-up starts), each a policy callback `Δpart`, a decision
 //! and a switch, so `C'` gains `2 (Δpart + Δsch + Δcxs)` inside the scaled term, and the wind-up
-//! alone becomes `w' = (w + Δpart + Δsch + Δcxs) / s + c_pre` (at most `C'`).
+//! alone becomes `w' = (w + Δpart + Δsch + Δcxs) / s + c_pre` (at most `C'`). The timer that
+//! ends a job's optional part at its optional deadline is one more interrupt per period, a
+//! dispatcher pass like a release (`Δrel`), and its lateness (`Δev`) is inside `D' = D - Δev`.
 //!
 //! EDZL is not analysed with overheads ([`not_applicable`] says why).
 //!
@@ -119,13 +121,17 @@ pub fn verdict(
 }
 
 /// `tasks` with the overheads `c` charged for `placement` (module doc, steps 1 to 3), the
-/// tasks' own releases being the only interrupts.
+/// tasks' own timers being the only interrupts: a release per period, and an imprecise task's
+/// optional-deadline timer, which kairos's dispatcher handles in a pass like a release.
 pub fn inflate(
     tasks: &[SporadicTask],
     placement: Placement,
     c: &Charges,
 ) -> Result<Inflation, Overload> {
-    let periods: Vec<Duration> = tasks.iter().map(|t| t.period).collect();
+    let optional_deadlines = tasks.iter().filter(|t| !t.windup.is_zero());
+    let periods: Vec<Duration> = (tasks.iter().chain(optional_deadlines))
+        .map(|t| t.period)
+        .collect();
     inflate_among(tasks, placement, c, &periods, &vec![0; tasks.len()])
 }
 

@@ -32,7 +32,7 @@ use kairos_model::{Duration, Quantiles, Workload};
 use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_rt::dispatcher::{
-    run_user, same_core_floor, UserRunConfig, DECISION_COST, EVENT_TO_HANDLER, LOCK_WAIT,
+    run_user, same_core_floor, UserRunConfig, DECISION_COST, DOORBELL_TO_HANDLER, LOCK_WAIT,
     MIGRATION_REQUEST_TO_START, PART_POLICY, REQUEST_TO_START, TIMER_TO_HANDLER,
 };
 use kairos_rt::measure::{HistogramJson, RunResult};
@@ -144,7 +144,7 @@ fn measure(
         migration,
         release: pass,
         release_latency,
-        ipi: quantiles_of(result, EVENT_TO_HANDLER).ok(),
+        ipi: quantiles_of(result, DOORBELL_TO_HANDLER).ok(),
         part_callback: quantiles_of(result, PART_POLICY).ok(),
         same_core_floor,
         decisions: count(DECISION_COST),

@@ -47,7 +47,9 @@ mod worker;
 pub use floor::same_core_floor;
 pub use metered::{DECIDE, END_MANDATORY, END_OPTIONAL, JOB_COMPLETED, JOB_RELEASED, TIMER_FIRED};
 pub use percore::TIMER_TO_HANDLER;
-pub use percore::{DispatcherLog, CONFIRM_SLACK_NS, EVENT_TO_HANDLER, PART_POLICY};
+pub use percore::{
+    DispatcherLog, CONFIRM_SLACK_NS, DOORBELL_TO_HANDLER, EVENT_TO_HANDLER, PART_POLICY,
+};
 pub use scheduler::{ModeChangeRecord, DECISION_COST, LOCK_WAIT};
 pub use worker::{MIGRATION_REQUEST_TO_START, REQUEST_TO_START, UNIT_NS};
 
@@ -339,7 +341,7 @@ fn logs_of(
 
 /// The overheads this run measured, in the simulator's model, which charges them per switch-in:
 /// as `scheduling`, everything the dispatchers' passes cost (each event's wait for its pass,
-/// [`EVENT_TO_HANDLER`], the pass itself, [`DECISION_COST`], and the optional parts' policy
+/// [`EVENT_TO_HANDLER`] and [`DOORBELL_TO_HANDLER`], the pass itself, [`DECISION_COST`], and the optional parts' policy
 /// changes, [`PART_POLICY`]) divided by the switch-ins, so the simulation loses as much time
 /// as the run did, passes that switched nothing included; as `context_switch` the mean request
 /// to the worker's first instruction; as `migration` what a migration adds to it on average.
@@ -352,7 +354,10 @@ pub fn measured_overheads(result: &RunResult) -> kairos_model::Overheads {
     let ns = kairos_model::Duration::from_nanos;
     let start = mean(REQUEST_TO_START);
     let switches = summary(REQUEST_TO_START).map_or(0, |s| s.count).max(1);
-    let passes = total(DECISION_COST) + total(EVENT_TO_HANDLER) + total(PART_POLICY);
+    let passes = total(DECISION_COST)
+        + total(EVENT_TO_HANDLER)
+        + total(DOORBELL_TO_HANDLER)
+        + total(PART_POLICY);
     kairos_model::Overheads::fixed(
         ns(passes / switches),
         ns(start),

@@ -24,6 +24,7 @@
 use super::metered::{Timings, PASS_HISTOGRAMS};
 use super::scheduler::LOCK_WAIT;
 use super::shared::{decode, is_optional_part, Shared};
+use crate::doorbell::Ticket;
 use crate::measure::Measurements;
 use crate::parking::{wait_for_origin, PARK, RUN};
 use kairos_os::futex::{self, Woke};
@@ -38,11 +39,14 @@ const SLEEP_STEP_NS: u64 = 20_000_000;
 /// Programmed wake-up to the dispatcher's handler, ns.
 pub const TIMER_TO_HANDLER: &str = "dispatch.timer_to_handler";
 
-/// An event to the pass that decides on it, ns: for a timed event, its instant to the pass
-/// (none when the dispatcher woke ahead of it in time); for a ring of the doorbell (a worker's
-/// completion or part end, another core's decision), the ring to the pass. What a decision
-/// waits for before it is made, whatever triggered it ([`super::measured_overheads`]).
+/// A timed event (a release, a policy timer) to the pass that decides on it, ns: its instant to
+/// the pass, none when the dispatcher woke ahead of it in time. With [`DOORBELL_TO_HANDLER`],
+/// what a decision waits for before it is made ([`super::measured_overheads`]).
 pub const EVENT_TO_HANDLER: &str = "dispatch.event_to_handler";
+
+/// A ring of the doorbell (a worker's completion or part end, another core's decision, a cut
+/// of an optional part) to the pass that handles it, ns: the analysis's `ipi`.
+pub const DOORBELL_TO_HANDLER: &str = "dispatch.doorbell_to_handler";
 
 /// One change of a worker's scheduling policy for an optional part (a `sched_setattr` of
 /// another thread), ns.
@@ -121,8 +125,13 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
 }
 
 /// Every histogram a dispatcher records besides a pass's ([`PASS_HISTOGRAMS`]).
-const DISPATCHER_HISTOGRAMS: [&str; 4] =
-    [LOCK_WAIT, TIMER_TO_HANDLER, EVENT_TO_HANDLER, PART_POLICY];
+const DISPATCHER_HISTOGRAMS: [&str; 5] = [
+    LOCK_WAIT,
+    TIMER_TO_HANDLER,
+    EVENT_TO_HANDLER,
+    DOORBELL_TO_HANDLER,
+    PART_POLICY,
+];
 
 /// Mode changes a dispatcher notes without growing its list.
 const RESCHEDULED_RESERVED: usize = 1024;
@@ -132,10 +141,9 @@ impl Dispatcher<'_> {
         let end = self.shared.duration_ns;
         // Core 0 makes the first decision at time 0 (the contract's first instant).
         let mut wake_at = if self.core == 0 { 0 } else { end };
+        let doorbell = &self.shared.cores[self.core].doorbell;
+        let mut seen = doorbell.ticket();
         loop {
-            let seen = self.shared.cores[self.core]
-                .doorbell
-                .load(Ordering::Acquire);
             let (pass_alarm, early) = self.pass_alarm(wake_at, end);
             let alarm = pass_alarm.min(self.promise_alarm());
             let timed_out = self.sleep(seen, alarm);
@@ -147,11 +155,14 @@ impl Dispatcher<'_> {
             if timed_out {
                 (self.timings.measurements).record(TIMER_TO_HANDLER, now.saturating_sub(alarm));
             }
-            if !timed_out || now >= pass_alarm {
+            let rang_at = doorbell.rang_since(seen);
+            // The ticket before any look at the state (see `crate::doorbell`).
+            seen = doorbell.ticket();
+            if !timed_out || rang_at.is_some() || now >= pass_alarm {
                 // Woken ahead of an event on purpose: decide as of the event's instant.
                 let at = if timed_out && early { wake_at } else { now };
                 self.record_event_delay(
-                    seen,
+                    rang_at,
                     timed_out.then_some((now, early, wake_at, pass_alarm)),
                 );
                 wake_at = self.pass(at);
@@ -160,22 +171,20 @@ impl Dispatcher<'_> {
         }
     }
 
-    /// Records [`EVENT_TO_HANDLER`] for the pass about to run: after a timed wake `(now, early,
-    /// wake_at, pass_alarm)`, the lateness against the event (none when woken ahead of it);
-    /// else the time since the doorbell rang, if it rang since `seen` (a wake-up between two
-    /// sleep steps is no event).
-    fn record_event_delay(&mut self, seen: u32, timed: Option<(u64, bool, u64, u64)>) {
-        let c = &self.shared.cores[self.core];
-        let delay = match timed {
-            Some((now, early, wake_at, pass_alarm)) => {
-                now.saturating_sub(if early { wake_at } else { pass_alarm })
-            }
-            None if c.doorbell.load(Ordering::Acquire) != seen => {
-                clock::now_ns().saturating_sub(c.rung_at.load(Ordering::Relaxed))
-            }
-            None => return,
+    /// Records what the pass about to run waited for: after a timed wake `(now, early, wake_at,
+    /// pass_alarm)`, the lateness against the event ([`EVENT_TO_HANDLER`], none when woken
+    /// ahead of it); else the time since the doorbell last rang, if it rang (`rang_at`,
+    /// [`DOORBELL_TO_HANDLER`]; a wake-up between two sleep steps is no event).
+    fn record_event_delay(&mut self, rang_at: Option<u64>, timed: Option<(u64, bool, u64, u64)>) {
+        let (name, delay) = match (timed, rang_at) {
+            (Some((now, early, wake_at, pass_alarm)), _) => (
+                EVENT_TO_HANDLER,
+                now.saturating_sub(if early { wake_at } else { pass_alarm }),
+            ),
+            (None, Some(rung)) => (DOORBELL_TO_HANDLER, clock::now_ns().saturating_sub(rung)),
+            (None, None) => return,
         };
-        (self.timings.measurements).record(EVENT_TO_HANDLER, delay);
+        (self.timings.measurements).record(name, delay);
     }
 
     /// When to pass for an event at `wake_at`, and whether that is ahead of it. After a
@@ -212,14 +221,14 @@ impl Dispatcher<'_> {
     }
 
     /// One bounded futex sleep on the doorbell; true if `alarm` passed.
-    fn sleep(&self, seen: u32, alarm: u64) -> bool {
+    fn sleep(&self, seen: Ticket, alarm: u64) -> bool {
         let deadline = self.origin.saturating_add(alarm);
         let now = clock::now_ns();
         if now >= deadline {
             return true;
         }
         let step = deadline.min(now + SLEEP_STEP_NS);
-        let woke = futex::wait_until(&self.shared.cores[self.core].doorbell, seen, step);
+        let woke = self.shared.cores[self.core].doorbell.wait_until(seen, step);
         woke == Woke::TimedOut && clock::now_ns() >= deadline
     }
 

@@ -17,6 +17,7 @@
 //! `remaining` to know which part it finished.
 
 use super::scheduler::Scheduler;
+use crate::doorbell::Doorbell;
 use crate::handoff::Holders;
 use crate::watchdog::{Heartbeat, RunControl};
 use kairos_policy::JobId;
@@ -112,10 +113,8 @@ pub struct WorkerShared {
 /// One core.
 #[derive(Debug, Default)]
 pub struct CoreShared {
-    /// Bumped to make the core's dispatcher look at the scheduler now (futex word).
-    pub doorbell: AtomicU32,
-    /// When the doorbell last rang (CLOCK_MONOTONIC ns), for [`super::EVENT_TO_HANDLER`].
-    pub rung_at: AtomicU64,
+    /// Rung to make the core's dispatcher look at the scheduler now.
+    pub doorbell: Doorbell,
     /// The job the last decision placed here ([`encode`]); 0 = idle.
     pub wanted: AtomicU64,
     /// When this core's dispatcher must next run a pass (ns since the origin).
@@ -136,10 +135,7 @@ pub struct CoreShared {
 impl CoreShared {
     /// Makes this core's dispatcher look again (from any thread).
     pub fn ring(&self) {
-        self.rung_at
-            .store(kairos_os::clock::now_ns(), Ordering::Relaxed);
-        self.doorbell.fetch_add(1, Ordering::Release);
-        kairos_os::futex::wake(&self.doorbell);
+        self.doorbell.ring();
     }
 }
 
