@@ -145,9 +145,9 @@ fn vm_systems_the_overhead_aware_analysis_accepts_do_not_miss_in_simulation() {
     dir.write(
         "vm.toml",
         format!(
-            "study = \"guarantees\"\nexecution = \"simulated\"\nseed = 9\nsamples = 4\n\
+            "study = \"guarantees\"\nexecution = \"simulated\"\nseed = 9\nsamples = 6\n\
              families = [{}]\nperiods = [\"10ms\", \"100ms\"]\nduration = \"1s\"\n\
-             overheads = \"{}\"\n[utilization]\nfrom = 0.3\nto = 1.5\nstep = 0.4\n",
+             overheads = \"{}\"\n[utilization]\nfrom = 0.2\nto = 0.8\nstep = 0.2\n",
             names.join(", "),
             repo("examples/overheads/example-profile.toml")
         ),
