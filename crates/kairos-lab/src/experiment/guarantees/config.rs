@@ -3,7 +3,8 @@
 //! path and a hint, as `kairos check` and `kairos experiment` report them. Every key but
 //! `study` has a default: the 2-core study of `examples/experiments/guarantees.toml`.
 
-use super::family::{Family, Sets};
+use super::family::Sets;
+use super::studied::Studied;
 use crate::experiment::config::UtilizationRange;
 use crate::experiment::decode::Reader;
 use crate::run::MAX_RUN_DURATION;
@@ -46,7 +47,7 @@ pub struct Study {
     pub seed: u64,
     pub samples: usize,
     pub points: Vec<f64>,
-    pub families: Vec<Family>,
+    pub families: Vec<Studied>,
     pub sets: Sets,
     /// Each accepted set's run.
     pub duration: Duration,
@@ -118,7 +119,7 @@ fn read(r: &mut Reader, root: &Node, path: &Path) -> Option<Study> {
         seed: seed.unwrap_or(0),
         samples: samples.unwrap_or(3) as usize,
         points: points.unwrap_or_else(|| default_points.points().expect("valid")),
-        families: families.unwrap_or_else(|| Family::ALL.to_vec()),
+        families: families.unwrap_or_else(Studied::all),
         sets: Sets {
             cores: cores.unwrap_or(2) as usize,
             tasks: tasks.unwrap_or(8) as usize,
@@ -155,9 +156,9 @@ fn choice(r: &mut Reader, node: &Node, path: &str, allowed: &[&str], hint: &str)
     None
 }
 
-/// `families = ["gedf", ...]`: names of [`Family::ALL`], each once.
-fn families(r: &mut Reader, node: &Node, path: &str) -> Option<Vec<Family>> {
-    let names: Vec<&str> = Family::ALL.iter().map(|f| f.name()).collect();
+/// `families = ["gedf", ...]`: names of [`Studied::all`], each once.
+fn families(r: &mut Reader, node: &Node, path: &str) -> Option<Vec<Studied>> {
+    let names: Vec<&str> = Studied::all().iter().map(|f| f.name()).collect();
     let hint = format!("one or more of {}", names.join(", "));
     let Value::Array(items) = &node.value else {
         let found = node.value.kind_name();
@@ -174,7 +175,7 @@ fn families(r: &mut Reader, node: &Node, path: &str) -> Option<Vec<Family>> {
         let Some(name) = r.0.string(item, &at) else {
             continue;
         };
-        match Family::from_name(&name) {
+        match Studied::from_name(&name) {
             Some(f) if chosen.contains(&f) => r.report(item, &at, "named twice", None),
             Some(f) => chosen.push(f),
             None => r.report(item, &at, &format!("unknown family {name:?}"), Some(&hint)),

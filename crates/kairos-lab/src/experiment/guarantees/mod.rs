@@ -6,7 +6,9 @@
 //! Systems", PhD dissertation, UNC Chapel Hill, 2011, chapter 3: preemption-centric accounting,
 //! `kairos_analysis::overheads`), and every set either accepts runs for `duration` under the
 //! family's policy on kairos's user-space dispatcher, with the partition and optional deadlines
-//! of the verdict that accepted it ([`set`]). A set the overhead-aware analysis accepts that
+//! of the verdict that accepted it ([`set`]). The VM families ([`vm`]) split the periodic set
+//! over the domains of a hierarchical system, judged by the compositional analysis ideally and
+//! overhead-aware, and run on the VCPU budgets of the analysis that accepted it. A set the overhead-aware analysis accepts that
 //! misses a deadline is a broken guarantee; a set only the ideal analysis accepts shows what the
 //! overheads the ideal analysis ignores cost.
 //!
@@ -21,6 +23,8 @@ mod point;
 mod profile;
 mod report;
 mod set;
+mod studied;
+mod vm;
 
 pub use config::{check, Study};
 pub use point::{FamilySums, StudyPoint};
@@ -35,6 +39,7 @@ use kairos_os::signals::{self, StopSignals};
 use rayon::prelude::*;
 use set::{Execution, Judged, Setup};
 use std::path::{Path, PathBuf};
+use studied::Studied;
 
 /// Whether `text` is a guarantees study config: its top level has `study = "guarantees"`.
 pub fn is_study(text: &str) -> bool {
@@ -135,9 +140,9 @@ fn run_point(
         .into_par_iter()
         .map(|sample| {
             let seed = sample_seed(study.seed, index, sample);
-            let judge = |&family: &family::Family| {
+            let judge = |&family: &Studied| {
                 let workload = study.sets.draw(family.imprecise(), seed, utilization)?;
-                let judged = set::judge(family, &workload, seed, setup);
+                let judged = family.judge(&workload, &study.sets, seed, setup);
                 observe(Event::Done { sets: 1 });
                 judged
             };

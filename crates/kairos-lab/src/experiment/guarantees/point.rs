@@ -1,8 +1,8 @@
 //! The guarantees study's result at one utilization: per family, sums over its sets, as the
 //! resume file records them, `--json` prints them and the table and `results.csv` show them.
 
-use super::family::Family;
 use super::set::Judged;
+use super::studied::Studied;
 use crate::experiment::resume::Point;
 use serde::{Deserialize, Serialize};
 
@@ -49,7 +49,7 @@ pub struct FamilySums {
 }
 
 impl FamilySums {
-    pub fn new(family: Family) -> FamilySums {
+    pub fn new(family: Studied) -> FamilySums {
         FamilySums {
             family: family.name().to_string(),
             ..FamilySums::default()

@@ -3,9 +3,9 @@
 //! dry run's plan with the time it would take.
 
 use super::config::Study;
-use super::family::Family;
 use super::point::{FamilySums, StudyPoint, COLUMNS};
 use super::profile::Charged;
+use super::studied::Studied;
 use crate::error::write_output;
 use crate::experiment::{self, Finished};
 use crate::plot::trimmed;
@@ -121,7 +121,7 @@ fn csv(points: &[StudyPoint]) -> String {
 }
 
 /// One family's sums at every point, in order.
-fn of(family: Family, points: &[StudyPoint]) -> Vec<(f64, &FamilySums)> {
+fn of(family: Studied, points: &[StudyPoint]) -> Vec<(f64, &FamilySums)> {
     (points.iter())
         .filter_map(|p| {
             let sums = p.families.iter().find(|s| s.family == family.name())?;
@@ -130,7 +130,7 @@ fn of(family: Family, points: &[StudyPoint]) -> Vec<(f64, &FamilySums)> {
         .collect()
 }
 
-fn summarize(family: Family, points: &[StudyPoint]) -> FamilySummary {
+fn summarize(family: Studied, points: &[StudyPoint]) -> FamilySummary {
     let rows = of(family, points);
     let all_up_to = |accepted: fn(&FamilySums) -> u64| {
         (rows.iter())

@@ -58,7 +58,7 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn of(result: &RunResult) -> Counts {
+    pub(super) fn of(result: &RunResult) -> Counts {
         Counts {
             jobs: result.jobs_released,
             misses: result.deadline_misses,
@@ -150,7 +150,7 @@ fn on_cores(
 
 /// An error once SIGINT or SIGTERM came: no run starts after it, and the one it ended does
 /// not count.
-fn stopped() -> Result<(), String> {
+pub(super) fn stopped() -> Result<(), String> {
     match signals::received() {
         Some(signal) => Err(format!(
             "stopped by {}; the points finished before it are kept and the study resumes after them",

@@ -20,7 +20,15 @@ fn the_study_key_alone_gives_the_default_study() {
     let study = study.expect("valid");
     assert_eq!(study.name, "study", "the file's stem");
     assert_eq!((study.sets.cores, study.samples, study.seed), (2, 3, 0));
-    assert_eq!(study.families, Family::ALL.to_vec());
+    let names: Vec<&str> = study.families.iter().map(|f| f.name()).collect();
+    let policies = ["gedf", "pedf", "gfp", "grmwp", "prmwp"];
+    let vms = [
+        "vm-global-deferrable",
+        "vm-global-periodic",
+        "vm-partition-deferrable",
+        "vm-partition-periodic",
+    ];
+    assert_eq!(names, [&policies[..], &vms[..]].concat());
     // 0.3, 0.5, ..., 1.9: nine points.
     assert_eq!(study.points.len(), 9);
     assert_eq!((study.points[0], study.points[8]), (0.3, 1.9));
@@ -34,7 +42,7 @@ fn the_study_key_alone_gives_the_default_study() {
 #[test]
 fn every_key_is_read() {
     let text = "study = \"guarantees\"\nname = \"tiny\"\nexecution = \"simulated\"\nseed = 7\n\
-                cores = 1\nsamples = 2\nfamilies = [\"prmwp\", \"gedf\"]\ntasks = 3\n\
+                cores = 1\nsamples = 2\nfamilies = [\"prmwp\", \"vm-global-periodic\", \"gedf\"]\ntasks = 3\n\
                 periods = [\"10ms\", \"20ms\"]\nduration = \"300ms\"\n\
                 overheads = \"../overheads/example-profile.toml\"\nquantile = \"p99\"\n\
                 [utilization]\nfrom = 0.5\nto = 0.9\nstep = 0.4\n";
@@ -44,7 +52,8 @@ fn every_key_is_read() {
     assert_eq!(study.name, "tiny");
     assert!(!study.real);
     assert_eq!((study.seed, study.sets.cores, study.samples), (7, 1, 2));
-    assert_eq!(study.families, vec![Family::Prmwp, Family::Gedf]);
+    let names: Vec<&str> = study.families.iter().map(|f| f.name()).collect();
+    assert_eq!(names, ["prmwp", "vm-global-periodic", "gedf"]);
     assert_eq!((study.sets.tasks, study.sets.periods_ms), (3, (10, 20)));
     assert_eq!(study.duration, Duration::from_millis(300));
     assert_eq!(study.quantile, Quantile::P99);
