@@ -39,6 +39,7 @@
 //! computed, so floating-point error never charges less than the exact value.
 
 mod charges;
+pub mod tables;
 
 pub use charges::{Charges, Quantile};
 
