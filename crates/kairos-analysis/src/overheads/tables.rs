@@ -92,8 +92,8 @@ impl SlotGuard {
     /// fills the slot or the result overflows 64-bit nanoseconds.
     pub fn inflate(&self, wcet: Duration, level: usize) -> Option<Duration> {
         let usable = u128::from(self.usable()?.as_nanos());
-        let charged = u128::from(wcet.as_nanos())
-            + level as u128 * u128::from(self.mode_change.as_nanos());
+        let charged =
+            u128::from(wcet.as_nanos()) + level as u128 * u128::from(self.mode_change.as_nanos());
         let slots = charged.div_ceil(usable);
         u64::try_from(slots * u128::from(self.slot.as_nanos()))
             .ok()
@@ -180,12 +180,14 @@ pub fn guard(system: &McSystem, cores: usize, c: &Charges) -> Result<Guarded, Re
     for dag in &mut inflated_system.dags {
         for task in &mut dag.tasks {
             let name = format!("{}/{}", dag.name, task.name);
-            let inflated = inflate_task(&guard, &task.wcet, dag.deadline)
-                .map_err(|(level, inflated)| Refusal::TooLong {
-                    task: name.clone(),
-                    level: system.levels[level].clone(),
-                    inflated,
-                    deadline: dag.deadline,
+            let inflated =
+                inflate_task(&guard, &task.wcet, dag.deadline).map_err(|(level, inflated)| {
+                    Refusal::TooLong {
+                        task: name.clone(),
+                        level: system.levels[level].clone(),
+                        inflated,
+                        deadline: dag.deadline,
+                    }
                 })?;
             tasks.push(GuardedTask {
                 task: name,

@@ -7,12 +7,12 @@
 pub mod overheads;
 
 use crate::Failure;
-pub use overheads::{OverheadRequest, TableCharges};
 use kairos_mc::quality::{Counts, LevelQuality};
 use kairos_mc::{federated, synthesize, Policy, SynthFailure, SynthOptions, Synthesis};
 use kairos_model::{Instant, McSystem, TableSet};
 use kairos_trace::gantt::{render_levels_svg, GanttOptions};
 use kairos_trace::{Trace, TraceEvent};
+pub use overheads::{OverheadRequest, TableCharges};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::time::Instant as WallClock;
@@ -146,10 +146,9 @@ fn attempt(
 ) -> Result<Result<Synthesis, String>, Failure> {
     match run(request, system, options) {
         Ok(out) => Ok(Ok(out)),
-        Err(failure) if failure.is_input_error() => Err(Failure::bad_input(format!(
-            "{}: {failure}",
-            request.file
-        ))),
+        Err(failure) if failure.is_input_error() => {
+            Err(Failure::bad_input(format!("{}: {failure}", request.file)))
+        }
         Err(failure) => Ok(Err(failure.to_string())),
     }
 }

@@ -58,7 +58,11 @@ pub(super) fn charge(
     let slot = system.slot().unwrap_or_default();
     let (slot_guard, tasks, guarded) = match guard(system, cores, &charges) {
         Ok(g) => (g.guard, g.tasks, Ok(g.system)),
-        Err(refusal) => (SlotGuard::new(slot, cores, &charges), Vec::new(), Err(refusal)),
+        Err(refusal) => (
+            SlotGuard::new(slot, cores, &charges),
+            Vec::new(),
+            Err(refusal),
+        ),
     };
     let summary = TableCharges {
         quantile: asked.quantile,

@@ -75,7 +75,10 @@ fn the_system_is_inflated_task_by_task() {
     // The slot is gcd(4000, 1000, 3000, 2000) = 1 ms: a 1 -> 2 ms, 3 -> 4 ms; b 2000 / 940 -> 3 ms.
     assert_eq!(guarded.guard.slot, us(1000));
     let a = &guarded.tasks[0];
-    assert_eq!((a.task.as_str(), a.inflated_wcet.clone()), ("g/a", vec![us(2000), us(4000)]));
+    assert_eq!(
+        (a.task.as_str(), a.inflated_wcet.clone()),
+        ("g/a", vec![us(2000), us(4000)])
+    );
     assert_eq!(a.wcet, vec![us(1000), us(3000)]);
     assert_eq!(guarded.system.dags[0].tasks[1].wcet, vec![us(3000)]);
     assert_eq!(guarded.system.dags[0].edges, system().dags[0].edges);
@@ -93,5 +96,8 @@ fn a_guard_that_fills_the_slot_or_a_task_too_long_is_refused() {
     big.release_latency = us(490); // 980 + 20 = 1000 us: nothing left
     let refused = guard(&system(), 1, &big).unwrap_err();
     assert!(matches!(refused, Refusal::GuardFillsSlot(g) if g.guard == us(1000)));
-    assert!(refused.to_string().contains("no slot keeps any time"), "{refused}");
+    assert!(
+        refused.to_string().contains("no slot keeps any time"),
+        "{refused}"
+    );
 }
