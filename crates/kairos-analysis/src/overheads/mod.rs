@@ -31,6 +31,8 @@
 //!
 //! EDZL is not analysed with overheads ([`not_applicable`] says why).
 //!
+//! Mixed-criticality scheduling tables are charged per slot instead: [`tables`] (the slot guard).
+//!
 //! Release interrupts are charged from every task on every core: kairos does not know, before
 //! partitioning, on which core a release is handled. That is safe and, on `m` cores, up to `m`
 //! times the interrupt load a core of a partitioned system sees.
