@@ -80,7 +80,7 @@ fn vm_charging(args: &AnalyzeArgs) -> Result<Option<kairos_lab::vm::Charging>, F
     }))
 }
 
-fn quantile_arg(text: &str) -> Result<Quantile, String> {
+pub(crate) fn quantile_arg(text: &str) -> Result<Quantile, String> {
     Quantile::parse(text)
 }
 

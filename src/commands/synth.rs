@@ -3,7 +3,10 @@
 //! baseline; a summary with table quality, the table file, a Gantt chart of every level.
 
 use crate::args::{duration_arg, write_output, CommandResult, Failure};
-use kairos_lab::synth::{gantt, synthesize_tables, Request, Summary};
+use kairos_analysis::overheads::Quantile;
+use kairos_lab::synth::{
+    gantt, synthesize_tables, OverheadRequest, Request, Summary, Synthesized, Tables,
+};
 use kairos_mc::Synthesis;
 use kairos_model::input::LoadOptions;
 use kairos_model::{Duration, McSystem};
@@ -36,20 +39,36 @@ pub struct Args {
     /// release and deadline arrows).
     #[arg(long, value_name = "core|task", value_parser = crate::args::rows_arg, default_value = "core", requires = "gantt")]
     pub gantt_by: kairos_trace::gantt::RowsBy,
+    /// Synthesize for the machine that measured this overhead profile (the [overheads] table
+    /// `kairos bench overheads --out` writes): every slot loses the dispatcher's costs (the slot
+    /// guard), so each WCET is given the whole slots that still hold it (docs/synth.md).
+    #[arg(long, value_name = "FILE.toml")]
+    pub overheads: Option<PathBuf>,
+    /// Which point of each measured overhead distribution to charge: max (safe) or p99.
+    #[arg(long, value_name = "QUANTILE", default_value = "max", value_parser = crate::commands::analyze::quantile_arg)]
+    pub overhead_quantile: Quantile,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
 }
 
 impl Args {
-    /// The flags as the library's request.
-    pub fn request(&self) -> Request {
-        Request {
+    /// The flags as the library's request (reading the overhead profile, if any).
+    pub fn request(&self) -> Result<Request, Failure> {
+        let overheads = match &self.overheads {
+            Some(path) => Some(OverheadRequest {
+                profile: crate::input::load_overheads(path)?,
+                quantile: self.overhead_quantile,
+            }),
+            None => None,
+        };
+        Ok(Request {
             file: self.file.display().to_string(),
             policy: self.policy.clone(),
             cores: self.cores.map(|c| c as usize),
             out: self.out.as_ref().map(|p| p.display().to_string()),
-        }
+            overheads,
+        })
     }
 }
 
@@ -64,12 +83,15 @@ pub fn load(args: &Args) -> Result<McSystem, Failure> {
 
 pub fn run(args: &Args) -> CommandResult {
     let system = load(args)?;
-    let synthesized = synthesize_tables(&args.request(), &system)?;
+    let synthesized = synthesize_tables(&args.request()?, &system)?;
     let Some(out) = &synthesized.synthesis else {
         match (&synthesized.summary, args.json) {
             (summary, true) => crate::args::print_json(summary),
             (Summary::NotSchedulable(no), false) => {
-                println!("{}: not schedulable: {}", args.file.display(), no.reason)
+                println!("{}: not schedulable: {}", args.file.display(), no.reason);
+                if let Some(charged) = &no.overheads {
+                    print!("{}", kairos_lab::text::synth_overheads(charged));
+                }
             }
             (Summary::Schedulable(_), false) => unreachable!("tables come with a synthesis"),
         }
@@ -89,12 +111,12 @@ pub fn run(args: &Args) -> CommandResult {
     }
     match args.json {
         true => crate::args::print_json(&synthesized.summary),
-        false => print_summary(args, out, synthesized.elapsed),
+        false => print_summary(args, out, &synthesized),
     }
     Ok(0)
 }
 
-fn print_summary(args: &Args, out: &Synthesis, elapsed: std::time::Duration) {
+fn print_summary(args: &Args, out: &Synthesis, synthesized: &Synthesized) {
     let t = &out.tables;
     let hyperperiod = Duration::from_nanos(t.hyperperiod);
     println!(
@@ -125,6 +147,14 @@ fn print_summary(args: &Args, out: &Synthesis, elapsed: std::time::Duration) {
             c.preemptions_per_job()
         );
     }
+    if let Summary::Schedulable(Tables {
+        overheads: Some(charged),
+        ..
+    }) = &synthesized.summary
+    {
+        print!("{}", kairos_lab::text::synth_overheads(charged));
+    }
+    let elapsed = synthesized.elapsed;
     println!("synthesized in {:.3} ms", elapsed.as_secs_f64() * 1e3);
     if let Some(path) = &args.out {
         println!("tables written to {}", path.display());

@@ -5,6 +5,9 @@
 
 use crate::args::{duration_arg, CommandResult, Failure};
 use crate::input::read_text;
+use kairos_analysis::overheads::Quantile;
+use kairos_lab::synth::overheads::guarded_system;
+use kairos_lab::synth::OverheadRequest;
 use kairos_lab::text::validation;
 use kairos_model::input::LoadOptions;
 use kairos_model::{Duration, TableSet};
@@ -23,6 +26,13 @@ pub struct Args {
     /// Number of cores, replacing the workload's (as `kairos synth --cores`).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub cores: Option<u64>,
+    /// Check tables `kairos synth --overheads` wrote: against the workload with the slot guard
+    /// of this overhead profile charged to its WCETs, as synth charged it.
+    #[arg(long, value_name = "FILE.toml")]
+    pub overheads: Option<PathBuf>,
+    /// The quantile synth charged (as `kairos synth --overhead-quantile`).
+    #[arg(long, value_name = "QUANTILE", default_value = "max", value_parser = crate::commands::analyze::quantile_arg)]
+    pub overhead_quantile: Quantile,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -36,6 +46,18 @@ pub fn run(args: &Args) -> CommandResult {
     let mut system = crate::input::mc_system(&args.workload, "validate-tables", &options)?;
     if let Some(cores) = args.cores {
         system.cores = cores as usize;
+    }
+    if let Some(path) = &args.overheads {
+        let asked = OverheadRequest {
+            profile: crate::input::load_overheads(path)?,
+            quantile: args.overhead_quantile,
+        };
+        system = guarded_system(&system, system.cores, &asked).map_err(|refusal| {
+            Failure::bad_input(format!(
+                "{}: no tables with these overheads: {refusal}",
+                args.workload.display()
+            ))
+        })?;
     }
     let text = read_text(&args.tables)?;
     let tables = TableSet::from_json(&text)

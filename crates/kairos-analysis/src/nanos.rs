@@ -28,3 +28,8 @@ pub(crate) fn option<S: Serializer>(
 ) -> Result<S::Ok, S::Error> {
     serde::Serialize::serialize(&d.map(|d| d.as_nanos()), serializer)
 }
+
+/// A list of durations as a list of nanoseconds.
+pub(crate) fn list<S: Serializer>(list: &[Duration], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(list.iter().map(|d| d.as_nanos()))
+}

@@ -270,6 +270,7 @@ pub fn synthesize(
         policy: policy.to_string(),
         cores,
         out: None,
+        overheads: None,
     };
     let options = LoadOptions { slot, cores: None };
     let name = file.display().to_string();

@@ -121,6 +121,7 @@ fn synthesized_tables_pass_the_independent_validator() {
         policy: "gedzl".into(),
         cores: None,
         out: None,
+        overheads: None,
     };
     let synthesized = synthesize_tables(&request, &system).unwrap();
     assert!(matches!(synthesized.summary, Summary::Schedulable(_)));

@@ -33,6 +33,8 @@
 //!
 //! EDZL is not analysed with overheads ([`not_applicable`] says why).
 //!
+//! Mixed-criticality scheduling tables are charged per slot instead: [`tables`] (the slot guard).
+//!
 //! Release interrupts are charged from every task on every core: kairos does not know, before
 //! partitioning, on which core a release is handled. That is safe and, on `m` cores, up to `m`
 //! times the interrupt load a core of a partitioned system sees.
@@ -41,6 +43,7 @@
 //! computed, so floating-point error never charges less than the exact value.
 
 mod charges;
+pub mod tables;
 
 pub use charges::{Charges, Quantile};
 

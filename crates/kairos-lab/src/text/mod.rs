@@ -3,6 +3,7 @@
 mod analysis;
 mod analysis_overheads;
 mod partition;
+mod synth_overheads;
 mod tables;
 pub mod validation;
 mod vm;
@@ -10,6 +11,7 @@ mod vm;
 pub use analysis::analysis;
 pub use analysis_overheads::{charged, vm_overheads};
 pub use partition::partition;
+pub use synth_overheads::synth_overheads;
 pub use tables::table_summary;
 pub use vm::{analysis as vm_analysis, vm_tables};
 

@@ -1,14 +1,18 @@
 //! Scheduling tables for a mixed-criticality DAG system: one table per criticality level by
 //! GMH-MC-DAG (Pautet, Robert, Tardieu, "Litmus-RT plugins for global static scheduling of
 //! mixed criticality systems", section 4.2; `kairos_mc`), or the federated baseline, with the
-//! tables' quality and the time the synthesis took.
+//! tables' quality and the time the synthesis took; with a measured overhead profile, the
+//! tables of the system whose WCETs pay the slot guard ([`overheads`]).
+
+pub mod overheads;
 
 use crate::Failure;
 use kairos_mc::quality::{Counts, LevelQuality};
-use kairos_mc::{federated, synthesize, Policy, SynthOptions, Synthesis};
+use kairos_mc::{federated, synthesize, Policy, SynthFailure, SynthOptions, Synthesis};
 use kairos_model::{Instant, McSystem, TableSet};
 use kairos_trace::gantt::{render_levels_svg, GanttOptions};
 use kairos_trace::{Trace, TraceEvent};
+pub use overheads::{OverheadRequest, TableCharges};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::time::Instant as WallClock;
@@ -27,6 +31,8 @@ pub struct Request {
     pub cores: Option<usize>,
     /// Where the caller writes the tables, recorded in the summary.
     pub out: Option<String>,
+    /// Synthesize for the machine that measured these overheads (the slot guard).
+    pub overheads: Option<OverheadRequest>,
 }
 
 /// The outcome: the summary `kairos synth --json` prints, and the synthesis when tables exist.
@@ -57,6 +63,9 @@ pub struct Tables {
     pub quality: QualitySummary,
     pub time_ms: f64,
     pub out: Option<String>,
+    /// What the overheads charged, when asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overheads: Option<TableCharges>,
 }
 
 /// No schedule was found, and why.
@@ -67,6 +76,9 @@ pub struct NoTables {
     pub policy: String,
     pub reason: String,
     pub time_ms: f64,
+    /// What the overheads charged, when asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overheads: Option<TableCharges>,
 }
 
 /// The tables' preemptions and migrations, per level and in total.
@@ -96,36 +108,69 @@ pub fn synthesize_tables(request: &Request, system: &McSystem) -> Result<Synthes
         cores: request.cores,
     };
     let started = WallClock::now();
-    let result = match request.policy.as_str() {
-        "federated" => federated(system, &options),
-        _ => synthesize(system, &options),
+    let charged = match &request.overheads {
+        Some(asked) => Some(overheads::charge(request, system, asked)?),
+        None => None,
+    };
+    let result = match charged.as_ref().map(overheads::Charged::system) {
+        Some(Err(refusal)) => Err(refusal.to_string()),
+        Some(Ok(guarded)) => attempt(request, guarded, &options)?,
+        None => attempt(request, system, &options)?,
     };
     let elapsed = started.elapsed();
     let time_ms = elapsed.as_secs_f64() * 1e3;
-    match result {
-        Ok(out) => Ok(Synthesized {
-            summary: Summary::Schedulable(tables_summary(request, &out, time_ms)),
-            synthesis: Some(out),
-            elapsed,
+    let overheads = charged.map(|c| c.summary);
+    let summary = match &result {
+        Ok(out) => Summary::Schedulable(tables_summary(request, out, time_ms, overheads)),
+        Err(reason) => Summary::NotSchedulable(NoTables {
+            file: request.file.clone(),
+            schedulable: false,
+            policy: request.policy.clone(),
+            reason: reason.clone(),
+            time_ms,
+            overheads,
         }),
+    };
+    Ok(Synthesized {
+        summary,
+        synthesis: result.ok(),
+        elapsed,
+    })
+}
+
+/// The tables, or why there are none; bad input is an error.
+fn attempt(
+    request: &Request,
+    system: &McSystem,
+    options: &SynthOptions,
+) -> Result<Result<Synthesis, String>, Failure> {
+    match run(request, system, options) {
+        Ok(out) => Ok(Ok(out)),
         Err(failure) if failure.is_input_error() => {
             Err(Failure::bad_input(format!("{}: {failure}", request.file)))
         }
-        Err(failure) => Ok(Synthesized {
-            summary: Summary::NotSchedulable(NoTables {
-                file: request.file.clone(),
-                schedulable: false,
-                policy: request.policy.clone(),
-                reason: failure.to_string(),
-                time_ms,
-            }),
-            synthesis: None,
-            elapsed,
-        }),
+        Err(failure) => Ok(Err(failure.to_string())),
     }
 }
 
-fn tables_summary(request: &Request, out: &Synthesis, time_ms: f64) -> Tables {
+/// GMH-MC-DAG or the federated baseline, as `request` names.
+fn run(
+    request: &Request,
+    system: &McSystem,
+    options: &SynthOptions,
+) -> Result<Synthesis, SynthFailure> {
+    match request.policy.as_str() {
+        "federated" => federated(system, options),
+        _ => synthesize(system, options),
+    }
+}
+
+fn tables_summary(
+    request: &Request,
+    out: &Synthesis,
+    time_ms: f64,
+    overheads: Option<TableCharges>,
+) -> Tables {
     let t = &out.tables;
     Tables {
         file: request.file.clone(),
@@ -141,6 +186,7 @@ fn tables_summary(request: &Request, out: &Synthesis, time_ms: f64) -> Tables {
         },
         time_ms,
         out: request.out.clone(),
+        overheads,
     }
 }
 
