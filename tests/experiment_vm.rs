@@ -113,7 +113,7 @@ fn a_study_config_with_an_error_is_refused_with_the_reason() {
         (STUDY.replace("bimo-medium", "bimo-hevy"), "bimo-heavy"),
         (
             STUDY.replace("study = \"rt-xen\"", "study = \"rt-xenn\""),
-            "the one study is \"rt-xen\"",
+            "the studies are \"rt-xen\" and \"guarantees\"",
         ),
         (
             STUDY.replace("duration = \"2s\"", "duration = \"0s\""),

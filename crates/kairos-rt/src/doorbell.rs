@@ -2,14 +2,16 @@
 //! at the shared state again (a worker that completed a job or a part, another core's decision
 //! that changed this core's job, a policy's cut of an optional part).
 //!
-//! The protocol that makes a ring impossible to lose: the dispatcher takes a [`Ticket`] (the
-//! word's value) **before** it reads the state a ring announces, and sleeps only while the word
-//! still holds that ticket; a ringer writes the state first, then bumps the word (release). So
-//! either the dispatcher's read saw the new state, or the bump comes after the ticket and the
-//! sleep returns at once. Reading the state first and taking the ticket after loses a ring
-//! that falls in between: the dispatcher sleeps on a job another core took from it until its
-//! own next timer. The atomics come from [`crate::sync`] so this very code is model checked
-//! with loom (`tests/loom_doorbell.rs`).
+//! The protocol that makes a ring impossible to lose: the dispatcher moves its [`Ticket`] (the
+//! word's value) on **before** it reads the state a ring announces, in one load that also says
+//! whether the word moved ([`Doorbell::advance`]: then it runs a pass), and sleeps only while
+//! the word still holds that ticket; a ringer writes the state first, then bumps the word
+//! (release). So every ring is either reported by the advance, whose pass then sees its state,
+//! or comes after it and the next sleep returns at once. Reading the state first and taking the
+//! ticket after, or asking and taking in two loads, loses a ring that falls in between: the
+//! dispatcher sleeps on a job another core took from it until its own next timer.
+//! The atomics come from [`crate::sync`] so this very code is model checked with loom
+//! (`tests/loom_doorbell.rs`).
 
 use crate::sync::{AtomicU32, AtomicU64, Ordering};
 use kairos_os::futex::Woke;
@@ -25,6 +27,12 @@ pub struct Doorbell {
 /// The doorbell's value when the dispatcher began to look at the state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ticket(u32);
+
+impl Ticket {
+    /// The value of a doorbell no one has rung: a dispatcher's first ticket, so that a ring
+    /// before its thread first looks (another core's first pass) wakes its first sleep.
+    pub const UNRUNG: Ticket = Ticket(0);
+}
 
 impl Default for Doorbell {
     fn default() -> Doorbell {
@@ -45,15 +53,16 @@ impl Doorbell {
         kairos_os::futex::wake(&self.word);
     }
 
-    /// Taken before reading the state: a ring after it wakes the next [`Self::wait_until`].
-    pub fn ticket(&self) -> Ticket {
-        Ticket(self.word.load(Ordering::Acquire))
-    }
-
-    /// The time of the last ring (CLOCK_MONOTONIC ns) if the doorbell rang since `ticket`.
-    pub fn rang_since(&self, ticket: Ticket) -> Option<u64> {
-        (self.word.load(Ordering::Acquire) != ticket.0)
-            .then(|| self.rung_at.load(Ordering::Relaxed))
+    /// Moves `ticket` on to now, before the state is read, and says whether the doorbell rang
+    /// since it (the time of the last ring): one load, so a ring is either reported here, and
+    /// handled by the look that follows, or after the new ticket, and wakes the next sleep.
+    /// (Asking whether it rang and taking a new ticket in two loads would lose a ring between
+    /// them: `tests/loom_doorbell.rs` shows loom finding it.)
+    pub fn advance(&self, ticket: &mut Ticket) -> Option<u64> {
+        let now = self.word.load(Ordering::Acquire);
+        let rang = now != ticket.0;
+        *ticket = Ticket(now);
+        rang.then(|| self.rung_at.load(Ordering::Relaxed))
     }
 
     /// Sleeps while the doorbell holds `ticket`, until `deadline_ns` (CLOCK_MONOTONIC) at most;

@@ -16,14 +16,15 @@
 //! - the **pass** that confirms the boundary: the timer's interrupt and wake-up `Δev`, then
 //!   the pass `Δsch` (with its wait for the lock; releases due at the boundary are handled in
 //!   the same pass, whose callbacks `Δsch` measures);
-//! - on more than one core, a **doorbell** pass: the pass of the core whose timer fired rings
-//!   every core whose job or promise changed, and that core's dispatcher runs a pass of its
-//!   own: `Δipi + Δsch`;
+//! - on `m > 1` cores, **doorbell** passes: the pass of a core whose timer fired (core 0's
+//!   policy timer, another core's releases) rings every core whose job or promise changed, and
+//!   that core's dispatcher runs a pass of its own: `Δipi + Δsch` for each of the `m - 1`
+//!   other cores that may ring it at one boundary;
 //! - before the slot's end, the **preparation** of the next switch (the dispatcher wakes
 //!   `lead` ahead to ask the coming worker and to tell the leaving one to stop): `Δev`.
 //!
 //! So every slot keeps `S - g` of usable time, with the **guard**
-//! `g = 2 Δev + Δsch + Δcxs (+ Δcpmd + Δipi + Δsch on more than one core)`.
+//! `g = 2 Δev + Δsch + Δcxs (+ Δcpmd + (m - 1)(Δipi + Δsch) on m > 1 cores)`.
 //!
 //! A **mode change** is seen in the boundary's pass (already in `g`); then the policy is asked
 //! again in the new mode and the cores whose job the new table changes switch a second time:
@@ -69,10 +70,14 @@ impl SlotGuard {
     /// The guard of the charges `c` on a system of slot `slot` run on `cores` cores (module doc).
     pub fn new(slot: Duration, cores: usize, c: &Charges) -> SlotGuard {
         let (ev, sch, cxs) = (c.release_latency, c.scheduling, c.context_switch);
-        let several = cores > 1;
-        let (cpmd, doorbell) = match several {
-            true => (c.migration, c.ipi + sch),
-            false => (Duration::ZERO, Duration::ZERO),
+        // Every other core's pass at a boundary (its releases, core 0's policy timer) may ring
+        // this one.
+        let others = cores.saturating_sub(1) as u64;
+        let doorbell = (c.ipi + sch).checked_mul(others).unwrap_or(Duration::MAX);
+        let cpmd = if others > 0 {
+            c.migration
+        } else {
+            Duration::ZERO
         };
         SlotGuard {
             slot,

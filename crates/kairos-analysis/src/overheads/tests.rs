@@ -5,12 +5,13 @@ use super::*;
 use crate::{task_ns, test_rng};
 use kairos_model::Cost;
 
-fn us(v: u64) -> Duration {
+pub(crate) fn us(v: u64) -> Duration {
     Duration::from_micros(v)
 }
 
-/// Δrel 10 us, Δev 20 us, Δsch 5 us, Δcxs 15 us, Δcpmd 30 us, Δipi 8 us, Δpart 3 us.
-fn charges() -> Charges {
+/// Δrel 10 us, Δev 20 us, Δsch 5 us, Δcxs 15 us, Δcpmd 30 us, Δipi 8 us, Δpart 3 us: the
+/// hand-worked examples' charges, here and in [`super::tables`]'s tests.
+pub(crate) fn charges() -> Charges {
     Charges {
         release: us(10),
         release_latency: us(20),

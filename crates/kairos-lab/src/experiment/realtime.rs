@@ -21,3 +21,12 @@ pub(super) fn calibrated_cores(cores: usize) -> Result<Calibration, Failure> {
     privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
     calibrate(&online[..cores]).map_err(|e| Failure::environment(e.to_string()))
 }
+
+/// The workers of a study's sets: one when its sets run on real cores (each run uses every
+/// core of the study, so they go one at a time), else `jobs` (rayon's default when `None`).
+pub(super) fn study_pool(real: bool, jobs: Option<usize>) -> Result<rayon::ThreadPool, Failure> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(if real { 1 } else { jobs.unwrap_or(0) })
+        .build()
+        .map_err(|e| Failure::environment(format!("cannot start worker threads: {e}")))
+}

@@ -142,7 +142,7 @@ impl Dispatcher<'_> {
         // Core 0 makes the first decision at time 0 (the contract's first instant).
         let mut wake_at = if self.core == 0 { 0 } else { end };
         let doorbell = &self.shared.cores[self.core].doorbell;
-        let mut seen = doorbell.ticket();
+        let mut seen = Ticket::UNRUNG;
         loop {
             let (pass_alarm, early) = self.pass_alarm(wake_at, end);
             let alarm = pass_alarm.min(self.promise_alarm());
@@ -155,15 +155,16 @@ impl Dispatcher<'_> {
             if timed_out {
                 (self.timings.measurements).record(TIMER_TO_HANDLER, now.saturating_sub(alarm));
             }
-            let rang_at = doorbell.rang_since(seen);
-            // The ticket before any look at the state (see `crate::doorbell`).
-            seen = doorbell.ticket();
+            // The ticket moves on before any look at the state (see `crate::doorbell`).
+            let rang_at = doorbell.advance(&mut seen);
             if !timed_out || rang_at.is_some() || now >= pass_alarm {
+                // The pass's own alarm, not a ring or a promise's alarm before it, woke it.
+                let timed = timed_out && now >= pass_alarm;
                 // Woken ahead of an event on purpose: decide as of the event's instant.
-                let at = if timed_out && early { wake_at } else { now };
+                let at = if timed && early { wake_at } else { now };
                 self.record_event_delay(
                     rang_at,
-                    timed_out.then_some((now, early, wake_at, pass_alarm)),
+                    timed.then_some((now, early, wake_at, pass_alarm)),
                 );
                 wake_at = self.pass(at);
             }

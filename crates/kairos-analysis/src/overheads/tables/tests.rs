@@ -3,22 +3,8 @@
 use super::*;
 use kairos_model::{Dag, McTask};
 
-fn us(v: u64) -> Duration {
-    Duration::from_micros(v)
-}
-
-/// Δrel 10 us, Δev 20 us, Δsch 5 us, Δcxs 15 us, Δcpmd 30 us, Δipi 8 us, Δpart 3 us.
-fn charges() -> Charges {
-    Charges {
-        release: us(10),
-        release_latency: us(20),
-        scheduling: us(5),
-        context_switch: us(15),
-        migration: us(30),
-        ipi: us(8),
-        part_callback: us(3),
-    }
-}
+// Δrel 10 us, Δev 20 us, Δsch 5 us, Δcxs 15 us, Δcpmd 30 us, Δipi 8 us, Δpart 3 us.
+use crate::overheads::tests::{charges, us};
 
 /// One DAG of period and deadline 4 ms: `a` (1 ms, 3 ms at HI) before `b` (2 ms, LO only).
 fn system() -> McSystem {
@@ -54,6 +40,9 @@ fn the_guard_counts_each_cost_of_a_slot() {
     // Two cores add the migration 30 us and the doorbell pass 8 + 5 us: 103 us; 50 us.
     let two = SlotGuard::new(us(1000), 2, &charges());
     assert_eq!((two.guard, two.mode_change), (us(103), us(50)));
+    // Three cores: two other cores may ring at a boundary, 2 x 13 us: 116 us.
+    let three = SlotGuard::new(us(1000), 3, &charges());
+    assert_eq!((three.guard, three.mode_change), (us(116), us(50)));
 }
 
 #[test]

@@ -51,15 +51,7 @@ pub(super) fn run(request: &Request, text: &str, observe: Observer) -> Result<Ou
     if study.real && !todo.is_empty() {
         study.setup.real = Some(real::Real::prepare(study.setup.cores)?);
     }
-    // Runs on real cores go one at a time: each uses every core of the study.
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(if study.real {
-            1
-        } else {
-            request.jobs.unwrap_or(0)
-        })
-        .build()
-        .map_err(|e| Failure::environment(format!("cannot start worker threads: {e}")))?;
+    let pool = super::realtime::study_pool(study.real, request.jobs)?;
     observe(Event::Start {
         sets: (todo.len() * study.samples) as u64,
     });
