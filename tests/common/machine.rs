@@ -4,7 +4,28 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Every thread's affinity and cpuset, and every interrupt's affinity.
+/// The kernel's flag for threads whose affinity user space may not set (PF_NO_SETAFFINITY in
+/// /proc/TID/stat): workqueue workers and rescuers, per-CPU kernel threads.
+const PF_NO_SETAFFINITY: u64 = 0x0400_0000;
+
+/// Whether only the kernel sets this thread's affinity. A workqueue rescuer takes the mask of
+/// the pool it last served, and the kernel gives every rescuer the workqueues' new unbound
+/// mask when a cpuset partition changes it: such a thread's affinity moves on its own, and
+/// nothing kairos does can change or restore it.
+fn kernel_managed(stat: &str) -> bool {
+    let flags = stat.rfind(')').and_then(|close| {
+        // After the name: state ppid pgrp session tty_nr tpgid flags ...
+        stat[close + 1..]
+            .split_whitespace()
+            .nth(6)?
+            .parse::<u64>()
+            .ok()
+    });
+    flags.is_some_and(|f| f & PF_NO_SETAFFINITY != 0)
+}
+
+/// Every thread's affinity and cpuset (but those only the kernel sets), and every interrupt's
+/// affinity.
 pub fn snapshot() -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for p in std::fs::read_dir("/proc").unwrap().flatten() {
@@ -16,6 +37,10 @@ pub fn snapshot() -> BTreeMap<String, String> {
         };
         for t in tasks.flatten() {
             let dir = t.path();
+            let stat = std::fs::read_to_string(dir.join("stat")).unwrap_or_default();
+            if kernel_managed(&stat) {
+                continue;
+            }
             let status = std::fs::read_to_string(dir.join("status")).unwrap_or_default();
             let allowed = status.lines().find(|l| l.starts_with("Cpus_allowed_list"));
             let cpuset = std::fs::read_to_string(dir.join("cpuset")).unwrap_or_default();

@@ -49,6 +49,9 @@ pub struct JobRecord {
     pub release: u64,
     /// Absolute deadline.
     pub deadline: u64,
+    /// When the user-space dispatcher first asked a worker to run it (none under kernel
+    /// dispatch): from here to `start` the job waited on the operating system alone.
+    pub requested: Option<u64>,
     /// When its first instruction ran.
     pub start: Option<u64>,
     pub completion: Option<u64>,

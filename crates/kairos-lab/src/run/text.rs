@@ -179,6 +179,7 @@ mod tests {
             job: 0,
             release,
             deadline: release + 10 * MS,
+            requested: None,
             start: Some(release),
             completion: Some(release + 14 * MS),
             discarded: None,

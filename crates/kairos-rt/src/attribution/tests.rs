@@ -111,6 +111,7 @@ fn job(task: usize, job: u64, (release, deadline): (u64, u64), completion: u64) 
         job,
         release,
         deadline,
+        requested: None,
         start: Some(release),
         completion: Some(completion),
         discarded: None,

@@ -131,6 +131,7 @@ impl Pass<'_> {
             job: number,
             release: when,
             deadline: when + spec.deadline.as_nanos(),
+            requested: None,
             start: None,
             completion: None,
             discarded: None,

@@ -310,14 +310,15 @@ fn logs_of(
     workers: Vec<WorkerLog>,
     dispatchers: Vec<DispatcherLog>,
 ) -> Vec<ThreadLog> {
-    let mut first: HashMap<(usize, u64), (u64, usize)> = HashMap::new();
+    let mut first: HashMap<(usize, u64), (u64, u64, usize)> = HashMap::new();
     for w in &workers {
-        for &(job, at) in &w.first_starts {
-            first.insert((w.task, job), (at, w.core));
+        for &(job, requested, at) in &w.first_starts {
+            first.insert((w.task, job), (requested, at, w.core));
         }
     }
     for r in &mut records {
-        if let Some(&(at, core)) = first.get(&(r.task, r.job)) {
+        if let Some(&(requested, at, core)) = first.get(&(r.task, r.job)) {
+            r.requested = Some(requested);
             r.start = Some(at);
             r.cpu = Some(core);
         }

@@ -39,8 +39,8 @@ pub struct WorkerLog {
     pub task: usize,
     pub core: usize,
     pub segments: Vec<SegmentRecord>,
-    /// `(job, first start)` of every job that first ran here.
-    pub first_starts: Vec<(u64, u64)>,
+    /// `(job, request, first start)` of every job that first ran here.
+    pub first_starts: Vec<(u64, u64, u64)>,
     pub migrations: u64,
     pub measurements: Measurements,
 }
@@ -150,7 +150,7 @@ fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut Work
     let m = &mut log.measurements;
     m.record(REQUEST_TO_START, start.saturating_sub(requested));
     if last == 0 {
-        log.first_starts.push((id.number, start));
+        log.first_starts.push((id.number, requested, start));
     } else if last != core + 1 {
         log.migrations += 1;
         m.record(MIGRATION_REQUEST_TO_START, start.saturating_sub(requested));

@@ -31,6 +31,7 @@ fn job(release: u64, deadline: u64, completion: Option<u64>) -> JobRecord {
         job: 0,
         release,
         deadline,
+        requested: None,
         start: Some(release + 10),
         completion,
         discarded: None,

@@ -76,6 +76,7 @@ pub(super) fn run_worker(w: Worker) -> ThreadLog {
             job,
             release,
             deadline: release + w.deadline_ns,
+            requested: None,
             start: Some(start - origin),
             completion: None,
             discarded: None,

@@ -4,6 +4,7 @@
 use super::{lost_time, require_cpus, require_rt, serial, stalls_over, stole};
 use kairos_model::{McSystem, TableSet};
 use kairos_os::sched;
+use kairos_policy::table::{job_demands, DemandSpec, TablePlan};
 use kairos_rt::dispatcher::TIMER_TO_HANDLER;
 use kairos_rt::measure::RunResult;
 use kairos_rt::table::{run_tables_detailed, TableRun, TableRunConfig};
@@ -42,7 +43,8 @@ pub fn run_scenario(
         assert_eq!(run.result.stopped_by, None, "{:?}", run.result.notes);
         let mut anomalies = anomalies(&run, &config);
         anomalies.extend(scenario(&run));
-        match host_evidence(&run.result, &anomalies) {
+        let slowed = slowed_cores(&run, &config, system, tables);
+        match host_evidence(&run.result, &anomalies, &slowed) {
             Err(what) => panic!("{what}, and no stall or steal of the host explains it"),
             Ok(Some(evidence)) if attempt < ATTEMPTS => {
                 eprintln!("attempt {attempt}: the host disturbed the scenario: {evidence}; again");
@@ -90,10 +92,20 @@ fn anomalies(run: &TableRun, config: &TableRunConfig) -> Vec<Anomaly> {
 }
 
 /// The host's time taken over every anomaly, in text (`None` without anomalies); `Err` names
-/// an anomaly with no stall over its stretch (or, stretch unknown, no stall and no steal at all).
-fn host_evidence(r: &RunResult, anomalies: &[Anomaly]) -> Result<Option<String>, String> {
+/// an anomaly with no stall over its stretch (or, stretch unknown, no stall and no steal at all)
+/// and no slowed core (`slowed`: anomaly, evidence) to explain it.
+fn host_evidence(
+    r: &RunResult,
+    anomalies: &[Anomaly],
+    slowed: &[(String, String)],
+) -> Result<Option<String>, String> {
     let mut stalls = Vec::new();
+    let mut slow = Vec::new();
     for (what, stretch) in anomalies {
+        if let Some((_, evidence)) = slowed.iter().find(|(w, _)| w == what) {
+            slow.push(evidence.as_str());
+            continue;
+        }
         let over = match stretch {
             Some((from, to)) => stalls_over(r, *from, *to),
             None => r.stall_intervals.clone(),
@@ -106,7 +118,88 @@ fn host_evidence(r: &RunResult, anomalies: &[Anomaly]) -> Result<Option<String>,
     stalls.sort_by_key(|s| (s.start, s.core));
     stalls.dedup();
     let what: Vec<&str> = anomalies.iter().map(|(what, _)| what.as_str()).collect();
-    Ok((!what.is_empty()).then(|| format!("{}; {}", what.join(", "), lost_time(r, &stalls))))
+    let slow: String = slow.iter().map(|e| format!("{e}; ")).collect();
+    Ok((!what.is_empty()).then(|| {
+        let lost = lost_time(r, &stalls);
+        format!("{}; {slow}{lost}", what.join(", "))
+    }))
+}
+
+/// Every job that overran unasked though the dispatcher asked for it in time, with the
+/// evidence: from the request that let it start until its overrun was seen there was at least
+/// as long as its busy work takes at the calibrated speed, and it still had work left. The
+/// dispatcher's part ends at the request; what follows is the operating system waking the
+/// worker (measured: request to first instruction) and the core executing calibrated loop
+/// iterations, which only a core slower than at calibration leaves unfinished: time the
+/// hypervisor took in holes shorter than the stall watcher sees, a busy hyper-thread sibling,
+/// a lower clock, interrupts or kernel threads. A request made too late (a lost wake-up, a
+/// slow decision) is the run's own and explains nothing.
+fn slowed_cores(
+    run: &TableRun,
+    config: &TableRunConfig,
+    system: &McSystem,
+    tables: &TableSet,
+) -> Vec<(String, String)> {
+    let overran = unplanned_overruns(run, config);
+    if overran.is_empty() {
+        return Vec::new();
+    }
+    let plan = TablePlan::new(system, tables).expect("the run's tables resolve");
+    let spec = DemandSpec {
+        execution_times: config.execution_times,
+        overruns: config.overruns.clone(),
+        overrun_probability: config.overrun_probability,
+        seed: config.seed,
+    };
+    let horizon = run
+        .result
+        .jobs
+        .iter()
+        .map(|j| j.deadline)
+        .max()
+        .unwrap_or(0);
+    let drawn = job_demands(&plan, &spec, horizon).expect("the run's demands draw again");
+    let r = &run.result;
+    let mut out = Vec::new();
+    for (task, job) in overran {
+        let record = (r.jobs.iter()).find(|j| (j.task, j.job) == (task, job));
+        let (Some(seen), Some(record)) = (detection(run, task, job), record) else {
+            continue;
+        };
+        let (Some(asked), Some(start)) = (record.requested, record.start) else {
+            continue;
+        };
+        let work = (drawn[task][job as usize] as f64 * config.work_fraction) as u64;
+        let held: u64 = (r.trace.segments())
+            .filter(|&(_, t, j, from, _)| (t, j) == (task, job) && from.as_nanos() < seen)
+            .map(|(_, _, _, from, to)| to.as_nanos().min(seen) - from.as_nanos())
+            .sum();
+        if seen.saturating_sub(asked) >= work {
+            let ms = |ns: u64| ns as f64 / 1e6;
+            let name = format!("{}@{job}", r.trace.task_names[task]);
+            out.push((
+                format!("{name} overran unasked"),
+                format!(
+                    "{name} was asked for at {:.3} ms, its overrun seen at {:.3} ms, its busy \
+                     work takes {:.3} ms at the calibrated speed: the operating system took \
+                     {:.3} ms to start it and it held its core {:.3} ms without finishing",
+                    ms(asked),
+                    ms(seen),
+                    ms(work),
+                    ms(start.saturating_sub(asked)),
+                    ms(held)
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// When the overrun of `task`'s job `job` was detected (ns since the run's start).
+fn detection(run: &TableRun, task: usize, job: u64) -> Option<u64> {
+    (run.mode_changes.iter())
+        .find(|c| (c.triggers.iter()).any(|t| (t.task, t.number) == (task, job)))
+        .map(|c| c.detected_at)
 }
 
 /// Jobs whose overrun raised the mode though the run did not inject one into them: a job runs
