@@ -30,8 +30,9 @@ pub struct FamilySums {
     pub aware: u64,
     /// Run (accepted by either).
     pub run: u64,
-    /// Runs with at least one deadline miss, then with one the schedule caused and with one
-    /// the host caused.
+    /// Runs with at least one deadline miss or that the watchdog ended (a run cut short kept
+    /// no guarantee, whatever it had missed by then), then with a miss the schedule caused and
+    /// with one the host caused.
     pub missed: u64,
     pub missed_schedule: u64,
     pub missed_host: u64,
@@ -44,7 +45,8 @@ pub struct FamilySums {
     pub misses: u64,
     pub misses_schedule: u64,
     pub misses_host: u64,
-    /// Runs the watchdog ended early (counted with what they ran).
+    /// Runs the watchdog ended early (their jobs and misses are what they ran; each counts in
+    /// `missed`, and in `aware_missed` when the overhead-aware analysis accepted its set).
     pub stopped: u64,
 }
 
@@ -62,7 +64,8 @@ impl FamilySums {
         self.aware += u64::from(judged.aware);
         let Some(ran) = judged.ran else { return };
         self.run += 1;
-        let missed = [ran.misses > 0, ran.schedule > 0, ran.host > 0].map(u64::from);
+        let broken = ran.misses > 0 || ran.stopped;
+        let missed = [broken, ran.schedule > 0, ran.host > 0].map(u64::from);
         let aware = u64::from(judged.aware);
         (self.missed, self.missed_schedule, self.missed_host) = (
             self.missed + missed[0],
@@ -111,3 +114,39 @@ pub const COLUMNS: [Column; 15] = [
     ("misses_host", None, |s| s.misses_host),
     ("stopped", Some("stopped"), |s| s.stopped),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::guarantees::set::Counts;
+
+    fn run(misses: u64, stopped: bool) -> Judged {
+        Judged {
+            ideal: true,
+            aware: true,
+            ran: Some(Counts {
+                jobs: 10,
+                misses,
+                schedule: misses,
+                host: 0,
+                stopped,
+            }),
+        }
+    }
+
+    #[test]
+    fn a_run_the_watchdog_ended_is_a_broken_guarantee_even_without_a_miss() {
+        let mut sums = FamilySums::default();
+        sums.add(run(0, false));
+        assert_eq!((sums.missed, sums.aware_missed, sums.stopped), (0, 0, 0));
+        sums.add(run(0, true));
+        assert_eq!((sums.missed, sums.aware_missed, sums.stopped), (1, 1, 1));
+        // Its cause is unknown: neither cause column counts it.
+        assert_eq!((sums.aware_missed_schedule, sums.aware_missed_host), (0, 0));
+        sums.add(run(2, true));
+        assert_eq!(
+            (sums.missed, sums.aware_missed_schedule, sums.misses),
+            (2, 1, 2)
+        );
+    }
+}
