@@ -108,7 +108,7 @@ fn a_study_config_with_an_error_is_refused_with_the_reason() {
     for (text, says) in [
         (
             STUDY.replace("samples = 3", "sampels = 3"),
-            "unknown field `sampels`",
+            "unknown key `sampels`",
         ),
         (STUDY.replace("bimo-medium", "bimo-hevy"), "bimo-heavy"),
         (
@@ -117,11 +117,11 @@ fn a_study_config_with_an_error_is_refused_with_the_reason() {
         ),
         (
             STUDY.replace("duration = \"2s\"", "duration = \"0s\""),
-            "must be positive",
+            "must be greater than zero",
         ),
         (
             format!("execution = \"virtual\"\n{STUDY}"),
-            "simulated or real",
+            "execution = \"simulated\" or \"real\"",
         ),
         (
             format!("periods = [\"170ms\", \"70ms\"]\n{STUDY}"),
@@ -138,6 +138,27 @@ fn a_study_config_with_an_error_is_refused_with_the_reason() {
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
         assert!(stderr(&out).contains(says), "{says}: {}", stderr(&out));
     }
+}
+
+#[test]
+fn kairos_check_reports_every_error_of_a_study_config_at_once_each_at_its_line() {
+    let dir = Scratch::new("rtxen-errors");
+    let text = STUDY
+        .replace("samples = 3", "samples = 0")
+        .replace("duration = \"2s\"", "duration = \"2 parsecs\"");
+    dir.write("study.toml", format!("guest = \"xen\"\n{text}"));
+    let out = dir.kairos(&["check", "study.toml", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let found: Vec<(u64, &str)> = (report["diagnostics"].as_array().unwrap().iter())
+        .map(|d| (d["line"].as_u64().unwrap(), d["path"].as_str().unwrap()))
+        .collect();
+    // `guest` on line 1; the study's text starts on line 2 with an empty line.
+    assert_eq!(
+        found,
+        [(1, "guest"), (7, "samples"), (8, "duration")],
+        "{report}"
+    );
 }
 
 const REAL: &str = r#"

@@ -148,13 +148,9 @@ fn experiment(path: &Path, source: &str, loaded: &mut Loaded) -> Option<Summary>
         return Some(line(guarantees::describe(&study?)));
     }
     if study::is_study(source) {
-        return match study::describe(source, path) {
-            Ok(text) => Some(line(text)),
-            Err(reason) => {
-                loaded.diagnostics.push(Diagnostic::error(reason));
-                None
-            }
-        };
+        let (study, diagnostics) = study::check(source);
+        loaded.diagnostics.0.extend(diagnostics.0);
+        return Some(line(study::describe(&study?)));
     }
     let (config, diagnostics) = decode::check(path, source);
     loaded.diagnostics.0.extend(diagnostics.0);

@@ -365,5 +365,6 @@ fn locate(map: &SourceMap, path: &str) -> Option<kairos_model::Position> {
     }
 }
 
+pub(super) mod study;
 #[cfg(test)]
 mod tests;

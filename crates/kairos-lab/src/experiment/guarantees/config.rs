@@ -6,11 +6,12 @@
 use super::family::Sets;
 use super::studied::Studied;
 use crate::experiment::config::UtilizationRange;
+use crate::experiment::decode::study::check_with;
 use crate::experiment::decode::Reader;
 use crate::run::MAX_RUN_DURATION;
 use kairos_analysis::overheads::Quantile;
-use kairos_model::decode::{Decoder, ZeroAllowed};
-use kairos_model::document::{self, Entry, Node, Value};
+use kairos_model::decode::ZeroAllowed;
+use kairos_model::document::{Node, Value};
 use kairos_model::{Diagnostics, Duration, Format, Overheads};
 use std::path::{Path, PathBuf};
 
@@ -60,15 +61,7 @@ pub struct Study {
 /// Reads the config `source` (the file `path`): the study when there is no error, and every
 /// problem with its position.
 pub fn check(path: &Path, source: &str) -> (Option<Study>, Diagnostics) {
-    let root = match document::parse(source, Format::Toml) {
-        Ok(root) => root,
-        Err(diagnostics) => return (None, diagnostics),
-    };
-    let mut reader = Reader(Decoder::default());
-    let study = read(&mut reader, &root, path);
-    let mut diagnostics = reader.0.diagnostics;
-    diagnostics.sort_by_position();
-    (study.filter(|_| !diagnostics.has_errors()), diagnostics)
+    check_with(source, |r, root| read(r, root, path))
 }
 
 /// The study as far as it reads; its problems are in `r`'s diagnostics.
@@ -77,34 +70,31 @@ fn read(r: &mut Reader, root: &Node, path: &Path) -> Option<Study> {
     r.0.reject_unknown_keys(entries, &KEYS, "");
     let hint = "study = \"guarantees\"";
     let study = r.required(entries, "study", root.position, hint, |r, n, p| {
-        choice(r, n, p, &["guarantees"], hint)
+        r.choice(n, p, &["guarantees"], hint)
     });
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-    let name = text(r, entries, "name").or(stem);
-    let execution = optional(r, entries, "execution", |r, n, p| {
-        choice(
-            r,
-            n,
-            p,
-            &["real", "simulated"],
-            "execution = \"real\" or \"simulated\"",
-        )
+    let name = r.text(entries, "name").or(stem);
+    let execution = r.top(entries, "execution", |r, n, p| {
+        let hint = "execution = \"real\" or \"simulated\"";
+        r.choice(n, p, &["real", "simulated"], hint)
     });
-    let seed = optional(r, entries, "seed", |r, n, p| r.whole(n, p));
-    let cores = optional(r, entries, "cores", |r, n, p| r.positive(n, p));
-    let samples = optional(r, entries, "samples", |r, n, p| r.positive(n, p));
-    let families = optional(r, entries, "families", families);
-    let tasks = optional(r, entries, "tasks", |r, n, p| r.positive(n, p));
-    let periods = optional(r, entries, "periods", periods);
-    let duration = optional(r, entries, "duration", duration);
-    let profile = optional(r, entries, "overheads", |r, n, p| given(r, n, p, path));
-    let quantile = optional(r, entries, "quantile", |r, n, p| {
+    let seed = r.top(entries, "seed", |r, n, p| r.whole(n, p));
+    let cores = r.top(entries, "cores", |r, n, p| r.positive(n, p));
+    let samples = r.top(entries, "samples", |r, n, p| r.positive(n, p));
+    let families = r.top(entries, "families", families);
+    let tasks = r.top(entries, "tasks", |r, n, p| r.positive(n, p));
+    let periods = r.top(entries, "periods", |r, n, p| {
+        r.period_range(n, p, "periods = [\"5ms\", \"50ms\"]")
+    });
+    let duration = r.top(entries, "duration", duration);
+    let profile = r.top(entries, "overheads", |r, n, p| given(r, n, p, path));
+    let quantile = r.top(entries, "quantile", |r, n, p| {
         let name = r.0.string(n, p)?;
         Quantile::parse(&name)
             .map_err(|e| r.report(n, p, &e, Some("quantile = \"max\" or \"p99\"")))
             .ok()
     });
-    let points = optional(r, entries, "utilization", |r, n, p| {
+    let points = r.top(entries, "utilization", |r, n, p| {
         let range = r.utilization(n, p)?;
         (range.points()).map_err(|e| r.report(n, p, &e, None)).ok()
     });
@@ -130,30 +120,6 @@ fn read(r: &mut Reader, root: &Node, path: &Path) -> Option<Study> {
         quantile: quantile.unwrap_or_default(),
         real: execution.is_none_or(|e| e == "real"),
     })
-}
-
-/// A top-level key read with `read` when present.
-fn optional<T>(
-    r: &mut Reader,
-    entries: &[Entry],
-    key: &str,
-    read: impl FnOnce(&mut Reader, &Node, &str) -> Option<T>,
-) -> Option<T> {
-    r.optional(entries, key, "", read)
-}
-
-fn text(r: &mut Reader, entries: &[Entry], key: &str) -> Option<String> {
-    optional(r, entries, key, |r, n, p| r.0.string(n, p))
-}
-
-/// A string that must be one of `allowed`.
-fn choice(r: &mut Reader, node: &Node, path: &str, allowed: &[&str], hint: &str) -> Option<String> {
-    let value = r.0.string(node, path)?;
-    if allowed.contains(&value.as_str()) {
-        return Some(value);
-    }
-    r.report(node, path, &format!("unknown value {value:?}"), Some(hint));
-    None
 }
 
 /// `families = ["gedf", ...]`: names of [`Studied::all`], each once.
@@ -182,34 +148,6 @@ fn families(r: &mut Reader, node: &Node, path: &str) -> Option<Vec<Studied>> {
         }
     }
     Some(chosen)
-}
-
-/// `periods = ["5ms", "50ms"]`: the range in whole milliseconds.
-fn periods(r: &mut Reader, node: &Node, path: &str) -> Option<(u64, u64)> {
-    let hint = "periods = [\"5ms\", \"50ms\"]";
-    let items = match &node.value {
-        Value::Array(items) if items.len() == 2 => items,
-        _ => {
-            r.report(node, path, "expected [min, max]", Some(hint));
-            return None;
-        }
-    };
-    let ms = Duration::from_millis(1).as_nanos();
-    let mut bound = |i: usize| {
-        let at = format!("{path}[{i}]");
-        let d = r.0.duration(&items[i], &at, ZeroAllowed::No)?;
-        if d.as_nanos() % ms != 0 {
-            r.report(&items[i], &at, "a whole number of milliseconds", Some(hint));
-            return None;
-        }
-        Some(d.as_nanos() / ms)
-    };
-    let (min, max) = (bound(0)?, bound(1)?);
-    if min > max {
-        r.report(node, path, &format!("{min}ms is above {max}ms"), Some(hint));
-        return None;
-    }
-    Some((min, max))
 }
 
 /// Each accepted set's run: positive, and no longer than any real run may be.

@@ -15,7 +15,7 @@ mod real;
 mod report;
 mod set;
 
-pub use config::describe;
+pub use config::{check, describe};
 pub use point::{RunSums, StudyPoint, Sum};
 pub use report::Summary;
 
@@ -28,7 +28,7 @@ use kairos_gen::{generate_rtxen, seeded, RtXenConfig};
 use kairos_os::signals::{self, StopSignals};
 use rayon::prelude::*;
 use set::SetResult;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Whether `text` is an RT-Xen study config: its top level has `study`.
 pub fn is_study(text: &str) -> bool {
@@ -36,9 +36,20 @@ pub fn is_study(text: &str) -> bool {
         .is_ok_and(|t| t.contains_key("study"))
 }
 
+/// The study of `text` (the file `path`), every diagnostic sent to `observe` located; any
+/// error refuses it (exit 2).
+fn load(path: &Path, text: &str, observe: Observer) -> Result<Study, Failure> {
+    let (study, diagnostics) = check(text);
+    let name = path.display().to_string();
+    for d in diagnostics.iter() {
+        observe(Event::Notice(&d.render(&name)));
+    }
+    study.ok_or_else(|| super::decode::refusal(path, &diagnostics))
+}
+
 /// Runs (or plans) the study of `text`, the config `request` names.
 pub(super) fn run(request: &Request, text: &str, observe: Observer) -> Result<Outcome, Failure> {
-    let mut study = config::load(text, &request.config)?;
+    let mut study = load(&request.config, text, observe)?;
     let out =
         (request.out_dir.clone()).unwrap_or_else(|| PathBuf::from("results").join(&study.name));
     if request.dry_run {

@@ -1,0 +1,9 @@
+//! Feeds arbitrary bytes to `kairos check` as a file named like the mcdag xml inputs its seeds
+//! are (`fuzz/seeds/check_mcdag_xml/`): it must never panic, and its report must keep the rules of
+//! [`kairos_fuzz::invariants`].
+#![no_main]
+
+use kairos_fuzz::invariants::{check_bytes, file_name};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| check_bytes(file_name("check_mcdag_xml"), data));

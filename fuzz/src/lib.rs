@@ -1,0 +1,3 @@
+//! The shared checks of the fuzz targets.
+
+pub mod invariants;
