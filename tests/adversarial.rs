@@ -205,8 +205,8 @@ fn run(dir: &Scratch, args: &[String]) -> Ended {
     }
 }
 
-/// Whether an error says where it is: `FILE:LINE`, `FILE: error: PATH: ...`, a flag, or the
-/// kind of file a command does not take.
+/// Whether an error says where it is: `FILE:LINE`, `FILE: error: PATH: ...`, `error: PATH:
+/// ...`, a flag, or the kind of file a command does not take.
 fn placed(stderr: &str, file: &str) -> bool {
     let by_line = stderr.lines().any(|line| {
         let Some(rest) = line.strip_prefix(file) else {
@@ -221,7 +221,17 @@ fn placed(stderr: &str, file: &str) -> bool {
         });
         numbered || with_path
     });
-    by_line || stderr.contains(" --") || stderr.contains("does not take")
+    let by_path = stderr.lines().any(|line| {
+        let Some((path, _)) = line
+            .strip_prefix("error: ")
+            .and_then(|r| r.split_once(": "))
+        else {
+            return false;
+        };
+        let chars = |c: char| c.is_ascii_alphanumeric() || "_.[]".contains(c);
+        !path.is_empty() && path.chars().all(chars) && (path.contains('[') || !path.contains('.'))
+    });
+    by_line || by_path || stderr.contains(" --") || stderr.contains("does not take")
 }
 
 #[test]
@@ -274,6 +284,8 @@ fn the_place_check_tells_a_located_error_from_one_without_a_place() {
     assert!(placed("f.toml:3:1: error: x", "f.toml"));
     assert!(placed("f.toml: error: tasks[0].name: too long", "f.toml"));
     assert!(placed("error: --overrun a@9: past the run", "f.toml"));
+    assert!(placed("error: domains[0]: no interface", "f.toml"));
+    assert!(!placed("error: f.toml: duration \"inf\"", "f.toml"));
     assert!(!placed("f.toml: error: something went wrong", "f.toml"));
     assert!(!placed("thread 'main' panicked", "f.toml"));
 }

@@ -7,11 +7,12 @@ use kairos_model::{CoreId, Vcpu, VmSystem, VmmScheduler};
 /// `system` with each `vcpus = "auto"` domain's VCPUs from `report` (the analysis of
 /// `system`) and, for partitioned guests, each task's VCPU as its `core`. Under rt-partition a
 /// VCPU given without `cpus` takes the core the VMM's packing gave it, so every VCPU names its
-/// one core. Fails, naming the domain and why, when a domain has no interface.
+/// one core. Fails, naming the domain (by its field path and name) and why, when a domain has
+/// no interface.
 pub fn with_vcpus(system: &VmSystem, report: &CsaReport) -> Result<VmSystem, String> {
     let mut system = system.clone();
     let packed = system.vmm.scheduler == VmmScheduler::RtPartition;
-    for (domain, i) in system.domains.iter_mut().zip(&report.interfaces) {
+    for (index, (domain, i)) in (system.domains.iter_mut().zip(&report.interfaces)).enumerate() {
         if let Some(given) = &mut domain.vcpus {
             for (vcpu, placed) in given.iter_mut().zip(&i.vcpus).filter(|_| packed) {
                 if vcpu.cpus.is_none() {
@@ -23,7 +24,10 @@ pub fn with_vcpus(system: &VmSystem, report: &CsaReport) -> Result<VmSystem, Str
         }
         if i.vcpus.is_empty() {
             let why = i.note.clone().unwrap_or_default();
-            return Err(format!("domain `{}` has no interface: {why}", domain.name));
+            let name = &domain.name;
+            return Err(format!(
+                "domains[{index}]: domain `{name}` has no interface: {why}"
+            ));
         }
         for (j, v) in i.vcpus.iter().enumerate() {
             for task in (domain.tasks.iter_mut()).filter(|t| v.tasks.contains(&t.name)) {
