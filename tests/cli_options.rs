@@ -172,6 +172,31 @@ fn a_misspelt_overrun_task_gets_a_suggestion() {
     );
 }
 
+/// flight's jobs come every 20ms: a 100ms run has jobs 0 to 4 (job 4 at 80ms); job 5 (at 100ms)
+/// is never released, and naming it is an error rather than a silent no-op.
+#[test]
+fn an_overrun_of_a_job_after_the_end_of_the_run_is_refused() {
+    let scratch = Scratch::new("cli-options");
+    let file = repo("examples/mcdag/two-levels.toml");
+    let simulate = |overrun: &str| {
+        scratch.kairos(&[
+            "simulate",
+            &file,
+            "--duration",
+            "100ms",
+            "--overrun",
+            overrun,
+        ])
+    };
+    let last = simulate("flight/sense@4");
+    assert_eq!(last.status.code(), Some(0), "{}", stderr(&last));
+    let after = simulate("flight/sense@5");
+    assert_eq!(after.status.code(), Some(2));
+    let expected = "--overrun flight/sense@5: job 5 of flight/sense is released at 100ms, \
+                    not before the end of the run at 100ms: the run has only 5 job(s) of it, 0 to 4";
+    assert!(stderr(&after).contains(expected), "{}", stderr(&after));
+}
+
 /// `run --cores` follows `simulate --cores`: checked before anything runs.
 #[test]
 fn run_takes_cores_like_simulate() {

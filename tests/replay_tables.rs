@@ -30,7 +30,8 @@ impl Observer for Unwatched {
 
 /// The table policy's budgets per mode (what a replay checks each view against).
 fn budgets(plan: &Arc<TablePlan>) -> TableJobs {
-    let demands = Demands::new(plan, &DemandSpec::default()).expect("the default demands");
+    let demands =
+        Demands::new(plan, &DemandSpec::default(), plan.hyperperiod).expect("the default demands");
     TableJobs::new(Arc::clone(plan), demands)
 }
 
@@ -42,12 +43,13 @@ fn simulated(
     hyperperiods: u64,
 ) -> (Vec<Step>, Instant) {
     let plan = Arc::new(TablePlan::new(system, tables).expect("a valid table set"));
-    let mut jobs = TableJobs::new(Arc::clone(&plan), Demands::new(&plan, spec).unwrap());
-    let mut recorder = Recorder::new(TablePolicy::new(Arc::clone(&plan)));
     let config = SimConfig {
         duration: Duration::from_nanos(hyperperiods * plan.hyperperiod),
         ..SimConfig::default()
     };
+    let demands = Demands::new(&plan, spec, config.duration.as_nanos()).unwrap();
+    let mut jobs = TableJobs::new(Arc::clone(&plan), demands);
+    let mut recorder = Recorder::new(TablePolicy::new(Arc::clone(&plan)));
     let workload = plan.workload();
     simulate_observed(&workload, &mut recorder, &config, &mut jobs, &mut Unwatched)
         .expect("the simulation runs");

@@ -189,3 +189,38 @@ fn check_reports_a_broken_vm_file_with_positions() {
         "{text}"
     );
 }
+
+/// Guest tasks asking more than the host's cores get the warning a periodic workload gets: at
+/// the domain that alone overloads the host (4 × 0.9 = 3.6 on 2 cores, explicit VCPUs), else at
+/// the domains when only their sum does (2 × 1.8 = 3.6 under computed VCPUs).
+#[test]
+fn guest_utilization_over_the_cores_is_warned_where_it_is() {
+    let task =
+        |t: &str| format!("[[domains.tasks]]\nname = \"{t}\"\nwcet = \"9ms\"\nperiod = \"10ms\"\n");
+    let vcpu = "[[domains.vcpus]]\nbudget = \"10ms\"\nperiod = \"10ms\"\n";
+    let mut one = String::from("cores = 2\n[[domains]]\nname = \"x\"\nguest = \"gedf\"\n");
+    one.push_str(&vcpu.repeat(2));
+    one.extend(["a", "b", "c", "d"].map(task));
+    let mut two = String::from("cores = 2\n");
+    for d in ["x", "y"] {
+        two.push_str(&format!(
+            "[[domains]]\nname = \"{d}\"\nguest = \"gedf\"\nvcpus = \"auto\"\n"
+        ));
+        two.extend(["a", "b"].map(task));
+    }
+    let scratch = scratch("overload");
+    let (one_line, two_line) = (
+        one.lines().position(|l| l.starts_with("[[domains.tasks]]")),
+        two.lines().position(|l| l.starts_with("[[domains]]")),
+    );
+    for (file, source, expected) in [
+        ("one.toml", &one, format!("one.toml:{}:", one_line.unwrap() + 1) + "1: warning: domains[0].tasks: domain `x`'s utilization 3.600 exceeds the 2 core(s): deadlines will be missed under any policy"),
+        ("two.toml", &two, format!("two.toml:{}:", two_line.unwrap() + 1) + "1: warning: domains: total utilization 3.600 exceeds the 2 core(s): deadlines will be missed under any policy"),
+    ] {
+        std::fs::write(scratch.join(file), source).unwrap();
+        let out = kairos(&["check", scratch.join(file).to_str().unwrap()]);
+        let report = String::from_utf8_lossy(&out.stdout).replace(&format!("{}/", scratch.display()), "");
+        assert!(report.lines().any(|l| l == expected), "{expected}\nnot in\n{report}");
+        assert_eq!(out.status.code(), Some(0), "{report}");
+    }
+}

@@ -179,6 +179,19 @@ impl Decoder {
         }
     }
 
+    /// A name: a string that passes [`crate::names::name_problem`], else `None` with the
+    /// problem reported at the field, so a bad name reaches no later rule or message.
+    pub fn name(&mut self, node: &Node, path: &str) -> Option<String> {
+        let name = self.string(node, path)?;
+        match crate::names::name_problem(&name) {
+            Some(problem) => {
+                self.report(problem.at_path(path).at_position(node.position));
+                None
+            }
+            None => Some(name),
+        }
+    }
+
     /// A non-negative integer no larger than `max`.
     pub fn count(&mut self, node: &Node, path: &str, max: u64) -> Option<u64> {
         match &node.value {

@@ -24,6 +24,7 @@ pub mod managed_load;
 pub mod mc;
 pub mod mc_load;
 pub mod mcdag_xml;
+pub mod names;
 pub mod overheads;
 mod overheads_load;
 pub mod simso_xml;

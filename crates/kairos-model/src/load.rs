@@ -96,7 +96,7 @@ fn decode_workload(decoder: &mut Decoder, root: &Node) -> Option<DecodedParts> {
     }
     let name = decoder
         .field(entries, "name", "")
-        .and_then(|n| decoder.string(n, "name"));
+        .and_then(|n| decoder.name(n, "name"));
     let cores = decoder
         .required(
             entries,
@@ -162,7 +162,7 @@ pub(crate) fn decode_task(decoder: &mut Decoder, node: &Node, path: &str) -> Opt
     };
     let name = decoder
         .required(entries, "name", path, node.position, TASK_HINT)
-        .and_then(|n| decoder.string(n, &at("name")));
+        .and_then(|n| decoder.name(n, &at("name")));
     let mut duration = |key: &str, required: bool, zero: ZeroAllowed| -> Option<Option<_>> {
         let field = if required {
             decoder.required(entries, key, path, node.position, TASK_HINT)

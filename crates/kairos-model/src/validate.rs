@@ -184,17 +184,20 @@ fn duplicate_names(tasks: &[(usize, Task)], map: &SourceMap, out: &mut Diagnosti
 
 fn utilization(workload: &Workload, map: &SourceMap, out: &mut Diagnostics) {
     let total = workload.total_utilization();
-    if workload.cores > 0 && total > workload.cores as f64 {
-        out.push(
-            Diagnostic::warning(format!(
-                "total utilization {total:.3} exceeds the {} core(s): deadlines will be missed under any policy",
-                workload.cores
-            ))
-            .at_path("tasks")
-            .at_position(map.get("tasks"))
-            .with_hint("add cores or lower wcets"),
-        );
+    if let Some(warning) = overload("total", total, workload.cores) {
+        out.push(warning.at_path("tasks").at_position(map.get("tasks")));
     }
+}
+
+/// The warning for tasks asking more than `cores` can give (`whose` utilization `total`), for
+/// the caller to locate: a periodic workload's, a VM system's, one VM domain's.
+pub(crate) fn overload(whose: &str, total: f64, cores: usize) -> Option<Diagnostic> {
+    (cores > 0 && total > cores as f64).then(|| {
+        Diagnostic::warning(format!(
+            "{whose} utilization {total:.3} exceeds the {cores} core(s): deadlines will be missed under any policy"
+        ))
+        .with_hint("add cores or lower wcets")
+    })
 }
 
 /// The warning for a hyper-period beyond 64-bit nanoseconds. It matters only to a simulation

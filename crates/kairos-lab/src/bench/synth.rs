@@ -11,6 +11,7 @@
 //! Import and checking are not timed: they are the same for every policy and are reported by
 //! `kairos check`.
 
+use crate::text::Column;
 use kairos_mc::{synthesize, SynthOptions, Synthesis};
 use kairos_model::McSystem;
 use serde::Serialize;
@@ -85,16 +86,22 @@ fn hyperperiod_slots(system: &McSystem) -> u64 {
 /// The figures in text, as `kairos bench synth` prints them.
 pub fn table(rows: &[FileTimes], policy: &str) -> String {
     use std::fmt::Write;
-    let width = rows.iter().map(|r| r.file.len()).max().unwrap_or(0).max(4);
+    let file = Column::fitting(4, rows.iter().map(|r| r.file.as_str()));
     let mut out = format!(
-        "{:<width$} {:>9} {:>7} {:>9} {:>10} {:>10} {:>10}  outcome\n",
-        "file", "slots", "jobs", "intervals", "first ms", "warm ms", "warm min"
+        "{} {:>9} {:>7} {:>9} {:>10} {:>10} {:>10}  outcome\n",
+        file.left("file"),
+        "slots",
+        "jobs",
+        "intervals",
+        "first ms",
+        "warm ms",
+        "warm min"
     );
     for r in rows {
         let _ = writeln!(
             out,
-            "{:<width$} {:>9} {:>7} {:>9} {:>10.3} {:>10.3} {:>10.3}  {}",
-            r.file,
+            "{} {:>9} {:>7} {:>9} {:>10.3} {:>10.3} {:>10.3}  {}",
+            file.left(&r.file),
             r.slots,
             r.jobs,
             r.intervals,

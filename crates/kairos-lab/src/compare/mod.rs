@@ -16,7 +16,7 @@
 //!   of (part, outcome) of their `part_end` events: an optional part completed, cut or skipped
 //!   alike).
 
-use crate::text::human_ns;
+use crate::text::{human_ns, Column};
 use crate::{Failure, Notify};
 use kairos_model::Part;
 use kairos_model::{Duration, Workload};
@@ -267,6 +267,9 @@ fn job_times(trace: &Trace) -> BTreeMap<(usize, u64), JobTimes> {
     views
 }
 
+/// The job column of the comparison: its rows are not known before they are made.
+const JOB: Column = Column::fixed(14);
+
 /// The job-by-job comparison of a measured and a simulated trace.
 pub fn job_by_job(workload: &Workload, measured: &Trace, simulated: &Trace) -> String {
     let sim = job_times(simulated);
@@ -275,8 +278,14 @@ pub fn job_by_job(workload: &Workload, measured: &Trace, simulated: &Trace) -> S
     let mut out =
         String::from("\nmeasured vs simulated, job by job (times from the run's start):\n");
     out.push_str(&format!(
-        "{:<14} {:>10} {:>11} {:>11} {:>11} {:>11} {:>8}\n",
-        "job", "release", "start sim", "start real", "resp sim", "resp real", "miss s/r"
+        "{} {:>10} {:>11} {:>11} {:>11} {:>11} {:>8}\n",
+        JOB.left("job"),
+        "release",
+        "start sim",
+        "start real",
+        "resp sim",
+        "resp real",
+        "miss s/r"
     ));
     let show = |t: Option<u64>| t.map_or("-".to_string(), human_ns);
     let (mut start_diffs, mut misses_sim, mut misses_real) = (Vec::new(), 0, 0);
@@ -290,8 +299,8 @@ pub fn job_by_job(workload: &Workload, measured: &Trace, simulated: &Trace) -> S
         if row < COMPARE_ROWS {
             let name = workload.tasks.get(task).map_or("?", |t| t.name.as_str());
             out.push_str(&format!(
-                "{:<14} {:>10} {:>11} {:>11} {:>11} {:>11} {:>8}\n",
-                format!("{name}#{job}"),
+                "{} {:>10} {:>11} {:>11} {:>11} {:>11} {:>8}\n",
+                JOB.left(&format!("{name}#{job}")),
                 human_ns(r.release),
                 show(s.start),
                 show(r.start),

@@ -2,6 +2,7 @@
 //! `results.csv` table, the text table and the `--json` summary.
 
 use super::resume::Point;
+use crate::text::Column;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -131,19 +132,17 @@ pub fn csv(results: &[PointResult], labels: &[String]) -> String {
 
 /// Acceptance ratios, one row per point, one column per method.
 pub fn summary_table(results: &[PointResult], labels: &[String]) -> String {
-    let width = labels.iter().map(String::len).max().unwrap_or(6).max(6);
+    let column = Column::fitting(6, labels.iter().map(String::as_str));
     let mut out = format!("{:>8}", "U");
     for label in labels {
-        out.push_str(&format!(" {label:>width$}"));
+        out.push_str(&format!(" {}", column.right(label)));
     }
     out.push('\n');
     for p in results {
         out.push_str(&format!("{:>8}", p.utilization));
         for accepted in &p.accepted {
-            out.push_str(&format!(
-                " {:>width$.3}",
-                *accepted as f64 / p.samples as f64
-            ));
+            let ratio = *accepted as f64 / p.samples as f64;
+            out.push_str(&format!(" {}", column.right(&format!("{ratio:.3}"))));
         }
         out.push('\n');
     }

@@ -17,9 +17,10 @@ pub struct Inputs<'a> {
     pub gantt_window: (Instant, Instant),
 }
 
-/// Text made safe inside HTML and SVG.
+/// Text made safe inside HTML and SVG, without the characters XML forbids.
 pub fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
+    kairos_model::names::xml_safe(text)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")

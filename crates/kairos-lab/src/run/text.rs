@@ -2,7 +2,7 @@
 //! misses by cause and the time lost per core, the measured latency histograms and every
 //! task's release latency and response time.
 
-use crate::text::human_ns;
+use crate::text::{human_ns, Column};
 use kairos_model::Workload;
 use kairos_rt::attribution::{Cause, SlackFrom};
 use kairos_rt::measure::{RunResult, Summary};
@@ -55,9 +55,10 @@ pub fn summary(workload: &Workload, r: &RunResult) -> String {
     for (name, h) in &r.histograms {
         out.push_str(&format!("{name:<34} {}\n", h.summary.display_us()));
     }
+    let task = Column::fitting(12, r.tasks.iter().map(|t| t.task.as_str()));
     out.push_str(&format!(
-        "{:<12} {:>8} {:>9} {:>7} {:>12} {:>12} {:>12} {:>12}\n",
-        "task",
+        "{} {:>8} {:>9} {:>7} {:>12} {:>12} {:>12} {:>12}\n",
+        task.left("task"),
         "released",
         "completed",
         "misses",
@@ -68,8 +69,8 @@ pub fn summary(workload: &Workload, r: &RunResult) -> String {
     ));
     for t in &r.tasks {
         out.push_str(&format!(
-            "{:<12} {:>8} {:>9} {:>7} {:>12} {:>12} {:>12} {:>12}\n",
-            t.task,
+            "{} {:>8} {:>9} {:>7} {:>12} {:>12} {:>12} {:>12}\n",
+            task.left(&t.task),
             t.jobs_released,
             t.jobs_completed,
             t.deadline_misses,

@@ -6,7 +6,7 @@
 use super::periodic::on_dispatcher;
 use super::{finish, Dispatch, Extra, Request, Run};
 use crate::error::refuse;
-use crate::text::human_ns;
+use crate::text::{human_ns, Column};
 use crate::vm::prepare;
 use crate::{Failure, Notify};
 use kairos_model::VmSystem;
@@ -131,17 +131,23 @@ fn extra(measured: &Figures, simulated: Option<&Figures>) -> Extra {
 
 fn table(title: &str, f: &Figures) -> String {
     let mut out = format!("\n{title}:\n");
+    let domain = Column::fitting(14, f.domains.iter().map(|d| d.domain.as_str()));
     for d in &f.domains {
         out.push_str(&format!(
-            "  domain {:<14} {:<5} released {:>6}, misses {:>5} ({:.4})\n",
-            d.domain, d.guest, d.jobs_released, d.deadline_misses, d.miss_ratio
+            "  domain {} {:<5} released {:>6}, misses {:>5} ({:.4})\n",
+            domain.left(&d.domain),
+            d.guest,
+            d.jobs_released,
+            d.deadline_misses,
+            d.miss_ratio
         ));
     }
+    let vcpu = Column::fitting(18, f.vcpus.iter().map(|v| v.server.name.as_str()));
     for v in &f.vcpus {
         let s = &v.server;
         out.push_str(&format!(
-            "  vcpu {:<18} budget used {:>12}, supply {:>12}, {} exhaustion(s), {} back-to-back of {} periods\n",
-            s.name,
+            "  vcpu {} budget used {:>12}, supply {:>12}, {} exhaustion(s), {} back-to-back of {} periods\n",
+            vcpu.left(&s.name),
             human_ns(s.budget_used_ns),
             human_ns(s.supply_ns),
             s.exhaustions,

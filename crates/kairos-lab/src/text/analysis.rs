@@ -49,7 +49,11 @@ fn skipped_lines(skipped: &[Skipped]) -> String {
 /// One row per test: the verdict (and the overhead-aware one, if any) and its evidence
 /// (response times, the failing task, or the mapping of tasks to cores).
 fn verdict_table(workload: &Workload, analysis: &Analysis) -> String {
-    let names: Vec<&str> = workload.tasks.iter().map(|t| t.name.as_str()).collect();
+    // The details list every task: each name elided as in the tables keeps a row readable.
+    let elided: Vec<String> = (workload.tasks.iter())
+        .map(|t| super::elide(&t.name, super::MAX_COLUMN))
+        .collect();
+    let names: Vec<&str> = elided.iter().map(String::as_str).collect();
     let imprecise: Vec<bool> = workload
         .tasks
         .iter()

@@ -2,6 +2,7 @@
 
 mod analysis;
 mod analysis_overheads;
+mod column;
 mod partition;
 mod synth_overheads;
 mod tables;
@@ -10,6 +11,7 @@ mod vm;
 
 pub use analysis::analysis;
 pub use analysis_overheads::{charged, vm_overheads};
+pub use column::{elide, Column, MAX_COLUMN};
 pub use partition::partition;
 pub use synth_overheads::synth_overheads;
 pub use tables::table_summary;
@@ -72,21 +74,15 @@ pub fn metrics_table(workload: &Workload, m: &Metrics) -> String {
 /// The optional parts of imprecise tasks (policies that run parts): time asked and executed,
 /// how the parts ended, and the QoS (executed / requested).
 fn optional_table(m: &Metrics) -> String {
-    let width = m
-        .tasks
-        .iter()
-        .map(|t| t.name.len())
-        .max()
-        .unwrap_or(0)
-        .max(8);
+    let column = Column::fitting(8, m.tasks.iter().map(|t| t.name.as_str()));
     let row = |name: &str, o: &kairos_sim::OptionalMetrics| {
         let qos = match o.optional_requested_ns {
             0 => "-".to_string(),
             r => format!("{:.1}%", 100.0 * o.optional_executed_ns as f64 / r as f64),
         };
         format!(
-            "{:<width$} {:>11} {:>11} {:>9} {:>5} {:>7} {:>6}\n",
-            name,
+            "{} {:>11} {:>11} {:>9} {:>5} {:>7} {:>6}\n",
+            column.left(name),
             human_ns(o.optional_requested_ns),
             human_ns(o.optional_executed_ns),
             o.optional_completed,
@@ -96,8 +92,14 @@ fn optional_table(m: &Metrics) -> String {
         )
     };
     let mut out = format!(
-        "{:<width$} {:>11} {:>11} {:>9} {:>5} {:>7} {:>6}\n",
-        "optional", "requested", "executed", "completed", "cut", "skipped", "QoS"
+        "{} {:>11} {:>11} {:>9} {:>5} {:>7} {:>6}\n",
+        column.left("optional"),
+        "requested",
+        "executed",
+        "completed",
+        "cut",
+        "skipped",
+        "QoS"
     );
     for t in &m.tasks {
         if let Some(o) = &t.optional {
@@ -111,16 +113,10 @@ fn optional_table(m: &Metrics) -> String {
 }
 
 fn task_table(m: &Metrics) -> String {
-    let width = m
-        .tasks
-        .iter()
-        .map(|t| t.name.len())
-        .max()
-        .unwrap_or(4)
-        .max(4);
+    let column = Column::fitting(4, m.tasks.iter().map(|t| t.name.as_str()));
     let mut out = format!(
-        "{:<width$} {:>9} {:>9} {:>6} {:>7} {:>6} {:>11} {:>11} {:>11}\n",
-        "task",
+        "{} {:>9} {:>9} {:>6} {:>7} {:>6} {:>11} {:>11} {:>11}\n",
+        column.left("task"),
         "released",
         "completed",
         "misses",
@@ -132,8 +128,8 @@ fn task_table(m: &Metrics) -> String {
     );
     for t in &m.tasks {
         out.push_str(&format!(
-            "{:<width$} {:>9} {:>9} {:>6} {:>7} {:>6} {:>11} {:>11} {:>11}\n",
-            t.name,
+            "{} {:>9} {:>9} {:>6} {:>7} {:>6} {:>11} {:>11} {:>11}\n",
+            column.left(&t.name),
             t.jobs_released,
             t.jobs_completed,
             t.deadline_misses,

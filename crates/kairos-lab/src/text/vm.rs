@@ -1,7 +1,7 @@
 //! VM systems in text: the compositional analysis (interfaces, VCPUs, the VMM verdict) and the
 //! per-domain and per-VCPU tables of a simulation.
 
-use super::human_ns;
+use super::{human_ns, Column};
 use crate::vm::vmm_name;
 use kairos_analysis::csa::CsaReport;
 use kairos_model::VmSystem;
@@ -9,25 +9,43 @@ use kairos_sim::vm::VmMetrics;
 
 /// The per-domain and per-VCPU tables of the text report.
 pub fn vm_tables(m: &VmMetrics) -> String {
+    let domain = Column::fitting(16, m.domains.iter().map(|d| d.domain.as_str()));
     let mut out = format!(
-        "{:<16} {:<6} {:>9} {:>10} {:>7} {:>10}\n",
-        "domain", "guest", "released", "completed", "misses", "miss ratio"
+        "{} {:<6} {:>9} {:>10} {:>7} {:>10}\n",
+        domain.left("domain"),
+        "guest",
+        "released",
+        "completed",
+        "misses",
+        "miss ratio"
     );
     for d in &m.domains {
         out.push_str(&format!(
-            "{:<16} {:<6} {:>9} {:>10} {:>7} {:>10.4}\n",
-            d.domain, d.guest, d.jobs_released, d.jobs_completed, d.deadline_misses, d.miss_ratio
+            "{} {:<6} {:>9} {:>10} {:>7} {:>10.4}\n",
+            domain.left(&d.domain),
+            d.guest,
+            d.jobs_released,
+            d.jobs_completed,
+            d.deadline_misses,
+            d.miss_ratio
         ));
     }
+    let vcpu = Column::fitting(20, m.vcpus.iter().map(|v| v.server.name.as_str()));
     out.push_str(&format!(
-        "\n{:<20} {:>16} {:>8} {:>12} {:>11} {:>12} {:>12}\n",
-        "vcpu", "budget/period", "periods", "back-to-back", "exhaustions", "budget used", "supply"
+        "\n{} {:>16} {:>8} {:>12} {:>11} {:>12} {:>12}\n",
+        vcpu.left("vcpu"),
+        "budget/period",
+        "periods",
+        "back-to-back",
+        "exhaustions",
+        "budget used",
+        "supply"
     ));
     for v in &m.vcpus {
         let s = &v.server;
         out.push_str(&format!(
-            "{:<20} {:>16} {:>8} {:>12} {:>11} {:>12} {:>12}\n",
-            s.name,
+            "{} {:>16} {:>8} {:>12} {:>11} {:>12} {:>12}\n",
+            vcpu.left(&s.name),
             format!("{}/{}", human_ns(v.budget_ns), human_ns(v.period_ns)),
             s.replenishments,
             s.back_to_back,

@@ -38,7 +38,7 @@ pub(super) fn system(
     decoder.reject_unknown_keys(entries, &MANAGED_TOP_LEVEL_KEYS, "");
     let name = decoder
         .field(entries, "name", "")
-        .and_then(|n| decoder.string(n, "name"));
+        .and_then(|n| decoder.name(n, "name"));
     let cores = decoder
         .required(
             entries,
@@ -125,7 +125,9 @@ fn rt_task(decoder: &mut Decoder, node: &Node) -> Option<RtTask> {
         d.required(entries, key, "rt", node.position, RT_HINT)
             .and_then(|n| d.string(n, &format!("rt.{key}")))
     };
-    let name = text(decoder, "name");
+    let name = decoder
+        .required(entries, "name", "rt", node.position, RT_HINT)
+        .and_then(|n| decoder.name(n, "rt.name"));
     let work = text(decoder, "work");
     let core = core(decoder, entries, "rt", node);
     let duration = |d: &mut Decoder, key: &str| {
@@ -230,7 +232,7 @@ fn best_effort(decoder: &mut Decoder, node: &Node, path: &str) -> Option<BestEff
             node.position,
             "name the program: name = \"build\"",
         )
-        .and_then(|n| decoder.string(n, &format!("{path}.name")));
+        .and_then(|n| decoder.name(n, &format!("{path}.name")));
     let core = core(decoder, entries, path, node);
     let command = decoder
         .field(entries, "command", path)

@@ -21,7 +21,7 @@ pub(super) fn decode_system(decoder: &mut Decoder, root: &Node) -> Option<System
     decoder.reject_unknown_keys(&others, &MC_TOP_LEVEL_KEYS, "");
     let name = decoder
         .field(entries, "name", "")
-        .and_then(|n| decoder.string(n, "name"));
+        .and_then(|n| decoder.name(n, "name"));
     let cores = decoder
         .required(
             entries,
@@ -107,7 +107,7 @@ pub(super) fn decode_levels(decoder: &mut Decoder, node: &Node) -> Option<Vec<Lo
         .enumerate()
         .map(|(i, item)| {
             let path = format!("levels[{i}]");
-            let name = decoder.string(item, &path)?;
+            let name = decoder.name(item, &path)?;
             Some((name, Loc::new(path, item.position)))
         })
         .collect();
@@ -122,7 +122,7 @@ pub(super) fn decode_dag(decoder: &mut Decoder, node: &Node, path: &str) -> Opti
         .required(entries, "name", path, node.position, DAG_HINT)
         .and_then(|n| {
             Some((
-                decoder.string(n, &at("name"))?,
+                decoder.name(n, &at("name"))?,
                 Loc::new(at("name"), n.position),
             ))
         });
@@ -265,7 +265,7 @@ pub(super) fn decode_task(decoder: &mut Decoder, node: &Node, path: &str) -> Opt
         .required(entries, "name", path, node.position, TASK_HINT)
         .and_then(|n| {
             Some((
-                decoder.string(n, &at("name"))?,
+                decoder.name(n, &at("name"))?,
                 Loc::new(at("name"), n.position),
             ))
         });

@@ -124,9 +124,7 @@ impl Reader<'_> {
 
     fn dag(&mut self, node: Node<'_, '_>, path: &str) -> Option<PendingDag> {
         let loc = self.at(node, path);
-        let name = self
-            .required_attr(node, "name", path)
-            .map(|n| (n.to_string(), self.attr_loc(node, "name", path)));
+        let name = self.name_attr(node, path);
         let deadline_loc = self.attr_loc(node, "deadline", path);
         let deadline = self
             .required_attr(node, "deadline", path)
@@ -203,9 +201,7 @@ impl Reader<'_> {
 
     fn actor(&mut self, node: Node<'_, '_>, path: &str) -> Option<PendingActor> {
         let loc = self.at(node, path);
-        let name = self
-            .required_attr(node, "name", path)
-            .map(|n| (n.to_string(), self.attr_loc(node, "name", path)));
+        let name = self.name_attr(node, path);
         let mut wcets = Vec::new();
         let mut complete = name.is_some();
         for child in node.children().filter(Node::is_element) {

@@ -157,6 +157,19 @@ impl Reader<'_> {
         value
     }
 
+    /// The required `name` attribute, checked as every name is ([`crate::names`]).
+    fn name_attr(&mut self, node: Node<'_, '_>, path: &str) -> Option<(String, Loc)> {
+        let name = self.required_attr(node, "name", path)?;
+        let loc = self.attr_loc(node, "name", path);
+        match crate::names::name_problem(name) {
+            Some(problem) => {
+                self.out.push(loc.put(problem));
+                None
+            }
+            None => Some((name.to_string(), loc)),
+        }
+    }
+
     /// A whole number no larger than `max` in `text`, reported at `loc`.
     fn whole(&mut self, text: &str, what: &str, loc: &Loc, max: u64) -> Option<u64> {
         match text.trim().parse::<u64>() {

@@ -73,7 +73,9 @@ fn escape(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("&#{};", c as u32)),
+            // A reference to a character XML forbids is itself forbidden (XML 1.0, section 4.1).
+            '\t' | '\n' | '\r' => out.push_str(&format!("&#{};", c as u32)),
+            c if !crate::names::is_xml_char(c) => {}
             c => out.push(c),
         }
     }

@@ -23,7 +23,7 @@ pub(super) fn system(decoder: &mut Decoder, root: &Node) -> Option<VmSystem> {
     decoder.reject_unknown_keys(entries, &VM_TOP_LEVEL_KEYS, "");
     let name = decoder
         .field(entries, "name", "")
-        .and_then(|n| decoder.string(n, "name"));
+        .and_then(|n| decoder.name(n, "name"));
     let cores = decoder
         .required(
             entries,
@@ -161,7 +161,7 @@ fn domain(decoder: &mut Decoder, node: &Node, path: &str) -> Option<Domain> {
     let hint = "every domain needs a name, a guest scheduler and [[domains.tasks]]";
     let name = decoder
         .required(entries, "name", path, node.position, hint)
-        .and_then(|n| decoder.string(n, &format!("{path}.name")));
+        .and_then(|n| decoder.name(n, &format!("{path}.name")));
     let guest = decoder
         .required(entries, "guest", path, node.position, hint)
         .and_then(|_| {
@@ -281,7 +281,7 @@ fn vcpu(decoder: &mut Decoder, node: &Node, path: &str, index: usize) -> Option<
     decoder.reject_unknown_keys(entries, &VCPU_KEYS, path);
     let hint = "a VCPU needs a budget and a period: budget = \"4ms\", period = \"10ms\"";
     let name = match decoder.field(entries, "name", path) {
-        Some(n) => decoder.string(n, &format!("{path}.name")),
+        Some(n) => decoder.name(n, &format!("{path}.name")),
         None => Some(format!("v{index}")),
     };
     let mut duration = |key: &str| {

@@ -2,7 +2,7 @@
 
 use crate::decode::SourceMap;
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::validate::task_rules;
+use crate::validate::{overload, task_rules};
 use crate::vm::{Domain, VmSystem, VmmScheduler, DEFAULT_WEIGHT};
 use std::collections::HashMap;
 
@@ -39,7 +39,8 @@ pub(super) fn apply(system: &VmSystem, map: &SourceMap, out: &mut Diagnostics) {
             .with_hint("remove quantum, or use rt-global or rt-partition"),
         ));
     }
-    overload(system, map, out);
+    vcpu_overload(system, map, out);
+    task_overload(system, map, out);
 }
 
 fn domain_rules(
@@ -209,8 +210,31 @@ fn task_placement(domain: &Domain, path: &str, map: &SourceMap, out: &mut Diagno
     }
 }
 
+/// Guest tasks asking for more than the host's cores, as a periodic workload's are warned: a
+/// domain that alone does at its tasks, else the whole system at its domains.
+fn task_overload(system: &VmSystem, map: &SourceMap, out: &mut Diagnostics) {
+    let utilization = |d: &Domain| d.tasks.iter().map(|t| t.utilization()).sum::<f64>();
+    let mut warned = false;
+    for (i, domain) in system.domains.iter().enumerate() {
+        let whose = format!("domain `{}`'s", domain.name);
+        if let Some(warning) = overload(&whose, utilization(domain), system.cores) {
+            let path = format!("domains[{i}].tasks");
+            let position = map.get(&path).or(map.get(&format!("domains[{i}].name")));
+            out.push(warning.at_position(position).at_path(path));
+            warned = true;
+        }
+    }
+    let total = system.domains.iter().map(utilization).sum();
+    match overload("total", total, system.cores) {
+        Some(warning) if !warned => {
+            out.push(warning.at_position(map.get("domains")).at_path("domains"))
+        }
+        _ => {}
+    }
+}
+
 /// Explicit VCPUs asking for more than the host has: deadlines will be missed.
-fn overload(system: &VmSystem, map: &SourceMap, out: &mut Diagnostics) {
+fn vcpu_overload(system: &VmSystem, map: &SourceMap, out: &mut Diagnostics) {
     let total: f64 = (system.domains.iter())
         .filter_map(|d| d.vcpus.as_ref())
         .flatten()

@@ -109,7 +109,7 @@ pub fn job_demands(
     spec: &DemandSpec,
     duration: u64,
 ) -> Result<Vec<Vec<u64>>, TableError> {
-    let mut demands = Demands::new(plan, spec)?;
+    let mut demands = Demands::new(plan, spec, duration)?;
     let mut work: Vec<Vec<u64>> = vec![Vec::new(); plan.tasks.len()];
     let (mut base, mut generation) = (0u64, 0u64);
     while base < duration {
@@ -140,7 +140,10 @@ pub struct Demands {
 }
 
 impl Demands {
-    pub fn new(plan: &TablePlan, spec: &DemandSpec) -> Result<Demands, TableError> {
+    /// The draws for a run of `horizon` ns from time 0; an injected overrun must name a task of
+    /// the plan, a level it has, and a job released before the horizon (a later one would never
+    /// happen, silently).
+    pub fn new(plan: &TablePlan, spec: &DemandSpec, horizon: u64) -> Result<Demands, TableError> {
         let probability = spec.overrun_probability;
         if !(0.0..=1.0).contains(&probability) {
             return Err(TableError::Config(format!(
@@ -157,7 +160,7 @@ impl Demands {
         let injected = spec
             .overruns
             .iter()
-            .map(|overrun| resolve(plan, overrun))
+            .map(|overrun| resolve(plan, overrun, horizon))
             .collect::<Result<_, _>>()?;
         Ok(Demands {
             rng: ChaCha8Rng::seed_from_u64(spec.seed),
@@ -186,6 +189,26 @@ impl Demands {
     }
 }
 
+/// Why job `overrun.job` (released at `job * period`) is not in a run of `horizon` ns.
+fn past_horizon(overrun: &Overrun, period: u64, horizon: u64) -> Option<String> {
+    let release = overrun.job.checked_mul(period);
+    if release.is_some_and(|r| r < horizon) {
+        return None;
+    }
+    let at = release.map_or("beyond 64-bit nanoseconds".into(), |r| {
+        Duration::from_nanos(r).to_string()
+    });
+    let jobs = horizon.div_ceil(period);
+    Some(format!(
+        "job {} of {} is released at {at}, not before the end of the run at {}: \
+         the run has only {jobs} job(s) of it, 0 to {}",
+        overrun.job,
+        overrun.task,
+        Duration::from_nanos(horizon),
+        jobs.saturating_sub(1)
+    ))
+}
+
 /// "no task ...", with the closest task name when the name looks like a typo.
 fn unknown_task(plan: &TablePlan, name: &str) -> String {
     let names: Vec<&str> = plan.tasks.iter().map(|t| t.name.as_str()).collect();
@@ -196,13 +219,21 @@ fn unknown_task(plan: &TablePlan, name: &str) -> String {
 }
 
 /// `(task index, job)` and the work in ns of one injected overrun.
-fn resolve(plan: &TablePlan, overrun: &Overrun) -> Result<((usize, u64), u64), TableError> {
+fn resolve(
+    plan: &TablePlan,
+    overrun: &Overrun,
+    horizon: u64,
+) -> Result<((usize, u64), u64), TableError> {
     let bad = |what: String| TableError::Overrun(format!("{overrun}: {what}"));
     let task = plan
         .tasks
         .iter()
         .position(|t| t.name == overrun.task)
         .ok_or_else(|| bad(unknown_task(plan, &overrun.task)))?;
+    let period = plan.dags[plan.tasks[task].dag].period;
+    if let Some(late) = past_horizon(overrun, period, horizon) {
+        return Err(bad(late));
+    }
     let wcet = &plan.tasks[task].wcet;
     let work = match &overrun.demand {
         OverrunDemand::OwnLevel => wcet[wcet.len() - 1],

@@ -26,7 +26,7 @@ pub enum TableError {
     System(String),
     #[error("the tables do not fit the system: {0}")]
     Tables(String),
-    #[error("bad overrun {0}")]
+    #[error("bad --overrun {0}")]
     Overrun(String),
     #[error("bad configuration: {0}")]
     Config(String),

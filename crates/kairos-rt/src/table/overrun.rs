@@ -32,26 +32,13 @@ pub fn demands(
             "work fraction {fraction} is not in (0, 1]"
         )));
     }
-    for spec in &config.overruns {
-        let task = plan.tasks.iter().position(|t| t.name == spec.task);
-        if let Some(task) = task {
-            let period = plan.dags[plan.tasks[task].dag].period;
-            let jobs = duration / period;
-            if spec.job >= jobs {
-                return Err(RunError::Invalid(format!(
-                    "--overrun {spec}: the run has only {jobs} job(s) of {}",
-                    spec.task
-                )));
-            }
-        }
-    }
     let spec = DemandSpec {
         overruns: config.overruns.clone(),
         overrun_probability: config.overrun_probability,
         seed: config.seed,
         execution_times: config.execution_times,
     };
-    Demands::new(plan, &spec).map_err(|e| RunError::Invalid(e.to_string()))
+    Demands::new(plan, &spec, duration).map_err(|e| RunError::Invalid(e.to_string()))
 }
 
 #[cfg(test)]

@@ -72,10 +72,10 @@ pub fn simulate_tables(
     config: &TableSimConfig,
 ) -> Result<TableSimOutcome, TableError> {
     let plan = Arc::new(TablePlan::new(system, tables)?);
-    let demands = Demands::new(&plan, &config.demand_spec())?;
     let duration = config
         .duration
         .unwrap_or(Duration::from_nanos(plan.hyperperiod));
+    let demands = Demands::new(&plan, &config.demand_spec(), duration.as_nanos())?;
     let workload = plan.workload();
     let mut jobs = TableJobs::new(Arc::clone(&plan), demands);
     let mut observer = observe::TableObserver::new(&plan, duration);

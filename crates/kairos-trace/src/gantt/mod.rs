@@ -122,17 +122,20 @@ struct View {
     rows: RowsBy,
 }
 
-/// The whole SVG around `body`, whose content ends at `bottom`.
+/// The whole SVG around `body`, whose content ends at `bottom`. The `svg` crate escapes markup
+/// but passes characters XML forbids (a name's control character), which would make the file
+/// unreadable: they are dropped here, whatever let them through.
 fn document(body: Group, bottom: f64) -> String {
     let (width, height) = (LABEL_WIDTH + PLOT_WIDTH + MARGIN, bottom + MARGIN);
-    Document::new()
+    let svg = Document::new()
         .set("width", width)
         .set("height", height)
         .set("viewBox", (0, 0, width, height))
         .add(definitions())
         .add(rect("background", (0.0, 0.0), (width, height), "white"))
         .add(body)
-        .to_string()
+        .to_string();
+    kairos_model::names::xml_safe(&svg).into_owned()
 }
 
 /// Caption, notes and chart of one trace, starting at `top`; returns them and their height.

@@ -312,3 +312,32 @@ fn task_rows_show_releases_and_deadlines() {
 
 mod modes;
 use modes::mode_trace;
+
+/// Names reach the chart from anywhere (a file, a library caller): whatever they hold, the SVG
+/// has only characters XML allows, and the rest of each name is kept.
+#[test]
+fn characters_xml_forbids_never_reach_the_svg() {
+    let mut trace = sample_trace();
+    trace.task_names = vec!["ct\0rl".into(), "l\u{1}og".into(), "vid\u{FFFF}eo\t".into()];
+    let title = Some("ti\u{1b}tle".to_string());
+    for rows in [RowsBy::Cores, RowsBy::Tasks] {
+        let options = GanttOptions {
+            title: title.clone(),
+            rows,
+            ..GanttOptions::default()
+        };
+        let svg = render_svg(&trace, &options);
+        let bad: Vec<char> = svg
+            .chars()
+            .filter(|&c| !kairos_model::names::is_xml_char(c))
+            .collect();
+        assert!(bad.is_empty(), "{bad:?} in the SVG");
+        let shown = texts(&svg);
+        for name in ["ctrl", "title"] {
+            assert!(
+                shown.iter().any(|t| t.contains(name)),
+                "{name} not in {shown:?}"
+            );
+        }
+    }
+}

@@ -9,7 +9,7 @@ use super::studied::Studied;
 use crate::error::write_output;
 use crate::experiment::{self, Finished};
 use crate::plot::trimmed;
-use crate::text::charged;
+use crate::text::{charged, Column};
 use crate::Failure;
 use kairos_analysis::overheads::{Charges, Quantile};
 use serde::Serialize;
@@ -181,13 +181,13 @@ fn text(study: &Study, summary: &Summary) -> String {
         ));
         let shown = || COLUMNS.iter().filter_map(|c| Some((c.1?, c.2)));
         for (header, _) in shown() {
-            out.push_str(&format!("{header:>w$}", w = width(header)));
+            out.push_str(&width(header).right(header));
         }
         out.push('\n');
         for (u, sums) in of(family, &summary.points) {
             out.push_str(&format!("{:<6}", trimmed(u)));
             for (header, value) in shown() {
-                out.push_str(&format!("{:>w$}", value(sums), w = width(header)));
+                out.push_str(&width(header).right(&value(sums).to_string()));
             }
             out.push('\n');
         }
@@ -200,8 +200,9 @@ fn text(study: &Study, summary: &Summary) -> String {
 }
 
 /// A column's width: its header's, at least 6, and a space before.
-fn width(header: &str) -> usize {
-    header.len().max(6) + 1
+/// A column one wider than its header (at least 6), so that cells stay one space apart.
+fn width(header: &str) -> Column {
+    Column::fixed(header.chars().count().max(6) + 1)
 }
 
 /// What one family's runs say: the utilization the overheads cost (`first`: the study's first

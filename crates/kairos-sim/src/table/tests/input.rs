@@ -119,3 +119,40 @@ fn metrics_serialize_with_level_keys_in_order() {
     let text = serde_json::to_string(&outcome.metrics.time_in_mode_ns).unwrap();
     assert_eq!(text, r#"{"LO":2,"HI":8}"#);
 }
+
+/// g's jobs are released every 10 ns: in a run of 25 ns, jobs 0, 1 and 2 (at 0, 10, 20); job 3
+/// (at 30) would never be released, so naming it is an error, not a silent no-op. Without a
+/// duration the run is one hyper-period (10 ns): job 0 only.
+#[test]
+fn an_overrun_after_the_end_of_the_run_is_an_error() {
+    let (system, tables) = two_levels();
+    let within = |duration: Option<u64>, overrun: &str| TableSimConfig {
+        duration: duration.map(Duration::from_nanos),
+        ..traced(&[overrun])
+    };
+    assert!(simulate_tables(&system, &tables, &within(Some(25), "g/a@2")).is_ok());
+    let error = simulate_tables(&system, &tables, &within(Some(25), "g/a@3"))
+        .unwrap_err()
+        .to_string();
+    for part in [
+        "--overrun g/a@3",
+        "released at 30ns",
+        "end of the run at 25ns",
+        "0 to 2",
+    ] {
+        assert!(error.contains(part), "{part:?} not in {error}");
+    }
+    assert!(simulate_tables(&system, &tables, &within(None, "g/a@0")).is_ok());
+    let error = simulate_tables(&system, &tables, &within(None, "g/a@1"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("at 10ns: the run has only 1 job(s)"),
+        "{error}"
+    );
+    let huge = within(Some(25), &format!("g/a@{}", u64::MAX));
+    let error = simulate_tables(&system, &tables, &huge)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("beyond 64-bit nanoseconds"), "{error}");
+}
