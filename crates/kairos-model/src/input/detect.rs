@@ -2,7 +2,8 @@
 //! keys of its top level (the table in [`super`]).
 
 use super::{format_of, refusal, InputKind};
-use crate::diagnostics::{Diagnostic, Position};
+use crate::diagnostics::Diagnostic;
+use crate::positions::position_of;
 use crate::document::{self, Entry, Node, Value};
 use std::path::Path;
 
@@ -109,7 +110,7 @@ fn xml_kind(source: &str) -> Result<InputKind, Diagnostic> {
         "simulation" => Ok(InputKind::SimsoXml),
         other => Err(refusal(
             format!("the root element is <{other}>"),
-            Some(Position::of_offset(source, offset)),
+            Some(position_of(source, offset)),
             hint,
         )),
     }
