@@ -149,7 +149,11 @@ fn string_end(bytes: &[u8], at: usize) -> usize {
     let quote = bytes[at];
     let escapes = quote == b'"';
     let triple = [quote; 3];
-    let open = if bytes[at..].starts_with(&triple) { 3 } else { 1 };
+    let open = if bytes[at..].starts_with(&triple) {
+        3
+    } else {
+        1
+    };
     let mut i = at + open;
     while i < bytes.len() {
         match bytes[i] {

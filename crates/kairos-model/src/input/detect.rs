@@ -3,8 +3,8 @@
 
 use super::{format_of, refusal, InputKind};
 use crate::diagnostics::Diagnostic;
-use crate::positions::position_of;
 use crate::document::{self, Entry, Node, Value};
+use crate::positions::position_of;
 use std::path::Path;
 
 /// The top-level keys that make each kind of kairos file.

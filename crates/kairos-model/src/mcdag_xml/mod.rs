@@ -29,11 +29,11 @@
 
 use crate::decode::{MAX_CORES, MAX_DURATION, MAX_LEVELS};
 use crate::diagnostics::{Diagnostic, Diagnostics, Position};
-use crate::positions::LineIndex;
 use crate::mc::McSystem;
 use crate::mc_load::{
     apply_rules, finish, DagParts, EdgeParts, Loc, Located, McChecked, SystemParts, TaskParts,
 };
+use crate::positions::LineIndex;
 use crate::time::Duration;
 use crate::xml;
 use roxmltree::Node;

@@ -10,7 +10,9 @@ fn dotted(n: usize) -> String {
 /// Where `source` is refused as TOML, if it is refused for its nesting.
 fn refused_at(source: &str) -> Option<Position> {
     let diagnostics = parse(source, Format::Toml).err()?;
-    let d = diagnostics.iter().find(|d| d.message.contains("nest deeper"))?;
+    let d = diagnostics
+        .iter()
+        .find(|d| d.message.contains("nest deeper"))?;
     assert!(d.position.is_some(), "{d:?}");
     d.position
 }
@@ -49,7 +51,10 @@ fn arrays_and_inline_tables_are_refused_at_the_bracket_past_the_bound() {
         refused_at(&arrays(MAX_NESTING)),
         Some(Position { line: 1, column })
     );
-    assert_eq!(refused_at(&arrays(5000)), Some(Position { line: 1, column }));
+    assert_eq!(
+        refused_at(&arrays(5000)),
+        Some(Position { line: 1, column })
+    );
     let tables = |n: usize| format!("a = {}1{}\n", "{b = ".repeat(n), "}".repeat(n));
     assert!(parse(&tables(MAX_NESTING / 2 - 1), Format::Toml).is_ok());
     // `a` 1, then each `{b = ` two levels (the table and its key): the table that passes.

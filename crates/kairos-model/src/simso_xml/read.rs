@@ -262,7 +262,11 @@ impl Reader {
             Ok(time) => Some(time),
             Err(e) => {
                 let at = attribute_at(node, key).unwrap_or(node.range().start);
-                self.error(at, &format!("{path}.{key}"), format!("{key}=\"{text}\" ms: {e}"));
+                self.error(
+                    at,
+                    &format!("{path}.{key}"),
+                    format!("{key}=\"{text}\" ms: {e}"),
+                );
                 None
             }
         }

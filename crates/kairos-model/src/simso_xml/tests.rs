@@ -22,7 +22,12 @@ fn read(source: &str) -> SimsoChecked {
 /// The position of the `nth` (from 0) occurrence of `needle` in `source`, plus `skip`
 /// characters, counted by hand: lines before it, characters since its line's start.
 fn place(source: &str, needle: &str, nth: usize, skip: usize) -> Position {
-    let offset = source.match_indices(needle).nth(nth).expect("in the text").0 + skip;
+    let offset = source
+        .match_indices(needle)
+        .nth(nth)
+        .expect("in the text")
+        .0
+        + skip;
     let before = &source[..offset];
     let start = before.rfind('\n').map_or(0, |i| i + 1);
     Position {
