@@ -18,8 +18,7 @@ pub fn load_overheads(
     path: &std::path::Path,
 ) -> Result<kairos_model::Overheads, crate::args::Failure> {
     let source = read_text(path)?;
-    let format = kairos_model::Format::from_path(&path.to_string_lossy());
-    kairos_model::overheads_from_source(&source, format).map_err(|diagnostics| {
+    kairos_model::input::load_overheads(path, &source).map_err(|diagnostics| {
         let name = path.display().to_string();
         for d in diagnostics.iter() {
             eprintln!("{}", d.render(&name));

@@ -1,11 +1,11 @@
 //! `kairos import mcdag FILE.xml` and `kairos import simso FILE.xml`: another tool's system
 //! file converted to the kairos format (docs/import.md).
 
-use crate::args::{write_output, CommandResult, Failure};
-use crate::input::read_text;
+use crate::args::{write_output, CommandResult};
+use crate::input::load_for;
+use kairos_model::input::{Input, InputKind, LoadOptions};
 use kairos_model::mc_load::{to_json, to_toml};
-use kairos_model::mcdag_xml::{import_with, ImportOptions};
-use kairos_model::{simso_xml, Duration};
+use kairos_model::Duration;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -63,29 +63,19 @@ pub fn run(args: &Args) -> CommandResult {
 /// `kairos import simso`: the workload, checked like any kairos file, and the simulation that
 /// reproduces SimSo's run (policy and duration) on standard error.
 fn simso(args: &SimsoArgs) -> CommandResult {
-    let source = read_text(&args.file)?;
-    let name = args.file.display().to_string();
-    let import =
-        simso_xml::import_simso(&source).map_err(|e| Failure::bad_input(format!("{name}: {e}")))?;
-    let stem = args.file.file_stem().map_or("simso".into(), |n| {
-        n.to_string_lossy().replace(char::is_control, "?")
-    });
-    let text = simso_xml::to_toml(&import, &stem);
-    let checked = kairos_model::check_source(&text, kairos_model::Format::Toml);
-    for d in checked.diagnostics.iter() {
-        eprintln!("{}", d.render(&name));
-    }
-    if checked.workload.is_none() {
-        return Err(Failure::bad_input(format!(
-            "{name}: the imported workload has errors: nothing written"
-        )));
-    }
+    let kinds = [InputKind::SimsoXml];
+    let taken = load_for(&args.file, "import simso", &kinds, &LoadOptions::default())?;
+    let Input::Workload(workload) = taken.input else {
+        unreachable!("a SimSo configuration loads to a workload")
+    };
+    let import = taken.simso.expect("a SimSo configuration carries its run");
+    let text = &import.toml;
     if let (true, Some(path)) = (args.json, &args.out) {
-        write_output(path, &text)?;
+        write_output(path, text)?;
         crate::args::print_json(&serde_json::json!({
             "out": path.display().to_string(),
-            "tasks": import.tasks.len(),
-            "cores": import.cores,
+            "tasks": workload.tasks.len(),
+            "cores": workload.cores,
             "policy": import.policy,
             "duration_ns": import.duration.as_nanos(),
             "notes": import.notes,
@@ -111,12 +101,12 @@ fn simso(args: &SimsoArgs) -> CommandResult {
     }
     match &args.out {
         Some(path) => {
-            write_output(path, &text)?;
+            write_output(path, text)?;
             println!(
                 "wrote {}: {} task(s) on {} core(s)",
                 path.display(),
-                import.tasks.len(),
-                import.cores
+                workload.tasks.len(),
+                workload.cores
             );
         }
         None => print!("{text}"),
@@ -125,21 +115,15 @@ fn simso(args: &SimsoArgs) -> CommandResult {
 }
 
 fn mcdag(args: &McdagArgs) -> CommandResult {
-    let source = read_text(&args.file)?;
-    let options = ImportOptions {
+    let options = LoadOptions {
         slot: args.slot,
         cores: args.cores.map(|c| c as usize),
     };
-    let checked = import_with(&source, &options);
-    let name = args.file.display().to_string();
-    for d in checked.diagnostics.iter() {
-        eprintln!("{}", d.render(&name));
-    }
-    let Some(system) = checked.system else {
-        return Err(Failure::bad_input(format!(
-            "{name} has errors: nothing written"
-        )));
+    let kinds = [InputKind::McDagXml];
+    let Input::Mc(system) = load_for(&args.file, "import mcdag", &kinds, &options)?.input else {
+        unreachable!("MC-DAG XML loads to an MC-DAG system")
     };
+    let name = args.file.display().to_string();
     let json = args
         .out
         .as_ref()

@@ -178,7 +178,7 @@ fn import_refuses_a_file_with_errors_and_writes_nothing() {
     assert_eq!(text(&output.stdout), "");
     assert_eq!(
         text(&output.stderr),
-        "bad.xml:3:5: error: mcdag[0]: critical path at LO is 5ms, longer than the deadline 4ms: a -> b\n  hint: no number of cores can meet this deadline: shorten the wcets on the path or raise the deadline\nerror: bad.xml has errors: nothing written\n"
+        "bad.xml:3:5: error: mcdag[0]: critical path at LO is 5ms, longer than the deadline 4ms: a -> b\n  hint: no number of cores can meet this deadline: shorten the wcets on the path or raise the deadline\nerror: bad.xml has errors; see `kairos check bad.xml`\n"
     );
     assert!(!scratch.0.join("bad.toml").exists());
 }

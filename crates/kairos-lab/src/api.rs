@@ -108,8 +108,7 @@ pub fn analyze_with(
 
 /// The `[overheads]` table of a profile's text, its errors located in the message.
 fn overheads_of(name: &str, text: &str) -> Result<kairos_model::Overheads, ApiError> {
-    let format = kairos_model::Format::from_path(name);
-    kairos_model::overheads_from_source(text, format).map_err(|diagnostics| {
+    kairos_model::input::load_overheads(Path::new(name), text).map_err(|diagnostics| {
         let located: Vec<String> = diagnostics.iter().map(|d| d.render(name)).collect();
         refused(format!(
             "{name}: no usable [overheads] table\n{}",

@@ -27,18 +27,6 @@ pub struct Position {
     pub column: usize,
 }
 
-impl Position {
-    /// The position of byte `offset` in `source` (columns count characters, not bytes).
-    pub fn of_offset(source: &str, offset: usize) -> Position {
-        let offset = offset.min(source.len());
-        let before = source.get(..offset).unwrap_or(source);
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let column = before[line_start..].chars().count() + 1;
-        Position { line, column }
-    }
-}
-
 /// One problem.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -144,18 +132,6 @@ impl Diagnostics {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn positions_count_lines_and_characters() {
-        let src = "a = 1\nbé = 2\n";
-        assert_eq!(Position::of_offset(src, 0), Position { line: 1, column: 1 });
-        assert_eq!(Position::of_offset(src, 6), Position { line: 2, column: 1 });
-        assert_eq!(Position::of_offset(src, 9), Position { line: 2, column: 3 });
-        assert_eq!(
-            Position::of_offset(src, 999),
-            Position { line: 3, column: 1 }
-        );
-    }
 
     #[test]
     fn render_shows_position_path_and_hint() {

@@ -6,6 +6,8 @@
 //! value, and keeps one set of rules for both formats.
 
 use crate::diagnostics::{Diagnostic, Diagnostics, Position};
+use crate::nesting;
+use crate::positions::LineIndex;
 
 /// A value of the input and where it starts in the source (TOML always; JSON has no positions
 /// for values).
@@ -78,40 +80,17 @@ pub fn parse(source: &str, format: Format) -> Result<Node, Diagnostics> {
     }
 }
 
-/// Positions of byte offsets in one text, found without scanning the text from its start for
-/// each one (the same values as [`Position::of_offset`]).
-pub(crate) struct LineIndex<'s> {
-    source: &'s str,
-    /// Byte offset of the start of each line.
-    starts: Vec<usize>,
-}
-
-impl<'s> LineIndex<'s> {
-    pub(crate) fn new(source: &'s str) -> Self {
-        let starts = std::iter::once(0)
-            .chain(source.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        LineIndex { source, starts }
-    }
-
-    pub(crate) fn position(&self, offset: usize) -> Position {
-        let offset = offset.min(self.source.len());
-        let line = self.starts.partition_point(|&start| start <= offset);
-        let start = self.starts[line - 1];
-        let column = self
-            .source
-            .get(start..offset)
-            .map_or(1, |s| s.chars().count() + 1);
-        Position { line, column }
-    }
-}
-
 fn parse_toml(source: &str) -> Result<Node, Diagnostics> {
+    let lines = LineIndex::new(source);
+    if let Some(offset) = nesting::toml_too_deep(source) {
+        let what = "table headers, dotted keys, arrays and inline tables";
+        return Err(Diagnostics(vec![nesting::too_deep(&lines, offset, what)]));
+    }
     let (table, errors) = toml::de::DeTable::parse_recoverable(source);
     if !errors.is_empty() {
         let mut diagnostics = Diagnostics::default();
         for e in errors {
-            let position = e.span().map(|s| Position::of_offset(source, s.start));
+            let position = e.span().map(|s| lines.position(s.start));
             diagnostics.push(
                 Diagnostic::error(format!("TOML syntax: {}", e.message().trim_end()))
                     .at_position(position)
@@ -122,7 +101,6 @@ fn parse_toml(source: &str) -> Result<Node, Diagnostics> {
         }
         return Err(diagnostics);
     }
-    let lines = LineIndex::new(source);
     let position = Some(lines.position(table.span().start));
     Ok(Node {
         value: toml_table(&lines, table.get_ref()),
@@ -246,23 +224,5 @@ fn json_node(value: serde_json::Value) -> Node {
     Node {
         value: converted,
         position: None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn line_index_agrees_with_of_offset() {
-        let source = "a = 1\nbé = \"ü\"\n\n[[x]]\ny = 2";
-        let lines = LineIndex::new(source);
-        for (offset, _) in source.char_indices().chain([(source.len(), ' ')]) {
-            assert_eq!(
-                lines.position(offset),
-                Position::of_offset(source, offset),
-                "{offset}"
-            );
-        }
     }
 }

@@ -25,8 +25,10 @@ pub mod mc;
 pub mod mc_load;
 pub mod mcdag_xml;
 pub mod names;
+pub mod nesting;
 pub mod overheads;
 mod overheads_load;
+mod positions;
 pub mod simso_xml;
 pub mod tables;
 pub mod time;
@@ -34,6 +36,7 @@ pub mod validate;
 pub mod vm;
 pub mod vm_load;
 pub mod workload;
+mod xml;
 
 pub use diagnostics::{Diagnostic, Diagnostics, Position, Severity};
 pub use document::Format;

@@ -35,8 +35,10 @@ pub mod vm;
 pub use dask::Cluster;
 
 use crate::Failure;
+use kairos_model::document;
+use kairos_model::input::{self, InputKind};
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What to run: the config and how, as `kairos experiment`'s options say it.
 #[derive(Clone, Debug)]
@@ -101,11 +103,40 @@ pub enum Summary {
     Guarantees(Box<guarantees::Summary>),
 }
 
+/// The loader tells the kind: a file of another kind (MC-DAG XML, a workload) is refused as
+/// such, not decoded as a config. A file that does not parse is left to the config's decoder,
+/// which locates its syntax errors.
+fn refuse_other_kinds(path: &Path, text: &str) -> Result<(), Failure> {
+    let kind = match input::detect(path, text) {
+        Ok(kind) => kind,
+        Err(unknown) => {
+            let name = path.display().to_string();
+            return Err(Failure::bad_input(unknown.render(&name)));
+        }
+    };
+    // A file with no kind's keys is told a workload by default: the decoder says what it lacks.
+    let has_tasks = || match document::parse(text, input::format_of(path)) {
+        Ok(document::Node {
+            value: document::Value::Table(entries),
+            ..
+        }) => entries.iter().any(|e| e.key == "tasks"),
+        _ => false,
+    };
+    if kind == InputKind::Experiment || (kind == InputKind::Workload && !has_tasks()) {
+        return Ok(());
+    }
+    Err(Failure::bad_input(format!(
+        "`kairos experiment` does not take {} ({}): {}",
+        kind.describe(),
+        path.display(),
+        crate::input::taken_by(kind)
+    )))
+}
+
 /// Runs the experiment `request` names (or plans it, for a dry run).
 pub fn run(request: &Request, observe: Observer) -> Result<Outcome, Failure> {
-    let text = std::fs::read_to_string(&request.config).map_err(|e| {
-        Failure::bad_input(format!("cannot read {}: {e}", request.config.display()))
-    })?;
+    let text = crate::input::read_text(&request.config)?;
+    refuse_other_kinds(&request.config, &text)?;
     if guarantees::is_study(&text) {
         return guarantees::run(request, &text, observe);
     }

@@ -2,8 +2,9 @@
 //! keys of its top level (the table in [`super`]).
 
 use super::{format_of, refusal, InputKind};
-use crate::diagnostics::{Diagnostic, Position};
+use crate::diagnostics::Diagnostic;
 use crate::document::{self, Entry, Node, Value};
+use crate::positions::position_of;
 use std::path::Path;
 
 /// The top-level keys that make each kind of kairos file.
@@ -111,7 +112,7 @@ fn xml_kind(source: &str) -> Result<InputKind, Diagnostic> {
         "simulation" => Ok(InputKind::SimsoXml),
         other => Err(refusal(
             format!("the root element is <{other}>"),
-            Some(Position::of_offset(source, offset)),
+            Some(position_of(source, offset)),
             hint,
         )),
     }

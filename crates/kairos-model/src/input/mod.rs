@@ -207,6 +207,23 @@ pub fn load(path: &Path, source: &str, options: &LoadOptions) -> Loaded {
     }
 }
 
+/// The `[overheads]` table of `source`, read from `path`: an overhead profile's, or a
+/// periodic workload's own. A file of another kind (MC-DAG XML, a VM system) is refused as
+/// what it is rather than read as a profile. Every reader of a profile goes through here.
+pub fn load_overheads(path: &Path, source: &str) -> Result<Overheads, Diagnostics> {
+    match detect(path, source) {
+        Ok(InputKind::Overheads | InputKind::Workload) => {
+            overheads_from_source(source, format_of(path))
+        }
+        Ok(kind) => Err(Diagnostics(vec![Diagnostic::error(format!(
+            "this is {}, not an overhead profile",
+            kind.describe()
+        ))
+        .with_hint("a profile is a file with an [overheads] table: `kairos bench overheads --out FILE.toml` writes one")])),
+        Err(unknown) => Err(Diagnostics(vec![unknown])),
+    }
+}
+
 /// An MC-DAG system, refused when no scheduling table can be made for it: every stage that
 /// runs one (synthesis, simulation, a real run, a report) needs its tables.
 fn mc(kind: InputKind, checked: McChecked) -> Loaded {

@@ -2,10 +2,8 @@
 //! would make of it (its scheduler's kairos policy and its simulated time).
 
 use super::{Input, InputKind, Loaded};
-use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::simso_xml::{import_simso, to_toml};
+use crate::simso_xml::check_simso;
 use crate::time::Duration;
-use crate::{check_source, Format};
 use std::path::Path;
 
 /// The run a SimSo configuration describes, in kairos terms.
@@ -19,35 +17,26 @@ pub struct SimsoRun {
     pub duration: Duration,
     /// What kairos cannot carry (processor speeds, cache models, execution-time models).
     pub notes: Vec<String>,
+    /// The workload as a kairos file, which `kairos import simso` writes.
+    pub toml: String,
 }
 
 pub(super) fn load(path: &Path, source: &str) -> Loaded {
-    let import = match import_simso(source) {
-        Ok(import) => import,
-        Err(e) => {
-            let refused =
-                Diagnostic::error(e).with_hint("`kairos import simso --help` says what it reads");
-            return Loaded::of(InputKind::SimsoXml, None, Diagnostics(vec![refused]));
-        }
-    };
     let stem = (path.file_stem()).map_or("simso".into(), |n| {
         n.to_string_lossy().replace(char::is_control, "?")
     });
-    let checked = check_source(&to_toml(&import, &stem), Format::Toml);
-    // The checker read the workload written from the XML: its positions are not the file's.
-    let diagnostics = (checked.diagnostics.0.into_iter())
-        .map(|d| d.at_position(None))
-        .collect();
+    let checked = check_simso(source, &stem);
     let mut loaded = Loaded::of(
         InputKind::SimsoXml,
         checked.workload.map(Input::Workload),
-        Diagnostics(diagnostics),
+        checked.diagnostics,
     );
-    loaded.simso = Some(SimsoRun {
+    loaded.simso = (checked.import.zip(checked.text)).map(|(import, toml)| SimsoRun {
         scheduler: import.scheduler,
         policy: import.policy,
         duration: import.duration,
         notes: import.notes,
+        toml,
     });
     loaded
 }

@@ -29,13 +29,14 @@
 
 use crate::decode::{MAX_CORES, MAX_DURATION, MAX_LEVELS};
 use crate::diagnostics::{Diagnostic, Diagnostics, Position};
-use crate::document::LineIndex;
 use crate::mc::McSystem;
 use crate::mc_load::{
     apply_rules, finish, DagParts, EdgeParts, Loc, Located, McChecked, SystemParts, TaskParts,
 };
+use crate::positions::LineIndex;
 use crate::time::Duration;
-use roxmltree::{Document, Node, ParsingOptions};
+use crate::xml;
+use roxmltree::Node;
 
 mod elements;
 mod write;
@@ -69,33 +70,11 @@ pub fn import_with(source: &str, options: &ImportOptions) -> McChecked {
         );
         return finish(None, reader.out);
     }
-    let parsing = ParsingOptions {
-        allow_dtd: false,
-        ..ParsingOptions::default()
-    };
-    let document = match Document::parse_with_options(source, parsing) {
+    let hint = "the MC-DAG framework writes <mcsystem> with <mcdag>, <cores> and <levels> elements";
+    let document = match xml::parse(source, &reader.lines, hint) {
         Ok(document) => document,
-        Err(e) => {
-            let pos = e.pos();
-            let message = e.to_string().replace(&format!(" at {pos}"), "");
-            let position = match e {
-                // These carry no position: the problem is at the end of the text.
-                roxmltree::Error::UnexpectedEndOfStream | roxmltree::Error::UnclosedRootNode => {
-                    Position::of_offset(source, source.len())
-                }
-                roxmltree::Error::DtdDetected => {
-                    Position::of_offset(source, source.find("<!DOCTYPE").unwrap_or(0))
-                }
-                _ => Position {
-                    line: pos.row as usize,
-                    column: pos.col as usize,
-                },
-            };
-            reader.out.push(
-                Diagnostic::error(format!("XML syntax: {message}"))
-                    .at_position(Some(position))
-                    .with_hint("the MC-DAG framework writes <mcsystem> with <mcdag>, <cores> and <levels> elements"),
-            );
+        Err(refused) => {
+            reader.out.push(refused);
             return finish(None, reader.out);
         }
     };

@@ -179,7 +179,7 @@ fn given(r: &mut Reader, node: &Node, path: &str, config: &Path) -> Option<Profi
             return None;
         }
     };
-    match kairos_model::overheads_from_source(&source, Format::from_path(&written)) {
+    match kairos_model::input::load_overheads(&file, &source) {
         Ok(overheads) => Some(Profile::Given {
             path: file,
             overheads: Box::new(overheads),
