@@ -43,7 +43,7 @@ fn scan_toml(source: &str) -> Result<(), usize> {
                 string_end(bytes, at)
             }
             b'.' => {
-                scan.after_dot = true;
+                scan.dot(at)?;
                 at + 1
             }
             b' ' | b'\t' | b'\r' => at + 1,
@@ -104,6 +104,16 @@ impl TomlScan {
         if depth > MAX_NESTING {
             return Err(at);
         }
+        Ok(())
+    }
+
+    /// A dot of a dotted run. The parser recurses once per dot, even between two dots with
+    /// no key (which it refuses only after): a dot after a dot counts as an empty segment.
+    fn dot(&mut self, at: usize) -> Result<(), usize> {
+        if self.after_dot {
+            self.segment(at)?;
+        }
+        self.after_dot = true;
         Ok(())
     }
 

@@ -104,7 +104,7 @@ fn xml_kind(source: &str) -> Result<InputKind, Diagnostic> {
     let hint = "kairos reads the MC-DAG framework's <mcsystem> and SimSo's <simulation>";
     let Some((name, offset)) = root_element(source) else {
         // Located at the start, where the root element belongs.
-        let start = Some(Position::of_offset(source, 0));
+        let start = Some(position_of(source, 0));
         return Err(refusal("no XML element in the file".into(), start, hint));
     };
     match name {

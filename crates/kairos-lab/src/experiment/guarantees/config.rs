@@ -12,7 +12,7 @@ use crate::run::MAX_RUN_DURATION;
 use kairos_analysis::overheads::Quantile;
 use kairos_model::decode::ZeroAllowed;
 use kairos_model::document::{Node, Value};
-use kairos_model::{Diagnostics, Duration, Format, Overheads};
+use kairos_model::{Diagnostics, Duration, Overheads};
 use std::path::{Path, PathBuf};
 
 const KEYS: [&str; 13] = [
