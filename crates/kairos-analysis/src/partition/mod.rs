@@ -13,6 +13,7 @@
 //! `partitioned-ffd-edf-util`, `partitioned-nf-fp-ll`.
 
 pub mod admission;
+mod fp_bins;
 pub mod fit;
 
 pub use admission::Admission;
