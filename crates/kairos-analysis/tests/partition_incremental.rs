@@ -71,7 +71,11 @@ fn generator_covers_both_verdicts() {
     for _ in 0..300 {
         let tasks = strategy.new_tree(&mut runner).unwrap().current();
         let v = partition(&tasks, 2, Heuristic::FirstFit, true, Admission::FpExact);
-        if v.schedulable { yes += 1 } else { no += 1 }
+        if v.schedulable {
+            yes += 1
+        } else {
+            no += 1
+        }
     }
     assert!(yes > 10 && no > 10, "{yes} accepted, {no} rejected");
 }

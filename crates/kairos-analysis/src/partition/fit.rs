@@ -19,6 +19,11 @@
 //!   previous task's core (the first task starts at core 0); evens the number of tasks per core.
 //!
 //! The first task that no core admits ends the search: `failing_task` names it (input index).
+//!
+//! Cost for n tasks on m cores: O(n log n) for the order, then up to m trials per task (best and
+//! worst fit also sort the cores by load, O(m log m) exact comparisons per task). A trial with
+//! EDF admission runs QPA on the core's tasks (pseudo-polynomial); with exact FP admission it
+//! costs O(b) on a core of b tasks plus the few analyses [`super::fp_bins`] cannot skip.
 
 use super::fp_bins::FpBins;
 use super::{Admission, Heuristic};
@@ -143,7 +148,9 @@ fn choose(
         Heuristic::FirstFit => (0..cores).find(|&c| fits(c)),
         Heuristic::NextFit => next_fit(bins, cores, current, fits),
         Heuristic::CyclicNextFit => {
-            let found = (1..=cores).map(|k| (*current + k) % cores).find(|&c| fits(c));
+            let found = (1..=cores)
+                .map(|k| (*current + k) % cores)
+                .find(|&c| fits(c));
             *current = found.unwrap_or(*current);
             found
         }

@@ -13,8 +13,8 @@
 //! `partitioned-ffd-edf-util`, `partitioned-nf-fp-ll`.
 
 pub mod admission;
-mod fp_bins;
 pub mod fit;
+mod fp_bins;
 
 pub use admission::Admission;
 pub use fit::{partition, partition_with};
