@@ -169,7 +169,7 @@ mod tests {
     use super::*;
 
     fn items(n: usize) -> impl ExactSizeIterator<Item = String> {
-        (1..=n).map(|i| format!("T{i}"))
+        (1..n + 1).map(|i| format!("T{i}"))
     }
 
     #[test]
