@@ -54,6 +54,9 @@
 //! 3. Preemptive global EDZL on `m` identical cores, no overheads, jobs independent; any tie
 //!    breaking among equal deadlines and among zero-laxity jobs.
 //! 4. Discrete time: releases at integer nanoseconds.
+//!
+//! Cost: O(K R n^2) for the zero-laxity iteration, K <= m + 1 the rounds that grow `U` and R
+//! the slack rounds in each; when it fails, plus that of the G-EDF tests it falls back on.
 
 use crate::global_edf::common::{check_preconditions, edf_interference, window_workload};
 use crate::global_edf::GlobalEdfTest;

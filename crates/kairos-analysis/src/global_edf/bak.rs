@@ -23,6 +23,8 @@
 //! `FractionSum` (`global_edf/exact.rs`). Time is first divided by the gcd of all parameters
 //! (the test is homogeneous in time), which keeps products small. An overflow of 128 bits
 //! (parameters beyond about 2^42 after that division) gives "not schedulable".
+//!
+//! Cost: O(n^2) for n tasks (each task's condition sums over every task).
 
 use super::common::{check_preconditions, normalized};
 use super::exact::FractionSum;

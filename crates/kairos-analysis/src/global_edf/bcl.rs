@@ -20,6 +20,8 @@
 //!
 //! Exact: multiplied by `D_k` every quantity is an integer (`u128`), so the comparisons are
 //! exact integer comparisons.
+//!
+//! Cost: O(n^2) for n tasks (each task's condition sums over every task).
 
 use super::common::check_preconditions;
 use crate::{SporadicTask, Verdict};

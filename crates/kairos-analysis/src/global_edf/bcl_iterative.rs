@@ -23,6 +23,9 @@
 //!
 //! Response times: when schedulable, `D_k - s_k` bounds the response time of task `k` (the
 //! final slacks are consistent: recomputing any of them gives at least the stored value).
+//!
+//! Cost: O(R n^2) for n tasks, R the rounds until no slack changes (each round recomputes
+//! every slack from a sum over every task).
 
 use super::common::{check_preconditions, edf_interference};
 use crate::{SporadicTask, Verdict};

@@ -19,6 +19,8 @@
 //!
 //! Exact: the comparison is done on rationals by cross-multiplication (multiplying by the
 //! largest-density task's deadline) and `FractionSum` (`global_edf/exact.rs`); no floats.
+//!
+//! Cost: O(n) for n tasks (one pass over the densities, an exact fraction sum).
 
 use super::common::{check_preconditions, normalized};
 use super::exact::FractionSum;

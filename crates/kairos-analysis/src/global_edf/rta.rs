@@ -25,6 +25,10 @@
 //!
 //! The round limit is a count of rounds, not a time budget: the verdict never depends on
 //! machine speed.
+//!
+//! Cost: O(R F n^2) for n tasks: at most R = 25 rounds, each solving n fixed points of F
+//! steps (pseudo-polynomial: F grows with D_k / min T_i, far fewer with [`least_fixed_point`]),
+//! each step a sum over every other task.
 
 use super::common::{check_preconditions, edf_interference};
 use super::fixpoint::{least_fixed_point, sawtooth, workload_lower_bound, Piece};

@@ -25,6 +25,9 @@
 //! 3. Preemptive global fixed-priority scheduling on `m` identical cores, one distinct priority
 //!    per task given by `order` (most important first), no overheads; jobs independent.
 //! 4. Discrete time: all releases happen at integer nanoseconds (the `+ 1` relies on it).
+//!
+//! Cost: O(F n^2) for n tasks: one fixed point of F steps per task (pseudo-polynomial, see
+//! [`least_fixed_point`]), each step a sum over its higher-priority tasks.
 
 use crate::global_edf::common::check_preconditions;
 use crate::global_edf::fixpoint::{least_fixed_point, sawtooth, workload_lower_bound, Piece};

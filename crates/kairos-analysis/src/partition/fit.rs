@@ -19,7 +19,13 @@
 //!   previous task's core (the first task starts at core 0); evens the number of tasks per core.
 //!
 //! The first task that no core admits ends the search: `failing_task` names it (input index).
+//!
+//! Cost for n tasks on m cores: O(n log n) for the order, then up to m trials per task (best and
+//! worst fit also sort the cores by load, O(m log m) exact comparisons per task). A trial with
+//! EDF admission runs QPA on the core's tasks (pseudo-polynomial); with exact FP admission it
+//! costs O(b) on a core of b tasks plus the few analyses [`super::fp_bins`] cannot skip.
 
+use super::fp_bins::FpBins;
 use super::{Admission, Heuristic};
 use crate::uniprocessor::fp_rta;
 use crate::uniprocessor::utilization::{compare_task_utilization, compare_utilization};
@@ -30,6 +36,10 @@ use kairos_model::Duration;
 /// schedulable with `mapping = Some(core of each task)` (and, for [`Admission::FpExact`], the
 /// response time of each task on its core); otherwise `failing_task` is the first task in the
 /// heuristic's order that fit nowhere.
+///
+/// Exact FP admission keeps each core's response-time analysis between tasks
+/// ([`super::fp_bins`]), so a trial costs the tasks it can delay, not a whole new analysis; its
+/// verdicts are those of [`Admission::admits`] on the core's tasks.
 pub fn partition(
     tasks: &[SporadicTask],
     cores: usize,
@@ -37,9 +47,14 @@ pub fn partition(
     decreasing: bool,
     admission: Admission,
 ) -> Verdict {
-    let mut verdict = partition_with(tasks, cores, heuristic, decreasing, |core_tasks| {
-        admission.admits(core_tasks)
-    });
+    let mut verdict = if admission == Admission::FpExact {
+        let mut bins = FpBins::new(tasks, cores);
+        pack(tasks, cores, heuristic, decreasing, &mut bins)
+    } else {
+        partition_with(tasks, cores, heuristic, decreasing, |core_tasks| {
+            admission.admits(core_tasks)
+        })
+    };
     if let (Some(mapping), Admission::FpExact) = (&verdict.mapping, admission) {
         verdict.response_times = response_times(tasks, mapping, cores);
     }
@@ -55,7 +70,52 @@ pub fn partition_with(
     decreasing: bool,
     admits: impl Fn(&[SporadicTask]) -> bool,
 ) -> Verdict {
-    let mut bins = vec![Bin::default(); cores];
+    let mut bins = RuleBins {
+        tasks,
+        bins: vec![Bin::default(); cores],
+        admits,
+    };
+    pack(tasks, cores, heuristic, decreasing, &mut bins)
+}
+
+/// The cores as a packing sees them.
+pub(crate) trait Bins {
+    /// Whether `core` can take task `task` besides its tasks.
+    fn admits(&self, core: usize, task: usize) -> bool;
+    fn insert(&mut self, core: usize, task: usize);
+    /// The core's tasks by increasing task index.
+    fn tasks(&self, core: usize) -> &[SporadicTask];
+}
+
+/// Cores whose admission is a rule on their whole task list, run afresh for every trial.
+struct RuleBins<'a, F> {
+    tasks: &'a [SporadicTask],
+    bins: Vec<Bin>,
+    admits: F,
+}
+
+impl<F: Fn(&[SporadicTask]) -> bool> Bins for RuleBins<'_, F> {
+    fn admits(&self, core: usize, task: usize) -> bool {
+        (self.admits)(&self.bins[core].with(self.tasks, task))
+    }
+
+    fn insert(&mut self, core: usize, task: usize) {
+        self.bins[core].insert(self.tasks, task);
+    }
+
+    fn tasks(&self, core: usize) -> &[SporadicTask] {
+        &self.bins[core].tasks
+    }
+}
+
+/// The heuristic's placement of every task on `bins`.
+fn pack(
+    tasks: &[SporadicTask],
+    cores: usize,
+    heuristic: Heuristic,
+    decreasing: bool,
+    bins: &mut impl Bins,
+) -> Verdict {
     let mut mapping = vec![0usize; tasks.len()];
     // Next fit's open core; cyclic next fit's previous core (so the first task tries core 0).
     let mut current = match heuristic {
@@ -63,35 +123,11 @@ pub fn partition_with(
         _ => 0,
     };
     for task in consideration_order(tasks, decreasing) {
-        let fits = |bins: &[Bin], core: usize| admits(&bins[core].with(tasks, task));
-        let chosen = match heuristic {
-            Heuristic::FirstFit => (0..cores).find(|&c| fits(&bins, c)),
-            Heuristic::NextFit => next_fit(&bins, &mut current, |c| fits(&bins, c)),
-            Heuristic::CyclicNextFit => {
-                let found = (1..=cores)
-                    .map(|k| (current + k) % cores)
-                    .find(|&c| fits(&bins, c));
-                current = found.unwrap_or(current);
-                found
-            }
-            Heuristic::BestFit | Heuristic::WorstFit => {
-                let mut by_load: Vec<usize> = (0..cores).collect();
-                // Stable sort: equal loads keep the lower core first.
-                by_load.sort_by(|&a, &b| {
-                    let ord = compare_utilization(&bins[a].tasks, &bins[b].tasks);
-                    if heuristic == Heuristic::BestFit {
-                        ord.reverse()
-                    } else {
-                        ord
-                    }
-                });
-                by_load.into_iter().find(|&c| fits(&bins, c))
-            }
-        };
+        let chosen = choose(&*bins, cores, heuristic, &mut current, task);
         let Some(core) = chosen else {
             return Verdict::no(Some(task));
         };
-        bins[core].insert(tasks, task);
+        bins.insert(core, task);
         mapping[task] = core;
     }
     let mut verdict = Verdict::yes();
@@ -99,13 +135,53 @@ pub fn partition_with(
     verdict
 }
 
+/// The core the heuristic puts `task` on, `None` if none admits it.
+fn choose(
+    bins: &impl Bins,
+    cores: usize,
+    heuristic: Heuristic,
+    current: &mut usize,
+    task: usize,
+) -> Option<usize> {
+    let fits = |core: usize| bins.admits(core, task);
+    match heuristic {
+        Heuristic::FirstFit => (0..cores).find(|&c| fits(c)),
+        Heuristic::NextFit => next_fit(bins, cores, current, fits),
+        Heuristic::CyclicNextFit => {
+            let found = (1..=cores)
+                .map(|k| (*current + k) % cores)
+                .find(|&c| fits(c));
+            *current = found.unwrap_or(*current);
+            found
+        }
+        Heuristic::BestFit | Heuristic::WorstFit => {
+            let mut by_load: Vec<usize> = (0..cores).collect();
+            // Stable sort: equal loads keep the lower core first.
+            by_load.sort_by(|&a, &b| {
+                let ord = compare_utilization(bins.tasks(a), bins.tasks(b));
+                if heuristic == Heuristic::BestFit {
+                    ord.reverse()
+                } else {
+                    ord
+                }
+            });
+            by_load.into_iter().find(|&c| fits(c))
+        }
+    }
+}
+
 /// Next fit: the open core, else the following (empty) one; never goes back.
-fn next_fit(bins: &[Bin], current: &mut usize, admits: impl Fn(usize) -> bool) -> Option<usize> {
-    while *current < bins.len() {
+fn next_fit(
+    bins: &impl Bins,
+    cores: usize,
+    current: &mut usize,
+    admits: impl Fn(usize) -> bool,
+) -> Option<usize> {
+    while *current < cores {
         if admits(*current) {
             return Some(*current);
         }
-        if bins[*current].indices.is_empty() {
+        if bins.tasks(*current).is_empty() {
             return None; // every later core is empty too: the task fits nowhere
         }
         *current += 1;
@@ -142,9 +218,9 @@ fn response_times(
 
 /// The tasks on one core, by increasing task index (so DM ties match the simulator's).
 #[derive(Clone, Debug, Default)]
-struct Bin {
-    indices: Vec<usize>,
-    tasks: Vec<SporadicTask>,
+pub(super) struct Bin {
+    pub(super) indices: Vec<usize>,
+    pub(super) tasks: Vec<SporadicTask>,
 }
 
 impl Bin {
@@ -154,13 +230,13 @@ impl Bin {
     }
 
     /// The bin's tasks with task `index` added.
-    fn with(&self, tasks: &[SporadicTask], index: usize) -> Vec<SporadicTask> {
+    pub(super) fn with(&self, tasks: &[SporadicTask], index: usize) -> Vec<SporadicTask> {
         let mut out = self.tasks.clone();
         out.insert(self.position(index), tasks[index]);
         out
     }
 
-    fn insert(&mut self, tasks: &[SporadicTask], index: usize) {
+    pub(super) fn insert(&mut self, tasks: &[SporadicTask], index: usize) {
         let at = self.position(index);
         self.indices.insert(at, index);
         self.tasks.insert(at, tasks[index]);

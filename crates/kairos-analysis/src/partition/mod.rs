@@ -14,6 +14,7 @@
 
 pub mod admission;
 pub mod fit;
+mod fp_bins;
 
 pub use admission::Admission;
 pub use fit::{partition, partition_with};

@@ -62,8 +62,8 @@ pub fn response_times(tasks: &[SporadicTask], priority_order: &[usize]) -> Verdi
         if overloaded_from == Some(rank) {
             return Verdict::no(Some(k));
         }
-        match response_time(tasks, &priority_order[..rank], k) {
-            Some(r_k) => r[k] = r_k,
+        match response_time(tasks, &priority_order[..rank], k, 0) {
+            Some((r_k, _)) => r[k] = r_k,
             None => return Verdict::no(Some(k)),
         }
     }
@@ -138,8 +138,20 @@ fn first_overloaded_prefix(by_priority: &[SporadicTask]) -> Option<usize> {
     Some(lo)
 }
 
-/// R_k given that U(hep(k)) <= 1, or `None` when R_k > D_k (or the demand is unbounded or not representable).
-fn response_time(tasks: &[SporadicTask], hp: &[usize], k: usize) -> Option<u64> {
+/// R_k given that U(hep(k)) <= 1, or `None` when R_k > D_k (or the demand is unbounded or not
+/// representable); with it, w_k(0), the first job's completion in the busy period.
+///
+/// The iteration for w_k(0) starts at max(C_k, `start`), which must not exceed the least fixed
+/// point: 0 always qualifies, and so does w_k(0) of task k under a subset of `hp` (its
+/// interference is no larger at any w, so its least fixed point is no larger; iterating a
+/// monotone function upwards from below the least fixed point still reaches it). That is what
+/// lets a core re-check its tasks after taking one more, from where their analysis stood.
+pub(crate) fn response_time(
+    tasks: &[SporadicTask],
+    hp: &[usize],
+    k: usize,
+    start: u128,
+) -> Option<(u64, u128)> {
     let task = tasks[k];
     if task.period.is_zero() {
         return None;
@@ -151,9 +163,10 @@ fn response_time(tasks: &[SporadicTask], hp: &[usize], k: usize) -> Option<u64> 
     );
     let mut r_k: u128 = 0;
     let mut q: u128 = 0;
-    // w_k(0) starts at C_k; w_k(q + 1) starts at w_k(q) + C_k, which is below its least fixed
-    // point, so the iteration still converges to the least one.
-    let mut w = c_k;
+    // w_k(0) starts at C_k (or later, see above); w_k(q + 1) starts at w_k(q) + C_k, which is
+    // below its least fixed point, so the iteration still converges to the least one.
+    let mut w = c_k.max(start);
+    let mut first = None;
     loop {
         let base = q.checked_add(1)?.checked_mul(c_k)?;
         let release = q.checked_mul(t_k)?;
@@ -167,17 +180,18 @@ fn response_time(tasks: &[SporadicTask], hp: &[usize], k: usize) -> Option<u64> 
             }
             w = next;
         }
+        let w_0 = *first.get_or_insert(w);
         r_k = r_k.max(w - release);
         if w <= release.checked_add(t_k)? {
             // r_k <= D_k, a u64.
-            return u64::try_from(r_k).ok();
+            return Some((u64::try_from(r_k).ok()?, w_0));
         }
         // Here C_k > 0 and C_k < T_k (C_k = 0 or C_k = T_k, which forces zero hp load under
         // U(hep(k)) <= 1, end the busy period at q = 0). Skip the stretch of jobs that complete
         // before the next hp release: see `stretch`.
         let (skipped, ends) = stretch(tasks, hp, w, w - release, c_k, t_k);
         if ends {
-            return u64::try_from(r_k).ok();
+            return Some((u64::try_from(r_k).ok()?, w_0));
         }
         q = q.checked_add(skipped)?;
         w = w.checked_add(skipped.checked_mul(c_k)?)?;
@@ -221,7 +235,15 @@ fn stretch(
 }
 
 /// sum_{i in hp} ceil(w / T_i) C_i; `None` on overflow. Every T_i > 0 (hp tasks passed first).
-fn interference(tasks: &[SporadicTask], hp: &[usize], w: u128) -> Option<u128> {
+pub(crate) fn interference(tasks: &[SporadicTask], hp: &[usize], w: u128) -> Option<u128> {
+    // 64-bit divisions when w fits (always, below any 64-bit deadline): several times
+    // cheaper than 128-bit ones, and this loop is where the analysis spends its time.
+    if let Ok(w) = u64::try_from(w) {
+        return hp.iter().try_fold(0u128, |acc, &i| {
+            let jobs = u128::from(w.div_ceil(tasks[i].period_ns()));
+            acc.checked_add(jobs * u128::from(tasks[i].wcet_ns()))
+        });
+    }
     hp.iter().try_fold(0u128, |acc, &i| {
         let t_i = u128::from(tasks[i].period_ns());
         acc.checked_add(

@@ -102,22 +102,35 @@ fn word(v: &Verdict) -> &'static str {
     }
 }
 
+/// At most this many items of a per-task list are printed on a test's row; `--json` has all.
+const LISTED: usize = 24;
+
+/// The first [`LISTED`] items, then how many more there are: a row stays readable with
+/// thousands of tasks.
+fn listed(items: impl ExactSizeIterator<Item = String>) -> String {
+    let more = items.len().saturating_sub(LISTED);
+    let mut out = items.take(LISTED).collect::<Vec<_>>().join(" ");
+    if more > 0 {
+        out.push_str(&format!(" ... and {more} more (--json lists all)"));
+    }
+    out
+}
+
 fn details(v: &Verdict, names: &[&str]) -> String {
     if let Some(mapping) = &v.mapping {
-        return mapping
-            .iter()
-            .zip(names)
-            .map(|(core, n)| format!("{n}->{core}"))
-            .collect::<Vec<_>>()
-            .join(" ");
+        return listed(
+            mapping
+                .iter()
+                .zip(names)
+                .map(|(core, n)| format!("{n}->{core}")),
+        );
     }
     if let Some(r) = &v.response_times {
-        return r
-            .iter()
-            .zip(names)
-            .map(|(r, n)| format!("{n}:{}", super::human_ns(r.as_nanos())))
-            .collect::<Vec<_>>()
-            .join(" ");
+        return listed(
+            r.iter()
+                .zip(names)
+                .map(|(r, n)| format!("{n}:{}", super::human_ns(r.as_nanos()))),
+        );
     }
     match v.failing_task {
         Some(i) => format!("fails at task {}", names.get(i).copied().unwrap_or("?")),
@@ -130,13 +143,13 @@ fn optional_deadlines(v: &Verdict, names: &[&str], imprecise: &[bool]) -> String
     let Some(od) = &v.optional_deadlines else {
         return String::new();
     };
-    let listed: Vec<String> = (od.iter().zip(names).zip(imprecise))
+    let items: Vec<String> = (od.iter().zip(names).zip(imprecise))
         .filter(|(_, &is)| is)
         .map(|((od, n), _)| format!("{n}:{}", super::human_ns(od.as_nanos())))
         .collect();
-    match listed.is_empty() {
+    match items.is_empty() {
         true => String::new(),
-        false => format!("; OD {}", listed.join(" ")),
+        false => format!("; OD {}", listed(items.into_iter())),
     }
 }
 
@@ -153,4 +166,27 @@ fn unsafe_optional_deadlines(v: &Verdict, names: &[&str]) -> String {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn items(n: usize) -> impl ExactSizeIterator<Item = String> {
+        (1..n + 1).map(|i| format!("T{i}"))
+    }
+
+    #[test]
+    fn long_lists_are_cut_with_a_count() {
+        assert_eq!(listed(items(3)), "T1 T2 T3");
+        let all: Vec<String> = items(LISTED).collect();
+        assert_eq!(listed(items(LISTED)), all.join(" "));
+        let cut = listed(items(LISTED + 976));
+        assert!(cut.starts_with(&all.join(" ")), "{cut}");
+        assert!(
+            cut.ends_with(" ... and 976 more (--json lists all)"),
+            "{cut}"
+        );
+        assert!(!cut.contains(&format!("T{}", LISTED + 1)), "{cut}");
+    }
 }
