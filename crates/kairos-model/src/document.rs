@@ -89,8 +89,14 @@ fn parse_toml(source: &str) -> Result<Node, Diagnostics> {
     let (table, errors) = toml::de::DeTable::parse_recoverable(source);
     if !errors.is_empty() {
         let mut diagnostics = Diagnostics::default();
+        // The parser's recursion limit has no span: it is met while recovering from an error
+        // before it (a key the nesting scan read otherwise), so it is placed there, or at the
+        // start when it comes first.
+        let mut last = lines.position(0);
         for e in errors {
-            let position = e.span().map(|s| lines.position(s.start));
+            let position = e.span().map_or(last, |s| lines.position(s.start));
+            last = position;
+            let position = Some(position);
             diagnostics.push(
                 Diagnostic::error(format!("TOML syntax: {}", e.message().trim_end()))
                     .at_position(position)

@@ -88,3 +88,21 @@ fn every_example_is_within_the_bound() {
         assert_eq!(toml_too_deep(source), None);
     }
 }
+
+#[test]
+fn a_header_of_dots_without_keys_is_refused_at_the_dot_past_the_bound() {
+    // `[a.....b]`: the parser recurses at each dot before it sees the empty keys.
+    let dots = ".".repeat(MAX_NESTING + 40);
+    let header = format!("x = 1\n[a{dots}b]\n");
+    // "a" (column 2) is segment 1; the dots start at column 3 and the k-th makes segment k
+    // from the second on: segment MAX_NESTING + 1 is the dot at column 3 + MAX_NESTING.
+    assert_eq!(
+        refused_at(&header),
+        Some(Position {
+            line: 2,
+            column: 3 + MAX_NESTING
+        })
+    );
+    let fits = format!("[a{}b]\n", ".".repeat(MAX_NESTING - 2));
+    assert!(refused_at(&fits).is_none());
+}
