@@ -31,6 +31,22 @@ fn replay(target: &str, file: &str, inputs: &[PathBuf]) {
     }
 }
 
+/// Every folder of `fuzz/regressions/` is a target's: an input kept for another would never
+/// be replayed.
+#[test]
+fn every_kept_input_belongs_to_a_replayed_target() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
+    for entry in std::fs::read_dir(root).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.path().is_dir() {
+            assert!(
+                TARGETS.iter().any(|t| t.name == name),
+                "{name} is not replayed"
+            );
+        }
+    }
+}
+
 #[test]
 fn every_seed_and_every_input_a_fuzzer_found_keeps_the_rules_of_kairos_check() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

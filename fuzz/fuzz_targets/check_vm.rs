@@ -1,5 +1,5 @@
-//! Feeds arbitrary bytes to `kairos check` as a file named like the vm inputs its seeds
-//! are (`fuzz/seeds/check_vm/`): it must never panic, and its report must keep the rules of
+//! Feeds arbitrary bytes to `kairos check`, seeded with the examples of the vm kind
+//! (`scripts/fuzz` says which): it must never panic, and its report must keep the rules of
 //! [`kairos_fuzz::invariants`].
 #![no_main]
 

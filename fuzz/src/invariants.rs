@@ -19,8 +19,19 @@ pub struct Target {
     pub seeds: &'static [(&'static str, &'static str)],
 }
 
-/// Every fuzz target of `kairos check`, one per input kind beside the model's own two.
-pub const TARGETS: [Target; 6] = [
+/// Every fuzz target: the six of `kairos check`, one per input kind, and the model's own two
+/// (`check_source`, `check_mc`), whose inputs the replay also puts through `kairos check`.
+pub const TARGETS: [Target; 8] = [
+    Target {
+        name: "check_source",
+        file: "fuzz.toml",
+        seeds: &[("examples", "toml"), ("examples", "json")],
+    },
+    Target {
+        name: "check_mc",
+        file: "fuzz.toml",
+        seeds: &[("examples/mcdag", "toml"), ("examples/mcdag/xml", "xml")],
+    },
     Target {
         name: "check_vm",
         file: "fuzz.toml",

@@ -89,14 +89,11 @@ fn parse_toml(source: &str) -> Result<Node, Diagnostics> {
     let (table, errors) = toml::de::DeTable::parse_recoverable(source);
     if !errors.is_empty() {
         let mut diagnostics = Diagnostics::default();
-        // The parser's recursion limit has no span: it is met while recovering from an error
-        // before it (a key the nesting scan read otherwise), so it is placed there, or at the
-        // start when it comes first.
-        let mut last = lines.position(0);
+        // The parser's nesting limit has no span (met while it recovers from an earlier error,
+        // where the scan above read the text otherwise): it is placed at the deepest point.
         for e in errors {
-            let position = e.span().map_or(last, |s| lines.position(s.start));
-            last = position;
-            let position = Some(position);
+            let deepest = || lines.position(nesting::toml_deepest(source));
+            let position = Some(e.span().map_or_else(deepest, |s| lines.position(s.start)));
             diagnostics.push(
                 Diagnostic::error(format!("TOML syntax: {}", e.message().trim_end()))
                     .at_position(position)

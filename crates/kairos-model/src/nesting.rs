@@ -25,40 +25,55 @@ pub(crate) fn too_deep(lines: &LineIndex<'_>, offset: usize, what: &str) -> Diag
 /// segments of a table header or a dotted key and each array or inline table with the keys
 /// that lead to it; `None` when it stays within the bound.
 pub(crate) fn toml_too_deep(source: &str) -> Option<usize> {
-    scan_toml(source).err()
+    scan_toml(source).0.err()
 }
 
-fn scan_toml(source: &str) -> Result<(), usize> {
+/// The byte offset where a TOML text nests deepest, as [`toml_too_deep`] counts: where the
+/// parser's own nesting limit, which carries no position, is met.
+pub(crate) fn toml_deepest(source: &str) -> usize {
+    scan_toml(source).1
+}
+
+/// The scan's verdict and the offset of the deepest point it saw.
+fn scan_toml(source: &str) -> (Result<(), usize>, usize) {
     let mut scan = TomlScan {
         line_start: true,
         ..TomlScan::default()
     };
-    let bytes = source.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        let next = match bytes[at] {
-            b'#' => source[at..].find('\n').map_or(bytes.len(), |n| at + n),
-            b'"' | b'\'' => {
-                scan.segment(at)?;
-                string_end(bytes, at)
-            }
-            b'.' => {
-                scan.dot(at)?;
-                at + 1
-            }
-            b' ' | b'\t' | b'\r' => at + 1,
-            c if word(c) => {
-                scan.segment(at)?;
-                at + (bytes[at..].iter().position(|&c| !word(c))).unwrap_or(bytes.len() - at)
-            }
-            c => {
-                scan.punctuation(c, at)?;
-                at + 1
-            }
-        };
-        at = next.max(at + 1);
+    let verdict = scan.run(source);
+    (verdict, scan.deepest.1)
+}
+
+impl TomlScan {
+    fn run(&mut self, source: &str) -> Result<(), usize> {
+        let scan = self;
+        let bytes = source.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            let next = match bytes[at] {
+                b'#' => source[at..].find('\n').map_or(bytes.len(), |n| at + n),
+                b'"' | b'\'' => {
+                    scan.segment(at)?;
+                    string_end(bytes, at)
+                }
+                b'.' => {
+                    scan.dot(at)?;
+                    at + 1
+                }
+                b' ' | b'\t' | b'\r' => at + 1,
+                c if word(c) => {
+                    scan.segment(at)?;
+                    at + (bytes[at..].iter().position(|&c| !word(c))).unwrap_or(bytes.len() - at)
+                }
+                c => {
+                    scan.punctuation(c, at)?;
+                    at + 1
+                }
+            };
+            at = next.max(at + 1);
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// A byte of a bare key, or of a number, date or boolean.
@@ -84,6 +99,8 @@ struct TomlScan {
     key: usize,
     /// Whether the last character seen starts a line (outside arrays and inline tables).
     line_start: bool,
+    /// The deepest depth seen and where.
+    deepest: (usize, usize),
 }
 
 impl TomlScan {
@@ -101,10 +118,17 @@ impl TomlScan {
         } else {
             self.base() + self.run
         };
+        self.reach(depth, at);
         if depth > MAX_NESTING {
             return Err(at);
         }
         Ok(())
+    }
+
+    fn reach(&mut self, depth: usize, at: usize) {
+        if depth > self.deepest.0 {
+            self.deepest = (depth, at);
+        }
     }
 
     /// A dot of a dotted run. The parser recurses once per dot, even between two dots with
@@ -127,6 +151,7 @@ impl TomlScan {
             }
             b'[' | b'{' => {
                 let depth = self.base() + self.key + 1;
+                self.reach(depth, at);
                 if depth > MAX_NESTING {
                     return Err(at);
                 }

@@ -49,8 +49,9 @@ pub struct JobRecord {
     pub release: u64,
     /// Absolute deadline.
     pub deadline: u64,
-    /// When the user-space dispatcher first asked a worker to run it (none under kernel
-    /// dispatch): from here to `start` the job waited on the operating system alone.
+    /// When the user-space dispatcher first let a worker run it: its request, or the start
+    /// the request named when it was made ahead (none under kernel dispatch). From here to
+    /// `start` the job waited on the operating system alone.
     pub requested: Option<u64>,
     /// When its first instruction ran.
     pub start: Option<u64>,

@@ -140,7 +140,7 @@ impl Bins for FpBins<'_> {
         // The packing inserts only what `admits` accepted, so the analysis passes.
         let updated = match self.admitted.take() {
             Some((c, t, analysis)) if (c, t) == (core, task) => analysis,
-            _ => self.analyse(core, task).unwrap_or_default(),
+            _ => (self.analyse(core, task)).expect("the packing inserts only admitted tasks"),
         };
         let at = self.place(core, task);
         let state = &mut self.cores[core];

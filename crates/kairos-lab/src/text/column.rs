@@ -39,6 +39,13 @@ impl Column {
         cell
     }
 
+    /// A number right-aligned in the column and never elided: one that does not fit widens its
+    /// cell, which keeps at least one space before it.
+    pub fn number(self, text: &str) -> String {
+        let pad = self.0.saturating_sub(text.chars().count()).max(1);
+        std::iter::repeat_n(' ', pad).chain(text.chars()).collect()
+    }
+
     /// `text` elided to the column and padded on the left (a right-aligned cell).
     pub fn right(self, text: &str) -> String {
         let cell = elide(text, self.0);
@@ -91,6 +98,14 @@ mod tests {
             format!("{}…{}", "a".repeat(20), &long[long.len() - 19..])
         );
         assert_eq!(column.right(&long), cell);
+    }
+
+    #[test]
+    fn a_number_is_never_elided_and_keeps_a_space_before_it() {
+        let column = Column::fixed(7);
+        assert_eq!(column.number("42"), "     42");
+        assert_eq!(column.number("1234567"), " 1234567");
+        assert_eq!(column.number("12345678"), " 12345678");
     }
 
     #[test]

@@ -80,8 +80,12 @@ pub fn run_worker(
             task,
             number: w.job.load(Ordering::Acquire),
         };
+        // Read with the request it belongs to: a later request would change them while this
+        // one waits for its start or its slot.
+        let requested =
+            (w.requested_at.load(Ordering::Relaxed)).max(w.not_before.load(Ordering::Relaxed));
         if wait_for_start(shared, id, core) && take(shared, id, core) {
-            activation(shared, id, core, unit, &mut log);
+            activation(shared, (id, requested), core, unit, &mut log);
         }
     }
     log
@@ -123,7 +127,13 @@ fn take(shared: &Shared, id: JobId, core: usize) -> bool {
 }
 
 /// From taking the slot to a stop, the end of a part, or the job's completion.
-fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut WorkerLog) {
+fn activation(
+    shared: &Shared,
+    (id, requested): (JobId, u64),
+    core: usize,
+    unit: u64,
+    log: &mut WorkerLog,
+) {
     let origin = shared.origin.load(Ordering::Acquire);
     let slot = shared.slot(id);
     let w = shared.worker(id.task, core);
@@ -144,8 +154,6 @@ fn activation(shared: &Shared, id: JobId, core: usize, unit: u64, log: &mut Work
         return;
     }
     let mut start = clock::now_ns().saturating_sub(origin);
-    let requested =
-        (w.requested_at.load(Ordering::Relaxed)).max(w.not_before.load(Ordering::Relaxed));
     let last = slot.last_core.swap(core + 1, Ordering::Relaxed);
     let m = &mut log.measurements;
     m.record(REQUEST_TO_START, start.saturating_sub(requested));

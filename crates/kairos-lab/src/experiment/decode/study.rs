@@ -79,7 +79,9 @@ impl Reader {
             }
             Some(d.as_nanos() / ms)
         };
-        let (min, max) = (bound(0)?, bound(1)?);
+        // Both bounds read before either refuses: every problem at once.
+        let (min, max) = (bound(0), bound(1));
+        let (min, max) = (min?, max?);
         if min > max {
             self.report(node, path, &format!("{min}ms is above {max}ms"), Some(hint));
             return None;

@@ -187,7 +187,7 @@ fn text(study: &Study, summary: &Summary) -> String {
         for (u, sums) in of(family, &summary.points) {
             out.push_str(&format!("{:<6}", trimmed(u)));
             for (header, value) in shown() {
-                out.push_str(&width(header).right(&value(sums).to_string()));
+                out.push_str(&width(header).number(&value(sums).to_string()));
             }
             out.push('\n');
         }
@@ -199,7 +199,6 @@ fn text(study: &Study, summary: &Summary) -> String {
     out
 }
 
-/// A column's width: its header's, at least 6, and a space before.
 /// A column one wider than its header (at least 6), so that cells stay one space apart.
 fn width(header: &str) -> Column {
     Column::fixed(header.chars().count().max(6) + 1)
