@@ -65,8 +65,10 @@ pub fn run(args: &Args) -> CommandResult {
 fn simso(args: &SimsoArgs) -> CommandResult {
     let source = read_text(&args.file)?;
     let name = args.file.display().to_string();
+    let spinner = crate::progress::spinner(&format!("importing {name}"), args.json);
     let import =
         simso_xml::import_simso(&source).map_err(|e| Failure::bad_input(format!("{name}: {e}")))?;
+    drop(spinner);
     let stem = args.file.file_stem().map_or("simso".into(), |n| {
         n.to_string_lossy().replace(char::is_control, "?")
     });
@@ -130,7 +132,10 @@ fn mcdag(args: &McdagArgs) -> CommandResult {
         slot: args.slot,
         cores: args.cores.map(|c| c as usize),
     };
+    let spinner =
+        crate::progress::spinner(&format!("importing {}", args.file.display()), args.json);
     let checked = import_with(&source, &options);
+    drop(spinner);
     let name = args.file.display().to_string();
     for d in checked.diagnostics.iter() {
         eprintln!("{}", d.render(&name));
