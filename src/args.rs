@@ -67,7 +67,7 @@ pub fn policy_values(
 
 /// Prints a library notice or warning on standard error, where kairos's commands tell them.
 pub fn to_stderr(line: &str) {
-    eprintln!("{line}");
+    crate::progress::eprint_line(line);
 }
 
 /// Prints `value` as the pretty JSON every `--json` of kairos prints.

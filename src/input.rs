@@ -6,8 +6,14 @@ use kairos_model::Duration;
 /// clap parser for `--slot`: a duration greater than zero.
 pub fn slot_arg(text: &str) -> Result<Duration, String> {
     let slot = crate::args::duration_arg(text)?;
+    let floor = kairos_model::decode::MIN_PERIOD;
     if slot.is_zero() {
         return Err("a slot must last more than zero (e.g. 1ms)".into());
+    }
+    if slot < floor {
+        return Err(format!(
+            "a slot of {slot} is below {floor}: every slot of a table is a step to synthesize and simulate (e.g. 1ms)"
+        ));
     }
     Ok(slot)
 }

@@ -6,5 +6,6 @@
 pub mod args;
 pub mod commands;
 pub mod input;
+pub mod progress;
 
 pub use kairos_lab::error::exit;

@@ -146,6 +146,7 @@ proptest! {
             overrun_probability: probability,
             seed: sim_seed,
             record_trace: true,
+            trace_bounds: Default::default(),
         };
         let outcome = simulate_tables(&system, tables, &config).expect("the run starts");
         let trace = outcome.trace.as_ref().expect("recorded");

@@ -100,7 +100,9 @@ fn run_file(path: &Path, list: &registry::TestList, args: &AnalyzeArgs) -> Comma
         profile: args.overheads.as_deref().map(load_overheads).transpose()?,
         quantile: args.overhead_quantile,
     };
+    let spinner = crate::progress::spinner(&format!("analyzing {}", path.display()), args.json);
     let analysis = analyze_with(&path.display().to_string(), &workload, list, &request);
+    drop(spinner);
     if args.json {
         crate::args::print_json(&analysis);
     } else {

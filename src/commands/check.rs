@@ -23,8 +23,10 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: &CheckArgs) -> CommandResult {
+    let spinner = crate::progress::spinner(&format!("checking {}", args.file.display()), args.json);
     let source = read_text(&args.file)?;
     let checked = evaluate(&args.file, &source, args.slot);
+    drop(spinner);
     match args.json {
         true => crate::args::print_json(&checked.report),
         false => print!("{}", checked.text),

@@ -4,7 +4,7 @@
 //! JSON.
 
 use crate::args::CommandResult;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use kairos_lab::experiment::{self, Cluster, Event, Outcome, Request};
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -58,7 +58,7 @@ pub fn run(args: &ExperimentArgs) -> CommandResult {
             None => eprintln!("{line}"),
         },
         Event::Start { sets } => {
-            bar.get_or_init(|| sets_bar(sets, args.quiet));
+            bar.get_or_init(|| sets_bar(sets, args.quiet || args.json));
         }
         Event::Point { utilization } => {
             if let Some(bar) = bar.get() {
@@ -86,17 +86,8 @@ pub fn run(args: &ExperimentArgs) -> CommandResult {
     Ok(0)
 }
 
-/// A progress bar over `sets` task sets (hidden with `--quiet`).
+/// A progress bar over `sets` task sets (`crate::progress` decides whether it is drawn).
 fn sets_bar(sets: u64, quiet: bool) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(sets);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} sets, ETA {eta} {msg}",
-        )
-        .expect("valid template"),
-    );
-    bar
+    let template = "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} sets, ETA {eta} {msg}";
+    crate::progress::bar(sets, template, quiet)
 }

@@ -64,7 +64,10 @@ pub fn run(args: &Args) -> CommandResult {
 /// reproduces SimSo's run (policy and duration) on standard error.
 fn simso(args: &SimsoArgs) -> CommandResult {
     let kinds = [InputKind::SimsoXml];
-    let taken = load_for(&args.file, "import simso", &kinds, &LoadOptions::default())?;
+    let spinner = crate::progress::spinner(&format!("importing {}", args.file.display()), args.json);
+    let taken = load_for(&args.file, "import simso", &kinds, &LoadOptions::default());
+    drop(spinner);
+    let taken = taken?;
     let Input::Workload(workload) = taken.input else {
         unreachable!("a SimSo configuration loads to a workload")
     };
@@ -120,7 +123,11 @@ fn mcdag(args: &McdagArgs) -> CommandResult {
         cores: args.cores.map(|c| c as usize),
     };
     let kinds = [InputKind::McDagXml];
-    let Input::Mc(system) = load_for(&args.file, "import mcdag", &kinds, &options)?.input else {
+    let spinner =
+        crate::progress::spinner(&format!("importing {}", args.file.display()), args.json);
+    let loaded = load_for(&args.file, "import mcdag", &kinds, &options);
+    drop(spinner);
+    let Input::Mc(system) = loaded?.input else {
         unreachable!("MC-DAG XML loads to an MC-DAG system")
     };
     let name = args.file.display().to_string();

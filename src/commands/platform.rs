@@ -7,7 +7,6 @@
 //! without an RT partition.
 
 use crate::args::{duration_arg, CommandResult};
-use indicatif::{ProgressBar, ProgressStyle};
 use kairos_lab::platform::{interference, latency, sweep, Observer, Progress, Suite};
 use kairos_model::Duration;
 use std::path::{Path, PathBuf};
@@ -163,18 +162,8 @@ fn show(
 /// A progress bar on standard error (hidden with `--quiet`), drawn from the library's phases:
 /// a fresh bar for each phase that starts after another ended.
 fn bar(output: &Output) -> Observer {
-    let quiet = output.quiet;
-    let new_bar = move || {
-        let bar = match quiet {
-            true => ProgressBar::hidden(),
-            false => ProgressBar::new(0),
-        };
-        bar.set_style(
-            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len}, {elapsed}")
-                .expect("valid template"),
-        );
-        bar
-    };
+    let quiet = output.quiet || output.json;
+    let new_bar = move || crate::progress::bar(0, "{msg} [{bar:30}] {pos}/{len}, {elapsed}", quiet);
     let bar = Mutex::new(new_bar());
     Arc::new(move |progress: Progress<'_>| {
         let mut bar = bar.lock().unwrap_or_else(|e| e.into_inner());

@@ -33,6 +33,10 @@ pub struct Args {
     /// WCET with this probability, so the page shows mode changes.
     #[arg(long, default_value_t = 0.2)]
     pub overrun: f64,
+    /// The most events each simulation's trace may hold, estimated before it runs (past it the
+    /// report is refused: shorten --duration or raise the cap).
+    #[arg(long, value_name = "N", default_value_t = kairos_lab::simulate::budget::DEFAULT_MAX_TRACE_EVENTS)]
+    pub max_events: u64,
     /// The page to write.
     #[arg(short = 'o', long = "out", alias = "output", value_name = "FILE.html")]
     pub out: PathBuf,
@@ -51,6 +55,7 @@ pub fn run(args: &Args) -> CommandResult {
         gantt_window: args.gantt_window,
         seed: args.seed,
         overrun: args.overrun,
+        max_events: args.max_events,
     };
     let notify = &mut crate::args::to_stderr;
     let written = write(&request, taken.input, &args.out, notify)?;

@@ -7,6 +7,7 @@
 
 pub(crate) use super::pictures::gantt_view;
 use crate::args::{duration_arg, window_arg, CommandResult, Failure};
+use kairos_lab::simulate::budget::{TraceScope, DEFAULT_MAX_TRACE_EVENTS};
 use kairos_lab::simulate::pictures::{write_trace_files, TraceOutputs};
 use kairos_lab::simulate::{simulate, OverheadRequest, Request};
 use kairos_model::input::{InputKind, LoadOptions};
@@ -78,6 +79,10 @@ pub struct SimulateArgs {
     /// Write a Chrome trace-event JSON file (open it in ui.perfetto.dev).
     #[arg(long, value_name = "FILE.json")]
     pub trace: Option<PathBuf>,
+    /// The most events the recorded trace may hold, estimated before the run: past it a
+    /// --trace is refused and a --gantt without --gantt-window draws the run's first part.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_TRACE_EVENTS)]
+    pub max_events: u64,
     /// MC systems: the table file to run (from `kairos synth --out`); synthesized with
     /// GMH-MC-DAG (G-EDZL) when absent.
     #[arg(long, value_name = "TABLES.json")]
@@ -113,6 +118,7 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
     let name = args.file.display().to_string();
     let workload = matches!(taken.input, kairos_model::input::Input::Workload(_));
     let request = request(args, workload)?;
+    let spinner = crate::progress::spinner(&format!("simulating {name}"), args.json);
     let simulation = simulate(
         &name,
         taken.input,
@@ -120,6 +126,7 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
         &request,
         &mut crate::args::to_stderr,
     )?;
+    drop(spinner);
     if args.json {
         crate::args::print_json(&simulation.metrics_json());
     } else {
@@ -142,7 +149,6 @@ pub fn run(args: &SimulateArgs) -> CommandResult {
     })
 }
 
-/// The flags as the library's request.
 /// The flags as the library's request; an overhead profile is read for a periodic workload
 /// only (another kind refuses the flag, unread).
 fn request(args: &SimulateArgs, workload: bool) -> Result<Request, Failure> {
@@ -160,6 +166,8 @@ fn request(args: &SimulateArgs, workload: bool) -> Result<Request, Failure> {
         priorities: priority_order(&args.priorities),
         abort_on_miss: args.abort_on_miss,
         record_trace: args.gantt.is_some() || args.trace.is_some(),
+        trace_scope: trace_scope(args),
+        max_events: args.max_events,
         overheads: OverheadRequest {
             profile,
             scheduling: args.overhead_scheduling,
@@ -170,6 +178,16 @@ fn request(args: &SimulateArgs, workload: bool) -> Result<Request, Failure> {
         overruns: args.overrun.clone(),
         overrun_probability: args.overrun_probability,
     })
+}
+
+/// What of the trace the outputs draw: a Perfetto trace needs all of it, a Gantt chart its
+/// window (the whole run's, sampled past the cap, when none is given).
+fn trace_scope(args: &SimulateArgs) -> TraceScope {
+    match (args.trace.is_some(), args.gantt_window) {
+        (true, _) => TraceScope::Whole,
+        (false, Some((from, to))) => TraceScope::Window(from, to),
+        (false, None) => TraceScope::Sampled,
+    }
 }
 
 pub fn priority_order(name: &str) -> PriorityOrder {

@@ -221,6 +221,7 @@ pub fn report(
         gantt_window: window,
         seed: request.seed,
         overrun: request.overrun,
+        max_events: crate::simulate::budget::DEFAULT_MAX_TRACE_EVENTS,
     };
     let written = crate::report::write(&page, input, out, &mut |_| {})?;
     Ok(serde_json::to_value(written).expect("the report serializes"))

@@ -13,6 +13,11 @@ use std::collections::HashMap;
 /// below it means sums of a few durations can never overflow 64-bit nanoseconds.
 pub const MAX_DURATION: Duration = Duration::from_nanos(1 << 60);
 
+/// The shortest period (of a task, a DAG, a VCPU, a manager, a credit quantum, a minimum
+/// inter-arrival time) taken without a warning: each period is at least one event to simulate
+/// or dispatch, so below it a millisecond of schedule costs thousands of events per task.
+pub const MIN_PERIOD: Duration = Duration::from_micros(1);
+
 /// The most cores a workload may name.
 pub const MAX_CORES: usize = 4096;
 
@@ -252,6 +257,10 @@ impl Decoder {
                 self.report(located(too_long(text)));
                 None
             }
+            Ok(d) if d < MIN_PERIOD && recurs(path) => {
+                self.report(located(below_floor(text)));
+                Some(d)
+            }
             Ok(d) => Some(d),
             Err(e) => {
                 let hint = duration_hint(&e);
@@ -260,6 +269,20 @@ impl Decoder {
             }
         }
     }
+}
+
+/// Whether the field at `path` is a period of something that recurs: every field named
+/// `period` or `..._period`, minimum inter-arrival times and the credit scheduler's quantum.
+fn recurs(path: &str) -> bool {
+    let key = path.rsplit('.').next().unwrap_or(path);
+    key.ends_with("period") || key == "max_interarrival" || key == "quantum"
+}
+
+fn below_floor(text: &str) -> Diagnostic {
+    Diagnostic::warning(format!(
+        "period {text:?} is below {MIN_PERIOD}: every period is an event to simulate or dispatch, so each millisecond of schedule would cost over a thousand of them"
+    ))
+    .with_hint("real-time periods are microseconds to seconds; check the unit (e.g. \"1ms\")")
 }
 
 fn too_long(text: &str) -> Diagnostic {

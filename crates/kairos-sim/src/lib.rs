@@ -58,9 +58,34 @@ pub struct SimConfig {
     pub seed: u64,
     /// Remove a job unfinished at its deadline instead of letting it run late.
     pub abort_on_miss: bool,
-    /// Keep every event (memory grows with the duration).
+    /// Keep the events (memory grows with the duration), within `trace_bounds`.
     pub record_trace: bool,
+    pub trace_bounds: TraceBounds,
     pub overheads: Overheads,
+}
+
+/// The most events a recorded trace holds by default: about 100 MB of events, and a Gantt
+/// chart or Perfetto trace of them in the hundreds of megabytes.
+pub const DEFAULT_MAX_TRACE_EVENTS: u64 = 1_000_000;
+
+/// What a recorded trace keeps, so that its memory is bounded whatever the duration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceBounds {
+    /// Only the events a Gantt chart of `[from, to]` draws
+    /// ([`kairos_trace::TraceEvent::drawn_in`]); `None`: every event.
+    pub window: Option<(Instant, Instant)>,
+    /// Past this many kept events the run stops with [`SimError::TraceTooLarge`] (callers
+    /// estimate first and refuse or narrow the window before starting; this is the backstop).
+    pub max_events: u64,
+}
+
+impl Default for TraceBounds {
+    fn default() -> Self {
+        TraceBounds {
+            window: None,
+            max_events: DEFAULT_MAX_TRACE_EVENTS,
+        }
+    }
 }
 
 impl Default for SimConfig {
@@ -71,6 +96,7 @@ impl Default for SimConfig {
             seed: 0,
             abort_on_miss: false,
             record_trace: false,
+            trace_bounds: TraceBounds::default(),
             overheads: Overheads::default(),
         }
     }
@@ -95,6 +121,8 @@ pub enum SimError {
     },
     #[error("the workload cannot run under {policy}: {reason}")]
     Unsupported { policy: String, reason: String },
+    #[error("the recorded trace reached its cap of {max} events at {at}")]
+    TraceTooLarge { max: u64, at: Instant },
 }
 
 /// Simulates `workload` under `policy`.

@@ -74,6 +74,30 @@ pub enum TraceEvent {
     ServerExhausted { server: usize, at: Instant },
 }
 
+impl TraceEvent {
+    /// Whether a Gantt chart of the window `[from, to]` needs this event: what it draws there
+    /// (a segment or a job's release-to-deadline span that overlaps the window, an instant
+    /// inside it) and what decides how it draws it (a job's earlier part ends, which say the
+    /// part of its later segments; every mode change, few and read from the run's start). A
+    /// recorder keeping only these draws the same window as one keeping everything.
+    pub fn drawn_in(&self, from: Instant, to: Instant) -> bool {
+        let overlaps = |start: Instant, end: Instant| start <= to && end >= from;
+        match *self {
+            TraceEvent::Segment { start, end, .. }
+            | TraceEvent::ServerSegment { start, end, .. } => overlaps(start, end),
+            TraceEvent::Release { at, deadline, .. } => overlaps(at, deadline),
+            TraceEvent::PartEnd { at, .. } => at <= to,
+            TraceEvent::ModeChange { .. } => true,
+            TraceEvent::Completion { at, .. }
+            | TraceEvent::DeadlineMiss { at, .. }
+            | TraceEvent::Abort { at, .. }
+            | TraceEvent::Discard { at, .. }
+            | TraceEvent::Replenish { at, .. }
+            | TraceEvent::ServerExhausted { at, .. } => overlaps(at, at),
+        }
+    }
+}
+
 /// How a part ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

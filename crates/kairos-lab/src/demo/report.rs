@@ -21,6 +21,7 @@ pub fn run(demo: &mut Demo, workload: &Workload) -> Result<(), Failure> {
         gantt_window: (Instant::ZERO, Instant::from_nanos(100_000_000)),
         seed: 0,
         overrun: 0.0,
+        max_events: crate::simulate::budget::DEFAULT_MAX_TRACE_EVENTS,
     };
     let page = build(&request, Input::Workload(workload.clone()), demo.notify)?;
     let path = demo.write("report.html", &page.html)?;

@@ -4,25 +4,24 @@
 //! the misses.
 
 use super::html::{document, escape, strip_prolog};
+use crate::simulate::budget::{self, TraceScope};
 use crate::simulate::tables_for;
 use crate::synth::gantt;
 use crate::Failure;
 use kairos_model::{Duration, McSystem};
 use kairos_sim::table::{simulate_tables, TableExecModel, TableMetrics, TableSimConfig};
+use kairos_sim::TraceBounds;
 use kairos_trace::gantt::{render_svg, GanttOptions};
-use std::path::Path;
 
 /// The page for `system`, read from `file`; jobs above the lowest level overrun with probability
 /// `overrun` (seeded by `seed`) over `duration` (default: ten hyper-periods, at most 10 s).
 pub fn page(
-    file: &Path,
+    request: &super::Request,
     system: &McSystem,
-    overrun: f64,
-    seed: u64,
-    duration: Option<Duration>,
 ) -> Result<(String, (super::RunSummary, u64)), Failure> {
+    let (file, overrun, seed) = (request.file, request.overrun, request.seed);
     let (tables, source) = tables_for(system, None)?;
-    let duration = duration.or_else(|| {
+    let duration = request.duration.or_else(|| {
         system
             .hyperperiod()
             .and_then(|h| h.checked_mul(10))
@@ -35,6 +34,7 @@ pub fn page(
         overrun_probability: overrun,
         seed,
         record_trace: true,
+        trace_bounds: bounds(system, duration, request.max_events)?,
     };
     let outcome =
         simulate_tables(system, &tables, &config).map_err(|e| Failure::bad_input(e.to_string()))?;
@@ -133,4 +133,15 @@ fn run_section(m: &TableMetrics, svg: Option<&str>) -> String {
     }
     out.push_str("</section>");
     out
+}
+
+/// The bounds of the trace of a run of `duration` (one hyper-period when absent, as the
+/// table run takes it), refused past `max` events.
+fn bounds(system: &McSystem, duration: Option<Duration>, max: u64) -> Result<TraceBounds, Failure> {
+    let run = duration
+        .or(system.hyperperiod())
+        .unwrap_or(kairos_model::decode::MAX_DURATION);
+    let periods = || (system.dags.iter()).flat_map(|d| d.tasks.iter().map(|_| d.period));
+    let estimate = |span| budget::estimate_events(span, periods(), []);
+    budget::trace_bounds(TraceScope::Whole, run, max, estimate, &mut |_| {})
 }

@@ -11,6 +11,7 @@ mod mc;
 pub mod run;
 mod vm;
 
+use crate::simulate::budget::{self, TraceScope};
 use crate::simulate::{resolve_duration, run_policy};
 use crate::{Failure, Notify};
 use kairos_model::input::{Input, InputKind};
@@ -85,6 +86,8 @@ pub struct Request<'a> {
     pub seed: u64,
     /// MC-DAG systems: each job above the lowest level overruns with this probability.
     pub overrun: f64,
+    /// The most events each simulation's trace may hold, estimated before it runs.
+    pub max_events: u64,
 }
 
 /// A page and what it holds.
@@ -128,7 +131,7 @@ pub fn build(request: &Request, input: Input, notify: Notify) -> Result<Page, Fa
             page(html, "vm", run)
         }
         Input::Mc(system) => {
-            let (html, run) = mc::page(r.file, &system, r.overrun, r.seed, r.duration)?;
+            let (html, run) = mc::page(r, &system)?;
             page(html, "mcdag", run)
         }
         Input::Workload(workload) => workload_page(request, &workload, notify)?,
@@ -161,7 +164,13 @@ fn workload_page(request: &Request, workload: &Workload, notify: Notify) -> Resu
     };
     let mut runs = Vec::with_capacity(policies.len());
     for policy in policies {
-        runs.push(simulate(workload, policy, duration, request.seed, notify)?);
+        runs.push(simulate(
+            workload,
+            policy,
+            (duration, request.max_events),
+            request.seed,
+            notify,
+        )?);
     }
     let html = html::page(&html::Inputs {
         file: &request.file.display().to_string(),
@@ -210,12 +219,21 @@ pub fn window_label(window: (Instant, Instant)) -> String {
 fn simulate(
     workload: &Workload,
     policy: &str,
-    duration: Duration,
+    (duration, max_events): (Duration, u64),
     seed: u64,
     notify: Notify,
 ) -> Result<PolicyRun, Failure> {
     let kind = registry::of_tasks(policy).map_err(Failure::bad_input)?;
+    let periods = || workload.tasks.iter().map(|t| t.period);
+    let estimate = |span| budget::estimate_events(span, periods(), []);
     let config = SimConfig {
+        trace_bounds: budget::trace_bounds(
+            TraceScope::Whole,
+            duration,
+            max_events,
+            estimate,
+            notify,
+        )?,
         duration,
         execution_times: ExecutionTimeModel::Wcet,
         seed,

@@ -6,6 +6,7 @@
 use super::charts::responses_svg;
 use super::html::{document, escape, strip_prolog};
 use super::responses;
+use crate::simulate::budget::{self, TraceScope};
 use crate::simulate::resolve_duration;
 use crate::vm::{prepare, summary, Prepared};
 use crate::{Failure, Notify};
@@ -22,8 +23,14 @@ pub fn page(
 ) -> Result<(String, (super::RunSummary, u64)), Failure> {
     let (file, seed, gantt_window) = (request.file, request.seed, request.gantt_window);
     let Prepared { report, plan, .. } = prepare(system).map_err(Failure::bad_input)?;
+    let duration = resolve_duration(&plan.workload, request.duration, notify)?;
+    let tasks = || plan.workload.tasks.iter().map(|t| t.period);
+    let estimate =
+        |span| budget::estimate_events(span, tasks(), plan.servers.iter().map(|s| s.period));
+    let (scope, max) = (TraceScope::Whole, request.max_events);
     let config = SimConfig {
-        duration: resolve_duration(&plan.workload, request.duration, notify)?,
+        trace_bounds: budget::trace_bounds(scope, duration, max, estimate, notify)?,
+        duration,
         execution_times: kairos_sim::ExecutionTimeModel::Wcet,
         seed,
         abort_on_miss: false,

@@ -71,6 +71,7 @@ pub(super) fn run(name: &str, mut system: McSystem, request: &Request) -> Result
             seed: config.seed,
             execution_times: config.execution_times,
             record_trace: true,
+            trace_bounds: Default::default(),
         };
         Some(
             simulate_tables(&system, &tables, &sim_config)

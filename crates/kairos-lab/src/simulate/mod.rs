@@ -4,6 +4,7 @@
 //! of mixed criticality systems", sections 5-6), or a VM system's two-level schedule (RT-Xen
 //! 2.0's schedulers over the guests' own).
 
+pub mod budget;
 pub mod jobs;
 mod periodic;
 pub mod pictures;
@@ -42,6 +43,10 @@ pub struct Request {
     pub abort_on_miss: bool,
     /// Keep the trace (for a Gantt chart, a Perfetto trace or per-job rows).
     pub record_trace: bool,
+    /// What of the trace is needed, decided before the run within `max_events`.
+    pub trace_scope: budget::TraceScope,
+    /// The most events the trace may hold ([`budget::DEFAULT_MAX_TRACE_EVENTS`]).
+    pub max_events: u64,
     pub overheads: OverheadRequest,
     /// MC systems: tables from this file instead of synthesized ones.
     pub tables: Option<PathBuf>,
@@ -62,6 +67,8 @@ impl Default for Request {
             priorities: PriorityOrder::Auto,
             abort_on_miss: false,
             record_trace: false,
+            trace_scope: budget::TraceScope::Whole,
+            max_events: budget::DEFAULT_MAX_TRACE_EVENTS,
             overheads: OverheadRequest::default(),
             tables: None,
             overruns: Vec::new(),
@@ -203,7 +210,7 @@ pub fn simulate(
     }
     match input {
         Input::Workload(workload) => periodic::run(name, workload, simso, request, notify),
-        Input::Mc(system) => tables::run(name, system, request),
+        Input::Mc(system) => tables::run(name, system, request, notify),
         Input::Vm(system) => vm::run(&system, request, notify),
         _ => Err(Failure::bad_input(format!(
             "{name}: only workloads, mixed-criticality and VM systems are simulated"
@@ -221,6 +228,21 @@ fn checked_duration(requested: Option<Duration>) -> Result<Option<Duration>, Fai
         ))),
         d => Ok(d),
     }
+}
+
+/// The bounds of the trace `request` asks for over a run of `duration` (none recorded: the
+/// defaults, unused); `estimate` gives the events of a span.
+fn bounds(
+    request: &Request,
+    duration: Duration,
+    estimate: impl Fn(Duration) -> u64,
+    notify: Notify,
+) -> Result<kairos_sim::TraceBounds, Failure> {
+    if !request.record_trace {
+        return Ok(kairos_sim::TraceBounds::default());
+    }
+    let (scope, max) = (request.trace_scope, request.max_events);
+    budget::trace_bounds(scope, duration, max, estimate, notify)
 }
 
 fn system_name(system: &McSystem, file: &std::path::Path) -> String {

@@ -1,7 +1,7 @@
 //! A periodic workload under one policy of `kairos_policy::registry`, for the feasibility
 //! interval or a given duration, with overheads charged as the request says.
 
-use super::{checked_duration, Request, Simulation};
+use super::{budget, checked_duration, Request, Simulation};
 use crate::error::refuse;
 use crate::{Failure, Notify};
 use kairos_model::input::{InputKind, SimsoRun};
@@ -41,16 +41,24 @@ pub(super) fn run(
     let simso_duration = simso
         .map(|run| run.duration)
         .filter(|_| request.policy.is_none());
-    let duration = request.duration.or(simso_duration);
+    let duration = resolve_duration(&workload, request.duration.or(simso_duration), notify)?;
+    let periods = || workload.tasks.iter().map(|t| t.period);
+    let estimate = |span| budget::estimate_events(span, periods(), []);
     let config = SimConfig {
-        duration: resolve_duration(&workload, duration, notify)?,
+        duration,
         execution_times: request.execution_times,
         seed: request.seed,
         abort_on_miss: request.abort_on_miss,
         record_trace: request.record_trace,
+        trace_bounds: super::bounds(request, duration, estimate, notify)?,
         overheads: overheads(&workload, request),
     };
-    let outcome = run_policy(&workload, kind, request.priorities, &config, notify)?;
+    let mut outcome = run_policy(&workload, kind, request.priorities, &config, notify)?;
+    budget::end_sample(
+        request.trace_scope,
+        config.trace_bounds,
+        outcome.trace.as_mut(),
+    );
     Ok(Simulation::Periodic { workload, outcome })
 }
 

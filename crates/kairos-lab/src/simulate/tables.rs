@@ -1,11 +1,11 @@
 //! A mixed-criticality system's scheduling tables (given, or synthesized with GMH-MC-DAG)
 //! executed as G-RES / G-MCRES do, with injected overruns and mode changes.
 
-use super::{checked_duration, Request, Simulation};
+use super::{budget, checked_duration, Request, Simulation};
 use crate::error::exit;
 use crate::error::refuse;
 use crate::input::read_text;
-use crate::Failure;
+use crate::{Failure, Notify};
 use kairos_mc::{synthesize, SynthOptions};
 use kairos_model::{McSystem, TableSet};
 use kairos_policy::PriorityOrder;
@@ -17,6 +17,7 @@ pub(super) fn run(
     name: &str,
     mut system: McSystem,
     request: &Request,
+    notify: Notify,
 ) -> Result<Simulation, Failure> {
     if let Some(policy) = request.policy.as_deref().filter(|p| *p != "table") {
         return Err(Failure::bad_input(format!(
@@ -35,6 +36,12 @@ pub(super) fn run(
         override_mc_cores(&mut system, cores)?;
     }
     let (tables, source) = tables_for(&system, request.tables.as_deref())?;
+    // The run covers one hyper-period when no duration is given (kairos_sim::table).
+    let run_length = duration
+        .or(system.hyperperiod())
+        .unwrap_or(kairos_model::decode::MAX_DURATION);
+    let periods = || (system.dags.iter()).flat_map(|d| d.tasks.iter().map(|_| d.period));
+    let estimate = |span| budget::estimate_events(span, periods(), []);
     let config = TableSimConfig {
         duration,
         execution_times: match request.execution_times {
@@ -45,9 +52,15 @@ pub(super) fn run(
         overrun_probability: request.overrun_probability,
         seed: request.seed,
         record_trace: request.record_trace,
+        trace_bounds: super::bounds(request, run_length, estimate, notify)?,
     };
-    let outcome = simulate_tables(&system, &tables, &config)
+    let mut outcome = simulate_tables(&system, &tables, &config)
         .map_err(|e| Failure::bad_input(e.to_string()))?;
+    budget::end_sample(
+        request.trace_scope,
+        config.trace_bounds,
+        outcome.trace.as_mut(),
+    );
     Ok(Simulation::Tables {
         system,
         source,

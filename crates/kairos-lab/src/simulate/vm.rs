@@ -3,7 +3,7 @@
 //! `vcpus = "auto"` domains.
 
 use super::periodic::resolve_duration;
-use super::{Request, Simulation};
+use super::{budget, Request, Simulation};
 use crate::error::refuse;
 use crate::vm::{prepare, Prepared};
 use crate::{Failure, Notify};
@@ -30,16 +30,26 @@ pub(super) fn run(
     refuse(&given, belongs)?;
     refuse(&request.overheads.given(), belongs)?;
     let Prepared { system, plan, .. } = prepare(system).map_err(Failure::bad_input)?;
+    let duration = resolve_duration(&plan.workload, request.duration, notify)?;
+    let tasks = || plan.workload.tasks.iter().map(|t| t.period);
+    let estimate =
+        |span| budget::estimate_events(span, tasks(), plan.servers.iter().map(|s| s.period));
     let config = SimConfig {
-        duration: resolve_duration(&plan.workload, request.duration, notify)?,
+        duration,
         execution_times: request.execution_times,
         seed: request.seed,
         abort_on_miss: request.abort_on_miss,
         record_trace: request.record_trace,
+        trace_bounds: super::bounds(request, duration, estimate, notify)?,
         overheads: Default::default(),
     };
-    let (outcome, metrics) =
+    let (mut outcome, metrics) =
         simulate_vm(&plan, &config).map_err(|e| Failure::bad_input(e.to_string()))?;
+    budget::end_sample(
+        request.trace_scope,
+        config.trace_bounds,
+        outcome.trace.as_mut(),
+    );
     Ok(Simulation::Vm {
         system,
         plan,

@@ -24,8 +24,8 @@
 //! for workloads (releases at `D` happen, as in SimSo), `[0, D)` for table runs; in both,
 //! completions and deadlines at `D` count.
 //!
-//! Cost per event is O(n) in released jobs plus the policy's own cost; memory is O(n + m) unless
-//! a trace is recorded.
+//! Cost per event is O(n) in released jobs plus the policy's own cost; memory is O(n + m) plus
+//! the recorded trace, which is bounded ([`crate::TraceBounds`]).
 
 mod occurrences;
 mod side;
@@ -94,6 +94,7 @@ impl<'w> Engine<'w> {
             charges: Charges::new(config.seed),
             metrics,
             trace,
+            overflow: None,
             found: Vec::new(),
         };
         for (task, t) in workload.tasks.iter().enumerate() {
@@ -116,6 +117,10 @@ impl<'w> Engine<'w> {
             self.side.observe_deadlines(&self.contract, now);
             self.side
                 .forget_previous_frame(&mut self.contract, now, policy);
+            if let Some(at) = self.side.overflow {
+                let max = self.side.config.trace_bounds.max_events;
+                return Err(SimError::TraceTooLarge { max, at });
+            }
             if now >= self.side.end {
                 break;
             }
@@ -123,7 +128,7 @@ impl<'w> Engine<'w> {
             self.advance(now, next);
             now = next;
         }
-        Ok(self.finish())
+        self.finish()
     }
 
     fn next_event_time(&mut self, now: Instant) -> Instant {
@@ -172,7 +177,7 @@ impl<'w> Engine<'w> {
         }
     }
 
-    fn finish(mut self) -> SimOutcome {
+    fn finish(mut self) -> Result<SimOutcome, SimError> {
         let end = self.side.end;
         for i in 0..self.contract.jobs.len() {
             let (view, work) = self.contract.jobs.parts_mut(i);
@@ -185,10 +190,14 @@ impl<'w> Engine<'w> {
         let side = &mut self.side;
         side.metrics.servers = (self.contract.servers).close(&running, &mut |e| side.trace(|| e));
         self.side.metrics.finish(end.since_origin());
-        SimOutcome {
+        if let Some(at) = self.side.overflow {
+            let max = self.side.config.trace_bounds.max_events;
+            return Err(SimError::TraceTooLarge { max, at });
+        }
+        Ok(SimOutcome {
             metrics: self.side.metrics,
             trace: self.side.trace,
             unfinished_jobs: self.contract.jobs.len(),
-        }
+        })
     }
 }

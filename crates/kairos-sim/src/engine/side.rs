@@ -24,6 +24,8 @@ pub(super) struct Side<'w> {
     pub charges: Charges,
     pub metrics: Metrics,
     pub trace: Option<Trace>,
+    /// When the trace would have passed its cap (`TraceBounds::max_events`): the run stops.
+    pub overflow: Option<Instant>,
     /// The jobs an instant's search found, kept to spare an allocation per instant.
     pub found: Vec<JobId>,
 }
@@ -57,9 +59,21 @@ impl Side<'_> {
         if let Some(observer) = &mut self.hosts.observer {
             observer.event(&event);
         }
-        if let Some(trace) = &mut self.trace {
-            trace.events.push(event);
+        let Some(trace) = &mut self.trace else {
+            return;
+        };
+        let bounds = self.config.trace_bounds;
+        if bounds
+            .window
+            .is_some_and(|(from, to)| !event.drawn_in(from, to))
+        {
+            return;
         }
+        if trace.events.len() as u64 >= bounds.max_events {
+            self.overflow.get_or_insert(event_start(&event));
+            return;
+        }
+        trace.events.push(event);
     }
 
     /// Records the segment `job` ran on `core` from its start to `now` (if not empty) and
@@ -205,5 +219,21 @@ impl Host<JobWork> for Side<'_> {
         if let Some((job, work)) = job {
             self.record_segment(job.id, core, work, now);
         }
+    }
+}
+
+/// When `event` begins: a segment's start, a release's instant, a point event's instant.
+fn event_start(event: &TraceEvent) -> Instant {
+    match *event {
+        TraceEvent::Segment { start, .. } | TraceEvent::ServerSegment { start, .. } => start,
+        TraceEvent::Release { at, .. }
+        | TraceEvent::Completion { at, .. }
+        | TraceEvent::DeadlineMiss { at, .. }
+        | TraceEvent::Abort { at, .. }
+        | TraceEvent::Discard { at, .. }
+        | TraceEvent::PartEnd { at, .. }
+        | TraceEvent::ModeChange { at, .. }
+        | TraceEvent::Replenish { at, .. }
+        | TraceEvent::ServerExhausted { at, .. } => at,
     }
 }

@@ -41,8 +41,9 @@ pub struct TableSimConfig {
     pub overrun_probability: f64,
     /// Seed of every random choice (execution times, random overruns).
     pub seed: u64,
-    /// Keep every event (memory grows with the duration).
+    /// Keep the events (memory grows with the duration), within `trace_bounds`.
     pub record_trace: bool,
+    pub trace_bounds: crate::TraceBounds,
 }
 
 impl TableSimConfig {
@@ -82,6 +83,7 @@ pub fn simulate_tables(
     let sim = SimConfig {
         duration,
         record_trace: config.record_trace,
+        trace_bounds: config.trace_bounds,
         seed: config.seed,
         ..SimConfig::default()
     };

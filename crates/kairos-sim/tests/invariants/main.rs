@@ -92,6 +92,7 @@ fn arb_scenario() -> impl Strategy<Value = Scenario> {
                     seed,
                     abort_on_miss,
                     record_trace: true,
+                    trace_bounds: Default::default(),
                     overheads: overheads.map_or(Overheads::default(), |(s, c, m)| {
                         let ns = Duration::from_nanos;
                         Overheads::fixed(ns(s), ns(c), ns(m))
