@@ -99,3 +99,20 @@ fn no_progress_reaches_standard_error_when_it_is_a_pipe() {
         assert_eq!(stderr(&out), "", "{args:?}");
     }
 }
+
+#[test]
+fn a_real_run_past_the_cap_is_refused_before_any_thread_starts() {
+    // One task every microsecond for a minute: 60 million jobs, about 240 million events.
+    let dir = Scratch::new("bounds-run");
+    dir.write(
+        "fine.toml",
+        "cores = 1\n[[tasks]]\nname = \"a\"\nwcet = \"100ns\"\nperiod = \"1us\"\n",
+    );
+    let out = dir.kairos(&["run", "fine.toml", "--duration", "60s"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("about 240000004 events") && said.contains("--max-events"),
+        "{said}"
+    );
+}

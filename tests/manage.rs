@@ -101,6 +101,12 @@ fn free_run(file: &str) {
     );
     assert!(json["best_effort"][0]["units"].as_u64().unwrap() > 0);
     assert_eq!(json["model"].as_array().unwrap().len(), 1);
+    assert!(json["model"][0].get("r2").is_none(), "R² is the model's");
+    let r2 = &json["model_r2"];
+    assert!(
+        r2.is_null() || r2.as_f64().is_some_and(|r2| r2 <= 1.0 + 1e-9),
+        "{r2}"
+    );
     assert!(json["deadline_misses"].as_u64().is_some());
 }
 

@@ -184,6 +184,14 @@ fn a_control_character_in_a_name_is_refused_where_it_is_in_every_kind() {
     }
 }
 
+#[test]
+fn an_empty_or_blank_name_is_refused_where_it_is_in_every_kind() {
+    for field in fields() {
+        refused(&field, "", "the name is ");
+        refused(&field, "  ", "the name is only blanks");
+    }
+}
+
 /// A 65,536-character name used to crash the text table; it is now refused before any run.
 #[test]
 fn simulate_refuses_a_huge_name_at_its_field_instead_of_crashing() {

@@ -109,6 +109,10 @@ pub struct Args {
     /// machine's timer and wake-up latencies, which the tables do not budget for).
     #[arg(long, default_value_t = 0.8)]
     pub work_fraction: f64,
+    /// The most events the run's trace may hold, estimated from the periods before any thread
+    /// starts: past it the run is refused.
+    #[arg(long, value_name = "N", default_value_t = kairos_lab::simulate::budget::DEFAULT_MAX_TRACE_EVENTS)]
+    pub max_events: u64,
 }
 
 impl Args {
@@ -145,6 +149,7 @@ impl Args {
             execution_times: crate::commands::simulate::execution_model(&self.exec),
             seed: self.seed,
             work_fraction: self.work_fraction,
+            max_events: self.max_events,
         })
     }
 }

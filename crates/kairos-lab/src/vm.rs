@@ -3,7 +3,9 @@
 //! the system with every `vcpus = "auto"` domain's VCPUs computed, and the two-level plan the
 //! simulator and the dispatcher run.
 
-use kairos_analysis::csa::{analyze as csa, analyze_with_overheads, with_vcpus, CsaReport};
+use kairos_analysis::csa::{
+    analyze as csa, analyze_with_overheads, with_vcpus, CsaReport, NoInterface,
+};
 use kairos_analysis::overheads::{Charges, Quantile};
 use kairos_model::VmSystem;
 use kairos_policy::policies::hierarchical::VmPlan;
@@ -50,19 +52,51 @@ pub fn with_overheads(system: &VmSystem, charging: &Charging) -> WithOverheads {
 }
 
 /// [`prepare`] with VCPU budgets that hold `charging`'s overheads.
-pub fn prepare_with_overheads(system: &VmSystem, charging: &Charging) -> Result<Prepared, String> {
+pub fn prepare_with_overheads(
+    system: &VmSystem,
+    charging: &Charging,
+) -> Result<Prepared, Refusal> {
     ready(system, with_overheads(system, charging).report)
 }
 
 /// What every stage that runs a VM system does first, and what `kairos check` checks: a
 /// domain left without an interface, or a VCPU the VMM cannot place, is refused here.
-pub fn prepare(system: &VmSystem) -> Result<Prepared, String> {
+pub fn prepare(system: &VmSystem) -> Result<Prepared, Refusal> {
     ready(system, csa(system))
 }
 
-fn ready(system: &VmSystem, report: CsaReport) -> Result<Prepared, String> {
+/// Why a VM system cannot run: what is wrong, and where in the file when it is one field (a
+/// domain without an interface).
+#[derive(Clone, Debug)]
+pub struct Refusal {
+    pub path: Option<String>,
+    pub message: String,
+}
+
+impl From<NoInterface> for Refusal {
+    fn from(refusal: NoInterface) -> Refusal {
+        Refusal {
+            path: Some(refusal.path),
+            message: refusal.message,
+        }
+    }
+}
+
+impl From<Refusal> for String {
+    fn from(refusal: Refusal) -> String {
+        match refusal.path {
+            Some(path) => format!("{path}: {}", refusal.message),
+            None => refusal.message,
+        }
+    }
+}
+
+fn ready(system: &VmSystem, report: CsaReport) -> Result<Prepared, Refusal> {
     let system = with_vcpus(system, &report)?;
-    let plan = VmPlan::new(&system).map_err(|r| r.0)?;
+    let plan = VmPlan::new(&system).map_err(|r| Refusal {
+        path: None,
+        message: r.0,
+    })?;
     Ok(Prepared {
         report,
         system,

@@ -187,8 +187,23 @@ impl Decoder {
     /// A name: a string that passes [`crate::names::name_problem`], else `None` with the
     /// problem reported at the field, so a bad name reaches no later rule or message.
     pub fn name(&mut self, node: &Node, path: &str) -> Option<String> {
+        self.name_by(node, path, crate::names::name_problem)
+    }
+
+    /// The name of an output folder: a name with no path separator
+    /// ([`crate::names::folder_name_problem`]).
+    pub fn folder_name(&mut self, node: &Node, path: &str) -> Option<String> {
+        self.name_by(node, path, crate::names::folder_name_problem)
+    }
+
+    fn name_by(
+        &mut self,
+        node: &Node,
+        path: &str,
+        problem: fn(&str) -> Option<Diagnostic>,
+    ) -> Option<String> {
         let name = self.string(node, path)?;
-        match crate::names::name_problem(&name) {
+        match problem(&name) {
             Some(problem) => {
                 self.report(problem.at_path(path).at_position(node.position));
                 None

@@ -30,6 +30,13 @@ fn forbidden(c: char) -> bool {
 /// What is wrong with `name`, without its location (the caller adds the field's path and
 /// position). The message never repeats the name: it may be huge or hold the control character.
 pub fn name_problem(name: &str) -> Option<Diagnostic> {
+    if name.trim().is_empty() {
+        let what = if name.is_empty() { "empty" } else { "only blanks" };
+        return Some(
+            Diagnostic::error(format!("the name is {what}"))
+                .with_hint("names tell tasks apart in tables, traces and charts: give it a visible name"),
+        );
+    }
     if let Some((at, c)) = name.chars().enumerate().find(|&(_, c)| forbidden(c)) {
         return Some(
             Diagnostic::error(format!(
@@ -49,6 +56,19 @@ pub fn name_problem(name: &str) -> Option<Diagnostic> {
     })
 }
 
+/// What is wrong with `name` as the name of an output folder (an experiment's `results/NAME`):
+/// a name's problems, or a path separator or dot name that would put the folder elsewhere.
+pub fn folder_name_problem(name: &str) -> Option<Diagnostic> {
+    if let Some(problem) = name_problem(name) {
+        return Some(problem);
+    }
+    let elsewhere = name.contains(['/', '\\']) || name == "." || name == "..";
+    elsewhere.then(|| {
+        Diagnostic::error("the name holds a path separator, or is `.` or `..`")
+            .with_hint("the name is the output folder results/NAME: use a plain name (choose another folder with --out-dir)")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,6 +77,24 @@ mod tests {
     fn names_up_to_the_limit_of_printable_characters_pass() {
         assert!(name_problem("flight/sense é ✓").is_none());
         assert!(name_problem(&"é".repeat(MAX_NAME_CHARS)).is_none());
+    }
+
+    #[test]
+    fn empty_and_blank_names_are_refused() {
+        for (name, what) in [("", "empty"), ("   ", "only blanks"), ("\u{3000}", "only blanks")] {
+            let d = name_problem(name).unwrap_or_else(|| panic!("{name:?} passed"));
+            assert_eq!(d.message, format!("the name is {what}"));
+        }
+        assert!(name_problem(" a ").is_none());
+    }
+
+    #[test]
+    fn a_folder_name_stays_in_its_folder() {
+        for name in ["../x", "a/b", "a\\b", ".", ".."] {
+            assert!(folder_name_problem(name).is_some(), "{name:?} passed");
+        }
+        assert!(folder_name_problem("").is_some());
+        assert!(folder_name_problem("study-1.2").is_none());
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub mod supply;
 pub mod system;
 
 pub use overheads::analyze_with_overheads;
-pub use resolve::with_vcpus;
+pub use resolve::{with_vcpus, NoInterface};
 pub use supply::{Mpr, Prm, Supply};
 pub use system::{
     analyze, interfaces, with_interfaces, CsaReport, DomainInterface, VcpuInterface, VmmVerdict,

@@ -34,9 +34,13 @@ pub fn of(path: &Path, source: &str, loaded: &mut Loaded) -> Option<Summary> {
         Input::Workload(w) => workload(w, loaded.simso.as_ref()),
         Input::Mc(system) => mc(system),
         Input::Vm(system) => {
-            if let Err(reason) = prepare(system) {
+            if let Err(refusal) = prepare(system) {
                 let hint = "`kairos analyze` on the file shows each domain's interface";
-                (loaded.diagnostics).push(Diagnostic::error(reason).with_hint(hint));
+                let error = Diagnostic::error(refusal.message).with_hint(hint);
+                (loaded.diagnostics).push(match refusal.path {
+                    Some(path) => error.at_path(path),
+                    None => error,
+                });
             }
             line(vm_summary(system))
         }

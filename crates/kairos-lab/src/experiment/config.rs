@@ -7,20 +7,22 @@ use kairos_model::{parse_duration, Duration};
 use kairos_policy::PolicyKind;
 use serde::Serialize;
 
-/// The file as written (TOML), read by [`super::decode`].
+/// The file as written (TOML), read by [`super::decode`]. A required field is `None` when the
+/// file's was unreadable (already reported): the rest is still resolved, so that every problem
+/// shows in one run.
 #[derive(Clone, Debug)]
 pub struct ConfigFile {
     pub name: Option<String>,
-    pub seed: u64,
-    pub cores: usize,
+    pub seed: Option<u64>,
+    pub cores: Option<usize>,
     /// Task sets per utilization point.
-    pub samples: usize,
-    pub utilization: UtilizationRange,
+    pub samples: Option<usize>,
+    pub utilization: Option<UtilizationRange>,
     /// Periodic task sets (analysis tests and simulation).
     pub generator: Option<GeneratorSpec>,
     /// MC-DAG systems (table synthesis); `utilization` is then normalized (U / cores).
     pub mcdag: Option<McDagSpec>,
-    pub methods: Vec<MethodSpec>,
+    pub methods: Option<Vec<MethodSpec>>,
     /// Simulated time per set is its hyper-period, capped here (default 10s).
     pub simulation_cap: Option<String>,
 }
@@ -120,51 +122,59 @@ fn problem(path: impl Into<String>, message: impl Into<String>) -> Problem {
 }
 
 impl ConfigFile {
-    /// Every name and number understood, or every problem found.
+    /// Every name and number understood, or every problem found besides those of the fields
+    /// that were unreadable (`None`, reported when read).
     pub fn resolve(&self, default_name: &str) -> Result<Config, Vec<Problem>> {
         let mut problems = Vec::new();
-        if self.methods.is_empty() {
+        if self.methods.as_ref().is_some_and(|m| m.is_empty()) {
             problems.push(problem(
                 "methods",
                 "add at least one [[methods]] (test = \"gfb\" or simulate = \"gedf\")",
             ));
         }
         let workloads = self.workloads(&mut problems);
-        let methods: Vec<Option<Method>> = self
-            .methods
-            .iter()
-            .enumerate()
-            .map(|m| resolve_method(m).map_err(|p| problems.push(p)).ok())
-            .collect();
+        let methods: Vec<Option<Method>> = match &self.methods {
+            Some(specs) => specs
+                .iter()
+                .enumerate()
+                .map(|m| resolve_method(m).map_err(|p| problems.push(p)).ok())
+                .collect(),
+            None => vec![None],
+        };
         let simulation_cap = match &self.simulation_cap {
             Some(text) => parse_duration(text)
                 .map_err(|e| problems.push(problem("simulation_cap", e.to_string())))
                 .ok(),
             None => Some(Duration::from_secs(10)),
         };
-        let points = self
-            .utilization
-            .points()
-            .map_err(|e| problems.push(problem("utilization", e)))
-            .ok();
+        let points = self.utilization.as_ref().and_then(|range| {
+            (range.points())
+                .map_err(|e| problems.push(problem("utilization", e)))
+                .ok()
+        });
         let methods: Option<Vec<Method>> = methods.into_iter().collect();
         if let (Some(workloads), Some(methods)) = (&workloads, &methods) {
             if let Err(p) = check_methods_fit(workloads, methods) {
                 problems.push(p);
             }
         }
-        match (workloads, methods, simulation_cap, points) {
-            (Some(workloads), Some(methods), Some(simulation_cap), Some(points))
-                if problems.is_empty() =>
-            {
+        let scalars = (self.seed, self.cores, self.samples);
+        match (workloads, methods, simulation_cap, points, scalars) {
+            (
+                Some(workloads),
+                Some(methods),
+                Some(simulation_cap),
+                Some(points),
+                (Some(seed), Some(cores), Some(samples)),
+            ) if problems.is_empty() => {
                 Ok(Config {
                     name: self
                         .name
                         .clone()
                         .unwrap_or_else(|| default_name.to_string()),
-                    seed: self.seed,
-                    cores: self.cores,
-                    samples: self.samples,
+                    seed,
+                    cores,
+                    samples,
                     points,
                     workloads,
                     methods,
@@ -188,8 +198,10 @@ impl ConfigFile {
                     }
                 }
             }
+            // Before the cores are known, the MC-DAG parameters are resolved on one, for their
+            // own problems only.
             (None, Some(mcdag)) => mcdag
-                .resolve(self.cores)
+                .resolve(self.cores.unwrap_or(1))
                 .map_err(|e| problems.push(problem("mcdag.slot", e)))
                 .ok()
                 .map(Workloads::McDag),

@@ -70,7 +70,7 @@ impl Reader {
         let entries = self.0.table(root, "")?;
         self.0.reject_unknown_keys(entries, &TOP_KEYS, "");
         let at = root.position;
-        let name = self.optional(entries, "name", "", |r, n, p| r.0.string(n, p));
+        let name = self.optional(entries, "name", "", |r, n, p| r.0.folder_name(n, p));
         let seed = self.required(entries, "seed", at, "seed = 1", |r, n, p| r.whole(n, p));
         let cores = self.required(entries, "cores", at, "cores = 4", |r, n, p| {
             r.positive(n, p)
@@ -97,13 +97,13 @@ impl Reader {
         );
         Some(ConfigFile {
             name,
-            seed: seed?,
-            cores: cores? as usize,
-            samples: samples? as usize,
-            utilization: utilization?,
+            seed,
+            cores: cores.map(|c| c as usize),
+            samples: samples.map(|s| s as usize),
+            utilization,
             generator,
             mcdag,
-            methods: methods?,
+            methods,
             simulation_cap: cap,
         })
     }

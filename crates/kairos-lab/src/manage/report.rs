@@ -129,8 +129,10 @@ impl<'a> Report<'a> {
                 "core": sh.core, "mean": sh.mean, "min": sh.min, "max": sh.max, "received": sh.received,
             })).collect::<Vec<_>>(),
             "model": o.be_cores.iter().zip(&o.slopes_ns).zip(&o.slope_ci95_ns).map(|((core, slope), ci)| json!({
-                "core": core, "slope_ns": slope, "slope_ci95_ns": ci, "slope_per_call_ns": slope / calls.max(1.0), "r2": o.r2,
+                "core": core, "slope_ns": slope, "slope_ci95_ns": ci, "slope_per_call_ns": slope / calls.max(1.0),
             })).collect::<Vec<_>>(),
+            // One regression over every core's share: its R² is the model's, not a core's.
+            "model_r2": o.r2,
             "prior_per_call_ns": self.prior_per_call_ns,
             "changes": o.changes.iter().map(change_json).collect::<Vec<_>>(),
             "refused": o.refused,

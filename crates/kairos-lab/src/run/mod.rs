@@ -15,6 +15,7 @@ pub use text::{lost_time, report_header, summary};
 
 use crate::compare::{Compare, RealRun};
 use crate::error::write_output;
+use crate::simulate::budget;
 use crate::simulate::pictures::{write_trace_files, TraceOutputs};
 use crate::{Failure, Notify};
 use kairos_model::input::{Input, InputKind};
@@ -70,6 +71,8 @@ pub struct Request {
     pub seed: u64,
     /// Table runs: the fraction of each job's demand its body executes.
     pub work_fraction: f64,
+    /// The most events the run's trace may hold, estimated before it starts.
+    pub max_events: u64,
 }
 
 /// A finished run: what was measured, its simulation when asked for, and the report in both
@@ -131,6 +134,7 @@ pub fn run(
     notify: Notify,
 ) -> Result<Run, Failure> {
     check_duration(request.duration)?;
+    check_events(&input, request)?;
     match input {
         Input::Vm(system) => vm::run(&system, request, notify),
         Input::Mc(system) => tables::run(name, system, request),
@@ -151,6 +155,42 @@ fn check_duration(duration: Duration) -> Result<(), Failure> {
         )));
     }
     Ok(())
+}
+
+/// Refuses a run whose trace would pass `request.max_events`, before any thread starts: a run
+/// records every job and switch of its cores (and its comparison's simulation as many), so a
+/// workload of microsecond periods would fill the memory long before its duration is up.
+fn check_events(input: &Input, request: &Request) -> Result<(), Failure> {
+    let span = request.duration;
+    let events = match input {
+        Input::Workload(w) => budget::estimate_events(span, w.tasks.iter().map(|t| t.period), []),
+        Input::Mc(s) => {
+            let periods = s.dags.iter().flat_map(|d| d.tasks.iter().map(|_| d.period));
+            budget::estimate_events(span, periods, [])
+        }
+        Input::Vm(s) => {
+            let tasks = s.domains.iter().flat_map(|d| d.tasks.iter().map(|t| t.period));
+            budget::estimate_events(span, tasks, vcpu_periods(s))
+        }
+        _ => 0,
+    };
+    if events <= request.max_events {
+        return Ok(());
+    }
+    Err(Failure::bad_input(format!(
+        "a real run of {span} would record about {events} events, more than the cap of {}: shorten --duration, or raise the cap with --max-events N",
+        request.max_events
+    )))
+}
+
+/// The VCPU periods of `system`: those given, and the VMM's period for a domain whose VCPUs
+/// kairos sizes (at least one each).
+fn vcpu_periods(system: &kairos_model::VmSystem) -> Vec<Duration> {
+    let per_domain = |d: &kairos_model::vm::Domain| match &d.vcpus {
+        Some(vcpus) => vcpus.iter().map(|v| v.period).collect(),
+        None => vec![system.vmm.vcpu_period],
+    };
+    system.domains.iter().flat_map(per_domain).collect()
 }
 
 /// The machine refused what a run needs.

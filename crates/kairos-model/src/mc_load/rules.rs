@@ -86,15 +86,7 @@ pub(super) fn level_rules(levels: &[Located<String>], loc: &Loc, out: &mut Diagn
     }
     let mut seen: HashMap<&str, &Loc> = HashMap::new();
     for (name, at) in levels {
-        if name.is_empty() {
-            out.push(
-                at.put(
-                    Diagnostic::error("level name is empty").with_hint(
-                        "messages, tables and traces name levels: use e.g. \"LO\", \"HI\"",
-                    ),
-                ),
-            );
-        } else if let Some(first) = seen.get(name.as_str()) {
+        if let Some(first) = seen.get(name.as_str()) {
             out.push(
                 at.put(
                     Diagnostic::error(format!(
@@ -110,7 +102,8 @@ pub(super) fn level_rules(levels: &[Located<String>], loc: &Loc, out: &mut Diagn
     }
 }
 
-/// Empty names, names with `/`, and duplicates among `items` (name, owner's location).
+/// Names with `/`, and duplicates among `items` (name, owner's location). An empty name never
+/// gets here: the decoder refuses it by the rules of every name.
 pub(super) fn unique_names<'a>(
     items: impl Iterator<Item = (&'a Located<String>, &'a Loc)>,
     what: &str,
@@ -119,15 +112,7 @@ pub(super) fn unique_names<'a>(
 ) {
     let mut seen: HashMap<&str, &Loc> = HashMap::new();
     for ((name, at), owner) in items {
-        if name.is_empty() {
-            out.push(
-                at.put(
-                    Diagnostic::error(format!("{what} name is empty")).with_hint(
-                        "tables and traces refer to tasks as `dag/task`: give it a name",
-                    ),
-                ),
-            );
-        } else if name.contains('/') {
+        if name.contains('/') {
             out.push(at.put(
                 Diagnostic::error(format!("{what} name `{name}` contains '/'")).with_hint(
                     "tables and traces refer to tasks as `dag/task`: use another character",

@@ -34,9 +34,9 @@ impl Reader {
         self.optional(entries, key, "", read)
     }
 
-    /// A top-level string when present.
-    pub(in crate::experiment) fn text(&mut self, entries: &[Entry], key: &str) -> Option<String> {
-        self.top(entries, key, |r, n, p| r.0.string(n, p))
+    /// The study's `name`, its output folder's.
+    pub(in crate::experiment) fn folder_name(&mut self, entries: &[Entry]) -> Option<String> {
+        self.top(entries, "name", |r, n, p| r.0.folder_name(n, p))
     }
 
     /// A string that must be one of `allowed`.

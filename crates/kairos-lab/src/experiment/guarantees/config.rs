@@ -73,7 +73,7 @@ fn read(r: &mut Reader, root: &Node, path: &Path) -> Option<Study> {
         r.choice(n, p, &["guarantees"], hint)
     });
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-    let name = r.text(entries, "name").or(stem);
+    let name = r.folder_name(entries).or(stem);
     let execution = r.top(entries, "execution", |r, n, p| {
         let hint = "execution = \"real\" or \"simulated\"";
         r.choice(n, p, &["real", "simulated"], hint)

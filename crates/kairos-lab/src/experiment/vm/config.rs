@@ -86,7 +86,7 @@ fn read(r: &mut Reader, root: &Node) -> Option<Study> {
             .map_err(|e| r.report(n, p, &e.to_string(), Some(hint)))
             .ok()
     });
-    let name = r.text(entries, "name");
+    let name = r.folder_name(entries);
     let seed = r.top(entries, "seed", |r, n, p| r.whole(n, p));
     let cores = r.top(entries, "cores", |r, n, p| r.positive(n, p));
     let samples = r.top(entries, "samples", |r, n, p| r.positive(n, p));
