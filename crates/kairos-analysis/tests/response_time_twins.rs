@@ -17,12 +17,18 @@ use proptest::test_runner::RngSeed;
 
 /// `(C, D, T)` of a task in nanoseconds.
 fn cdt(t: &SporadicTask) -> (u64, u64, u64) {
-    (t.wcet.as_nanos(), t.deadline.as_nanos(), t.period.as_nanos())
+    (
+        t.wcet.as_nanos(),
+        t.deadline.as_nanos(),
+        t.period.as_nanos(),
+    )
 }
 
 fn verdict(response: Result<Vec<u64>, Option<usize>>) -> Verdict {
     match response {
-        Ok(r) => Verdict::yes().with_response_times(r.into_iter().map(Duration::from_nanos).collect()),
+        Ok(r) => {
+            Verdict::yes().with_response_times(r.into_iter().map(Duration::from_nanos).collect())
+        }
         Err(failing) => Verdict::no(failing),
     }
 }
@@ -79,7 +85,11 @@ fn plain_gedf_rta(tasks: &[SporadicTask], m: usize) -> Verdict {
             }
         }
     }
-    verdict(if schedulable { Ok(response) } else { Err(failing) })
+    verdict(if schedulable {
+        Ok(response)
+    } else {
+        Err(failing)
+    })
 }
 
 /// Rate-monotonic G-FP: `wait(k, higher, response, x)` is the total interference on task `k`
@@ -190,7 +200,8 @@ fn arb_set(
                 .map(|&(p, w, d_pct)| {
                     let period = p * unit;
                     // Utilization share w^2 / sum w^2 of load% of m: a few heavy tasks.
-                    let share = u128::from(period) * u128::from(w * w) * m as u128 * u128::from(load);
+                    let share =
+                        u128::from(period) * u128::from(w * w) * m as u128 * u128::from(load);
                     let wcet = ((share / (u128::from(weights) * 100)) as u64).clamp(1, period);
                     let deadline = if d_pct > 100 {
                         period
@@ -207,12 +218,24 @@ fn arb_set(
 
 fn check(m: usize, tasks: &[SporadicTask]) -> Result<(), TestCaseError> {
     prop_assume!(utilization_at_most(tasks, m));
-    prop_assert_eq!(rta::is_schedulable(tasks, m), plain_gedf_rta(tasks, m), "G-EDF RTA");
+    prop_assert_eq!(
+        rta::is_schedulable(tasks, m),
+        plain_gedf_rta(tasks, m),
+        "G-EDF RTA"
+    );
     let paper = bertogna_cirinei::is_schedulable(tasks, m);
     prop_assert_eq!(paper, plain_gfp_bc(tasks, m, true), "G-FP BC");
     let schedcat = bertogna_cirinei::is_schedulable_schedcat_rm(tasks, m);
-    prop_assert_eq!(schedcat, plain_gfp_bc(tasks, m, false), "G-FP BC (SchedCAT)");
-    prop_assert_eq!(guan::is_schedulable(tasks, m), plain_gfp_guan(tasks, m), "G-FP Guan");
+    prop_assert_eq!(
+        schedcat,
+        plain_gfp_bc(tasks, m, false),
+        "G-FP BC (SchedCAT)"
+    );
+    prop_assert_eq!(
+        guan::is_schedulable(tasks, m),
+        plain_gfp_guan(tasks, m),
+        "G-FP Guan"
+    );
     Ok(())
 }
 

@@ -96,7 +96,15 @@ pub fn is_schedulable_with_order(
             None
         } else {
             let (higher, search) = (&ranks[..rank], (rank, tk.wcet_ns(), start));
-            fixed_point(&ordered, &ordered_response, higher, search, m, variant, &mut terms)
+            fixed_point(
+                &ordered,
+                &ordered_response,
+                higher,
+                search,
+                m,
+                variant,
+                &mut terms,
+            )
         };
         match r {
             Some(r) => {

@@ -67,7 +67,10 @@ impl GlobalFpTest {
 /// The tasks in priority order, and the ranks `0..n` that index them. A search reads every
 /// higher-priority task in turn: in input order, with thousands of tasks, each read would be a
 /// cache miss, costing more than the workload it reads.
-pub(crate) fn by_priority(tasks: &[SporadicTask], order: &[usize]) -> (Vec<SporadicTask>, Vec<usize>) {
+pub(crate) fn by_priority(
+    tasks: &[SporadicTask],
+    order: &[usize],
+) -> (Vec<SporadicTask>, Vec<usize>) {
     let ordered = order.iter().map(|&i| tasks[i]).collect();
     (ordered, (0..tasks.len()).collect())
 }

@@ -52,5 +52,13 @@ fn windup_response(
         return Some(0);
     }
     let mut terms = LazySum::default();
-    fixed_point(tasks, response, higher, (i, base, base), m, Variant::Paper, &mut terms)
+    fixed_point(
+        tasks,
+        response,
+        higher,
+        (i, base, base),
+        m,
+        Variant::Paper,
+        &mut terms,
+    )
 }

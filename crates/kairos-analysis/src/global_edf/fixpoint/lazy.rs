@@ -191,7 +191,11 @@ mod tests {
                 let p = lazy.at(x, |i, x| term(terms[i], base, x));
                 for dt in 0..=p.len.min(limit - x).min(60) {
                     let expect = fresh(x + dt);
-                    assert_eq!(p.value + p.slope * i128::from(dt), expect, "{terms:?} x={x}");
+                    assert_eq!(
+                        p.value + p.slope * i128::from(dt),
+                        expect,
+                        "{terms:?} x={x}"
+                    );
                 }
                 x += 1 + next(25);
             }
@@ -216,7 +220,11 @@ mod tests {
             while x < base + 150 {
                 let p = levels.at(x);
                 for dt in 0..=p.len.min(60) {
-                    assert_eq!(p.value + p.slope * i128::from(dt), sum(x + dt), "{all:?} x={x}");
+                    assert_eq!(
+                        p.value + p.slope * i128::from(dt),
+                        sum(x + dt),
+                        "{all:?} x={x}"
+                    );
                 }
                 x += 1 + next(20);
             }
