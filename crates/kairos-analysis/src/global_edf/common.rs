@@ -71,8 +71,12 @@ pub(crate) fn gcd(mut a: u64, mut b: u64) -> u64 {
 /// window, the first one finishing at least `slack_i` before its deadline:
 /// `N C_i + min(C_i, max(0, window - N T_i - s_i))`, `N = floor(window / T_i)`.
 pub(crate) fn edf_interference(ti: &SporadicTask, window: u64, slack_i: u64) -> u128 {
-    let jobs = window / ti.period_ns();
-    let rest = window % ti.period_ns(); // window - N T_i
+    // window - N T_i; most windows are shorter than the period, and then no division is needed.
+    let (jobs, rest) = if window < ti.period_ns() {
+        (0, window)
+    } else {
+        (window / ti.period_ns(), window % ti.period_ns())
+    };
     u128::from(jobs) * u128::from(ti.wcet_ns())
         + u128::from(ti.wcet_ns().min(rest.saturating_sub(slack_i)))
 }

@@ -55,7 +55,7 @@ impl Piece {
         };
         let mut len = self.len.min(other.len);
         if low.slope > high.slope {
-            let until = (high.value - low.value) / (low.slope - high.slope);
+            let until = per_slope(high.value - low.value, low.slope - high.slope);
             len = len.min(u64::try_from(until).unwrap_or(u64::MAX));
         }
         Piece {
@@ -85,9 +85,11 @@ impl Piece {
             // The operands cross, or the lower one ends, while the higher one is still linear.
             return exact;
         }
-        let high_end = high.value + high.slope * i128::from(high.len);
+        // A slope of a workload or cap (0 or 1) times a length below 2^64: no overflow, and
+        // no overflow-checked 128-bit multiplication on this hot path.
+        let high_end = high.value + high.slope.wrapping_mul(i128::from(high.len));
         let below_until = if low.slope > 0 {
-            u64::try_from((high_end - low.value) / low.slope).unwrap_or(u64::MAX)
+            u64::try_from(per_slope(high_end - low.value, low.slope)).unwrap_or(u64::MAX)
         } else {
             u64::MAX
         };
@@ -130,6 +132,16 @@ impl Piece {
     }
 }
 
+/// `gap / slope` (truncating) for a positive `slope`: almost always 1, and a 128-bit division
+/// costs more than the rest of a term's evaluation.
+pub(crate) fn per_slope(gap: i128, slope: i128) -> i128 {
+    if slope == 1 {
+        gap
+    } else {
+        gap / slope
+    }
+}
+
 /// `floor(span / T) C + min(C, span mod T)` at `span` and onwards as `span` grows with `x`: the
 /// shape of every workload bound (rising with slope 1 for `C`, then flat until the next period).
 pub(crate) fn sawtooth(span: u128, wcet: u64, period: u64) -> Piece {
@@ -142,7 +154,8 @@ pub(crate) fn sawtooth(span: u128, wcet: u64, period: u64) -> Piece {
             len: u64::MAX,
         };
     }
-    let (jobs, rest) = (span / t, span % t);
+    let (jobs, rest) = div_rem(span, period);
+    let rest = u128::from(rest);
     if rest < c {
         Piece {
             value: (jobs * c + rest) as i128,
@@ -155,6 +168,22 @@ pub(crate) fn sawtooth(span: u128, wcet: u64, period: u64) -> Piece {
             slope: 0,
             len: (t - rest) as u64,
         }
+    }
+}
+
+/// `(a / b, a % b)` for `b > 0`. The analyses divide a window by a period millions of times,
+/// mostly with a quotient of 0 or 1, where a comparison answers; a 64-bit division is several
+/// times cheaper than a 128-bit one for the rest.
+pub(crate) fn div_rem(a: u128, b: u64) -> (u128, u64) {
+    let wide = u128::from(b);
+    if a < wide {
+        (0, a as u64)
+    } else if a - wide < wide {
+        (1, (a - wide) as u64)
+    } else if let Ok(narrow) = u64::try_from(a) {
+        (u128::from(narrow / b), narrow % b)
+    } else {
+        (a / wide, (a % wide) as u64)
     }
 }
 
@@ -276,6 +305,10 @@ pub(crate) fn workload_lower_bound(from: u128, to: u128, at: u128, wcet: u64, pe
         ((at / t) * c + (at % t) * c / t) as i128
     }
 }
+
+mod lazy;
+
+pub(crate) use lazy::{CachedPiece, CappedLevels, LazySum};
 
 #[cfg(test)]
 mod tests;

@@ -26,11 +26,17 @@
 //!    per task given by `order` (most important first), no overheads; jobs independent.
 //! 4. Discrete time: all releases happen at integer nanoseconds (the `+ 1` relies on it).
 //!
-//! Cost: O(F n^2) for n tasks: one fixed point of F steps per task (pseudo-polynomial, see
-//! [`least_fixed_point`]), each step a sum over its higher-priority tasks.
+//! Cost: O(F n^2) for n tasks in the worst case: one fixed point of F steps per task
+//! (pseudo-polynomial, see [`least_fixed_point`]), each step a sum over its higher-priority
+//! tasks. Each search starts from the largest wait `R_j - C_j` of a higher-priority task with
+//! `C_j <= C_k`, a lower bound of the fixed point ([`super::warm_start`]), so F is usually one
+//! or two steps; a step re-evaluates only the terms whose piece ended ([`LazySum`]).
 
+use super::warm_start::WarmStart;
 use crate::global_edf::common::check_preconditions;
-use crate::global_edf::fixpoint::{least_fixed_point, sawtooth, workload_lower_bound, Piece};
+use crate::global_edf::fixpoint::{
+    least_fixed_point, sawtooth, workload_lower_bound, LazySum, Piece,
+};
 use crate::{SporadicTask, Verdict};
 
 /// Whether each interference term is capped at `R_k - C_k + 1`.
@@ -77,39 +83,54 @@ pub fn is_schedulable_with_order(
         return Verdict::no(None);
     }
     let mut response = vec![0u64; tasks.len()];
+    let mut warm = WarmStart::new(tasks);
+    let mut terms = LazySum::default();
+    let (ordered, ranks) = super::by_priority(tasks, order);
+    let mut ordered_response = vec![0u64; tasks.len()];
     for (rank, &k) in order.iter().enumerate() {
-        let higher = &order[..rank];
+        let tk = &tasks[k];
+        let start = tk.wcet_ns().saturating_add(warm.wait_below(tk.wcet_ns()));
         let r = if rank < m {
-            Some(tasks[k].wcet_ns())
+            Some(tk.wcet_ns())
+        } else if start > tk.deadline_ns() {
+            None
         } else {
+            let (higher, search) = (&ranks[..rank], (rank, tk.wcet_ns(), start));
             fixed_point(
-                tasks,
-                &response,
+                &ordered,
+                &ordered_response,
                 higher,
-                (k, tasks[k].wcet_ns()),
+                search,
                 m,
                 variant,
+                &mut terms,
             )
         };
         match r {
-            Some(r) => response[k] = r,
+            Some(r) => {
+                (response[k], ordered_response[rank]) = (r, r);
+                warm.record(tk.wcet_ns(), r - tk.wcet_ns());
+            }
             None => return Verdict::no(Some(k)),
         }
     }
     Verdict::yes().with_response_times(crate::durations(response))
 }
 
-/// The least fixed point for task `k`, `None` once above `D_k` (the point the plain iteration
-/// from `C_k` reaches, found in fewer steps by [`least_fixed_point`]). `base` is the execution
-/// of task `k` itself: `C_k`, or only its wind-up part for the optional deadlines of
-/// G-RMWP ([`crate::rmwp`]), whose recurrence is the same with `C_k` replaced by `w_k`.
+/// The least fixed point `>= start` for task `k`, `None` once above `D_k`: the point the plain
+/// iteration from `C_k` reaches when `start` is at most that point ([`super::warm_start`]),
+/// found in fewer steps by [`least_fixed_point`], each step re-evaluating only the terms whose
+/// piece ended ([`LazySum`], a buffer kept between searches). `base` is the execution of task
+/// `k` itself: `C_k`, or only its wind-up part for the optional deadlines of G-RMWP
+/// ([`crate::rmwp`]), whose recurrence is the same with `C_k` replaced by `w_k`.
 pub(crate) fn fixed_point(
     tasks: &[SporadicTask],
     response: &[u64],
     higher: &[usize],
-    (k, base): (usize, u64),
+    (k, base, start): (usize, u64, u64),
     m: usize,
     variant: Variant,
+    terms: &mut LazySum,
 ) -> Option<u64> {
     let tk = &tasks[k];
     let span = |x: u64, i: usize| {
@@ -117,16 +138,16 @@ pub(crate) fn fixed_point(
         let slack = ti.deadline_ns() - response[i];
         u128::from(x) + u128::from(ti.deadline_ns() - ti.wcet_ns() - slack)
     };
-    let piece = |x: u64| {
-        let cap = Piece::ramp(i128::from(x - base) + 1);
-        higher.iter().fold(Piece::constant(0), |sum, &i| {
-            let workload = sawtooth(span(x, i), tasks[i].wcet_ns(), tasks[i].period_ns());
-            sum.add(match variant {
-                Variant::Paper => workload.min_rising(cap),
-                Variant::SchedCat => workload,
-            })
-        })
+    // W_i(x), capped at x - base + 1 as published, as a piece.
+    let term = |i: usize, x: u64| {
+        let workload = sawtooth(span(x, i), tasks[i].wcet_ns(), tasks[i].period_ns());
+        match variant {
+            Variant::Paper => workload.min_rising(Piece::ramp(i128::from(x - base) + 1)),
+            Variant::SchedCat => workload,
+        }
     };
+    terms.reset(higher.iter().copied(), tk.deadline_ns());
+    let piece = |x: u64| terms.at(x, &term);
     let bound = |from: u64, to: u64, at: u64| {
         let cap = i128::from(at - base) + 1;
         higher
@@ -147,7 +168,7 @@ pub(crate) fn fixed_point(
             })
             .sum()
     };
-    least_fixed_point(base, base, tk.deadline_ns(), m, piece, bound)
+    least_fixed_point(base, start, tk.deadline_ns(), m, piece, bound)
 }
 
 #[cfg(test)]

@@ -26,11 +26,17 @@
 //!
 //! Cost: O(F n^2) for n tasks: one fixed point of F steps per task (pseudo-polynomial), each
 //! step a sum over its higher-priority tasks with the m - 1 largest carry-in differences picked
-//! by linear selection.
+//! by linear selection. Each search starts from the largest wait `R_j - C_j` of a
+//! higher-priority task with `C_j <= C_k`, a lower bound of the fixed point
+//! ([`super::warm_start`]), so F is usually one or two steps; the workload pieces are cached
+//! between steps ([`CachedPiece`]), so a step after the first mostly adds and selects.
 
 use super::bertogna_cirinei::rate_monotonic_order;
+use super::warm_start::WarmStart;
 use crate::global_edf::common::check_preconditions;
-use crate::global_edf::fixpoint::{least_fixed_point, sawtooth, workload_lower_bound, Piece};
+use crate::global_edf::fixpoint::{
+    div_rem, least_fixed_point, per_slope, sawtooth, workload_lower_bound, CachedPiece, Piece,
+};
 use crate::{SporadicTask, Verdict};
 use std::cmp::Reverse;
 
@@ -51,15 +57,26 @@ pub fn is_schedulable_with_order(tasks: &[SporadicTask], m: usize, order: &[usiz
         return Verdict::no(None);
     }
     let mut response = vec![0u64; tasks.len()];
-    let mut diffs = Vec::with_capacity(tasks.len());
+    let mut scratch = Scratch::default();
+    let mut warm = WarmStart::new(tasks);
+    let (ordered, ranks) = super::by_priority(tasks, order);
+    let mut ordered_response = vec![0u64; tasks.len()];
     for (rank, &k) in order.iter().enumerate() {
+        let tk = &tasks[k];
+        let start = tk.wcet_ns().saturating_add(warm.wait_below(tk.wcet_ns()));
         let r = if rank < m {
-            Some(tasks[k].wcet_ns())
+            Some(tk.wcet_ns())
+        } else if start > tk.deadline_ns() {
+            None
         } else {
-            fixed_point(tasks, &response, &order[..rank], k, m, &mut diffs)
+            let (higher, search) = (&ranks[..rank], (rank, start));
+            fixed_point(&ordered, &ordered_response, higher, search, m, &mut scratch)
         };
         match r {
-            Some(r) => response[k] = r,
+            Some(r) => {
+                (response[k], ordered_response[rank]) = (r, r);
+                warm.record(tk.wcet_ns(), r - tk.wcet_ns());
+            }
             None => return Verdict::no(Some(k)),
         }
     }
@@ -84,8 +101,8 @@ fn carry_in(ti: &SporadicTask, r_i: u64, x: u64) -> Piece {
             len: c - x,
         };
     }
-    let y = x - c;
-    let (jobs, rho) = (y / t, y % t);
+    let (jobs, rho) = div_rem(u128::from(x - c), t);
+    let jobs = jobs as u64; // at most x / T
     let base = i128::from(jobs) * i128::from(c) + i128::from(c);
     let ramp_start = t - r_i; // alpha > 0 once rho passes this
     let ramp_end = ramp_start + c - 1; // alpha = C - 1 from here (<= T - 1 as R_i >= C)
@@ -142,7 +159,7 @@ fn largest_sum(pieces: &mut [Piece], k: usize) -> Piece {
         let Some(low) = lowest(s_low) else { continue };
         for s_high in (s_low + 1)..=1 {
             if let Some(high) = highest(s_high) {
-                let until = (low - high) / (s_high - s_low);
+                let until = per_slope(low - high, s_high - s_low);
                 sum = sum.shorten(u64::try_from(until).unwrap_or(0));
             }
         }
@@ -150,26 +167,48 @@ fn largest_sum(pieces: &mut [Piece], k: usize) -> Piece {
     sum
 }
 
-/// The least fixed point of Eq. (12) for task `k`, `None` once above `D_k` (the point the plain
-/// iteration from `C_k` reaches, found in fewer steps by [`least_fixed_point`]).
+/// Buffers reused from one fixed point to the next: each higher-priority task's last pieces
+/// of `I^NC` and of the carry-in surplus, and the surpluses at the current point.
+#[derive(Default)]
+struct Scratch {
+    cache: Vec<Option<(CachedPiece, CachedPiece)>>,
+    diffs: Vec<Piece>,
+}
+
+/// The least fixed point of Eq. (12) for task `k` at or above `start`, `None` once above `D_k`:
+/// the point the plain iteration from `C_k` reaches when `start` is at most that point
+/// ([`super::warm_start`]), found in fewer steps by [`least_fixed_point`].
 fn fixed_point(
     tasks: &[SporadicTask],
     response: &[u64],
     higher: &[usize],
-    k: usize,
+    (k, start): (usize, u64),
     m: usize,
-    diffs: &mut Vec<Piece>,
+    scratch: &mut Scratch,
 ) -> Option<u64> {
     let tk = &tasks[k];
-    let piece = |x: u64| {
+    let Scratch { cache, diffs } = scratch;
+    cache.clear();
+    cache.resize(higher.len(), None);
+    // I^NC_i and max(I^CI_i - I^NC_i, 0) as pieces, read from the cache while they last.
+    let terms = |i: usize, x: u64, cached: &mut Option<(CachedPiece, CachedPiece)>| {
+        if let Some((nc, diff)) = cached.and_then(|(a, b)| a.at(x).zip(b.at(x))) {
+            return (nc, diff);
+        }
         let cap = Piece::ramp(i128::from(x - tk.wcet_ns()) + 1);
+        let nc = non_carry_in(&tasks[i], x).min_rising(cap);
+        let ci = carry_in(&tasks[i], response[i], x).min_rising(cap);
+        let diff = ci.sub(nc).max(Piece::constant(0));
+        *cached = Some((CachedPiece::new(x, nc), CachedPiece::new(x, diff)));
+        (nc, diff)
+    };
+    let piece = |x: u64| {
         let mut omega = Piece::constant(0);
         diffs.clear();
-        for &i in higher {
-            let nc = non_carry_in(&tasks[i], x).min_rising(cap);
-            let ci = carry_in(&tasks[i], response[i], x).min_rising(cap);
+        for (&i, cached) in higher.iter().zip(cache.iter_mut()) {
+            let (nc, diff) = terms(i, x, cached);
             omega = omega.add(nc);
-            diffs.push(ci.sub(nc).max(Piece::constant(0)));
+            diffs.push(diff);
         }
         omega.add(largest_sum(diffs, m - 1))
     };
@@ -186,14 +225,7 @@ fn fixed_point(
             })
             .sum()
     };
-    least_fixed_point(
-        tk.wcet_ns(),
-        tk.wcet_ns(),
-        tk.deadline_ns(),
-        m,
-        piece,
-        bound,
-    )
+    least_fixed_point(tk.wcet_ns(), start, tk.deadline_ns(), m, piece, bound)
 }
 
 #[cfg(test)]

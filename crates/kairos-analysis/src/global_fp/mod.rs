@@ -12,6 +12,7 @@
 
 pub mod bertogna_cirinei;
 pub mod guan;
+mod warm_start;
 
 pub use bertogna_cirinei::rate_monotonic_order;
 
@@ -61,6 +62,17 @@ impl GlobalFpTest {
             GlobalFpTest::Guan => guan::is_schedulable_with_order(tasks, m, order),
         }
     }
+}
+
+/// The tasks in priority order, and the ranks `0..n` that index them. A search reads every
+/// higher-priority task in turn: in input order, with thousands of tasks, each read would be a
+/// cache miss, costing more than the workload it reads.
+pub(crate) fn by_priority(
+    tasks: &[SporadicTask],
+    order: &[usize],
+) -> (Vec<SporadicTask>, Vec<usize>) {
+    let ordered = order.iter().map(|&i| tasks[i]).collect();
+    (ordered, (0..tasks.len()).collect())
 }
 
 /// Whether `order` lists every index of `0..n` exactly once.

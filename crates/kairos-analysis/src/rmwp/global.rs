@@ -11,6 +11,7 @@
 //! A given optional deadline later than `OD_i` makes the verdict negative ([`super`]).
 
 use super::{first_unconstrained, honour_given, optional_deadline};
+use crate::global_edf::fixpoint::LazySum;
 use crate::global_fp::bertogna_cirinei::{self, fixed_point, rate_monotonic_order, Variant};
 use crate::{SporadicTask, Verdict};
 use kairos_model::Duration;
@@ -50,5 +51,14 @@ fn windup_response(
     if base == 0 {
         return Some(0);
     }
-    fixed_point(tasks, response, higher, (i, base), m, Variant::Paper)
+    let mut terms = LazySum::default();
+    fixed_point(
+        tasks,
+        response,
+        higher,
+        (i, base, base),
+        m,
+        Variant::Paper,
+        &mut terms,
+    )
 }

@@ -11,12 +11,11 @@
 //! - response-time bounds are at least the simulated maximum response times;
 //! - BCL => BCL iterative, Bertogna-Cirinei SchedCAT variant => published variant, any G-EDF
 //!   test => G-EDZL, and Theorem 1 of `gedzl` accepts what its hypotheses give;
-//! - the accelerated fixed-point searches of the G-EDF RTA and of Bertogna-Cirinei G-FP give
-//!   exactly the response times of the plain iterations (written out here as slow twins);
+//! - (the accelerated fixed-point searches against their plain twins are in
+//!   `tests/response_time_twins.rs`);
 //! - no entry point panics on extreme inputs.
 
 mod extremes;
-mod twins;
 
 use kairos_analysis::gedzl;
 use kairos_analysis::global_edf::{bcl, bcl_iterative, GlobalEdfTest};
