@@ -70,13 +70,22 @@ pub fn is_schedulable(tasks: &[SporadicTask], m: usize) -> Verdict {
     if verdict.schedulable || check_preconditions(tasks, m).is_err() {
         return verdict;
     }
-    let dominated = GlobalEdfTest::ALL
+    match is_schedulable_by_edf_dominance(tasks, m) {
+        dominated if dominated.schedulable => dominated,
+        _ => verdict,
+    }
+}
+
+/// Theorem 2 alone: some G-EDF test of [`crate::global_edf`] accepts; a failure is the first
+/// test's (G-EDF's own failing task).
+pub fn is_schedulable_by_edf_dominance(tasks: &[SporadicTask], m: usize) -> Verdict {
+    let mut verdicts = GlobalEdfTest::ALL
         .into_iter()
-        .any(|test| test.run(tasks, m).schedulable);
-    if dominated {
-        Verdict::yes()
-    } else {
-        verdict
+        .map(|test| test.run(tasks, m));
+    let first = verdicts.next().expect("G-EDF has tests");
+    match first.schedulable || verdicts.any(|v| v.schedulable) {
+        true => Verdict::yes(),
+        false => first,
     }
 }
 

@@ -33,7 +33,9 @@
 //! ends a job's optional part at its optional deadline is one more interrupt per period, a
 //! dispatcher pass like a release (`Δrel`), and its lateness (`Δev`) is inside `D' = D - Δev`.
 //!
-//! EDZL is not analysed with overheads ([`not_applicable`] says why).
+//! G-EDZL is not given overheads through its zero-laxity theorem, whose laxity is not the one
+//! the policy computes; it is accepted with overheads when a G-EDF test accepts its inflated
+//! set, which also charges its reorder wake-ups ([`edzl`] gives the argument).
 //!
 //! Mixed-criticality scheduling tables are charged per slot instead: [`tables`] (the slot guard).
 //!
@@ -45,6 +47,7 @@
 //! computed, so floating-point error never charges less than the exact value.
 
 mod charges;
+pub mod edzl;
 pub mod tables;
 
 pub use charges::{Charges, Quantile};
@@ -94,23 +97,9 @@ pub enum Overload {
 /// Slightly more than 1: `1 / s` is multiplied by it so rounding never undercharges.
 pub(crate) const ROUND_UP: f64 = 1.0 + 1e-12;
 
-/// Why `test` cannot be given overheads this way, if it cannot.
-///
-/// EDZL raises a job to the top when its laxity, computed from its remaining execution, reaches
-/// zero; the switch that runs it then costs time the laxity did not hold, and the job misses by
-/// that much whatever its inflated WCET (kairos's property tests found such sets: accepted with
-/// overheads, missing in a simulation charging them). Only a policy whose zero-laxity rule
-/// counts the overheads could be analysed so.
-pub fn not_applicable(test: &Test) -> Option<&'static str> {
-    (test.name == "gedzl").then_some(
-        "EDZL's zero-laxity rule does not count the overheads: a job promoted at zero laxity \
-         misses by its switch cost",
-    )
-}
-
 /// `test`'s verdict on `tasks` with the overheads `c` charged for the placement of its policy
 /// (fixed-priority tests in `priority_order` when given, as [`Test::run_with_priorities`]);
-/// only for tests [`not_applicable`] does not refuse.
+/// G-EDZL by its dominance over G-EDF ([`edzl`]).
 pub fn verdict(
     test: &Test,
     tasks: &[SporadicTask],
@@ -118,7 +107,11 @@ pub fn verdict(
     priority_order: Option<&[usize]>,
     c: &Charges,
 ) -> Verdict {
-    match inflate(tasks, test.placement(cores), c) {
+    let placement = test.placement(cores);
+    if test.name == edzl::TEST {
+        return edzl::verdict(tasks, cores, placement, c);
+    }
+    match inflate(tasks, placement, c) {
         Ok(inflation) => test.run_with_priorities(&inflation.tasks, cores, priority_order),
         Err(Overload::Interrupts) => Verdict::no(None),
         Err(Overload::Task(i)) => Verdict::no(Some(i)),

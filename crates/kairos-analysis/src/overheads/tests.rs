@@ -155,3 +155,33 @@ fn quantiles_pick_their_point_and_fixed_costs_stay() {
     assert_eq!(Quantile::parse("p99"), Ok(Quantile::P99));
     assert!(Quantile::parse("p50").is_err());
 }
+
+/// EDZL counts three interrupts per period (a release and two moved wake-ups):
+/// u_rel = 3 * (10/4000 + 10/10000) = 0.0105, s = 0.9895, n = 6 interrupts;
+/// c_pre = (6 * 10000 + 20000 * 0.0105) / 0.9895 = 60848.91 -> 60849.
+#[test]
+fn edzl_charges_its_reorder_wake_ups_as_interrupts() {
+    let inflated = edzl::inflate(&two_tasks(), Placement::Global, &charges()).unwrap();
+    // (1000000 + 40000 + 30000) / 0.9895 = 1081354.22 -> 1081355, + 2 * 60849 + 8000.
+    // (2000000 + 70000) / 0.9895 = 2091965.64 -> 2091966, + 2 * 60849 + 8000.
+    let wcets: Vec<u64> = inflated.iter().map(|t| t.wcet_ns()).collect();
+    assert_eq!(wcets, vec![1_211_053, 2_221_664]);
+    assert_eq!(inflated[0].deadline_ns(), 3_980_000);
+}
+
+/// The inflated densities, 1211053 / 3980000 = 0.3043 and 2221664 / 9980000 = 0.2226, sum to
+/// 0.527 <= 2 - 0.3043 (GFB on two cores): accepted. A first task of 3.9 ms inflates to
+/// (3900000 + 70000) / 0.9895 + 129698 > 3.98 ms: refused, naming it.
+#[test]
+fn edzl_with_overheads_is_the_g_edf_verdict_on_the_inflated_set() {
+    let test = (crate::registry::all().iter())
+        .find(|t| t.name == "gedzl")
+        .expect("registered");
+    assert!(verdict(test, &two_tasks(), 2, None, &charges()).schedulable);
+    let tight = [task_ns(3_900_000, 4_000_000, 4_000_000), two_tasks()[1]];
+    let refused = verdict(test, &tight, 2, None, &charges());
+    assert_eq!(
+        (refused.schedulable, refused.failing_task),
+        (false, Some(0))
+    );
+}

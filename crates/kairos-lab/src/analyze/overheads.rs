@@ -1,9 +1,9 @@
 //! The same tests with the measured overheads charged (`kairos_analysis::overheads`, which names
 //! its accounting), beside the ideal verdicts: what a set costs on the machine that measured it.
 
-use super::{as_map, Skipped, TestVerdict};
+use super::{as_map, TestVerdict};
 use kairos_analysis::overheads::{self, Charges, Inflation, Overload, Placement, Quantile};
-use kairos_analysis::registry::{Selection, Test};
+use kairos_analysis::registry::Selection;
 use kairos_analysis::SporadicTask;
 use kairos_model::{Duration, Overheads, Workload};
 use serde::Serialize;
@@ -30,8 +30,6 @@ pub struct OverheadAware {
     /// Each test's verdict on the inflated set, keyed by test name.
     #[serde(serialize_with = "as_map")]
     pub tests: Vec<TestVerdict>,
-    /// Selected tests that cannot be given overheads, and why.
-    pub not_charged: Vec<Skipped>,
     /// What each placement the tests assume charges each task.
     pub inflation: Vec<PlacementInflation>,
 }
@@ -88,8 +86,7 @@ pub(super) fn analyze(
     let charges = Charges::at(&profile, quantile);
     let tasks = kairos_analysis::tasks_of(workload);
     let order = super::priority_order(workload);
-    let (run, refused): (Vec<&'static Test>, Vec<&'static Test>) =
-        (selection.run.iter()).partition(|t| overheads::not_applicable(t).is_none());
+    let run = &selection.run;
     let tests: Vec<TestVerdict> = (run.iter())
         .map(|t| {
             let verdict = overheads::verdict(t, &tasks, workload.cores, order.as_deref(), &charges);
@@ -112,12 +109,6 @@ pub(super) fn analyze(
         schedulable: !shown_by.is_empty(),
         shown_by,
         tests,
-        not_charged: (refused.iter())
-            .map(|t| Skipped {
-                test: t.name.as_str(),
-                reason: overheads::not_applicable(t).unwrap_or_default(),
-            })
-            .collect(),
         inflation: placements
             .map(|p| placement_inflation(workload, &tasks, p, &charges))
             .collect(),

@@ -13,9 +13,6 @@ pub fn charges(o: &OverheadAware) -> String {
     for p in &o.inflation {
         out.push_str(&placement(p));
     }
-    for skipped in &o.not_charged {
-        out.push_str(&format!("  {} (-): {}\n", skipped.test, skipped.reason));
-    }
     out
 }
 
