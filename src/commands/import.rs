@@ -64,7 +64,8 @@ pub fn run(args: &Args) -> CommandResult {
 /// reproduces SimSo's run (policy and duration) on standard error.
 fn simso(args: &SimsoArgs) -> CommandResult {
     let kinds = [InputKind::SimsoXml];
-    let spinner = crate::progress::spinner(&format!("importing {}", args.file.display()), args.json);
+    let spinner =
+        crate::progress::spinner(&format!("importing {}", args.file.display()), args.json);
     let taken = load_for(&args.file, "import simso", &kinds, &LoadOptions::default());
     drop(spinner);
     let taken = taken?;

@@ -52,10 +52,7 @@ pub fn with_overheads(system: &VmSystem, charging: &Charging) -> WithOverheads {
 }
 
 /// [`prepare`] with VCPU budgets that hold `charging`'s overheads.
-pub fn prepare_with_overheads(
-    system: &VmSystem,
-    charging: &Charging,
-) -> Result<Prepared, Refusal> {
+pub fn prepare_with_overheads(system: &VmSystem, charging: &Charging) -> Result<Prepared, Refusal> {
     ready(system, with_overheads(system, charging).report)
 }
 

@@ -31,11 +31,14 @@ fn forbidden(c: char) -> bool {
 /// position). The message never repeats the name: it may be huge or hold the control character.
 pub fn name_problem(name: &str) -> Option<Diagnostic> {
     if name.trim().is_empty() {
-        let what = if name.is_empty() { "empty" } else { "only blanks" };
-        return Some(
-            Diagnostic::error(format!("the name is {what}"))
-                .with_hint("names tell tasks apart in tables, traces and charts: give it a visible name"),
-        );
+        let what = if name.is_empty() {
+            "empty"
+        } else {
+            "only blanks"
+        };
+        return Some(Diagnostic::error(format!("the name is {what}")).with_hint(
+            "names tell tasks apart in tables, traces and charts: give it a visible name",
+        ));
     }
     if let Some((at, c)) = name.chars().enumerate().find(|&(_, c)| forbidden(c)) {
         return Some(
@@ -81,7 +84,11 @@ mod tests {
 
     #[test]
     fn empty_and_blank_names_are_refused() {
-        for (name, what) in [("", "empty"), ("   ", "only blanks"), ("\u{3000}", "only blanks")] {
+        for (name, what) in [
+            ("", "empty"),
+            ("   ", "only blanks"),
+            ("\u{3000}", "only blanks"),
+        ] {
             let d = name_problem(name).unwrap_or_else(|| panic!("{name:?} passed"));
             assert_eq!(d.message, format!("the name is {what}"));
         }

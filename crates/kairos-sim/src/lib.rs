@@ -64,8 +64,9 @@ pub struct SimConfig {
     pub overheads: Overheads,
 }
 
-/// The most events a recorded trace holds by default: about 100 MB of events, and a Gantt
-/// chart or Perfetto trace of them in the hundreds of megabytes.
+/// The most events a trace recorded for the user holds unless `--max-events` says otherwise:
+/// about 100 MB of events, and a Gantt chart or Perfetto trace of them in the hundreds of
+/// megabytes.
 pub const DEFAULT_MAX_TRACE_EVENTS: u64 = 1_000_000;
 
 /// What a recorded trace keeps, so that its memory is bounded whatever the duration.
@@ -79,11 +80,14 @@ pub struct TraceBounds {
     pub max_events: u64,
 }
 
+/// By default the whole trace, unbounded: a simulation recorded for the user (`simulate`,
+/// `report`) is bounded by the caller, from an estimate made before it starts; a real run's
+/// twin records as much as the run did, which `kairos run` bounds before any thread starts.
 impl Default for TraceBounds {
     fn default() -> Self {
         TraceBounds {
             window: None,
-            max_events: DEFAULT_MAX_TRACE_EVENTS,
+            max_events: u64::MAX,
         }
     }
 }
@@ -121,7 +125,7 @@ pub enum SimError {
     },
     #[error("the workload cannot run under {policy}: {reason}")]
     Unsupported { policy: String, reason: String },
-    #[error("the recorded trace reached its cap of {max} events at {at}")]
+    #[error("the recorded trace reached its cap of {max} events at {at} (more than estimated): draw part of the run with --gantt-window START..END, shorten --duration, or raise the cap with --max-events N")]
     TraceTooLarge { max: u64, at: Instant },
 }
 

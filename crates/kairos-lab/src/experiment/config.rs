@@ -166,21 +166,19 @@ impl ConfigFile {
                 Some(simulation_cap),
                 Some(points),
                 (Some(seed), Some(cores), Some(samples)),
-            ) if problems.is_empty() => {
-                Ok(Config {
-                    name: self
-                        .name
-                        .clone()
-                        .unwrap_or_else(|| default_name.to_string()),
-                    seed,
-                    cores,
-                    samples,
-                    points,
-                    workloads,
-                    methods,
-                    simulation_cap,
-                })
-            }
+            ) if problems.is_empty() => Ok(Config {
+                name: self
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| default_name.to_string()),
+                seed,
+                cores,
+                samples,
+                points,
+                workloads,
+                methods,
+                simulation_cap,
+            }),
             _ => Err(problems),
         }
     }

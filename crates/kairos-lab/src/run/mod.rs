@@ -169,7 +169,10 @@ fn check_events(input: &Input, request: &Request) -> Result<(), Failure> {
             budget::estimate_events(span, periods, [])
         }
         Input::Vm(s) => {
-            let tasks = s.domains.iter().flat_map(|d| d.tasks.iter().map(|t| t.period));
+            let tasks = s
+                .domains
+                .iter()
+                .flat_map(|d| d.tasks.iter().map(|t| t.period));
             budget::estimate_events(span, tasks, vcpu_periods(s))
         }
         _ => 0,

@@ -39,7 +39,9 @@ proptest! {
 
 #[test]
 fn a_bad_seed_does_not_hide_a_bad_method() {
-    let text = VALID.replace("seed = 1", "seed = -1").replace("\"gfb\"", "\"nosuch\"");
+    let text = VALID
+        .replace("seed = 1", "seed = -1")
+        .replace("\"gfb\"", "\"nosuch\"");
     let (_, diagnostics) = check(std::path::Path::new("x.toml"), &text);
     let said: Vec<String> = diagnostics.iter().map(|d| d.message.clone()).collect();
     assert_eq!(said.len(), 2, "{said:?}");
