@@ -56,8 +56,7 @@ pub const TEST: &str = "gedzl";
 pub fn verdict(tasks: &[SporadicTask], cores: usize, placement: Placement, c: &Charges) -> Verdict {
     match inflate(tasks, placement, c) {
         Ok(inflated) => gedzl::is_schedulable_by_edf_dominance(&inflated, cores),
-        Err(Overload::Interrupts) => Verdict::no(None),
-        Err(Overload::Task(i)) => Verdict::no(Some(i)),
+        Err(overload) => overload.verdict(),
     }
 }
 

@@ -94,6 +94,16 @@ pub enum Overload {
     Task(usize),
 }
 
+impl Overload {
+    /// The refusal this overload is: no task to blame when interrupts fill the cores.
+    pub fn verdict(self) -> Verdict {
+        match self {
+            Overload::Interrupts => Verdict::no(None),
+            Overload::Task(i) => Verdict::no(Some(i)),
+        }
+    }
+}
+
 /// Slightly more than 1: `1 / s` is multiplied by it so rounding never undercharges.
 pub(crate) const ROUND_UP: f64 = 1.0 + 1e-12;
 
@@ -113,8 +123,7 @@ pub fn verdict(
     }
     match inflate(tasks, placement, c) {
         Ok(inflation) => test.run_with_priorities(&inflation.tasks, cores, priority_order),
-        Err(Overload::Interrupts) => Verdict::no(None),
-        Err(Overload::Task(i)) => Verdict::no(Some(i)),
+        Err(overload) => overload.verdict(),
     }
 }
 
