@@ -197,11 +197,15 @@ fn kernel_load_then_quiet(dir: &std::path::Path) -> String {
     let text = example
         .replace("stress = \"static-key\"", &load)
         .replace("hold = \"200ms\"", &format!("hold = \"200ms\"\n{prior}"))
-        // A target of 5 ms, 1.25 T_expected (within 5 %): the load's full share overruns it
-        // (it slowed the job by 40 % and more here).
-        .replace("margin = \"4ms\"", "margin = \"5ms\"");
+        // A target of 4.5 ms, 1.125 T_expected (within 5 %): the load's full share overruns it
+        // on every host seen (it slowed the job by 40 to 60 % here, by 25 % in one CI run, where
+        // a 5 ms target left the manager a cut of a few per cent to make), and the quiet job
+        // (T_RT within a few per cent of T_expected) stays within it.
+        .replace("margin = \"4ms\"", "margin = \"5.5ms\"");
     assert!(
-        text.contains("exec sleep") && text.contains("interference =") && text.contains("\"5ms\"")
+        text.contains("exec sleep")
+            && text.contains("interference =")
+            && text.contains("\"5.5ms\"")
     );
     let file = dir.join("kernel-load-then-quiet.toml");
     std::fs::write(&file, text).unwrap();
@@ -216,7 +220,7 @@ fn the_manager_cuts_the_load_while_it_interferes_and_gives_the_time_back_after()
     let stolen_before = steal_ticks();
     let mut json = managed_run_for(&file, "10s", &[]);
     let stolen = steal_ticks() - stolen_before;
-    // The target is 1.25 T_expected only when the isolation settled on the file's 4 ms: it
+    // The target is 1.125 T_expected only when the isolation settled on the file's 4 ms: it
     // resizes the job until its median is within 5 %, three times at most. A median still off
     // after that, while the hypervisor stole time from this VM, is the host moving the core's
     // speed under the measurement (a 3.1 ms T_expected left 60 % headroom in CI once, and the
@@ -254,6 +258,7 @@ fn the_manager_cuts_the_load_while_it_interferes_and_gives_the_time_back_after()
     // much the manager must cut depends on how hard the load hits this machine today (a
     // spinning thread lost 40 to 60 % of core 0 to it here): the test asks for the direction.
     let (loaded, quiet) = (mean_share(0.5, 3.5), mean_share(7.0, 10.0));
+    eprintln!("best-effort share: {loaded:.2} of P while the load interfered, {quiet:.2} after");
     let t_rt: Vec<u64> = periods
         .iter()
         .map(|p| p["t_rt_ns"].as_u64().unwrap() / 1000)
