@@ -7,13 +7,18 @@
 //! Sets: a few tasks on 1-4 cores (time units of 1 ns, where the discrete `+ 1` matters, or
 //! 1000 ns) and medium sets of up to 90 tasks on up to 16 cores, light and heavy tasks mixed,
 //! implicit and constrained deadlines, total utilization up to `m`.
+//!
+//! Each run also counts its verdicts and requires, for every analysis, some schedulable sets and
+//! failures at two different tasks at least, so that it cannot pass on one-sided sets.
 
 use kairos_analysis::global_edf::rta;
 use kairos_analysis::global_fp::{bertogna_cirinei, guan, rate_monotonic_order};
 use kairos_analysis::{SporadicTask, Verdict};
 use kairos_model::Duration;
 use proptest::prelude::*;
-use proptest::test_runner::RngSeed;
+use proptest::test_runner::{RngSeed, TestRunner};
+use std::cell::RefCell;
+use std::collections::BTreeSet;
 
 /// `(C, D, T)` of a task in nanoseconds.
 fn cdt(t: &SporadicTask) -> (u64, u64, u64) {
@@ -216,60 +221,85 @@ fn arb_set(
         })
 }
 
-fn check(m: usize, tasks: &[SporadicTask]) -> Result<(), TestCaseError> {
+/// How the sets of one run were judged by the four analyses: a run whose sets are all
+/// schedulable, or all fail at the same task, would let a wrong search pass unnoticed.
+#[derive(Default)]
+struct Tally {
+    schedulable: [usize; 4],
+    failing_at: [BTreeSet<usize>; 4],
+}
+
+impl Tally {
+    fn count(&mut self, verdicts: [&Verdict; 4]) {
+        for (test, verdict) in verdicts.into_iter().enumerate() {
+            if verdict.schedulable {
+                self.schedulable[test] += 1;
+            } else if let Some(k) = verdict.failing_task {
+                self.failing_at[test].insert(k);
+            }
+        }
+    }
+
+    /// Every analysis showed some sets schedulable and failed others at two tasks at least.
+    fn assert_both_verdicts(&self) {
+        for test in 0..4 {
+            assert!(
+                self.schedulable[test] > 0,
+                "analysis {test}: no schedulable set"
+            );
+            let failing = &self.failing_at[test];
+            assert!(
+                failing.len() >= 2,
+                "analysis {test}: failures at {failing:?}"
+            );
+        }
+    }
+}
+
+fn check(m: usize, tasks: &[SporadicTask], tally: &RefCell<Tally>) -> Result<(), TestCaseError> {
     prop_assume!(utilization_at_most(tasks, m));
-    prop_assert_eq!(
-        rta::is_schedulable(tasks, m),
-        plain_gedf_rta(tasks, m),
-        "G-EDF RTA"
-    );
+    let gedf = rta::is_schedulable(tasks, m);
+    prop_assert_eq!(&gedf, &plain_gedf_rta(tasks, m), "G-EDF RTA");
     let paper = bertogna_cirinei::is_schedulable(tasks, m);
-    prop_assert_eq!(paper, plain_gfp_bc(tasks, m, true), "G-FP BC");
+    prop_assert_eq!(&paper, &plain_gfp_bc(tasks, m, true), "G-FP BC");
     let schedcat = bertogna_cirinei::is_schedulable_schedcat_rm(tasks, m);
     prop_assert_eq!(
-        schedcat,
-        plain_gfp_bc(tasks, m, false),
+        &schedcat,
+        &plain_gfp_bc(tasks, m, false),
         "G-FP BC (SchedCAT)"
     );
-    prop_assert_eq!(
-        guan::is_schedulable(tasks, m),
-        plain_gfp_guan(tasks, m),
-        "G-FP Guan"
-    );
+    let guan = guan::is_schedulable(tasks, m);
+    prop_assert_eq!(&guan, &plain_gfp_guan(tasks, m), "G-FP Guan");
+    tally.borrow_mut().count([&gedf, &paper, &schedcat, &guan]);
     Ok(())
 }
 
-fn config(cases: u32, seed: u64) -> ProptestConfig {
-    ProptestConfig {
+/// Runs `cases` sets from `sets` through [`check`], then checks the verdicts were mixed.
+fn run(cases: u32, seed: u64, sets: impl Strategy<Value = (usize, Vec<SporadicTask>)>) {
+    let config = ProptestConfig {
         cases,
         rng_seed: RngSeed::Fixed(seed),
         failure_persistence: None,
         ..ProptestConfig::default()
+    };
+    let tally = RefCell::new(Tally::default());
+    let result = TestRunner::new(config).run(&sets, |(m, tasks)| check(m, &tasks, &tally));
+    if let Err(failure) = result {
+        panic!("{failure}");
     }
+    tally.borrow().assert_both_verdicts();
 }
 
 /// Periods whose lcm stays small, and a wider spread for the medium sets.
 const SMALL_PERIODS: &[u64] = &[3, 4, 5, 6, 8, 10, 12, 15, 20, 24];
 const MEDIUM_PERIODS: &[u64] = &[20, 30, 40, 50, 60, 80, 100, 120, 150, 200, 240, 300];
 
-proptest! {
-    #![proptest_config(config(3000, 21))]
-
-    #[test]
-    fn small_sets_match_the_plain_twins(
-        (m, tasks) in arb_set(1..=4, 2..=8, SMALL_PERIODS, &[1, 1000]),
-    ) {
-        check(m, &tasks)?;
-    }
+#[test]
+fn small_sets_match_the_plain_twins() {
+    run(3000, 21, arb_set(1..=4, 2..=8, SMALL_PERIODS, &[1, 1000]));
 }
 
-proptest! {
-    #![proptest_config(config(300, 22))]
-
-    #[test]
-    fn medium_sets_match_the_plain_twins(
-        (m, tasks) in arb_set(2..=16, 20..=90, MEDIUM_PERIODS, &[1, 7]),
-    ) {
-        check(m, &tasks)?;
-    }
+#[test]
+fn medium_sets_match_the_plain_twins() {
+    run(300, 22, arb_set(2..=16, 20..=90, MEDIUM_PERIODS, &[1, 7]));
 }
