@@ -85,6 +85,52 @@ fn the_p99_charges_less_and_is_named_in_the_text() {
     );
 }
 
+/// G-EDZL is charged two wake-ups more per period than the other global tests
+/// (`kairos_analysis::overheads::edzl`, whose unit tests work the figures by hand): its own
+/// inflation row sits beside theirs, with larger WCETs.
+#[test]
+fn g_edzl_has_its_own_inflation_beside_the_other_global_tests() {
+    let dir = scratch();
+    dir.write(
+        "two-cores.toml",
+        "cores = 2\n[[tasks]]\nname = \"a\"\nwcet = \"1ms\"\nperiod = \"4ms\"\n\
+         [[tasks]]\nname = \"b\"\nwcet = \"2ms\"\nperiod = \"10ms\"\n",
+    );
+    dir.write("release.toml", "[overheads]\nrelease = \"10us\"\n");
+    let args = ["analyze", "two-cores.toml", "--tests", "gfb,gedzl"];
+    let args = [&args[..], &["--overheads", "release.toml"]].concat();
+    let out = dir.kairos(&[&args[..], &["--json"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let rows = json(&out)["overheads"]["inflation"].clone();
+    let wcets = |row: &Value| -> Vec<u64> {
+        let tasks = row["tasks"].as_array().unwrap();
+        tasks
+            .iter()
+            .map(|t| t["inflated_wcet"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(rows.as_array().unwrap().len(), 2, "{rows}");
+    assert_eq!(
+        (&rows[0]["placement"], &rows[0]["test"]),
+        (&"global".into(), &Value::Null)
+    );
+    assert_eq!(
+        (&rows[1]["placement"], &rows[1]["test"]),
+        (&"global".into(), &"gedzl".into())
+    );
+    let (global, edzl) = (wcets(&rows[0]), wcets(&rows[1]));
+    assert!(
+        global.iter().zip(&edzl).all(|(g, e)| g < e),
+        "{global:?} {edzl:?}"
+    );
+    assert!(
+        rows[1]["scale"].as_f64() < rows[0]["scale"].as_f64(),
+        "{rows}"
+    );
+    let text = stdout(&dir.kairos(&args));
+    assert!(text.contains("  global (gedzl) (a core keeps"), "{text}");
+}
+
 #[test]
 fn a_workloads_own_overheads_are_charged_without_the_flag() {
     let dir = scratch();

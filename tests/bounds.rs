@@ -86,6 +86,40 @@ fn a_gantt_window_records_only_what_it_draws_whatever_the_run() {
     assert!(dir.read("g.svg").contains("a job 500005 ["));
 }
 
+/// An imprecise task (mandatory 2 ms, optional 4 ms, wind-up 1 ms, every 10 ms) for 100 s: its
+/// parts end 20,000 times before a window at the end, which must not count against the cap,
+/// and the window's first bar, begun before it, is still drawn as the optional part it is.
+#[test]
+fn a_late_window_of_imprecise_jobs_keeps_only_the_part_ends_it_draws() {
+    let dir = scratch();
+    dir.write(
+        "parts.toml",
+        "cores = 1\n[[tasks]]\nname = \"p\"\nperiod = \"10ms\"\nmandatory = \"2ms\"\n\
+         optional = \"4ms\"\nwindup = \"1ms\"\n",
+    );
+    let args = [
+        "simulate",
+        "parts.toml",
+        "--policy",
+        "grmwp",
+        "--duration",
+        "100s",
+    ];
+    let window = ["--gantt", "g.svg", "--gantt-window", "99.993s..100s"];
+    let out = dir.kairos(&[&args[..], &window, &["--max-events", "100"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let svg = dir.read("g.svg");
+    let bars: Vec<&str> = (svg.split("<title>").skip(1))
+        .filter_map(|t| t.split("</title>").next())
+        .filter(|t| t.starts_with("p job 9999 ["))
+        .collect();
+    assert!(
+        bars.iter().any(|t| t.ends_with("optional part")),
+        "the bar begun before the window is the optional part: {bars:?}"
+    );
+    assert!(bars.iter().any(|t| t.ends_with("windup part")), "{bars:?}");
+}
+
 #[test]
 fn no_progress_reaches_standard_error_when_it_is_a_pipe() {
     let dir = scratch();

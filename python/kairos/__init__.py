@@ -111,14 +111,17 @@ def simulate(
     seed: int = 0,
     execution_times: str = "wcet",
     overrun_probability: float = 0.0,
+    max_events: int = 1_000_000,
 ) -> Simulation:
     """`kairos simulate --json [--policy POLICY] [--duration D] [--seed S] [--exec E]
-    [--overrun-probability P]` on a workload, a SimSo configuration, a mixed-criticality DAG
-    system (its tables synthesized, then run with jobs overrunning with probability P) or a VM
-    system (its `[vmm]` and guests on the VCPUs its interfaces give); without a policy, the
-    input's default (`kairos simulate --help`)."""
+    [--overrun-probability P] [--max-events N]` on a workload, a SimSo configuration, a
+    mixed-criticality DAG system (its tables synthesized, then run with jobs overrunning with
+    probability P) or a VM system (its `[vmm]` and guests on the VCPUs its interfaces give);
+    without a policy, the input's default (`kairos simulate --help`). The jobs frame comes from
+    the run's trace: a run whose trace would pass `max_events` is refused before it starts,
+    with its estimate; raise `max_events` to run it."""
     name, text = _source(workload)
-    metrics, jobs = _call(_kairos.simulate, name, text, policy, duration, seed, execution_times, overrun_probability)
+    metrics, jobs = _call(_kairos.simulate, name, text, policy, duration, seed, execution_times, overrun_probability, max_events)
     frame = pd.DataFrame(json.loads(jobs))
     return Simulation(json.loads(metrics), frame)
 

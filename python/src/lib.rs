@@ -45,7 +45,8 @@ fn analyze(
 /// `kairos simulate --json` on a workload, an MC-DAG system or a VM system, and the jobs as a
 /// JSON array.
 #[pyfunction]
-#[pyo3(signature = (name, text, policy=None, duration=None, seed=0, execution_times="wcet", overrun_probability=0.0))]
+#[pyo3(signature = (name, text, policy=None, duration=None, seed=0, execution_times="wcet", overrun_probability=0.0, max_events=kairos_lab::simulate::budget::DEFAULT_MAX_TRACE_EVENTS))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments, one per CLI flag
 fn simulate(
     name: &str,
     text: &str,
@@ -54,6 +55,7 @@ fn simulate(
     seed: u64,
     execution_times: &str,
     overrun_probability: f64,
+    max_events: u64,
 ) -> PyResult<(String, String)> {
     let duration = duration
         .map(kairos_model::parse_duration)
@@ -65,6 +67,7 @@ fn simulate(
         seed,
         execution_times,
         overrun_probability,
+        max_events,
     };
     let (metrics, jobs) = kairos_lab::api::simulate(name, text, &request).map_err(raise)?;
     let jobs = serde_json::to_string(&jobs).expect("jobs serialize");

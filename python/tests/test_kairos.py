@@ -67,6 +67,13 @@ def test_the_jobs_frame_agrees_with_the_per_task_metrics():
     assert (jobs.response_ns.dropna() > 0).all()
 
 
+def test_a_run_past_max_events_is_refused_before_it_starts_and_a_raised_cap_runs_it():
+    with pytest.raises(kairos.KairosError, match="events"):
+        kairos.simulate("examples/demo.toml", policy="gedf", duration="1s", max_events=100)
+    sim = kairos.simulate("examples/demo.toml", policy="gedf", duration="1s", max_events=100_000)
+    assert len(sim.jobs) == sim.jobs_released > 100
+
+
 @pytest.mark.parametrize("path", ["examples/demo.toml", "examples/uniprocessor-rm.toml", "examples/partitioned-fp.toml"])
 def test_analyze_gives_the_clis_verdicts(path):
     assert kairos.analyze(path) == cli("analyze", path)

@@ -111,6 +111,18 @@ mc.toml: 1 error(s), 0 warning(s)
 "#,
         2,
     );
+    // It does not hide a duplicate among the others.
+    expect(
+        "mc.toml",
+        &system(r#"["LO", "", "LO"]"#),
+        r#"mc.toml:2:17: error: levels[1]: the name is empty
+  hint: names tell tasks apart in tables, traces and charts: give it a visible name
+mc.toml:2:21: error: levels[2]: duplicate level name `LO` (also levels[0])
+  hint: level names must be unique
+mc.toml: 2 error(s), 0 warning(s)
+"#,
+        2,
+    );
 }
 
 #[test]

@@ -139,6 +139,10 @@ pub struct SimRequest<'a> {
     pub execution_times: &'a str,
     /// MC-DAG systems: each job above the lowest level overruns with this probability.
     pub overrun_probability: f64,
+    /// The most trace events the job table may come from (`kairos simulate --max-events`,
+    /// [`crate::simulate::budget::DEFAULT_MAX_TRACE_EVENTS`] there): a longer run is refused
+    /// before it starts, with its estimate.
+    pub max_events: u64,
 }
 
 /// `kairos simulate --json NAME ...` on any input simulate takes (a workload, a SimSo
@@ -173,6 +177,7 @@ pub fn simulate(
         execution_times,
         record_trace: true,
         overrun_probability: request.overrun_probability,
+        max_events: request.max_events,
         ..Default::default()
     };
     // Python has no standard error of its own to print notices on: they are dropped here, as

@@ -40,7 +40,7 @@
 //! only a running job within one unit of zero laxity is affected (EDZL keeps it where G-EDF
 //! might preempt it), which the argument does not cover.
 
-use super::{inflate_among, Charges, Overload, Placement};
+use super::{inflate_among, Charges, Inflation, Overload, Placement};
 use crate::{gedzl, SporadicTask, Verdict};
 use kairos_model::Duration;
 
@@ -55,7 +55,7 @@ pub const TEST: &str = "gedzl";
 /// [`inflate`]`(tasks)` (module doc).
 pub fn verdict(tasks: &[SporadicTask], cores: usize, placement: Placement, c: &Charges) -> Verdict {
     match inflate(tasks, placement, c) {
-        Ok(inflated) => gedzl::is_schedulable_by_edf_dominance(&inflated, cores),
+        Ok(inflated) => gedzl::is_schedulable_by_edf_dominance(&inflated.tasks, cores),
         Err(overload) => overload.verdict(),
     }
 }
@@ -66,10 +66,9 @@ pub fn inflate(
     tasks: &[SporadicTask],
     placement: Placement,
     c: &Charges,
-) -> Result<Vec<SporadicTask>, Overload> {
+) -> Result<Inflation, Overload> {
     let interrupts: Vec<Duration> = (tasks.iter())
         .flat_map(|t| [t.period; INTERRUPTS_PER_JOB])
         .collect();
-    let inflation = inflate_among(tasks, placement, c, &interrupts, &vec![0; tasks.len()])?;
-    Ok(inflation.tasks)
+    inflate_among(tasks, placement, c, &interrupts, &vec![0; tasks.len()])
 }

@@ -161,7 +161,9 @@ fn quantiles_pick_their_point_and_fixed_costs_stay() {
 /// c_pre = (6 * 10000 + 20000 * 0.0105) / 0.9895 = 60848.91 -> 60849.
 #[test]
 fn edzl_charges_its_reorder_wake_ups_as_interrupts() {
-    let inflated = edzl::inflate(&two_tasks(), Placement::Global, &charges()).unwrap();
+    let inflated = edzl::inflate(&two_tasks(), Placement::Global, &charges())
+        .unwrap()
+        .tasks;
     // (1000000 + 40000 + 30000) / 0.9895 = 1081354.22 -> 1081355, + 2 * 60849 + 8000.
     // (2000000 + 70000) / 0.9895 = 2091965.64 -> 2091966, + 2 * 60849 + 8000.
     let wcets: Vec<u64> = inflated.iter().map(|t| t.wcet_ns()).collect();

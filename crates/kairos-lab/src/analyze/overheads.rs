@@ -2,7 +2,7 @@
 //! its accounting), beside the ideal verdicts: what a set costs on the machine that measured it.
 
 use super::{as_map, TestVerdict};
-use kairos_analysis::overheads::{self, Charges, Inflation, Overload, Placement, Quantile};
+use kairos_analysis::overheads::{self, edzl, Charges, Inflation, Overload, Placement, Quantile};
 use kairos_analysis::registry::Selection;
 use kairos_analysis::SporadicTask;
 use kairos_model::{Duration, Overheads, Workload};
@@ -38,6 +38,10 @@ pub struct OverheadAware {
 #[derive(Clone, Debug, Serialize)]
 pub struct PlacementInflation {
     pub placement: Placement,
+    /// The test this entry is for when its accounting differs from its placement's others
+    /// (`gedzl`: two zero-laxity wake-ups more per period); absent: every test of the placement.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test: Option<&'static str>,
     /// `None` when the set cannot be scheduled at all with these overheads.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub overload: Option<String>,
@@ -102,6 +106,18 @@ pub(super) fn analyze(
     .into_iter()
     .filter(|p| used.contains(p));
     let shown_by = super::shown_by(&tests);
+    let mut inflation: Vec<PlacementInflation> = placements
+        .map(|p| {
+            let inflated = overheads::inflate(&tasks, p, &charges);
+            placement_inflation(workload, &tasks, (p, None), inflated)
+        })
+        .collect();
+    if let Some(t) = run.iter().find(|t| t.name == edzl::TEST) {
+        let placement = t.placement(workload.cores);
+        let inflated = edzl::inflate(&tasks, placement, &charges);
+        let entry = (placement, Some(edzl::TEST));
+        inflation.push(placement_inflation(workload, &tasks, entry, inflated));
+    }
     OverheadAware {
         source,
         quantile,
@@ -109,19 +125,16 @@ pub(super) fn analyze(
         schedulable: !shown_by.is_empty(),
         shown_by,
         tests,
-        inflation: placements
-            .map(|p| placement_inflation(workload, &tasks, p, &charges))
-            .collect(),
+        inflation,
     }
 }
 
 fn placement_inflation(
     workload: &Workload,
     tasks: &[SporadicTask],
-    placement: Placement,
-    charges: &Charges,
+    (placement, test): (Placement, Option<&'static str>),
+    inflated: Result<Inflation, Overload>,
 ) -> PlacementInflation {
-    let inflated = overheads::inflate(tasks, placement, charges);
     let rows = |after: &[SporadicTask]| {
         (workload.tasks.iter().zip(tasks).zip(after))
             .map(|((task, before), after)| TaskInflation {
@@ -136,12 +149,14 @@ fn placement_inflation(
     match inflated {
         Ok(Inflation { scale, tasks, .. }) => PlacementInflation {
             placement,
+            test,
             overload: None,
             scale: Some(scale),
             tasks: rows(&tasks),
         },
         Err(overload) => PlacementInflation {
             placement,
+            test,
             overload: Some(overload_text(workload, overload)),
             scale: None,
             tasks: Vec::new(),

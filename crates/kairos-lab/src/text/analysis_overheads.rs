@@ -55,7 +55,10 @@ pub fn charged(c: &Charges) -> String {
 
 fn placement(p: &PlacementInflation) -> String {
     let name = serde_json::to_value(p.placement).expect("a placement serializes");
-    let name = name.as_str().unwrap_or("?");
+    let name = match p.test {
+        Some(test) => format!("{} ({test})", name.as_str().unwrap_or("?")),
+        None => name.as_str().unwrap_or("?").to_string(),
+    };
     if let Some(overload) = &p.overload {
         return format!("  {name}: {overload}\n");
     }

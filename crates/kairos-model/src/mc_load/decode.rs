@@ -111,6 +111,13 @@ pub(super) fn decode_levels(decoder: &mut Decoder, node: &Node) -> Option<Vec<Lo
             Some((name, Loc::new(path, item.position)))
         })
         .collect();
+    let named: Vec<Located<String>> = names.iter().flatten().cloned().collect();
+    if named.len() < names.len() && !named.is_empty() {
+        // The levels as a whole are unusable, but a duplicate among the names that are
+        // usable is reported now rather than after the bad name is fixed.
+        let loc = Loc::new("levels", node.position);
+        super::rules::level_rules(&named, &loc, &mut decoder.diagnostics);
+    }
     names.into_iter().collect()
 }
 

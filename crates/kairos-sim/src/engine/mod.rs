@@ -29,6 +29,7 @@
 
 mod occurrences;
 mod side;
+mod window;
 
 use crate::charges::Charges;
 use crate::job::JobWork;
@@ -41,6 +42,7 @@ use kairos_policy::contract::Contract;
 use kairos_policy::{JobSource, Policy};
 use kairos_trace::Trace;
 use side::Side;
+use window::HeldParts;
 
 /// What the engine runs besides the workload: where jobs come from and who watches.
 pub(crate) struct Hosts<'h> {
@@ -96,6 +98,7 @@ impl<'w> Engine<'w> {
             trace,
             overflow: None,
             found: Vec::new(),
+            held_parts: HeldParts::default(),
         };
         for (task, t) in workload.tasks.iter().enumerate() {
             side.queue_release(Instant::ZERO + t.offset, task);

@@ -1,6 +1,7 @@
 //! The engine's side of the contract ([`Host`]): the work of each job, the overheads charged at
 //! each switch, and what is measured and recorded as the contract applies its rules.
 
+use super::window::HeldParts;
 use super::Hosts;
 use crate::charges::Charges;
 use crate::job::JobWork;
@@ -28,6 +29,8 @@ pub(super) struct Side<'w> {
     pub overflow: Option<Instant>,
     /// The jobs an instant's search found, kept to spare an allocation per instant.
     pub found: Vec<JobId>,
+    /// With a recorded window: part ends before it, held for their jobs' segments in it.
+    pub held_parts: HeldParts,
 }
 
 impl Side<'_> {
@@ -63,17 +66,17 @@ impl Side<'_> {
             return;
         };
         let bounds = self.config.trace_bounds;
-        if bounds
-            .window
-            .is_some_and(|(from, to)| !event.drawn_in(from, to))
-        {
-            return;
+        let admitted = match bounds.window {
+            Some(window) => self.held_parts.admit(event, window),
+            None => [None, Some(event)],
+        };
+        for event in admitted.into_iter().flatten() {
+            if trace.events.len() as u64 >= bounds.max_events {
+                self.overflow.get_or_insert(event_start(&event));
+                return;
+            }
+            trace.events.push(event);
         }
-        if trace.events.len() as u64 >= bounds.max_events {
-            self.overflow.get_or_insert(event_start(&event));
-            return;
-        }
-        trace.events.push(event);
     }
 
     /// Records the segment `job` ran on `core` from its start to `now` (if not empty) and

@@ -155,14 +155,15 @@ fn scissors(x: f64, y: f64) -> Group {
 }
 
 /// Legend entries for the parts, when the trace has part ends (and for the optional
-/// deadlines, in the per-task view of a trace that has them).
-pub(super) fn keys(trace: &Trace, per_task: bool) -> Vec<MarkKey> {
-    let ends = (trace.events.iter()).filter(|e| matches!(e, TraceEvent::PartEnd { .. }));
+/// deadlines, in the per-task view of a trace that has them); the cut mark's entry only when
+/// the chart's window shows a cut.
+pub(super) fn keys(trace: &Trace, scale: &TimeScale, per_task: bool) -> Vec<MarkKey> {
     let (mut any, mut cut) = (false, false);
-    for e in ends {
-        any = true;
-        cut |=
-            matches!(e, TraceEvent::PartEnd { outcome, .. } if *outcome != PartOutcome::Completed);
+    for e in &trace.events {
+        if let TraceEvent::PartEnd { outcome, at, .. } = *e {
+            any = true;
+            cut |= outcome != PartOutcome::Completed && scale.shows_instant(at.as_nanos());
+        }
     }
     if !any {
         return Vec::new();
@@ -277,5 +278,16 @@ mod tests {
         assert!(svg.contains(od), "{svg}");
         let legend = svg.split("class=\"legend\"").nth(1).expect("a legend");
         assert!(legend.contains("optional deadline"), "legend entry: {svg}");
+        assert!(legend.contains("optional part cut or skipped"), "{svg}");
+        // A window without the cut draws no cut and has no legend entry for it.
+        let before_the_cut = GanttOptions {
+            window: Some((at(0), at(40))),
+            ..by_task
+        };
+        let svg = render_svg(&trace, &before_the_cut);
+        let legend = svg.split("class=\"legend\"").nth(1).expect("a legend");
+        assert!(legend.contains("optional part"), "{svg}");
+        assert!(!legend.contains("cut or skipped"), "{svg}");
+        assert!(!svg.contains("optional part cut:"), "{svg}");
     }
 }
