@@ -170,6 +170,21 @@ fn a_domain_without_interface_is_refused_and_said_unschedulable() {
     let out = kairos(&["interface", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("domain `vision` has no interface"));
+    // `check` places it at the domain: the line of its first field, its name.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let line = 1
+        + (text.lines())
+            .position(|l| l.trim() == "name = \"vision\"")
+            .expect("the domain's name");
+    let out = kairos(&["check", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(&format!(
+            "over.toml:{line}:8: error: domains[1]: domain `vision` has no interface"
+        )),
+        "{said}"
+    );
 }
 
 #[test]

@@ -35,7 +35,7 @@ pub struct Args {
     pub overrun: f64,
     /// The most events each simulation's trace may hold, estimated before it runs (past it the
     /// report is refused: shorten --duration or raise the cap).
-    #[arg(long, value_name = "N", default_value_t = kairos_lab::simulate::budget::DEFAULT_MAX_TRACE_EVENTS)]
+    #[arg(long, value_name = "N", default_value_t = kairos_lab::simulate::budget::DEFAULT_MAX_TRACE_EVENTS, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_events: u64,
     /// The page to write.
     #[arg(short = 'o', long = "out", alias = "output", value_name = "FILE.html")]

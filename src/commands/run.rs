@@ -111,7 +111,7 @@ pub struct Args {
     pub work_fraction: f64,
     /// The most events the run's trace may hold, estimated from the periods before any thread
     /// starts: past it the run is refused.
-    #[arg(long, value_name = "N", default_value_t = kairos_lab::simulate::budget::DEFAULT_MAX_TRACE_EVENTS)]
+    #[arg(long, value_name = "N", default_value_t = kairos_lab::simulate::budget::DEFAULT_MAX_TRACE_EVENTS, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_events: u64,
 }
 

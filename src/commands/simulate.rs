@@ -81,7 +81,7 @@ pub struct SimulateArgs {
     pub trace: Option<PathBuf>,
     /// The most events the recorded trace may hold, estimated before the run: past it a
     /// --trace is refused and a --gantt without --gantt-window draws the run's first part.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_TRACE_EVENTS)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_TRACE_EVENTS, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_events: u64,
     /// MC systems: the table file to run (from `kairos synth --out`); synthesized with
     /// GMH-MC-DAG (G-EDZL) when absent.

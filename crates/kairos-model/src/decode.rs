@@ -70,6 +70,19 @@ impl SourceMap {
     pub fn contains(&self, path: &str) -> bool {
         self.0.contains_key(path)
     }
+
+    /// The first position given at `path` or in a field inside it (a table's is its first
+    /// field's).
+    pub fn first_within(&self, path: &str) -> Option<Position> {
+        let inside = |key: &str| {
+            key.strip_prefix(path)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+        };
+        (self.0.iter())
+            .filter(|(key, _)| inside(key))
+            .filter_map(|(_, at)| *at)
+            .min()
+    }
 }
 
 /// Whether zero is a meaningful value for a duration field.

@@ -38,7 +38,11 @@ pub fn of(path: &Path, source: &str, loaded: &mut Loaded) -> Option<Summary> {
                 let hint = "`kairos analyze` on the file shows each domain's interface";
                 let error = Diagnostic::error(refusal.message).with_hint(hint);
                 (loaded.diagnostics).push(match refusal.path {
-                    Some(path) => error.at_path(path),
+                    Some(field) => {
+                        let format = kairos_model::input::format_of(path);
+                        let at = kairos_model::vm_load::locate(source, format, &field);
+                        error.at_path(field).at_position(at)
+                    }
                     None => error,
                 });
             }

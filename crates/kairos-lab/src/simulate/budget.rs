@@ -76,6 +76,12 @@ pub fn trace_bounds(
         TraceScope::Sampled if whole <= max => Ok(bounds(None)),
         TraceScope::Sampled => {
             let first = first_part(duration, whole, max);
+            let events = estimate(first);
+            if events > max {
+                return Err(Failure::bad_input(format!(
+                    "a cap of {max} events cannot hold even the first {first} of the run (about {events} events): raise it with --max-events N"
+                )));
+            }
             notify(&format!(
                 "warning: a Gantt chart of the whole run would draw about {whole} events, more than the cap of {max}; drawing its first {first} (use --gantt-window START..END to pick the part, or --max-events N to raise the cap)"
             ));
@@ -146,6 +152,20 @@ mod tests {
             Some((Instant::ZERO, Instant::from_nanos(500)))
         );
         assert!(told[0].contains("--max-events"), "{told:?}");
+    }
+
+    /// Ten tasks released at 0 (40 events before anything runs): a cap of 8 keeps no part.
+    #[test]
+    fn a_cap_smaller_than_the_first_instant_is_refused_before_the_run() {
+        let ten_tasks = |span: Duration| estimate_events(span, [ms(1); 10], []);
+        let mut quiet = |_: &str| {};
+        let refused = trace_bounds(TraceScope::Sampled, ms(100), 8, ten_tasks, &mut quiet);
+        let message = refused.unwrap_err().message;
+        assert!(
+            message.contains("about 40 events") && message.contains("--max-events"),
+            "{message}"
+        );
+        assert!(trace_bounds(TraceScope::Sampled, ms(100), 200, ten_tasks, &mut quiet).is_ok());
     }
 
     #[test]

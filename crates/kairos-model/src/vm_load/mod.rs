@@ -34,7 +34,7 @@ mod write;
 pub use write::to_toml;
 
 use crate::decode::Decoder;
-use crate::diagnostics::Diagnostics;
+use crate::diagnostics::{Diagnostics, Position};
 use crate::document::{self, Format};
 use crate::vm::VmSystem;
 
@@ -74,6 +74,15 @@ pub fn check_vm_source(source: &str, format: Format) -> VmChecked {
         system: decoded.filter(|_| !diagnostics.has_errors()),
         diagnostics,
     }
+}
+
+/// Where `source` gives the field at `path` or, for a table, its first field: for a refusal
+/// found after the checks (a domain the compositional analysis gives no interface).
+pub fn locate(source: &str, format: Format, path: &str) -> Option<Position> {
+    let root = document::parse(source, format).ok()?;
+    let mut decoder = Decoder::default();
+    decode::system(&mut decoder, &root);
+    decoder.source_map.first_within(path)
 }
 
 #[cfg(test)]
