@@ -56,7 +56,9 @@ pub fn refuse_own_lacking(
     let format = kairos_model::input::format_of(path);
     let lacking = kairos_model::distributions_lacking(&source, format, point);
     let name = path.display().to_string();
-    lacking.iter().for_each(|d| eprintln!("{}", d.render(&name)));
+    lacking
+        .iter()
+        .for_each(|d| eprintln!("{}", d.render(&name)));
     match lacking.has_errors() {
         true => Err(crate::args::Failure::bad_input(format!(
             "{name}: its [overheads] cannot be charged at {}",

@@ -80,7 +80,9 @@ pub fn analyze_with(
 ) -> Result<Value, ApiError> {
     let quantile = kairos_analysis::overheads::Quantile::parse(quantile).map_err(refused)?;
     let point = quantile.profile_key();
-    let profile = profile.map(|(n, t)| overheads_of(n, t, point)).transpose()?;
+    let profile = profile
+        .map(|(n, t)| overheads_of(n, t, point))
+        .transpose()?;
     let kinds = [InputKind::Workload, InputKind::SimsoXml, InputKind::Vm];
     match input(name, text, "analyze", &kinds)? {
         Input::Vm(system) => {

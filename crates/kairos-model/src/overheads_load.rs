@@ -82,8 +82,8 @@ fn decode_cost(decoder: &mut Decoder, node: &Node, path: &str) -> Option<Cost> {
         Some(n) => Some(decoder.duration(n, &format!("{path}.{P999_KEY}"), ZeroAllowed::Yes)?),
         None => None,
     };
-    let quantiles = Quantiles::from_values(values)
-        .and_then(|q| p999.map_or(Some(q), |v| q.with_p999(v)));
+    let quantiles =
+        Quantiles::from_values(values).and_then(|q| p999.map_or(Some(q), |v| q.with_p999(v)));
     if quantiles.is_none() {
         decoder.diagnostics.push(
             crate::Diagnostic::error("the quantiles decrease")
@@ -185,7 +185,10 @@ migration = { min = "1us", p50 = "1us", p90 = "2us", p99 = "3us", max = "4us" }
         let text: Vec<String> = lacking.iter().map(|d| d.render("p.toml")).collect();
         assert_eq!(text.len(), 1, "{text:?}");
         assert!(text[0].starts_with("p.toml:5:") && text[0].contains("overheads.migration"));
-        assert!(distributions_lacking(MEASURED, Format::Toml, "p99").iter().next().is_none());
+        assert!(distributions_lacking(MEASURED, Format::Toml, "p99")
+            .iter()
+            .next()
+            .is_none());
     }
 
     #[test]
@@ -218,8 +221,15 @@ migration = { min = "1us", p50 = "1us", p90 = "2us", p99 = "3us", max = "4us" }
         }
         let p999 = r#"context_switch = { min = "5us", p50 = "8us", p90 = "9us", p99 = "25us", p999 = "70us", max = "60us" }"#;
         let errors = overheads_from_source(&format!("[overheads]\n{p999}\n"), Format::Toml);
-        let text = errors.unwrap_err().iter().map(|d| d.render("o.toml")).collect::<String>();
-        assert!(text.contains("o.toml:2:") && text.contains("decrease"), "{text}");
+        let text = errors
+            .unwrap_err()
+            .iter()
+            .map(|d| d.render("o.toml"))
+            .collect::<String>();
+        assert!(
+            text.contains("o.toml:2:") && text.contains("decrease"),
+            "{text}"
+        );
         let none = overheads_from_source("name = \"w\"\n", Format::Toml).unwrap_err();
         assert!(none
             .iter()

@@ -245,7 +245,10 @@ fn window(job: &JobRecord) -> (Instant, Instant) {
 fn segments_of(measured: &Trace) -> HashMap<(usize, u64), Vec<Segment>> {
     let mut segments: HashMap<(usize, u64), Vec<Segment>> = HashMap::new();
     for (core, task, job, start, end) in measured.segments() {
-        segments.entry((task, job)).or_default().push((core, start, end));
+        segments
+            .entry((task, job))
+            .or_default()
+            .push((core, start, end));
     }
     segments
 }

@@ -65,7 +65,8 @@ impl Backlogs {
         stalls: &StallIndex,
         (cores, end): (&[usize], u64),
     ) -> Self {
-        let seen = (segments.values().flatten().map(|s| s.0)).chain(jobs.iter().filter_map(|j| j.cpu));
+        let seen =
+            (segments.values().flatten().map(|s| s.0)).chain(jobs.iter().filter_map(|j| j.cpu));
         let all: BTreeSet<usize> = cores.iter().copied().chain(seen).collect();
         let all: Vec<usize> = all.into_iter().collect();
         let mut parts = core_groups(jobs, segments, &all);
@@ -169,8 +170,8 @@ fn core_groups(
         } else {
             used.clone()
         };
-        let (joined, apart): (Vec<_>, Vec<_>) = (groups.into_iter())
-            .partition(|g| g.iter().any(|c| linked.contains(c)));
+        let (joined, apart): (Vec<_>, Vec<_>) =
+            (groups.into_iter()).partition(|g| g.iter().any(|c| linked.contains(c)));
         groups = apart;
         groups.push(joined.into_iter().flatten().chain(linked).collect());
     }

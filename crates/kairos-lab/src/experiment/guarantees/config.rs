@@ -94,7 +94,9 @@ fn read(r: &mut Reader, root: &Node, path: &Path) -> Option<Study> {
             .ok()
     });
     let charged = quantile.unwrap_or_default();
-    let profile = r.top(entries, "overheads", |r, n, p| given(r, n, p, (path, charged)));
+    let profile = r.top(entries, "overheads", |r, n, p| {
+        given(r, n, p, (path, charged))
+    });
     let points = r.top(entries, "utilization", |r, n, p| {
         let range = r.utilization(n, p)?;
         (range.points()).map_err(|e| r.report(n, p, &e, None)).ok()
