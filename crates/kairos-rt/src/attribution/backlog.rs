@@ -7,12 +7,12 @@
 //! anywhere (every core). On `m` such cores a job's **backlog** starts at the latest instant
 //! `b <= r` from which, up to its release `r`, at least `m` of their jobs were pending (released
 //! and not completed, discarded or past the run's end) at every instant: every core had work.
-//! With `m` cores or fewer pending just before `r`, `b = r`.
+//! With fewer than `m` jobs pending just before `r`, `b = r`.
 //!
 //! The backlog's **demand slack** is `m (d - b)` less the work of the jobs released in `[b, d)`
 //! on those cores with deadlines at or before `d` (each job's execution in the run, stall time
-//! left out; an unfinished job's at least its task's longest completed one): the time the cores could lose in `[b, d)` and still have room for every job due
-//! by `d`. It is the processor-demand criterion of Baruah, Rosier and Howell ("Algorithms and
+//! left out; an unfinished job's at least its task's longest completed one): the time the
+//! cores could lose in `[b, d)` and still have room for every job due by `d`. It is the processor-demand criterion of Baruah, Rosier and Howell ("Algorithms and
 //! complexity concerning the preemptive scheduling of periodic, real-time tasks on one
 //! processor", Real-Time Systems 2(4), 1990, section 3) over the one interval `[b, d)`, taken
 //! on `m` cores as their summed capacity: necessary for any schedule, so a negative one is an
@@ -81,7 +81,7 @@ impl Backlogs {
                 saturated: Vec::new(),
             })
             .collect();
-        let mut group_of = HashMap::new();
+        let group_of = task_groups(jobs, segments, &parts);
         let longest = longest_completed(jobs, segments, stalls);
         for j in jobs {
             let own = segments.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
@@ -91,11 +91,7 @@ impl Backlogs {
                 Some(_) => executed,
                 None => executed.max(longest.get(&j.task).copied().unwrap_or_default()),
             };
-            let core = task_core(j, own).or(all.first().copied());
-            let g = (parts.iter())
-                .position(|p| core.is_some_and(|c| p.contains(&c)))
-                .unwrap_or(0);
-            group_of.insert(j.task, g);
+            let g = group_of.get(&j.task).copied().unwrap_or(0);
             groups[g].jobs.push(Pending {
                 release: j.release,
                 deadline: j.deadline,
@@ -145,9 +141,25 @@ fn longest_completed(
     longest
 }
 
-/// One core a job's task ran on: a segment's, or the CPU it started on.
-fn task_core(job: &JobRecord, segments: &[Segment]) -> Option<usize> {
-    segments.first().map(|s| s.0).or(job.cpu)
+/// The group of each task that ran: that of any core one of its jobs ran on (a segment's, or
+/// the CPU it started on), whichever job it was, since a task's cores are all in one group. A
+/// task that never ran has none: it joined every core, so the only group is its.
+fn task_groups(
+    jobs: &[JobRecord],
+    segments: &HashMap<(usize, u64), Vec<Segment>>,
+    parts: &[BTreeSet<usize>],
+) -> HashMap<usize, usize> {
+    let mut group_of = HashMap::new();
+    for j in jobs {
+        let own = segments.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
+        let Some(core) = own.first().map(|s| s.0).or(j.cpu) else {
+            continue;
+        };
+        if let Some(g) = parts.iter().position(|p| p.contains(&core)) {
+            group_of.entry(j.task).or_insert(g);
+        }
+    }
+    group_of
 }
 
 /// The run's cores grouped by the tasks that ran on several (union of each task's cores); a

@@ -216,3 +216,24 @@ fn on_two_cores_a_backlog_needs_both_busy() {
     };
     assert_eq!(saturated(&group), vec![(2, 9)]);
 }
+
+#[test]
+fn a_task_keeps_its_cores_when_its_last_job_never_ran() {
+    let rec = |task: usize, job: u64, cpu: Option<usize>| JobRecord {
+        task,
+        job,
+        release: job * 10,
+        deadline: (job + 1) * 10,
+        requested: None,
+        start: cpu.map(|_| job * 10),
+        completion: cpu.map(|_| job * 10 + 1),
+        discarded: None,
+        cpu,
+    };
+    // Partitioned: task 0 on core 1, task 1 on core 0; task 0's second job never started.
+    let jobs = [rec(0, 0, Some(1)), rec(1, 0, Some(0)), rec(0, 1, None)];
+    let backlogs = Backlogs::new(&jobs, &HashMap::new(), &StallIndex::new(&[]), (&[0, 1], 30));
+    // Its task ran on core 1 only: that is its group, not core 0, the first of the run.
+    assert_eq!(backlogs.of(&jobs[2]).cores, vec![1]);
+    assert_eq!(backlogs.of(&jobs[1]).cores, vec![0]);
+}
