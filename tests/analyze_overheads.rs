@@ -157,9 +157,54 @@ fn bad_profiles_and_quantiles_are_refused_by_name() {
     let out = dir.kairos(&["analyze", "set.toml", "--overhead-quantile", "p50"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("expected p99 or max"),
+        stderr(&out).contains("expected p99, p999 or max"),
         "{}",
         stderr(&out)
+    );
+}
+
+/// p999 is charged where the profile has it, and refused, located, where it does not.
+#[test]
+fn p999_is_charged_from_profiles_that_have_it_and_refused_in_older_ones() {
+    let dir = scratch();
+    // 5 us at p99, 8 us at p99.9, 10 us at max: at 8 us per switch U = 1.016/2 + 4.916/10
+    // = 0.9996 (schedulable).
+    dir.write(
+        "new.toml",
+        "[overheads]\ncontext_switch = { min = \"1us\", p50 = \"2us\", p90 = \"3us\", p99 = \"5us\", p999 = \"8us\", max = \"10us\" }\n",
+    );
+    let quantile = ["--overhead-quantile", "p999", "--json"];
+    let out = dir.kairos(
+        &[
+            &["analyze", "set.toml", "--overheads", "new.toml"][..],
+            &quantile,
+        ]
+        .concat(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let o = &json(&out)["overheads"];
+    assert_eq!(
+        (
+            o["quantile"].as_str(),
+            o["charges"]["context_switch"].as_u64()
+        ),
+        (Some("p999"), Some(8_000))
+    );
+    // The older profile has no p999: its distribution is the located error, nothing runs.
+    let out = dir.kairos(
+        &[
+            &["analyze", "set.toml", "--overheads", "profile.toml"][..],
+            &quantile,
+        ]
+        .concat(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("profile.toml:3:")
+            && err.contains("overheads.context_switch")
+            && err.contains("no p999"),
+        "{err}"
     );
 }
 

@@ -76,7 +76,7 @@ def analyze(
     """`kairos analyze --json` with the default tests: `schedulable`, `shown_by`, `tests`
     (each test's verdict and evidence), `skipped`; with `overheads` (a profile file, as
     `kairos bench overheads --out` writes) or a workload's own `[overheads]`, also
-    `overheads`: the verdicts with those costs charged at `quantile` ("max" or "p99")."""
+    `overheads`: the verdicts with those costs charged at `quantile` ("max", "p999" or "p99")."""
     profile = _source(overheads) if overheads is not None else None
     return json.loads(_call(_kairos.analyze, *_source(workload), profile, quantile))
 

@@ -89,7 +89,7 @@ def test_analyze_with_overheads_gives_the_clis_verdicts(quantile):
 
 
 def test_analyze_refuses_a_bad_quantile_by_name():
-    with pytest.raises(kairos.KairosError, match="expected p99 or max"):
+    with pytest.raises(kairos.KairosError, match="expected p99, p999 or max"):
         kairos.analyze("examples/uniprocessor-rm.toml", overheads="examples/overheads/example-profile.toml", quantile="p50")
 
 

@@ -2,7 +2,7 @@
 //! batch of task sets (one JSON verdict per line, streaming, in parallel).
 
 use crate::args::{CommandResult, Failure};
-use crate::input::{load_for, load_overheads};
+use crate::input::{load_for, load_profile};
 use kairos_analysis::overheads::Quantile;
 use kairos_analysis::registry;
 use kairos_lab::analyze::batch::analyse_line;
@@ -40,7 +40,7 @@ pub struct AnalyzeArgs {
     /// workload's own [overheads] are charged. The exit code follows the overhead-aware verdict.
     #[arg(long, value_name = "FILE.toml", conflicts_with = "batch")]
     pub overheads: Option<PathBuf>,
-    /// Which point of each measured overhead distribution to charge: max (safe) or p99.
+    /// Which point of each measured overhead distribution to charge: max (safe), p999 or p99.
     #[arg(long, value_name = "QUANTILE", default_value = "max", value_parser = quantile_arg)]
     pub overhead_quantile: Quantile,
     /// List the test names and exit.
@@ -75,7 +75,7 @@ fn vm_charging(args: &AnalyzeArgs) -> Result<Option<kairos_lab::vm::Charging>, F
     };
     Ok(Some(kairos_lab::vm::Charging {
         source: "profile",
-        overheads: load_overheads(path)?,
+        overheads: load_profile(path, args.overhead_quantile)?,
         quantile: args.overhead_quantile,
     }))
 }
@@ -96,8 +96,13 @@ fn run_file(path: &Path, list: &registry::TestList, args: &AnalyzeArgs) -> Comma
         Input::Workload(workload) => workload,
         _ => unreachable!("analyze takes workloads and VM systems"),
     };
+    if args.overheads.is_none() {
+        crate::input::refuse_own_lacking(path, args.overhead_quantile)?;
+    }
     let request = OverheadRequest {
-        profile: args.overheads.as_deref().map(load_overheads).transpose()?,
+        profile: (args.overheads.as_deref())
+            .map(|p| load_profile(p, args.overhead_quantile))
+            .transpose()?,
         quantile: args.overhead_quantile,
     };
     let spinner = crate::progress::spinner(&format!("analyzing {}", path.display()), args.json);

@@ -24,7 +24,7 @@ pub struct OverheadsArgs {
     /// Write the [overheads] table to this file (default: print it).
     #[arg(short = 'o', long, value_name = "FILE.toml")]
     pub out: Option<PathBuf>,
-    /// Print the measured distributions as JSON (ns: min, p50, p90, p99, max per overhead,
+    /// Print the measured distributions as JSON (ns: min, p50, p90, p99, p99.9, max per overhead,
     /// and the sample counts) instead of the table; with --out the file is still written.
     #[arg(long)]
     pub json: bool,

@@ -44,7 +44,7 @@ pub struct Args {
     /// guard), so each WCET is given the whole slots that still hold it (docs/synth.md).
     #[arg(long, value_name = "FILE.toml")]
     pub overheads: Option<PathBuf>,
-    /// Which point of each measured overhead distribution to charge: max (safe) or p99.
+    /// Which point of each measured overhead distribution to charge: max (safe), p999 or p99.
     #[arg(long, value_name = "QUANTILE", default_value = "max", value_parser = crate::commands::analyze::quantile_arg)]
     pub overhead_quantile: Quantile,
     /// Print the summary as JSON.
@@ -57,7 +57,7 @@ impl Args {
     pub fn request(&self) -> Result<Request, Failure> {
         let overheads = match &self.overheads {
             Some(path) => Some(OverheadRequest {
-                profile: crate::input::load_overheads(path)?,
+                profile: crate::input::load_profile(path, self.overhead_quantile)?,
                 quantile: self.overhead_quantile,
             }),
             None => None,

@@ -49,7 +49,7 @@ pub fn run(args: &Args) -> CommandResult {
     }
     if let Some(path) = &args.overheads {
         let asked = OverheadRequest {
-            profile: crate::input::load_overheads(path)?,
+            profile: crate::input::load_profile(path, args.overhead_quantile)?,
             quantile: args.overhead_quantile,
         };
         system = guarded_system(&system, system.cores, &asked).map_err(|refusal| {

@@ -24,7 +24,7 @@ pub struct InterfaceArgs {
     /// `kairos bench overheads --out` measured), charged level by level.
     #[arg(long, value_name = "FILE.toml")]
     pub overheads: Option<PathBuf>,
-    /// Which point of each measured overhead distribution to charge: max (safe) or p99.
+    /// Which point of each measured overhead distribution to charge: max (safe), p999 or p99.
     #[arg(long, value_name = "QUANTILE", default_value = "max", value_parser = kairos_analysis::overheads::Quantile::parse)]
     pub overhead_quantile: kairos_analysis::overheads::Quantile,
 }
@@ -61,7 +61,7 @@ pub fn interface(args: &InterfaceArgs) -> CommandResult {
     let charging = match &args.overheads {
         Some(path) => Some(Charging {
             source: "profile",
-            overheads: crate::input::load_overheads(path)?,
+            overheads: crate::input::load_profile(path, args.overhead_quantile)?,
             quantile: args.overhead_quantile,
         }),
         None => None,

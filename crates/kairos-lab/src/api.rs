@@ -79,7 +79,10 @@ pub fn analyze_with(
     quantile: &str,
 ) -> Result<Value, ApiError> {
     let quantile = kairos_analysis::overheads::Quantile::parse(quantile).map_err(refused)?;
-    let profile = profile.map(|(n, t)| overheads_of(n, t)).transpose()?;
+    let point = quantile.profile_key();
+    let profile = profile
+        .map(|(n, t)| overheads_of(n, t, point))
+        .transpose()?;
     let kinds = [InputKind::Workload, InputKind::SimsoXml, InputKind::Vm];
     match input(name, text, "analyze", &kinds)? {
         Input::Vm(system) => {
@@ -106,9 +109,15 @@ pub fn analyze_with(
     }
 }
 
-/// The `[overheads]` table of a profile's text, its errors located in the message.
-fn overheads_of(name: &str, text: &str) -> Result<kairos_model::Overheads, ApiError> {
-    kairos_model::input::load_overheads(Path::new(name), text).map_err(|diagnostics| {
+/// The `[overheads]` table of a profile's text, each distribution with `point` when given,
+/// its errors located in the message.
+fn overheads_of(
+    name: &str,
+    text: &str,
+    point: Option<&str>,
+) -> Result<kairos_model::Overheads, ApiError> {
+    let path = Path::new(name);
+    kairos_model::input::load_overheads_charging(path, text, point).map_err(|diagnostics| {
         let located: Vec<String> = diagnostics.iter().map(|d| d.render(name)).collect();
         refused(format!(
             "{name}: no usable [overheads] table\n{}",

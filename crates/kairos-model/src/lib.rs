@@ -45,7 +45,7 @@ pub use input::{Input, InputKind, LoadOptions, Loaded};
 pub use load::{check_source, Checked};
 pub use mc::{Dag, McSystem, McTask, TaskRef};
 pub use overheads::{Cost, Overheads, Quantiles};
-pub use overheads_load::overheads_from_source;
+pub use overheads_load::{distributions_lacking, overheads_from_source};
 pub use tables::{Interval, LevelTable, TableSet};
 pub use time::{Duration, Instant};
 pub use vm::{

@@ -106,18 +106,27 @@ impl Cost {
     }
 }
 
-/// A measured distribution given by five quantiles, non-decreasing.
+/// A measured distribution given by five quantiles, non-decreasing, and optionally a sixth
+/// between `p99` and `max`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Quantiles {
     pub min: Duration,
     pub p50: Duration,
     pub p90: Duration,
     pub p99: Duration,
+    /// The 99.9th percentile, which `kairos bench overheads` writes since it is charged
+    /// (`--overhead-quantile p999`); profiles written before have none. Draws of the simulator
+    /// do not use it ([`Quantiles::at`]), so a profile simulates the same with or without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p999: Option<Duration>,
     pub max: Duration,
 }
 
-/// Keys of a distribution in the workload file, in order.
+/// Keys of a distribution in the workload file, in order; every one is required.
 pub const QUANTILE_KEYS: [&str; 5] = ["min", "p50", "p90", "p99", "max"];
+
+/// The optional key of a distribution, between `p99` and `max`.
+pub const P999_KEY: &str = "p999";
 
 impl Quantiles {
     /// The values in [`QUANTILE_KEYS`] order.
@@ -135,8 +144,17 @@ impl Quantiles {
                 p50: values[1],
                 p90: values[2],
                 p99: values[3],
+                p999: None,
                 max: values[4],
             })
+    }
+
+    /// The same with its 99.9th percentile; `None` unless `p99 <= p999 <= max`.
+    pub fn with_p999(self, p999: Duration) -> Option<Quantiles> {
+        (self.p99 <= p999 && p999 <= self.max).then_some(Quantiles {
+            p999: Some(p999),
+            ..self
+        })
     }
 
     /// The quantile function, linear between the five points (probabilities 0, 0.5, 0.9, 0.99
@@ -190,6 +208,10 @@ mod tests {
     fn decreasing_values_are_not_a_distribution() {
         assert!(Quantiles::from_values([us(2), us(1), us(3), us(4), us(5)]).is_none());
         assert!(Quantiles::from_values([us(1); 5]).is_some());
+        // p999 between p99 (30) and max (100), either end included.
+        assert_eq!(measured().with_p999(us(60)).unwrap().p999, Some(us(60)));
+        assert!(measured().with_p999(us(30)).is_some() && measured().with_p999(us(100)).is_some());
+        assert!(measured().with_p999(us(29)).is_none() && measured().with_p999(us(101)).is_none());
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use crate::decode::{Decoder, ZeroAllowed, OVERHEAD_KEYS};
 use crate::diagnostics::Diagnostics;
 use crate::document::{self, Format, Node, Value};
-use crate::overheads::{Cost, Overheads, Quantiles, QUANTILE_KEYS};
+use crate::overheads::{Cost, Overheads, Quantiles, P999_KEY, QUANTILE_KEYS};
 use crate::time::Duration;
 
 /// The `[overheads]` table of `source`; every other key of the file is ignored. An error if the
@@ -66,8 +66,9 @@ fn decode_cost(decoder: &mut Decoder, node: &Node, path: &str) -> Option<Cost> {
             .duration(node, path, ZeroAllowed::Yes)
             .map(Cost::Fixed);
     };
-    decoder.reject_unknown_keys(entries, &QUANTILE_KEYS, path);
-    let hint = "a measured distribution gives all of min, p50, p90, p99, max (kairos bench overheads writes one)";
+    let known: Vec<&str> = QUANTILE_KEYS.iter().copied().chain([P999_KEY]).collect();
+    decoder.reject_unknown_keys(entries, &known, path);
+    let hint = "a measured distribution gives all of min, p50, p90, p99, max, and p999 if it has it (kairos bench overheads writes one)";
     let values: Vec<Option<Duration>> = QUANTILE_KEYS
         .iter()
         .map(|key| {
@@ -77,16 +78,59 @@ fn decode_cost(decoder: &mut Decoder, node: &Node, path: &str) -> Option<Cost> {
         .collect();
     let values: Vec<Duration> = values.into_iter().collect::<Option<_>>()?;
     let values: [Duration; 5] = values.try_into().ok()?;
-    let quantiles = Quantiles::from_values(values);
+    let p999 = match decoder.field(entries, P999_KEY, path) {
+        Some(n) => Some(decoder.duration(n, &format!("{path}.{P999_KEY}"), ZeroAllowed::Yes)?),
+        None => None,
+    };
+    let quantiles =
+        Quantiles::from_values(values).and_then(|q| p999.map_or(Some(q), |v| q.with_p999(v)));
     if quantiles.is_none() {
         decoder.diagnostics.push(
             crate::Diagnostic::error("the quantiles decrease")
                 .at_path(path)
                 .at_position(node.position)
-                .with_hint("min <= p50 <= p90 <= p99 <= max"),
+                .with_hint("min <= p50 <= p90 <= p99 <= p999 <= max"),
         );
     }
     quantiles.map(Cost::Measured)
+}
+
+/// A located error for each measured distribution of `source`'s `[overheads]` table without
+/// `point` (a key only newer profiles carry, [`P999_KEY`]): what a reader that charges that
+/// point reports instead of charging something else. Empty when the file cannot be read as a
+/// profile (its own errors say why).
+pub fn distributions_lacking(source: &str, format: Format, point: &str) -> Diagnostics {
+    let mut diagnostics = Diagnostics::default();
+    let Ok(root) = document::parse(source, format) else {
+        return diagnostics;
+    };
+    let Value::Table(top) = &root.value else {
+        return diagnostics;
+    };
+    let Some(Value::Table(costs)) = (top.iter())
+        .find(|e| e.key == "overheads")
+        .map(|e| &e.node.value)
+    else {
+        return diagnostics;
+    };
+    for cost in costs {
+        let Value::Table(points) = &cost.node.value else {
+            continue;
+        };
+        if points.iter().all(|p| p.key != point) {
+            diagnostics.push(
+                crate::Diagnostic::error(format!(
+                    "this distribution has no {point}, the quantile charged"
+                ))
+                .at_path(format!("overheads.{}", cost.key))
+                .at_position(cost.node.position)
+                .with_hint(format!(
+                    "a profile written before {point} was measured: measure again with `kairos bench overheads --out FILE`, or charge p99 or max"
+                )),
+            );
+        }
+    }
+    diagnostics
 }
 
 #[cfg(test)]
@@ -120,6 +164,34 @@ context_switch = { min = "5us", p50 = "8us", p90 = "12us", p99 = "25us", max = "
     }
 
     #[test]
+    fn p999_is_optional_and_a_reader_charging_it_locates_each_distribution_without_it() {
+        let source = r#"
+[overheads]
+scheduling = "2us"
+context_switch = { min = "5us", p50 = "8us", p90 = "12us", p99 = "25us", p999 = "40us", max = "60us" }
+migration = { min = "1us", p50 = "1us", p90 = "2us", p99 = "3us", max = "4us" }
+"#;
+        let o = overheads_from_source(source, Format::Toml).unwrap();
+        let Cost::Measured(q) = o.context_switch else {
+            panic!("measured")
+        };
+        assert_eq!(q.p999, Some(Duration::from_micros(40)));
+        let Cost::Measured(q) = o.migration else {
+            panic!("measured")
+        };
+        assert_eq!(q.p999, None);
+        // Only migration lacks it (scheduling is a fixed cost, the same at every point).
+        let lacking = distributions_lacking(source, Format::Toml, P999_KEY);
+        let text: Vec<String> = lacking.iter().map(|d| d.render("p.toml")).collect();
+        assert_eq!(text.len(), 1, "{text:?}");
+        assert!(text[0].starts_with("p.toml:5:") && text[0].contains("overheads.migration"));
+        assert!(distributions_lacking(MEASURED, Format::Toml, "p99")
+            .iter()
+            .next()
+            .is_none());
+    }
+
+    #[test]
     fn bad_distributions_are_located_errors() {
         let cases = [
             (
@@ -147,6 +219,17 @@ context_switch = { min = "5us", p50 = "8us", p90 = "12us", p99 = "25us", max = "
             assert!(text.contains(expected), "{line}: {text}");
             assert!(text.contains("o.toml:2:"), "{line}: not located: {text}");
         }
+        let p999 = r#"context_switch = { min = "5us", p50 = "8us", p90 = "9us", p99 = "25us", p999 = "70us", max = "60us" }"#;
+        let errors = overheads_from_source(&format!("[overheads]\n{p999}\n"), Format::Toml);
+        let text = errors
+            .unwrap_err()
+            .iter()
+            .map(|d| d.render("o.toml"))
+            .collect::<String>();
+        assert!(
+            text.contains("o.toml:2:") && text.contains("decrease"),
+            "{text}"
+        );
         let none = overheads_from_source("name = \"w\"\n", Format::Toml).unwrap_err();
         assert!(none
             .iter()

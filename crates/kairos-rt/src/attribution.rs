@@ -1,32 +1,55 @@
 //! Each deadline miss of a real run, attributed to the host or to the schedule.
 //!
-//! **The rule.** A missed job `j` (release `r`, absolute deadline `d`) is a `host` miss when a
-//! stall ([`crate::stalls`]) on one of its cores overlapping its window `[r, d)` is longer
-//! than its slack; otherwise, and whenever it has no slack, a `schedule` miss. Its slack is
-//! - with a simulation of the same run: `d - f`, `f` its completion in the simulation; a job
-//!   the simulation does not complete by `d` has none (the schedule misses it by itself);
-//! - without one: `(d - r) - e`, `e` the job's own execution measured in the run (its
-//!   segments, less the stall time inside them): the time it could lose with its core to
-//!   itself; none if `e > d - r` (it would miss even alone).
+//! **The rule.** A missed job `j` (release `r`, absolute deadline `d`) is a `host` miss when
+//! its slack `s_j` and its backlog's demand slack `s_b` both exist and
+//! 1. a stall ([`crate::stalls`]) on a core it ran on (any of its group's if it never ran)
+//!    overlapping its window `[r, d)` is longer than `s_j`: the job itself was held; or
+//! 2. a stall on a core of its group overlapping its backlog `[b, d)` is longer than both
+//!    `s_j` and `s_b`: the work it waited behind was held;
 //!
-//! The stall's whole length counts, not only its part inside the window: a stall also delays
-//! what follows it (the jobs it held up run later), and a job whose window it touches waits
-//! for that backlog. A job's cores are the ones it ran on (its segments and its first CPU);
-//! a job that never ran could have been placed on any of the run's cores. A stall is a lower
-//! bound of the hole it reports and holes below the watcher's floor or between its wake-ups
-//! go unseen, so the rule errs towards `schedule`.
+//! otherwise, and whenever either slack is missing, it is a `schedule` miss. Here ([`backlog`]
+//! defines them precisely):
+//! - its group is the cores its task shares work with: its own core under a partitioned
+//!   policy, the platform under a global one;
+//! - `b` is where its backlog began: the start of the interval, ending at `r`, in which every
+//!   one of those cores had a job pending throughout (`b = r` when some had none just before
+//!   `r`). A stall there held up the jobs `j` waited behind, so `j` waits for that backlog even
+//!   when its own window `[r, d)` does not overlap the stall; a stall that ended before the
+//!   backlog began, a core idle in between, explains nothing;
+//! - the two slacks are each a time a stall must exceed to explain the miss by itself, and
+//!   either missing is a fault of the schedule, never excused:
+//!   - `s_j`, the job's own: with a simulation of the same run `d - f`, `f` its completion
+//!     there (none if it does not complete by `d`: the schedule misses it by itself); without one
+//!     `(d - r) - e`, `e` its own execution in the run (its segments less the stall time inside
+//!     them; none if `e > d - r`, it would miss even alone);
+//!   - `s_b`, the backlog's demand slack: the capacity of its group over `[b, d)` less the
+//!     execution of the jobs released in it and due by `d`, the room a stall there had to use
+//!     up (none when they need more: an overload, which a wrong partition or a policy that lets
+//!     a core fall behind makes, and no stall excuses).
+//!
+//! On a group of several cores `s_b` counts every core's room, so the second case blames a
+//! stall of one core only when the others could not have absorbed it either. The stall's whole
+//! length counts, not only its part inside the interval: it delays all the work behind it. A
+//! stall is a lower bound of the hole it reports, and holes below the watcher's floor or
+//! between its wake-ups go unseen, so the rule errs towards `schedule`. The kernel's
+//! real-time throttling, when it throttles a core, holds every thread of the run there, the
+//! stall watcher too, so the watcher reports it as a stall held by another thread
+//! ([`Stall::held`]) and it is weighed like any other.
 //!
 //! The rule is this crate's own; a stall is the operating-system noise of de Oliveira,
 //! Casini and Cucinotta ("Operating System Noise in the Linux Kernel", IEEE Transactions on
 //! Computers 72(1), 2023, section 3.1), interference the schedule (and its simulation) does
-//! not contain.
+//! not contain; the demand slack is the processor-demand criterion ([`backlog`] cites it).
 
 use crate::measure::JobRecord;
 use crate::stalls::Stall;
 use kairos_model::{Duration, Instant};
 use kairos_trace::{Trace, TraceEvent};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
+
+mod backlog;
+pub use backlog::{Backlog, Backlogs};
 
 /// Why a job missed its deadline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -61,9 +84,11 @@ pub struct MissCause {
     pub task: usize,
     pub job: u64,
     pub cause: Cause,
-    /// `None`: the job had no slack.
+    /// The slack the rule weighed the stalls against; `None`: the job had none.
     pub slack: Option<Duration>,
     pub stall: Option<Stall>,
+    /// Where its backlog began (its release when it waited behind none).
+    pub backlog_from: Instant,
 }
 
 /// One stretch of a job's execution: core (as the run numbers them), start, end.
@@ -159,11 +184,11 @@ pub fn attribute(
     run: &RunView,
     simulated: Option<&Trace>,
 ) -> (MissesByCause, Vec<MissCause>) {
-    let missed: Vec<&JobRecord> = jobs.iter().filter(|j| j.missed(run.end)).collect();
-    let segments = segments_of(&missed, run.measured);
+    let segments = segments_of(run.measured);
     let completions = simulated.map(completions_of);
     let index = StallIndex::new(run.stalls);
-    let causes: Vec<MissCause> = (missed.iter())
+    let backlogs = Backlogs::new(jobs, &segments, &index, (run.cores, run.end));
+    let causes: Vec<MissCause> = (jobs.iter().filter(|j| j.missed(run.end)))
         .map(|j| {
             let own = segments.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
             let (release, deadline) = window(j);
@@ -171,14 +196,29 @@ pub fn attribute(
                 Some(done) => slack_simulated(deadline, done.get(&(j.task, j.job)).copied()),
                 None => slack_alone(release, deadline, own_execution(own, &index)),
             };
-            let cores = cores_of(j, own, run.cores);
-            let (cause, stall) = cause_of((release, deadline), &cores, slack, &index);
+            let backlog = backlogs.of(j);
+            let cores = cores_of(j, own, &backlog.cores);
+            let (cause, stall, slack) = match slack.zip(backlog.demand_slack) {
+                None => (Cause::Schedule, None, None),
+                Some((own, room)) => {
+                    match cause_of((release, deadline), &cores, Some(own), &index) {
+                        (Cause::Host, stall) => (Cause::Host, stall, Some(own)),
+                        _ => {
+                            let larger = Some(own.max(room));
+                            let window = (backlog.from, deadline);
+                            let (cause, stall) = cause_of(window, &backlog.cores, larger, &index);
+                            (cause, stall, larger)
+                        }
+                    }
+                }
+            };
             MissCause {
                 task: j.task,
                 job: j.job,
                 cause,
                 slack,
                 stall,
+                backlog_from: backlog.from,
             }
         })
         .collect();
@@ -201,26 +241,25 @@ fn window(job: &JobRecord) -> (Instant, Instant) {
     )
 }
 
-/// The measured segments of each of the `missed` jobs.
-fn segments_of(missed: &[&JobRecord], measured: &Trace) -> HashMap<(usize, u64), Vec<Segment>> {
-    let ids: HashSet<(usize, u64)> = missed.iter().map(|j| (j.task, j.job)).collect();
+/// The measured segments of every job.
+fn segments_of(measured: &Trace) -> HashMap<(usize, u64), Vec<Segment>> {
     let mut segments: HashMap<(usize, u64), Vec<Segment>> = HashMap::new();
     for (core, task, job, start, end) in measured.segments() {
-        if ids.contains(&(task, job)) {
-            let own = segments.entry((task, job)).or_default();
-            own.push((core, start, end));
-        }
+        segments
+            .entry((task, job))
+            .or_default()
+            .push((core, start, end));
     }
     segments
 }
 
-/// The cores a job ran on, or every core if it never ran.
-fn cores_of(job: &JobRecord, segments: &[Segment], all: &[usize]) -> Vec<usize> {
+/// The cores a job ran on, or every core of its group if it never ran.
+fn cores_of(job: &JobRecord, segments: &[Segment], group: &[usize]) -> Vec<usize> {
     let mut cores: Vec<usize> = segments.iter().map(|s| s.0).chain(job.cpu).collect();
     cores.sort_unstable();
     cores.dedup();
     if cores.is_empty() {
-        all.to_vec()
+        group.to_vec()
     } else {
         cores
     }

@@ -154,6 +154,16 @@ fn quantiles_pick_their_point_and_fixed_costs_stay() {
     assert_eq!((p99.context_switch, max.context_switch), (us(6), us(6)));
     assert_eq!(Quantile::parse("p99"), Ok(Quantile::P99));
     assert!(Quantile::parse("p50").is_err());
+    // p999 where the distribution has it (7 us), its max where it has none.
+    let with = measured.unwrap().with_p999(us(7)).unwrap();
+    let both = kairos_model::Overheads {
+        migration: Cost::Measured(with),
+        ..overheads
+    };
+    let p999 = Charges::at(&both, Quantile::parse("p999").unwrap());
+    assert_eq!((p999.migration, p999.scheduling), (us(7), us(9)));
+    assert_eq!(Quantile::P999.profile_key(), Some("p999"));
+    assert_eq!(Quantile::Max.profile_key(), None);
 }
 
 /// EDZL counts three interrupts per period (a release and two moved wake-ups):

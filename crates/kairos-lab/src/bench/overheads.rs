@@ -28,6 +28,7 @@
 
 use crate::Failure;
 use crate::Notify;
+use kairos_model::overheads::P999_KEY;
 use kairos_model::{Duration, Quantiles, Workload};
 use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::{PolicyKind, PriorityOrder};
@@ -52,21 +53,21 @@ pub struct Request<'a> {
 /// Same-core hand-offs timed for the floor (0.4 s).
 const FLOOR_SAMPLES: u32 = 2000;
 
-/// The overheads as measured (ns: min, p50, p90, p99, max), the analysis-only ones `None`
+/// The overheads as measured (ns: min, p50, p90, p99, p99.9, max), the analysis-only ones `None`
 /// when the run had no such event, and the floor under `context_switch`.
 #[derive(serde::Serialize)]
 pub struct Measured {
     pub policy: &'static str,
     pub cpus: usize,
-    pub scheduling: [u64; 5],
-    pub context_switch: [u64; 5],
-    pub migration: [u64; 5],
-    pub release: [u64; 5],
-    pub release_latency: Option<[u64; 5]>,
-    pub ipi: Option<[u64; 5]>,
-    pub part_callback: Option<[u64; 5]>,
+    pub scheduling: [u64; 6],
+    pub context_switch: [u64; 6],
+    pub migration: [u64; 6],
+    pub release: [u64; 6],
+    pub release_latency: Option<[u64; 6]>,
+    pub ipi: Option<[u64; 6]>,
+    pub part_callback: Option<[u64; 6]>,
     /// A same-core futex hand-off on the run's first CPU, without a decision.
-    pub same_core_floor: [u64; 5],
+    pub same_core_floor: [u64; 6],
     pub decisions: u64,
     pub switch_ins: u64,
     pub migrations: u64,
@@ -119,7 +120,7 @@ fn measure(
     result: &RunResult,
     args: &Request,
     kind: PolicyKind,
-    same_core_floor: [u64; 5],
+    same_core_floor: [u64; 6],
 ) -> Result<Measured, Failure> {
     let pass = match quantiles_of(result, LOCK_WAIT) {
         Ok(wait) => combine(quantiles_of(result, DECISION_COST)?, wait),
@@ -133,7 +134,7 @@ fn measure(
     };
     let migration = match quantiles_of(result, MIGRATION_REQUEST_TO_START) {
         Ok(moved) => moved.map(|v| v.saturating_sub(start[1])),
-        Err(_) => [0; 5],
+        Err(_) => [0; 6],
     };
     let count = |name: &str| result.histograms.get(name).map_or(0, |h| h.summary.count);
     Ok(Measured {
@@ -190,17 +191,19 @@ fn overheads_table(m: &Measured, provenance: &str) -> String {
     out
 }
 
-/// min, p50, p90, p99 and max of a run's histogram, ns; an error if it has no sample.
-fn quantiles_of(result: &RunResult, name: &str) -> Result<[u64; 5], Failure> {
+/// min, p50, p90, p99, p99.9 and max of a run's histogram, ns; an error if it has no sample.
+fn quantiles_of(result: &RunResult, name: &str) -> Result<[u64; 6], Failure> {
     let histogram = (result.histograms.get(name))
         .filter(|h| h.summary.count > 0)
         .ok_or_else(|| Failure::environment(format!("the run measured no {name}")))?;
     Ok(quantiles(histogram))
 }
 
-/// min, p50, p90, p99 and max of a histogram with samples, ns.
-fn quantiles(histogram: &HistogramJson) -> [u64; 5] {
-    [0.0, 0.5, 0.9, 0.99, 1.0].map(|q| quantile(histogram, q))
+/// min, p50, p90, p99, p99.9 and max of a histogram with samples, ns (the analysis may charge
+/// p99.9, `kairos_analysis::overheads::Quantile::P999` says why; with fewer than a thousand
+/// samples it is the max).
+fn quantiles(histogram: &HistogramJson) -> [u64; 6] {
+    [0.0, 0.5, 0.9, 0.99, 0.999, 1.0].map(|q| quantile(histogram, q))
 }
 
 /// The smallest bucket value with at least a fraction `q` of the samples at or below it.
@@ -220,16 +223,21 @@ fn quantile(histogram: &HistogramJson, q: f64) -> u64 {
 }
 
 /// Quantile-wise sum (non-decreasing, as both are).
-fn combine(a: [u64; 5], b: [u64; 5]) -> [u64; 5] {
+fn combine(a: [u64; 6], b: [u64; 6]) -> [u64; 6] {
     std::array::from_fn(|i| a[i].saturating_add(b[i]))
 }
 
-/// `{ min = "...", p50 = "...", ... }`, exact nanoseconds.
-fn inline_table(values: [u64; 5]) -> String {
-    let quantiles = Quantiles::from_values(values.map(Duration::from_nanos))
+/// `{ min = "...", p50 = "...", p90 = "...", p99 = "...", p999 = "...", max = "..." }`, exact
+/// nanoseconds.
+fn inline_table(values: [u64; 6]) -> String {
+    let [min, p50, p90, p99, p999, max] = values.map(Duration::from_nanos);
+    // Checked as a reader will check it: non-decreasing, as quantiles and their sums are.
+    Quantiles::from_values([min, p50, p90, p99, max])
+        .and_then(|q| q.with_p999(p999))
         .expect("combined quantiles are non-decreasing");
-    let fields: Vec<String> = (kairos_model::overheads::QUANTILE_KEYS.iter())
-        .zip(quantiles.values())
+    let keys = ["min", "p50", "p90", "p99", P999_KEY, "max"];
+    let fields: Vec<String> = (keys.iter())
+        .zip([min, p50, p90, p99, p999, max])
         .map(|(key, value)| format!("{key} = \"{}ns\"", value.as_nanos()))
         .collect();
     format!("{{ {} }}", fields.join(", "))

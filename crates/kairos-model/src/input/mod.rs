@@ -224,6 +224,24 @@ pub fn load_overheads(path: &Path, source: &str) -> Result<Overheads, Diagnostic
     }
 }
 
+/// [`load_overheads`] for a reader that charges the distributions' `point` (a key only newer
+/// profiles carry, when given): each distribution without it is a located error.
+pub fn load_overheads_charging(
+    path: &Path,
+    source: &str,
+    point: Option<&str>,
+) -> Result<Overheads, Diagnostics> {
+    let overheads = load_overheads(path, source)?;
+    let lacking = match point {
+        Some(point) => crate::distributions_lacking(source, format_of(path), point),
+        None => Diagnostics::default(),
+    };
+    match lacking.has_errors() {
+        true => Err(lacking),
+        false => Ok(overheads),
+    }
+}
+
 /// An MC-DAG system, refused when no scheduling table can be made for it: every stage that
 /// runs one (synthesis, simulation, a real run, a report) needs its tables.
 fn mc(kind: InputKind, checked: McChecked) -> Loaded {

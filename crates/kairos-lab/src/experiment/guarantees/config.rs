@@ -87,12 +87,15 @@ fn read(r: &mut Reader, root: &Node, path: &Path) -> Option<Study> {
         r.period_range(n, p, "periods = [\"5ms\", \"50ms\"]")
     });
     let duration = r.top(entries, "duration", duration);
-    let profile = r.top(entries, "overheads", |r, n, p| given(r, n, p, path));
     let quantile = r.top(entries, "quantile", |r, n, p| {
         let name = r.0.string(n, p)?;
         Quantile::parse(&name)
-            .map_err(|e| r.report(n, p, &e, Some("quantile = \"max\" or \"p99\"")))
+            .map_err(|e| r.report(n, p, &e, Some("quantile = \"max\", \"p999\" or \"p99\"")))
             .ok()
+    });
+    let charged = quantile.unwrap_or_default();
+    let profile = r.top(entries, "overheads", |r, n, p| {
+        given(r, n, p, (path, charged))
     });
     let points = r.top(entries, "utilization", |r, n, p| {
         let range = r.utilization(n, p)?;
@@ -166,8 +169,14 @@ fn duration(r: &mut Reader, node: &Node, path: &str) -> Option<Duration> {
     Some(d)
 }
 
-/// `overheads = "FILE"`: a profile read now, relative to the folder of `config`.
-fn given(r: &mut Reader, node: &Node, path: &str, config: &Path) -> Option<Profile> {
+/// `overheads = "FILE"`: a profile read now, relative to the folder of `config`, whose
+/// distributions must have the point `quantile` charges.
+fn given(
+    r: &mut Reader,
+    node: &Node,
+    path: &str,
+    (config, quantile): (&Path, Quantile),
+) -> Option<Profile> {
     let written = r.0.string(node, path)?;
     let file = config.parent().unwrap_or(Path::new("")).join(&written);
     let hint = "a profile `kairos bench overheads --out` wrote, relative to the config's folder";
@@ -179,15 +188,28 @@ fn given(r: &mut Reader, node: &Node, path: &str, config: &Path) -> Option<Profi
             return None;
         }
     };
-    match kairos_model::input::load_overheads(&file, &source) {
+    if kairos_model::input::load_overheads(&file, &source).is_err() {
+        let message = format!("{} has no usable [overheads] table", file.display());
+        let why = format!("`kairos check {}` says why", file.display());
+        r.report(node, path, &message, Some(&why));
+        return None;
+    }
+    let point = quantile.profile_key();
+    match kairos_model::input::load_overheads_charging(&file, &source, point) {
         Ok(overheads) => Some(Profile::Given {
             path: file,
             overheads: Box::new(overheads),
         }),
-        Err(_) => {
-            let message = format!("{} has no usable [overheads] table", file.display());
-            let why = format!("`kairos check {}` says why", file.display());
-            r.report(node, path, &message, Some(&why));
+        Err(lacking) => {
+            let name = file.display().to_string();
+            let at: Vec<String> = lacking.iter().map(|d| d.render(&name)).collect();
+            let message = format!(
+                "quantile {} is charged, but this profile's distributions lack it:\n{}",
+                quantile.name(),
+                at.join("\n")
+            );
+            let hint = "measure the profile again with `kairos bench overheads --out FILE`, or charge p99 or max";
+            r.report(node, path, &message, Some(hint));
             None
         }
     }

@@ -73,6 +73,17 @@ pub(super) fn obtain(
             file.display()
         ))
     })?;
+    if let Some(point) = study.quantile.profile_key() {
+        let lacking = kairos_model::distributions_lacking(&table, Format::Toml, point);
+        if lacking.has_errors() {
+            let name = file.display().to_string();
+            let at: Vec<String> = lacking.iter().map(|d| d.render(&name)).collect();
+            return Err(Failure::bad_input(format!(
+                "{}\n(an earlier start measured it before {point} was; --fresh measures again)",
+                at.join("\n")
+            )));
+        }
+    }
     Ok(Charged {
         overheads,
         source: "measured",

@@ -143,3 +143,41 @@ fn wrong_types_and_a_missing_study_are_refused() {
     let missing = rendered("seed = 1\n");
     assert!(missing[0].contains("missing field `study`"), "{missing:?}");
 }
+
+#[test]
+fn p999_with_a_profile_that_lacks_it_is_refused_at_each_distribution() {
+    // The example profile predates p999: none of its six distributions has one.
+    let text = "study = \"guarantees\"\n\
+                overheads = \"../overheads/example-profile.toml\"\n\
+                quantile = \"p999\"\n";
+    let got = rendered(text);
+    assert_eq!(got.len(), 1, "{got:#?}");
+    let start = "c.toml:2:13: error: overheads: quantile p999 is charged, but this profile's \
+                 distributions lack it";
+    assert!(got[0].starts_with(start), "{}", got[0]);
+    // Each distribution's line in examples/overheads/example-profile.toml, its value after
+    // `KEY = `.
+    let lines = [
+        ("scheduling", 7),
+        ("context_switch", 8),
+        ("migration", 9),
+        ("release", 10),
+        ("release_latency", 11),
+        ("ipi", 12),
+    ];
+    for (key, line) in lines {
+        let column = key.len() + 4;
+        let at = format!(
+            "example-profile.toml:{line}:{column}: error: overheads.{key}: this distribution \
+             has no p999"
+        );
+        assert!(got[0].contains(&at), "{}\n  expected {at}", got[0]);
+    }
+    // The same profile charged at p99 is read.
+    let p99 = text.replace("p999", "p99");
+    let (study, diagnostics) = check(&config_path(), &p99);
+    assert!(
+        !diagnostics.has_errors() && study.is_some(),
+        "{diagnostics:?}"
+    );
+}

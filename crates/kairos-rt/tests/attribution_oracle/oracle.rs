@@ -1,0 +1,160 @@
+//! The attribution rule read straight from its definition (the documentation of
+//! `kairos_rt::attribution` and of its backlog), tick by tick on a [`Timeline`]: no event
+//! sweep, no search, every count an enumeration of ticks.
+
+use crate::timeline::Timeline;
+use std::collections::BTreeSet;
+
+/// What the rule decides for one missed job, in ticks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub task: usize,
+    pub job: u64,
+    pub host: bool,
+    /// The slack the stalls were weighed against: the job's own for a host miss of its own
+    /// window, else the larger of the two; none when either is missing.
+    pub slack: Option<u64>,
+    /// The length of the stall that explains a host miss.
+    pub stall: Option<u64>,
+    pub backlog_from: u64,
+}
+
+/// Which part of the rule decided a miss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Decided {
+    /// A stall in the job's own window outlasted its slack.
+    Window,
+    /// A stall in its backlog outlasted both slacks.
+    Backlog,
+    /// The jobs due by its deadline needed more than the cores had.
+    Overload,
+    /// Any other miss of the schedule.
+    Schedule,
+}
+
+/// The groups of cores: cores linked by a task that held both, a task that never ran linked
+/// to every core. Each core's group, as the smallest core in it.
+fn groups(run: &Timeline) -> Vec<usize> {
+    let mut root: Vec<usize> = (0..run.cores).collect();
+    let tasks: BTreeSet<usize> = run.jobs.iter().map(|j| j.task).collect();
+    for task in tasks {
+        let used: BTreeSet<usize> = (run.jobs.iter().filter(|j| j.task == task))
+            .flat_map(|j| j.ran.iter().map(|r| r.0))
+            .collect();
+        let linked: Vec<usize> = match used.is_empty() {
+            true => (0..run.cores).collect(),
+            false => used.into_iter().collect(),
+        };
+        // Relabel every core of the groups the task touches to the smallest label among them.
+        let touched: BTreeSet<usize> = linked.iter().map(|&c| root[c]).collect();
+        let label = *touched.first().expect("a task links a core");
+        root.iter_mut()
+            .filter(|r| touched.contains(r))
+            .for_each(|r| *r = label);
+    }
+    root
+}
+
+/// The group of `task`: that of a core it held, else (it never ran, so one group holds every
+/// core) that of core 0.
+fn group_of(run: &Timeline, root: &[usize], task: usize) -> usize {
+    let core = (run.jobs.iter().filter(|j| j.task == task)).find_map(|j| j.ran.first());
+    root[core.map_or(0, |r| r.0)]
+}
+
+/// Ticks a job held a core and was not stalled there.
+fn executed(run: &Timeline, i: usize) -> u64 {
+    let ran = run.jobs[i].ran.iter();
+    ran.filter(|&&(c, t)| !run.stalled(c, t)).count() as u64
+}
+
+/// Its execution, or for an unfinished job at least its task's longest completed one.
+fn needed(run: &Timeline, i: usize) -> u64 {
+    let j = &run.jobs[i];
+    if j.completion.is_some() {
+        return executed(run, i);
+    }
+    let completed = (0..run.jobs.len())
+        .filter(|&k| run.jobs[k].task == j.task && run.jobs[k].completion.is_some());
+    executed(run, i).max(completed.map(|k| executed(run, k)).max().unwrap_or(0))
+}
+
+/// How many of the group's jobs are pending (released, not completed, before the end) during
+/// tick `t`.
+fn pending(run: &Timeline, members: &[usize], t: u64) -> usize {
+    let until = |i: usize| run.jobs[i].completion.unwrap_or(run.end);
+    (members.iter())
+        .filter(|&&i| run.jobs[i].release <= t && t < until(i))
+        .count()
+}
+
+/// The longest stall on `cores` overlapping `[from, to)`.
+fn longest_stall(run: &Timeline, cores: &[usize], (from, to): (u64, u64)) -> Option<u64> {
+    (run.stalls.iter())
+        .filter(|&&(c, s, l)| cores.contains(&c) && s < to && s + l > from)
+        .map(|s| s.2)
+        .max()
+}
+
+/// Every missed job of `run`, the rule's verdict and what decided it, in the order of
+/// `run.jobs`.
+pub fn verdicts(run: &Timeline) -> Vec<(Verdict, Decided)> {
+    let root = groups(run);
+    let missed = |i: usize| {
+        let j = &run.jobs[i];
+        j.completion
+            .map_or(j.deadline <= run.end, |f| f > j.deadline)
+    };
+    (0..run.jobs.len())
+        .filter(|&i| missed(i))
+        .map(|i| verdict(run, &root, i))
+        .collect()
+}
+
+fn verdict(run: &Timeline, root: &[usize], i: usize) -> (Verdict, Decided) {
+    let j = &run.jobs[i];
+    let (r, d) = (j.release, j.deadline);
+    let g = group_of(run, root, j.task);
+    let cores: Vec<usize> = (0..run.cores).filter(|&c| root[c] == g).collect();
+    let m = cores.len() as u64;
+    let members: Vec<usize> = (0..run.jobs.len())
+        .filter(|&k| group_of(run, root, run.jobs[k].task) == g)
+        .collect();
+    let mut b = r;
+    while b > 0 && pending(run, &members, b - 1) >= m as usize {
+        b -= 1;
+    }
+    let demand: u64 = (members.iter())
+        .filter(|&&k| run.jobs[k].release >= b && run.jobs[k].deadline <= d)
+        .map(|&k| needed(run, k))
+        .sum();
+    let own = (d - r).checked_sub(executed(run, i));
+    let room = (m * (d - b)).checked_sub(demand);
+    let mut held: Vec<usize> = j.ran.iter().map(|r| r.0).collect();
+    if held.is_empty() {
+        held = cores.clone();
+    }
+    let (decided, slack, stall) = match own.zip(room) {
+        None if room.is_none() => (Decided::Overload, None, None),
+        None => (Decided::Schedule, None, None),
+        Some((own, room)) => match longest_stall(run, &held, (r, d)).filter(|&l| l > own) {
+            Some(l) => (Decided::Window, Some(own), Some(l)),
+            None => {
+                let larger = own.max(room);
+                match longest_stall(run, &cores, (b, d)).filter(|&l| l > larger) {
+                    Some(l) => (Decided::Backlog, Some(larger), Some(l)),
+                    None => (Decided::Schedule, Some(larger), None),
+                }
+            }
+        },
+    };
+    let verdict = Verdict {
+        task: j.task,
+        job: j.job,
+        host: matches!(decided, Decided::Window | Decided::Backlog),
+        slack,
+        stall,
+        backlog_from: b,
+    };
+    (verdict, decided)
+}
