@@ -53,6 +53,7 @@
 //!     cores: 2,
 //!     mode: 0,
 //!     jobs: &[],
+//!     index: None,
 //!     tasks: &[],
 //!     servers: &[],
 //! };
@@ -86,4 +87,4 @@ pub use policy::{Policy, Refusal};
 pub use record::{Recorder, Reported, Step};
 pub use server::{ServerId, ServerKind, ServerSpec, ServerView};
 pub use source::{JobSource, WorkloadJobs};
-pub use view::View;
+pub use view::{JobIndex, View};

@@ -131,13 +131,17 @@ impl<J> Contract<J> {
         host: &mut H,
         policy: &mut dyn Policy,
     ) -> bool {
+        // Only a job noted since the last check, or running, can have come to its budget's
+        // end: the others were checked then. The policy's callback changes no job.
+        let watched = self.jobs.watched();
         let mut any = false;
-        for i in 0..self.jobs.len() {
+        for &i in &watched {
             if !self.jobs.is_exhausted(i) && self.jobs.view(i).budget_left().is_zero() {
                 any = true;
                 self.overrun(i, at, host, policy);
             }
         }
+        self.jobs.done_with(watched);
         any
     }
 

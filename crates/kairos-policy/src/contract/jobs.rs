@@ -5,10 +5,17 @@
 //! Jobs are kept in one vector each, removed by `swap_remove`; a core's placement is an index
 //! into them, which a removal keeps pointing at the same job. Views are in no particular
 //! order, as [`crate::View`] says, but in the same order in every engine that makes the same
-//! releases and removals.
+//! releases and removals. An index by id makes [`Jobs::index_of`] O(1).
+//!
+//! So that the overrun check need not look at every open job at every instant, the jobs whose
+//! budget or execution changed off a core since the last check are noted ([`Jobs::watched`]):
+//! a job's `budget_left` moves only while it runs, or when the contract changes its part or
+//! mode, or when an engine changes its execution through [`Jobs::each_mut`] (which notes
+//! every job).
 
 use crate::job::{JobId, JobView};
 use crate::parts::PartWork;
+use crate::view::JobIndex;
 use kairos_model::{Instant, Part};
 
 /// What the contract keeps of a job besides its view.
@@ -31,6 +38,13 @@ pub struct Jobs<J> {
     sides: Vec<J>,
     /// Per core, the index of the job it runs.
     running: Vec<Option<usize>>,
+    index: JobIndex,
+    /// Jobs whose budget or execution changed since the last overrun check, maybe off a core.
+    watch: Vec<JobId>,
+    /// Every job may have changed since the last overrun check.
+    watch_all: bool,
+    /// Room for the jobs of one overrun check, kept to spare an allocation per instant.
+    watched: Vec<usize>,
 }
 
 impl<J> Jobs<J> {
@@ -40,6 +54,10 @@ impl<J> Jobs<J> {
             marks: Vec::new(),
             sides: Vec::new(),
             running: vec![None; cores],
+            index: JobIndex::default(),
+            watch: Vec::new(),
+            watch_all: false,
+            watched: Vec::new(),
         }
     }
 
@@ -49,11 +67,20 @@ impl<J> Jobs<J> {
         self.views.reserve(jobs);
         self.marks.reserve(jobs);
         self.sides.reserve(jobs);
+        self.index.reserve(jobs);
+        // Notes never outnumber the open jobs by more than one (`note_id`).
+        self.watch.reserve(jobs + 2);
+        self.watched.reserve(jobs + self.running.len() + 2);
     }
 
     /// Every open job's view.
     pub fn views(&self) -> &[JobView] {
         &self.views
+    }
+
+    /// Where each open job's view is in [`Jobs::views`], by id.
+    pub fn index(&self) -> &JobIndex {
+        &self.index
     }
 
     pub fn len(&self) -> usize {
@@ -85,7 +112,18 @@ impl<J> Jobs<J> {
     /// Every open job's view and side, to account execution: only `executed` of a view is the
     /// engine's to change.
     pub fn each_mut(&mut self) -> impl Iterator<Item = (&mut JobView, &mut J)> {
+        self.watch_all = true;
         self.views.iter_mut().zip(&mut self.sides)
+    }
+
+    /// Job `i`'s view and side, to account the execution of a job that runs (only `executed`
+    /// of its view is the engine's to change): what an engine that advances only the running
+    /// jobs uses instead of [`Jobs::each_mut`].
+    pub fn running_mut(&mut self, i: usize) -> (&mut JobView, &mut J) {
+        if self.views[i].running_on.is_none() {
+            self.note(i);
+        }
+        (&mut self.views[i], &mut self.sides[i])
     }
 
     /// Every open job's view and side.
@@ -94,7 +132,7 @@ impl<J> Jobs<J> {
     }
 
     pub fn index_of(&self, id: JobId) -> Option<usize> {
-        self.views.iter().position(|j| j.id == id)
+        self.index.get(id)
     }
 
     /// Per core, the index of the job it runs.
@@ -131,8 +169,56 @@ impl<J> Jobs<J> {
         &mut self.marks[i]
     }
 
+    /// Job `i`'s view, to change its part, budget or execution: noted for the overrun check.
     pub(crate) fn view_mut(&mut self, i: usize) -> &mut JobView {
+        self.note(i);
         &mut self.views[i]
+    }
+
+    fn note(&mut self, i: usize) {
+        self.note_id(self.views[i].id);
+    }
+
+    /// Past as many notes as open jobs, the next check looks at every job instead: it costs
+    /// no more, and the notes of an engine that never checks (a replay) stay bounded.
+    fn note_id(&mut self, id: JobId) {
+        if self.watch_all {
+            return;
+        }
+        if self.watch.len() > self.views.len() {
+            self.watch_all = true;
+            self.watch.clear();
+            return;
+        }
+        self.watch.push(id);
+    }
+
+    /// Notes every job for the next overrun check (a mode change changes every budget).
+    pub(crate) fn note_all(&mut self) {
+        self.watch_all = true;
+    }
+
+    /// The jobs that may have used their whole budget since the last call, by index in
+    /// [`Jobs::views`], ascending: the running jobs and those noted. Resets the notes; hand
+    /// the list back with [`Jobs::done_with`].
+    pub(crate) fn watched(&mut self) -> Vec<usize> {
+        let mut out = std::mem::take(&mut self.watched);
+        out.clear();
+        if std::mem::take(&mut self.watch_all) {
+            out.extend(0..self.views.len());
+        } else {
+            out.extend(self.running.iter().flatten());
+            out.extend(self.watch.iter().filter_map(|&id| self.index.get(id)));
+            out.sort_unstable();
+            out.dedup();
+        }
+        self.watch.clear();
+        out
+    }
+
+    /// Keeps the list [`Jobs::watched`] gave for the next check.
+    pub(crate) fn done_with(&mut self, watched: Vec<usize>) {
+        self.watched = watched;
     }
 
     /// Adds a released job; returns its index.
@@ -142,6 +228,9 @@ impl<J> Jobs<J> {
         parts: Option<(PartWork, Instant)>,
         side: J,
     ) -> usize {
+        let id = view.id;
+        self.index.set(id, self.views.len());
+        self.note_id(id);
         self.views.push(view);
         self.marks.push(Marks {
             stopped: false,
@@ -160,9 +249,13 @@ impl<J> Jobs<J> {
         let view = self.views.swap_remove(i);
         self.marks.swap_remove(i);
         let side = self.sides.swap_remove(i);
-        // The last job moved into slot `i`: its core must point at its new index.
-        if let Some(core) = self.views.get(i).and_then(|moved| moved.running_on) {
-            self.running[core] = Some(i);
+        self.index.remove(view.id);
+        // The last job moved into slot `i`: its core and its index must point at it there.
+        if let Some(moved) = self.views.get(i) {
+            self.index.set(moved.id, i);
+            if let Some(core) = moved.running_on {
+                self.running[core] = Some(i);
+            }
         }
         (view, side)
     }
@@ -198,6 +291,7 @@ impl<J> Jobs<J> {
         self.marks.swap(a, b);
         self.sides.swap(a, b);
         for i in [a, b] {
+            self.index.set(self.views[i].id, i);
             if let Some(core) = self.views[i].running_on {
                 self.running[core] = Some(i);
             }

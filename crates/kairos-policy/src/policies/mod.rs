@@ -10,6 +10,7 @@ pub mod hierarchical;
 pub mod order;
 pub mod partition;
 pub mod partitioned;
+mod ready;
 mod placement;
 pub mod rmwp;
 

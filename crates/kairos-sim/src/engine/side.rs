@@ -11,6 +11,7 @@ use kairos_model::{Duration, Instant, Task, Workload};
 use kairos_policy::contract::{Exit, Host, PartChange};
 use kairos_policy::{Decision, JobId, JobView};
 use kairos_trace::{PartOutcome, Trace, TraceEvent};
+use std::collections::BTreeSet;
 
 pub(super) struct Side<'w> {
     pub workload: &'w Workload,
@@ -28,6 +29,12 @@ pub(super) struct Side<'w> {
     pub overflow: Option<Instant>,
     /// The jobs an instant's search found, kept to spare an allocation per instant.
     pub found: Vec<JobId>,
+    /// The open jobs by deadline, then task index, then job number.
+    pub deadlines: BTreeSet<(Instant, usize, u64)>,
+    /// Jobs left with no work in their part by something else than running (a part of no
+    /// work, a preemption): with the running jobs, the only ones that can complete or end a
+    /// part at an instant.
+    pub out_of_work: Vec<JobId>,
 }
 
 impl Side<'_> {
@@ -131,6 +138,9 @@ impl Host<JobWork> for Side<'_> {
             work.overhead_left += self.switch_cost();
         }
         work.remaining = work.overhead_left + change.work;
+        if work.remaining.is_zero() {
+            self.out_of_work.push(job.id);
+        }
         job.executed
     }
 
@@ -144,6 +154,8 @@ impl Host<JobWork> for Side<'_> {
 
     fn left(&mut self, now: Instant, job: &JobView, mut work: JobWork, exit: Exit) {
         self.close_segment(job, &mut work, now);
+        let id = job.id;
+        (self.deadlines).remove(&(job.absolute_deadline, id.task, id.number));
         let task = job.id.task;
         match exit {
             Exit::Completed => {
@@ -174,6 +186,9 @@ impl Host<JobWork> for Side<'_> {
         self.close_segment(job, work, now);
         work.remaining -= work.overhead_left;
         work.overhead_left = Duration::ZERO;
+        if work.remaining.is_zero() {
+            self.out_of_work.push(job.id);
+        }
         self.metrics.preemptions += 1;
         self.metrics.tasks[job.id.task].preemptions += 1;
     }
