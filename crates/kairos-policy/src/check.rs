@@ -59,8 +59,8 @@ fn plainly_valid(cores: &[Option<JobId>], view: &View<'_>, running: &[Option<usi
         let Some(i) = view.position(id) else {
             return false;
         };
-        let kept_where_it_runs = (view.jobs[i].running_on)
-            .is_some_and(|r| r != core && cores.get(r) == Some(&Some(id)));
+        let kept_where_it_runs =
+            (view.jobs[i].running_on).is_some_and(|r| r != core && cores.get(r) == Some(&Some(id)));
         !kept_where_it_runs && (core + 1..cores.len()).all(|other| moved(other) != Some(id))
     })
 }
@@ -74,16 +74,16 @@ fn placement_error(
     for (core, id) in cores.iter().enumerate() {
         let Some(id) = *id else { continue };
         if !stays(core, id, view, running) && view.job(id).is_none() {
-                return Err(format!(
-                    "{} is not a released, unfinished job",
-                    name(view, id)
-                ));
-            }
-            if cores[core + 1..].contains(&Some(id)) {
-                return Err(format!("{} on two cores at once", name(view, id)));
-            }
+            return Err(format!(
+                "{} is not a released, unfinished job",
+                name(view, id)
+            ));
         }
-        Ok(())
+        if cores[core + 1..].contains(&Some(id)) {
+            return Err(format!("{} on two cores at once", name(view, id)));
+        }
+    }
+    Ok(())
 }
 
 /// `task#number`, with the task's name when the id names a task.

@@ -18,7 +18,8 @@ pub struct View<'a> {
     /// Every released, unfinished job, in no particular order.
     pub jobs: &'a [JobView],
     /// Where each job of `jobs` is, by id, so that [`View::job`] costs O(1) however many jobs
-    /// are open (an engine's view has it); `None`: [`View::job`] searches `jobs`.
+    /// are open (an engine's view has it once many jobs were open); `None`: [`View::job`]
+    /// searches `jobs`.
     pub index: Option<&'a JobIndex>,
     /// The workload's tasks: `JobId::task` indexes this.
     pub tasks: &'a [Task],

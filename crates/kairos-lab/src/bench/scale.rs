@@ -101,7 +101,11 @@ pub fn check(request: &Request) -> Result<(), Failure> {
         _ => Ok(()),
     };
     bounded("--tasks", request.analysis_tasks, MAX_ANALYSIS_TASKS)?;
-    bounded("--sim-tasks", request.simulation_tasks, MAX_SIMULATION_TASKS)?;
+    bounded(
+        "--sim-tasks",
+        request.simulation_tasks,
+        MAX_SIMULATION_TASKS,
+    )?;
     bounded("--cores", request.cores, kairos_model::decode::MAX_CORES)?;
     if request.duration.is_zero() || request.duration > MAX_DURATION {
         return Err(Failure::bad_input(format!(
@@ -249,7 +253,10 @@ mod tests {
             ..Request::default()
         };
         let err = run(&too_many, &mut |_| panic!("nothing starts")).unwrap_err();
-        assert!(err.to_string().contains("--sim-tasks must be at most"), "{err}");
+        assert!(
+            err.to_string().contains("--sim-tasks must be at most"),
+            "{err}"
+        );
         let no_cores = Request {
             cores: 0,
             ..Request::default()
@@ -275,7 +282,12 @@ mod tests {
         let report = run(&request, &mut |s| stages.push(s.to_string())).expect("runs");
         let default = registry::select("default", 4).expect("the default list");
         let names: Vec<_> = default.run.iter().map(|t| t.name.clone()).collect();
-        let timed: Vec<_> = report.analysis.tests.iter().map(|t| t.test.clone()).collect();
+        let timed: Vec<_> = report
+            .analysis
+            .tests
+            .iter()
+            .map(|t| t.test.clone())
+            .collect();
         assert_eq!(timed, names);
         assert_eq!(stages.len(), 1 + names.len());
         // The same set simulated directly releases the same jobs.

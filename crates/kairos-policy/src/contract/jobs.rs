@@ -5,7 +5,8 @@
 //! Jobs are kept in one vector each, removed by `swap_remove`; a core's placement is an index
 //! into them, which a removal keeps pointing at the same job. Views are in no particular
 //! order, as [`crate::View`] says, but in the same order in every engine that makes the same
-//! releases and removals. An index by id makes [`Jobs::index_of`] O(1).
+//! releases and removals. Past [`INDEXED_FROM`] open jobs, an index by id makes
+//! [`Jobs::index_of`] O(1); below, a search of a few views costs less than hashing.
 //!
 //! So that the overrun check need not look at every open job at every instant, the jobs whose
 //! budget or execution changed off a core since the last check are noted ([`Jobs::watched`]):
@@ -17,6 +18,9 @@ use crate::job::{JobId, JobView};
 use crate::parts::PartWork;
 use crate::view::JobIndex;
 use kairos_model::{Instant, Part};
+
+/// How many open jobs make the index by id worth keeping: from then on it is kept for the run.
+pub(crate) const INDEXED_FROM: usize = 32;
 
 /// What the contract keeps of a job besides its view.
 #[derive(Clone, Copy, Debug)]
@@ -38,7 +42,10 @@ pub struct Jobs<J> {
     sides: Vec<J>,
     /// Per core, the index of the job it runs.
     running: Vec<Option<usize>>,
-    index: JobIndex,
+    /// Kept once the open jobs reached [`INDEXED_FROM`].
+    index: Option<JobIndex>,
+    /// Room reserved for the index, for when it is built.
+    index_room: usize,
     /// Jobs whose budget or execution changed since the last overrun check, maybe off a core.
     watch: Vec<JobId>,
     /// Every job may have changed since the last overrun check.
@@ -54,7 +61,8 @@ impl<J> Jobs<J> {
             marks: Vec::new(),
             sides: Vec::new(),
             running: vec![None; cores],
-            index: JobIndex::default(),
+            index: None,
+            index_room: 0,
             watch: Vec::new(),
             watch_all: false,
             watched: Vec::new(),
@@ -67,7 +75,12 @@ impl<J> Jobs<J> {
         self.views.reserve(jobs);
         self.marks.reserve(jobs);
         self.sides.reserve(jobs);
-        self.index.reserve(jobs);
+        self.index_room = jobs;
+        match &mut self.index {
+            Some(index) => index.reserve(jobs),
+            None if jobs >= INDEXED_FROM => self.start_index(),
+            None => {}
+        }
         // Notes never outnumber the open jobs by more than one (`note_id`).
         self.watch.reserve(jobs + 2);
         self.watched.reserve(jobs + self.running.len() + 2);
@@ -78,9 +91,32 @@ impl<J> Jobs<J> {
         &self.views
     }
 
-    /// Where each open job's view is in [`Jobs::views`], by id.
-    pub fn index(&self) -> &JobIndex {
-        &self.index
+    /// Where each open job's view is in [`Jobs::views`], by id, once there were many.
+    pub fn index(&self) -> Option<&JobIndex> {
+        self.index.as_ref()
+    }
+
+    /// Starts the index when the open jobs reach [`INDEXED_FROM`] (an engine that reserves
+    /// room for that many starts it then, so that it allocates nothing while it runs).
+    fn index_if_many(&mut self) {
+        if self.index.is_none() && self.views.len() >= INDEXED_FROM {
+            self.start_index();
+        }
+    }
+
+    fn start_index(&mut self) {
+        let mut index = JobIndex::default();
+        index.reserve(self.index_room.max(self.views.len()));
+        for (i, view) in self.views.iter().enumerate() {
+            index.set(view.id, i);
+        }
+        self.index = Some(index);
+    }
+
+    fn set_position(&mut self, id: JobId, i: usize) {
+        if let Some(index) = &mut self.index {
+            index.set(id, i);
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -132,7 +168,10 @@ impl<J> Jobs<J> {
     }
 
     pub fn index_of(&self, id: JobId) -> Option<usize> {
-        self.index.get(id)
+        match &self.index {
+            Some(index) => index.get(id),
+            None => self.views.iter().position(|j| j.id == id),
+        }
     }
 
     /// Per core, the index of the job it runs.
@@ -204,11 +243,12 @@ impl<J> Jobs<J> {
     pub(crate) fn watched(&mut self) -> Vec<usize> {
         let mut out = std::mem::take(&mut self.watched);
         out.clear();
-        if std::mem::take(&mut self.watch_all) {
+        let few = self.views.len() <= self.running.len() + self.watch.len();
+        if std::mem::take(&mut self.watch_all) || few {
             out.extend(0..self.views.len());
         } else {
             out.extend(self.running.iter().flatten());
-            out.extend(self.watch.iter().filter_map(|&id| self.index.get(id)));
+            out.extend(self.watch.iter().filter_map(|&id| self.index_of(id)));
             out.sort_unstable();
             out.dedup();
         }
@@ -229,7 +269,7 @@ impl<J> Jobs<J> {
         side: J,
     ) -> usize {
         let id = view.id;
-        self.index.set(id, self.views.len());
+        self.set_position(id, self.views.len());
         self.note_id(id);
         self.views.push(view);
         self.marks.push(Marks {
@@ -238,6 +278,7 @@ impl<J> Jobs<J> {
             parts,
         });
         self.sides.push(side);
+        self.index_if_many();
         self.views.len() - 1
     }
 
@@ -249,11 +290,14 @@ impl<J> Jobs<J> {
         let view = self.views.swap_remove(i);
         self.marks.swap_remove(i);
         let side = self.sides.swap_remove(i);
-        self.index.remove(view.id);
+        if let Some(index) = &mut self.index {
+            index.remove(view.id);
+        }
         // The last job moved into slot `i`: its core and its index must point at it there.
         if let Some(moved) = self.views.get(i) {
-            self.index.set(moved.id, i);
-            if let Some(core) = moved.running_on {
+            let (id, core) = (moved.id, moved.running_on);
+            self.set_position(id, i);
+            if let Some(core) = core {
                 self.running[core] = Some(i);
             }
         }
@@ -291,7 +335,7 @@ impl<J> Jobs<J> {
         self.marks.swap(a, b);
         self.sides.swap(a, b);
         for i in [a, b] {
-            self.index.set(self.views[i].id, i);
+            self.set_position(self.views[i].id, i);
             if let Some(core) = self.views[i].running_on {
                 self.running[core] = Some(i);
             }

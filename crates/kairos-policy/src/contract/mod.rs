@@ -217,7 +217,7 @@ impl<J> Contract<J> {
             cores: self.cores,
             mode: self.mode,
             jobs: self.jobs.views(),
-            index: Some(self.jobs.index()),
+            index: self.jobs.index(),
             tasks,
             servers: self.servers.views(),
         }

@@ -60,7 +60,8 @@ impl<O: JobOrder> Global<O> {
         }
         self.keyed[..running].sort_unstable();
         self.chosen.clear();
-        self.chosen.extend(self.keyed[..running].iter().map(|&(_, i)| i));
+        self.chosen
+            .extend(self.keyed[..running].iter().map(|&(_, i)| i));
         let mut waiting = self.keyed[running..].iter().map(|&(_, i)| &view.jobs[i]);
         self.order.reorder_at(view.now, &mut waiting)
     }

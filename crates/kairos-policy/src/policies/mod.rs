@@ -10,8 +10,8 @@ pub mod hierarchical;
 pub mod order;
 pub mod partition;
 pub mod partitioned;
-mod ready;
 mod placement;
+mod ready;
 pub mod rmwp;
 
 use crate::decision::{Action, TimerId};

@@ -58,7 +58,9 @@ impl<O: JobOrder> Partitioned<O> {
         let core_of_task = &self.assignment.core_of_task;
         let lane_of = |job: &JobView| core_of_task.get(job.id.task).copied().unwrap_or(usize::MAX);
         let (heads, ends) = (&mut self.heads, &mut self.ends);
-        if !ready.heads_of_lanes(view, &self.order, lane_of, 1, heads, ends) || ends.len() != view.cores {
+        if !ready.heads_of_lanes(view, &self.order, lane_of, 1, heads, ends)
+            || ends.len() != view.cores
+        {
             return None;
         }
         let mut start = 0;

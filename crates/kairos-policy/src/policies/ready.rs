@@ -76,13 +76,12 @@ impl Ready {
         let read = |ready: &Ready, out: &mut Vec<usize>, ends: &mut Vec<usize>| {
             out.clear();
             ends.clear();
-            let matches = ready.len == view.jobs.len()
+            ready.len == view.jobs.len()
                 && (0..ready.lanes.len()).all(|lane| {
                     let ok = ready.heads(view, lane, n, out);
                     ends.push(out.len());
                     ok
-                });
-            matches
+                })
         };
         if read(self, out, ends) {
             return true;

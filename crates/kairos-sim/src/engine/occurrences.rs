@@ -16,7 +16,11 @@ type C = Contract<JobWork>;
 impl Side<'_> {
     /// Keeps in `found` the ids of the jobs `pick` selects among `ids`, by task index, then
     /// job number.
-    fn find(&mut self, ids: impl Iterator<Item = JobId>, pick: impl Fn(JobId) -> bool) -> Vec<JobId> {
+    fn find(
+        &mut self,
+        ids: impl Iterator<Item = JobId>,
+        pick: impl Fn(JobId) -> bool,
+    ) -> Vec<JobId> {
         let mut found = std::mem::take(&mut self.found);
         found.clear();
         found.extend(ids.filter(|&id| pick(id)));
@@ -29,7 +33,12 @@ impl Side<'_> {
     /// left: the running jobs and those noted out of work.
     fn find_out_of_work(&mut self, c: &C, pick: impl Fn(usize) -> bool) -> Vec<JobId> {
         let noted = std::mem::take(&mut self.out_of_work);
-        let running = c.jobs.running().iter().flatten().map(|&i| c.jobs.view(i).id);
+        let running = c
+            .jobs
+            .running()
+            .iter()
+            .flatten()
+            .map(|&i| c.jobs.view(i).id);
         let found = self.find(running.chain(noted.iter().copied()), |id| {
             c.jobs.index_of(id).is_some_and(&pick)
         });
@@ -81,7 +90,9 @@ impl Side<'_> {
         }
         let open = c.jobs.views().iter().map(|v| v.id);
         let old = self.find(open, |id| {
-            c.jobs.index_of(id).is_some_and(|i| c.jobs.view(i).release < now)
+            c.jobs
+                .index_of(id)
+                .is_some_and(|i| c.jobs.view(i).release < now)
         });
         for id in &old {
             let i = c.jobs.index_of(*id).expect("found among the open jobs");
