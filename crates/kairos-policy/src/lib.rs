@@ -66,6 +66,7 @@ pub mod contract;
 mod decision;
 pub mod draws;
 mod job;
+pub mod ordered;
 pub mod parts;
 pub mod policies;
 mod policy;

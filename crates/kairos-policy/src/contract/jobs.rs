@@ -238,22 +238,24 @@ impl<J> Jobs<J> {
     }
 
     /// The jobs that may have used their whole budget since the last call, by index in
-    /// [`Jobs::views`], ascending: the running jobs and those noted. Resets the notes; hand
-    /// the list back with [`Jobs::done_with`].
-    pub(crate) fn watched(&mut self) -> Vec<usize> {
+    /// [`Jobs::views`], ascending: the running jobs and those noted; `None` for every job.
+    /// Resets the notes; hand the list back with [`Jobs::done_with`].
+    pub(crate) fn watched(&mut self) -> Option<Vec<usize>> {
+        // Below the index's bound, checking every job costs less than looking the noted ones
+        // up, sorting and deduplicating them.
+        let few = self.views.len() < INDEXED_FROM.max(self.running.len() + self.watch.len() + 1);
+        if std::mem::take(&mut self.watch_all) || few {
+            self.watch.clear();
+            return None;
+        }
         let mut out = std::mem::take(&mut self.watched);
         out.clear();
-        let few = self.views.len() <= self.running.len() + self.watch.len();
-        if std::mem::take(&mut self.watch_all) || few {
-            out.extend(0..self.views.len());
-        } else {
-            out.extend(self.running.iter().flatten());
-            out.extend(self.watch.iter().filter_map(|&id| self.index_of(id)));
-            out.sort_unstable();
-            out.dedup();
-        }
+        out.extend(self.running.iter().flatten());
+        out.extend(self.watch.iter().filter_map(|&id| self.index_of(id)));
+        out.sort_unstable();
+        out.dedup();
         self.watch.clear();
-        out
+        Some(out)
     }
 
     /// Keeps the list [`Jobs::watched`] gave for the next check.

@@ -1,12 +1,12 @@
 //! Global scheduling: one queue for all cores; at every scheduling point the `m` most important
 //! jobs by the job order run (G-EDF, G-FP, G-EDZL). Work-conserving: no core idles while a job
-//! waits. A static order (EDF, FP) keeps its jobs in a ready queue as they come and go
-//! ([`super::ready`]); an order that changes with time (EDZL) ranks every open job at each
-//! decision.
+//! waits. With many open jobs, a static order (EDF, FP) keeps them in a ready queue as they
+//! come and go ([`super::ready`]); with few, and for an order that changes with time (EDZL),
+//! the policy ranks every open job at each decision.
 
 use super::order::{JobOrder, Precedence};
 use super::placement::place_on_cores;
-use super::ready::Ready;
+use super::ready::{Ready, QUEUED_FROM};
 use super::ReorderTimer;
 use crate::decision::{Decision, TimerId};
 use crate::job::JobView;
@@ -45,7 +45,9 @@ impl<O: JobOrder> Global<O> {
     fn choose(&mut self, view: &View<'_>) -> Option<Instant> {
         if let Some(ready) = &mut self.ready {
             let (chosen, ends) = (&mut self.chosen, &mut self.ends);
-            if ready.heads_of_lanes(view, &self.order, |_| 0, view.cores, chosen, ends) {
+            if view.jobs.len() < QUEUED_FROM {
+                ready.rest();
+            } else if ready.heads_of_lanes(view, &self.order, |_| 0, view.cores, chosen, ends) {
                 return None;
             }
         }
@@ -67,7 +69,7 @@ impl<O: JobOrder> Global<O> {
     }
 
     fn queued(&mut self, job: &JobView, now: Instant, released: bool) {
-        if let Some(ready) = &mut self.ready {
+        if let Some(ready) = self.ready.as_mut().filter(|ready| ready.follows()) {
             let precedence = self.order.precedence(job, now);
             match released {
                 true => ready.insert(0, precedence, job.id),

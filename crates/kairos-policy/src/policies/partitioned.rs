@@ -5,7 +5,7 @@
 
 use super::order::{JobOrder, Precedence};
 use super::partition::{assign_cores, CoreAssignment};
-use super::ready::Ready;
+use super::ready::{Ready, QUEUED_FROM};
 use super::ReorderTimer;
 use crate::decision::{Decision, TimerId};
 use crate::job::{JobId, JobView};
@@ -39,7 +39,7 @@ impl<O: JobOrder> Partitioned<O> {
 
     fn queued(&mut self, job: &JobView, now: Instant, released: bool) {
         let (Some(ready), Some(&core)) = (
-            &mut self.ready,
+            self.ready.as_mut().filter(|ready| ready.follows()),
             self.assignment.core_of_task.get(job.id.task),
         ) else {
             return;
@@ -52,9 +52,13 @@ impl<O: JobOrder> Partitioned<O> {
     }
 
     /// Per core, its most important job, from the ready queues; `None` when they cannot tell
-    /// (the order is not static).
+    /// (the order is not static) or rest (few open jobs).
     fn best_from_queues(&mut self, view: &View<'_>) -> Option<Vec<Option<JobId>>> {
         let ready = self.ready.as_mut()?;
+        if view.jobs.len() < QUEUED_FROM {
+            ready.rest();
+            return None;
+        }
         let core_of_task = &self.assignment.core_of_task;
         let lane_of = |job: &JobView| core_of_task.get(job.id.task).copied().unwrap_or(usize::MAX);
         let (heads, ends) = (&mut self.heads, &mut self.ends);

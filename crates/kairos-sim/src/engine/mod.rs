@@ -25,13 +25,14 @@
 //! completions and deadlines at `D` count.
 //!
 //! Cost per event does not grow with the number of tasks or open jobs beyond a logarithm: the
-//! releases come from a heap, deadlines from an ordered set of the open jobs, completions and
-//! part ends are looked for among the running jobs (and the few left out of work off a core),
+//! releases come from a heap, deadlines from an ordered set of those still ahead (past a few
+//! dozen open jobs: [`deadlines`]), completions and part ends are looked for among the running jobs (and the few left out of work off a core),
 //! only the running jobs advance, and the contract looks jobs up by id. It is O(m) for `m`
 //! cores, plus O(log n) per job released or finished, plus the policy's own cost (a static
 //! order keeps ready queues: [`kairos_policy::policies::global`]). Memory is O(n + m) plus the
 //! recorded trace, which is bounded ([`crate::TraceBounds`]).
 
+mod deadlines;
 mod occurrences;
 mod side;
 
@@ -121,7 +122,7 @@ impl<'w> Engine<'w> {
                     .decide(now, &workload.tasks, &mut self.side, policy))
                 .map_err(|refused| self.side.invalid(now, refused.0))?;
             }
-            self.side.observe_deadlines(now);
+            self.side.observe_deadlines(&self.contract, now);
             self.side
                 .forget_previous_frame(&mut self.contract, now, policy);
             if let Some(at) = self.side.overflow {
@@ -148,7 +149,7 @@ impl<'w> Engine<'w> {
             c.servers
                 .next_exhaustion(c.jobs.running())
                 .map(|(at, _)| at),
-            self.side.next_deadline(now),
+            self.side.next_deadline(c, now),
         ];
         for at in pending.into_iter().flatten() {
             next = next.min(at);

@@ -9,7 +9,6 @@ use kairos_model::Instant;
 use kairos_policy::contract::{Contract, Occurrences};
 use kairos_policy::{JobId, PartWork, Policy};
 use kairos_trace::TraceEvent;
-use std::ops::Bound::{Excluded, Unbounded};
 
 type C = Contract<JobWork>;
 
@@ -30,43 +29,30 @@ impl Side<'_> {
     }
 
     /// Keeps in `found` the jobs `pick` selects (by index) among those that can have no work
-    /// left: the running jobs and those noted out of work.
+    /// left: the running jobs and those noted out of work; by task index, then job number.
     fn find_out_of_work(&mut self, c: &C, pick: impl Fn(usize) -> bool) -> Vec<JobId> {
-        let noted = std::mem::take(&mut self.out_of_work);
-        let running = c
-            .jobs
-            .running()
-            .iter()
-            .flatten()
-            .map(|&i| c.jobs.view(i).id);
-        let found = self.find(running.chain(noted.iter().copied()), |id| {
-            c.jobs.index_of(id).is_some_and(&pick)
-        });
-        self.out_of_work = noted;
+        let mut found = std::mem::take(&mut self.found);
+        found.clear();
+        let running = c.jobs.running().iter().flatten().copied();
+        let noted = (self.out_of_work.iter()).filter_map(|&id| c.jobs.index_of(id));
+        found.extend((running.chain(noted).filter(|&i| pick(i))).map(|i| c.jobs.view(i).id));
+        found.sort_unstable_by_key(|id| (id.task, id.number));
+        found.dedup();
         found
     }
 
-    /// The open jobs whose deadline is `now`, by task index, then job number.
-    fn due_now(&self, now: Instant) -> impl Iterator<Item = JobId> + '_ {
-        let due = (now, 0, 0)..=(now, usize::MAX, u64::MAX);
-        (self.deadlines.range(due)).map(|&(_, task, number)| JobId { task, number })
-    }
-
-    /// The earliest deadline of an open job after `now`.
-    pub fn next_deadline(&self, now: Instant) -> Option<Instant> {
-        let after = (Excluded((now, usize::MAX, u64::MAX)), Unbounded);
-        self.deadlines.range(after).next().map(|&(at, _, _)| at)
-    }
-
     /// Records a miss of every job still unfinished at its deadline, now, by task index.
-    pub fn observe_deadlines(&mut self, now: Instant) {
+    pub fn observe_deadlines(&mut self, c: &C, now: Instant) {
         let mut late = std::mem::take(&mut self.found);
         late.clear();
-        late.extend(self.due_now(now));
+        self.deadlines.due(c, now, false, &mut late);
         for id in &late {
             self.report_miss(*id, now);
         }
         self.found = late;
+        // With --abort-on-miss, `late_jobs` removes at the next instant a job due now that
+        // was released now.
+        (self.deadlines).observed(c, now, self.config.abort_on_miss);
     }
 
     fn report_miss(&mut self, job: JobId, deadline: Instant) {
@@ -140,7 +126,7 @@ impl Side<'_> {
             observer.released(id, drawn);
         }
         self.queue_release(now + gap, task);
-        self.deadlines.insert((deadline, task, number));
+        self.deadlines.released(deadline, id);
         let workload = self.workload;
         let side = JobWork::new(now, work);
         let i = c.release(id, now, part_work, side, &workload.tasks, self, policy);
@@ -165,6 +151,11 @@ impl Occurrences<JobWork> for Side<'_> {
     /// Runs after the instant's completions: every job left with no work is in a part that is
     /// not its last.
     fn part_ends(&mut self, c: &mut C, now: Instant, policy: &mut dyn Policy) -> bool {
+        if !c.runs_parts() {
+            // Every job is in its last part: those with no work left have just completed.
+            self.out_of_work.clear();
+            return false;
+        }
         let ended = self.find_out_of_work(c, |i| c.jobs.side(i).remaining.is_zero());
         // Every job noted is now done with or found; ending these parts notes afresh.
         self.out_of_work.clear();
@@ -185,9 +176,7 @@ impl Occurrences<JobWork> for Side<'_> {
         }
         let mut late = std::mem::take(&mut self.found);
         late.clear();
-        let due = ..=(now, usize::MAX, u64::MAX);
-        late.extend((self.deadlines.range(due)).map(|&(_, task, number)| JobId { task, number }));
-        late.sort_unstable_by_key(|id| (id.task, id.number));
+        self.deadlines.due(c, now, true, &mut late);
         let any = !late.is_empty();
         self.each_found(c, late, |side, c, i| {
             let job = c.remove(i, now, side, policy);

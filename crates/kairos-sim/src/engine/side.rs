@@ -1,6 +1,7 @@
 //! The engine's side of the contract ([`Host`]): the work of each job, the overheads charged at
 //! each switch, and what is measured and recorded as the contract applies its rules.
 
+use super::deadlines::Deadlines;
 use super::Hosts;
 use crate::charges::Charges;
 use crate::job::JobWork;
@@ -11,7 +12,6 @@ use kairos_model::{Duration, Instant, Task, Workload};
 use kairos_policy::contract::{Exit, Host, PartChange};
 use kairos_policy::{Decision, JobId, JobView};
 use kairos_trace::{PartOutcome, Trace, TraceEvent};
-use std::collections::BTreeSet;
 
 pub(super) struct Side<'w> {
     pub workload: &'w Workload,
@@ -29,8 +29,8 @@ pub(super) struct Side<'w> {
     pub overflow: Option<Instant>,
     /// The jobs an instant's search found, kept to spare an allocation per instant.
     pub found: Vec<JobId>,
-    /// The open jobs by deadline, then task index, then job number.
-    pub deadlines: BTreeSet<(Instant, usize, u64)>,
+    /// The open jobs' deadlines not yet observed.
+    pub deadlines: Deadlines,
     /// Jobs left with no work in their part by something else than running (a part of no
     /// work, a preemption): with the running jobs, the only ones that can complete or end a
     /// part at an instant.
@@ -155,7 +155,7 @@ impl Host<JobWork> for Side<'_> {
     fn left(&mut self, now: Instant, job: &JobView, mut work: JobWork, exit: Exit) {
         self.close_segment(job, &mut work, now);
         let id = job.id;
-        (self.deadlines).remove(&(job.absolute_deadline, id.task, id.number));
+        self.deadlines.left(job.absolute_deadline, id);
         let task = job.id.task;
         match exit {
             Exit::Completed => {
