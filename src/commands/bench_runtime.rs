@@ -13,7 +13,8 @@
 use crate::args::{duration_arg, CommandResult};
 use kairos_model::Duration;
 
-/// The benchmarks with a subcommand of their own: the Linux runtime's, and table synthesis.
+/// The benchmarks with a subcommand of their own: the Linux runtime's, table synthesis, and
+/// analysis and simulation at scale.
 #[derive(clap::Subcommand)]
 pub enum RuntimeBench {
     /// Timer wake-up latency (cyclictest's quantity) and kairos run's release latency,
@@ -44,6 +45,9 @@ pub enum RuntimeBench {
     /// Table synthesis time per MC-DAG file: the first synthesis in the process and the warm
     /// median (docs/synth.md).
     Synth(crate::commands::bench_synth::SynthBenchArgs),
+    /// Every default analysis test on 10,000 generated tasks on 64 cores, and G-EDF simulated
+    /// on 100,000 tasks for 1 s: wall times, events, ns per event (docs/bench.md).
+    Scale(crate::commands::bench_scale::ScaleArgs),
 }
 
 #[derive(clap::Args)]
@@ -69,6 +73,7 @@ pub fn run(bench: &RuntimeBench) -> CommandResult {
         RuntimeBench::ModeChange(args) => crate::commands::bench_table::mode_change(args),
         RuntimeBench::Cyclic(args) => crate::commands::bench_table::cyclic(args),
         RuntimeBench::Synth(args) => crate::commands::bench_synth::run(args),
+        RuntimeBench::Scale(args) => crate::commands::bench_scale::run(args),
         RuntimeBench::Dispatch(args) => crate::commands::bench_dispatch::run(args),
         RuntimeBench::Overheads(args) => crate::commands::bench_overheads::run(args),
         RuntimeBench::Rmwp(args) => crate::commands::bench_rmwp::run(args),

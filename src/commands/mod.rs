@@ -4,6 +4,7 @@ pub mod bench_dispatch;
 pub mod bench_overheads;
 pub mod bench_rmwp;
 pub mod bench_runtime;
+pub mod bench_scale;
 pub mod bench_synth;
 pub mod bench_table;
 pub mod bench_vmm;

@@ -53,6 +53,7 @@
 //!     cores: 2,
 //!     mode: 0,
 //!     jobs: &[],
+//!     index: None,
 //!     tasks: &[],
 //!     servers: &[],
 //! };
@@ -65,6 +66,7 @@ pub mod contract;
 mod decision;
 pub mod draws;
 mod job;
+pub mod ordered;
 pub mod parts;
 pub mod policies;
 mod policy;
@@ -86,4 +88,4 @@ pub use policy::{Policy, Refusal};
 pub use record::{Recorder, Reported, Step};
 pub use server::{ServerId, ServerKind, ServerSpec, ServerView};
 pub use source::{JobSource, WorkloadJobs};
-pub use view::View;
+pub use view::{JobIndex, View};

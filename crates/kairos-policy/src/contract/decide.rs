@@ -163,6 +163,7 @@ impl<J> Contract<J> {
             )));
         }
         self.mode = to;
+        self.jobs.note_all();
         for i in 0..self.jobs.len() {
             let task = self.jobs.view(i).id.task;
             let view = self.jobs.view_mut(i);

@@ -131,12 +131,20 @@ impl<J> Contract<J> {
         host: &mut H,
         policy: &mut dyn Policy,
     ) -> bool {
+        // Only a job noted since the last check, or running, can have come to its budget's
+        // end: the others were checked then. The policy's callback changes no job.
+        let watched = self.jobs.watched();
+        let count = watched.as_ref().map_or(self.jobs.len(), Vec::len);
         let mut any = false;
-        for i in 0..self.jobs.len() {
+        for k in 0..count {
+            let i = watched.as_ref().map_or(k, |watched| watched[k]);
             if !self.jobs.is_exhausted(i) && self.jobs.view(i).budget_left().is_zero() {
                 any = true;
                 self.overrun(i, at, host, policy);
             }
+        }
+        if let Some(watched) = watched {
+            self.jobs.done_with(watched);
         }
         any
     }

@@ -5,11 +5,22 @@
 //! Jobs are kept in one vector each, removed by `swap_remove`; a core's placement is an index
 //! into them, which a removal keeps pointing at the same job. Views are in no particular
 //! order, as [`crate::View`] says, but in the same order in every engine that makes the same
-//! releases and removals.
+//! releases and removals. Past [`INDEXED_FROM`] open jobs, an index by id makes
+//! [`Jobs::index_of`] O(1); below, a search of a few views costs less than hashing.
+//!
+//! So that the overrun check need not look at every open job at every instant, the jobs whose
+//! budget or execution changed off a core since the last check are noted ([`Jobs::watched`]):
+//! a job's `budget_left` moves only while it runs, or when the contract changes its part or
+//! mode, or when an engine changes its execution through [`Jobs::each_mut`] (which notes
+//! every job).
 
 use crate::job::{JobId, JobView};
 use crate::parts::PartWork;
+use crate::view::JobIndex;
 use kairos_model::{Instant, Part};
+
+/// How many open jobs make the index by id worth keeping: from then on it is kept for the run.
+pub(crate) const INDEXED_FROM: usize = 32;
 
 /// What the contract keeps of a job besides its view.
 #[derive(Clone, Copy, Debug)]
@@ -31,6 +42,16 @@ pub struct Jobs<J> {
     sides: Vec<J>,
     /// Per core, the index of the job it runs.
     running: Vec<Option<usize>>,
+    /// Kept once the open jobs reached [`INDEXED_FROM`].
+    index: Option<JobIndex>,
+    /// Room reserved for the index, for when it is built.
+    index_room: usize,
+    /// Jobs whose budget or execution changed since the last overrun check, maybe off a core.
+    watch: Vec<JobId>,
+    /// Every job may have changed since the last overrun check.
+    watch_all: bool,
+    /// Room for the jobs of one overrun check, kept to spare an allocation per instant.
+    watched: Vec<usize>,
 }
 
 impl<J> Jobs<J> {
@@ -40,6 +61,11 @@ impl<J> Jobs<J> {
             marks: Vec::new(),
             sides: Vec::new(),
             running: vec![None; cores],
+            index: None,
+            index_room: 0,
+            watch: Vec::new(),
+            watch_all: false,
+            watched: Vec::new(),
         }
     }
 
@@ -49,11 +75,48 @@ impl<J> Jobs<J> {
         self.views.reserve(jobs);
         self.marks.reserve(jobs);
         self.sides.reserve(jobs);
+        self.index_room = jobs;
+        match &mut self.index {
+            Some(index) => index.reserve(jobs),
+            None if jobs >= INDEXED_FROM => self.start_index(),
+            None => {}
+        }
+        // Notes never outnumber the open jobs by more than one (`note_id`).
+        self.watch.reserve(jobs + 2);
+        self.watched.reserve(jobs + self.running.len() + 2);
     }
 
     /// Every open job's view.
     pub fn views(&self) -> &[JobView] {
         &self.views
+    }
+
+    /// Where each open job's view is in [`Jobs::views`], by id, once there were many.
+    pub fn index(&self) -> Option<&JobIndex> {
+        self.index.as_ref()
+    }
+
+    /// Starts the index when the open jobs reach [`INDEXED_FROM`] (an engine that reserves
+    /// room for that many starts it then, so that it allocates nothing while it runs).
+    fn index_if_many(&mut self) {
+        if self.index.is_none() && self.views.len() >= INDEXED_FROM {
+            self.start_index();
+        }
+    }
+
+    fn start_index(&mut self) {
+        let mut index = JobIndex::default();
+        index.reserve(self.index_room.max(self.views.len()));
+        for (i, view) in self.views.iter().enumerate() {
+            index.set(view.id, i);
+        }
+        self.index = Some(index);
+    }
+
+    fn set_position(&mut self, id: JobId, i: usize) {
+        if let Some(index) = &mut self.index {
+            index.set(id, i);
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -85,7 +148,18 @@ impl<J> Jobs<J> {
     /// Every open job's view and side, to account execution: only `executed` of a view is the
     /// engine's to change.
     pub fn each_mut(&mut self) -> impl Iterator<Item = (&mut JobView, &mut J)> {
+        self.watch_all = true;
         self.views.iter_mut().zip(&mut self.sides)
+    }
+
+    /// Job `i`'s view and side, to account the execution of a job that runs (only `executed`
+    /// of its view is the engine's to change): what an engine that advances only the running
+    /// jobs uses instead of [`Jobs::each_mut`].
+    pub fn running_mut(&mut self, i: usize) -> (&mut JobView, &mut J) {
+        if self.views[i].running_on.is_none() {
+            self.note(i);
+        }
+        (&mut self.views[i], &mut self.sides[i])
     }
 
     /// Every open job's view and side.
@@ -94,7 +168,10 @@ impl<J> Jobs<J> {
     }
 
     pub fn index_of(&self, id: JobId) -> Option<usize> {
-        self.views.iter().position(|j| j.id == id)
+        match &self.index {
+            Some(index) => index.get(id),
+            None => self.views.iter().position(|j| j.id == id),
+        }
     }
 
     /// Per core, the index of the job it runs.
@@ -131,8 +208,59 @@ impl<J> Jobs<J> {
         &mut self.marks[i]
     }
 
+    /// Job `i`'s view, to change its part, budget or execution: noted for the overrun check.
     pub(crate) fn view_mut(&mut self, i: usize) -> &mut JobView {
+        self.note(i);
         &mut self.views[i]
+    }
+
+    fn note(&mut self, i: usize) {
+        self.note_id(self.views[i].id);
+    }
+
+    /// Past as many notes as open jobs, the next check looks at every job instead: it costs
+    /// no more, and the notes of an engine that never checks (a replay) stay bounded.
+    fn note_id(&mut self, id: JobId) {
+        if self.watch_all {
+            return;
+        }
+        if self.watch.len() > self.views.len() {
+            self.watch_all = true;
+            self.watch.clear();
+            return;
+        }
+        self.watch.push(id);
+    }
+
+    /// Notes every job for the next overrun check (a mode change changes every budget).
+    pub(crate) fn note_all(&mut self) {
+        self.watch_all = true;
+    }
+
+    /// The jobs that may have used their whole budget since the last call, by index in
+    /// [`Jobs::views`], ascending: the running jobs and those noted; `None` for every job.
+    /// Resets the notes; hand the list back with [`Jobs::done_with`].
+    pub(crate) fn watched(&mut self) -> Option<Vec<usize>> {
+        // Below the index's bound, checking every job costs less than looking the noted ones
+        // up, sorting and deduplicating them.
+        let few = self.views.len() < INDEXED_FROM.max(self.running.len() + self.watch.len() + 1);
+        if std::mem::take(&mut self.watch_all) || few {
+            self.watch.clear();
+            return None;
+        }
+        let mut out = std::mem::take(&mut self.watched);
+        out.clear();
+        out.extend(self.running.iter().flatten());
+        out.extend(self.watch.iter().filter_map(|&id| self.index_of(id)));
+        out.sort_unstable();
+        out.dedup();
+        self.watch.clear();
+        Some(out)
+    }
+
+    /// Keeps the list [`Jobs::watched`] gave for the next check.
+    pub(crate) fn done_with(&mut self, watched: Vec<usize>) {
+        self.watched = watched;
     }
 
     /// Adds a released job; returns its index.
@@ -142,6 +270,9 @@ impl<J> Jobs<J> {
         parts: Option<(PartWork, Instant)>,
         side: J,
     ) -> usize {
+        let id = view.id;
+        self.set_position(id, self.views.len());
+        self.note_id(id);
         self.views.push(view);
         self.marks.push(Marks {
             stopped: false,
@@ -149,6 +280,7 @@ impl<J> Jobs<J> {
             parts,
         });
         self.sides.push(side);
+        self.index_if_many();
         self.views.len() - 1
     }
 
@@ -160,9 +292,16 @@ impl<J> Jobs<J> {
         let view = self.views.swap_remove(i);
         self.marks.swap_remove(i);
         let side = self.sides.swap_remove(i);
-        // The last job moved into slot `i`: its core must point at its new index.
-        if let Some(core) = self.views.get(i).and_then(|moved| moved.running_on) {
-            self.running[core] = Some(i);
+        if let Some(index) = &mut self.index {
+            index.remove(view.id);
+        }
+        // The last job moved into slot `i`: its core and its index must point at it there.
+        if let Some(moved) = self.views.get(i) {
+            let (id, core) = (moved.id, moved.running_on);
+            self.set_position(id, i);
+            if let Some(core) = core {
+                self.running[core] = Some(i);
+            }
         }
         (view, side)
     }
@@ -198,6 +337,7 @@ impl<J> Jobs<J> {
         self.marks.swap(a, b);
         self.sides.swap(a, b);
         for i in [a, b] {
+            self.set_position(self.views[i].id, i);
             if let Some(core) = self.views[i].running_on {
                 self.running[core] = Some(i);
             }

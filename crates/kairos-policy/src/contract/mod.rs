@@ -217,6 +217,7 @@ impl<J> Contract<J> {
             cores: self.cores,
             mode: self.mode,
             jobs: self.jobs.views(),
+            index: self.jobs.index(),
             tasks,
             servers: self.servers.views(),
         }

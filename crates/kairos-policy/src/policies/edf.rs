@@ -15,6 +15,10 @@ impl JobOrder for Edf {
         "edf"
     }
 
+    fn is_static(&self) -> bool {
+        true
+    }
+
     fn precedence(&self, job: &JobView, _now: Instant) -> Precedence {
         Precedence::new([
             job.absolute_deadline.as_nanos(),

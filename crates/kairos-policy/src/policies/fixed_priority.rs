@@ -93,6 +93,10 @@ impl JobOrder for FixedPriority {
         self.rank_of_task = self.order.ranks(workload);
     }
 
+    fn is_static(&self) -> bool {
+        true
+    }
+
     fn precedence(&self, job: &JobView, _now: Instant) -> Precedence {
         let rank = self.rank_of_task[job.id.task];
         Precedence::new([rank.tasks_above() as u64, job.id.number, 0, 0])

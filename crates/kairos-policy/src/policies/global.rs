@@ -1,11 +1,15 @@
 //! Global scheduling: one queue for all cores; at every scheduling point the `m` most important
 //! jobs by the job order run (G-EDF, G-FP, G-EDZL). Work-conserving: no core idles while a job
-//! waits.
+//! waits. With many open jobs, a static order (EDF, FP) keeps them in a ready queue as they
+//! come and go ([`super::ready`]); with few, and for an order that changes with time (EDZL),
+//! the policy ranks every open job at each decision.
 
 use super::order::{JobOrder, Precedence};
 use super::placement::place_on_cores;
+use super::ready::{Ready, QUEUED_FROM};
 use super::ReorderTimer;
 use crate::decision::{Decision, TimerId};
+use crate::job::JobView;
 use crate::policy::{Policy, Refusal};
 use crate::view::View;
 use kairos_model::{Instant, Workload};
@@ -15,16 +19,62 @@ pub struct Global<O: JobOrder> {
     order: O,
     /// Reused between calls to avoid an allocation per scheduling point.
     keyed: Vec<(Precedence, usize)>,
+    chosen: Vec<usize>,
+    ends: Vec<usize>,
+    /// The open jobs in order, for a static order.
+    ready: Option<Ready>,
     reorder: ReorderTimer,
 }
 
 impl<O: JobOrder> Global<O> {
     pub fn new(name: &'static str, order: O) -> Self {
+        let ready = order.is_static().then(|| Ready::new(1));
         Global {
             name,
             order,
             keyed: Vec::new(),
+            chosen: Vec::new(),
+            ends: Vec::new(),
+            ready,
             reorder: ReorderTimer::default(),
+        }
+    }
+
+    /// The positions of the `m` most important jobs of `view`, most important first, and
+    /// the earliest instant the order may change with no job event.
+    fn choose(&mut self, view: &View<'_>) -> Option<Instant> {
+        if let Some(ready) = &mut self.ready {
+            let (chosen, ends) = (&mut self.chosen, &mut self.ends);
+            if view.jobs.len() < QUEUED_FROM {
+                ready.rest();
+            } else if ready.heads_of_lanes(view, &self.order, |_| 0, view.cores, chosen, ends) {
+                return None;
+            }
+        }
+        self.keyed.clear();
+        self.keyed.extend(
+            (view.jobs.iter().enumerate())
+                .map(|(i, job)| (self.order.precedence(job, view.now), i)),
+        );
+        let running = view.cores.min(self.keyed.len());
+        if running < self.keyed.len() && running > 0 {
+            self.keyed.select_nth_unstable(running - 1);
+        }
+        self.keyed[..running].sort_unstable();
+        self.chosen.clear();
+        self.chosen
+            .extend(self.keyed[..running].iter().map(|&(_, i)| i));
+        let mut waiting = self.keyed[running..].iter().map(|&(_, i)| &view.jobs[i]);
+        self.order.reorder_at(view.now, &mut waiting)
+    }
+
+    fn queued(&mut self, job: &JobView, now: Instant, released: bool) {
+        if let Some(ready) = self.ready.as_mut().filter(|ready| ready.follows()) {
+            let precedence = self.order.precedence(job, now);
+            match released {
+                true => ready.insert(0, precedence, job.id),
+                false => ready.remove(0, precedence),
+            }
         }
     }
 }
@@ -39,24 +89,25 @@ impl<O: JobOrder> Policy for Global<O> {
         Ok(())
     }
 
+    fn job_released(&mut self, now: Instant, job: &JobView) {
+        self.queued(job, now, true);
+    }
+
+    fn job_completed(&mut self, now: Instant, job: &JobView) {
+        self.queued(job, now, false);
+    }
+
+    fn job_removed(&mut self, now: Instant, job: &JobView) {
+        self.queued(job, now, false);
+    }
+
     fn timer_fired(&mut self, _now: Instant, timer: TimerId) {
         self.reorder.fired(timer);
     }
 
     fn decide(&mut self, view: &View<'_>) -> Decision {
-        self.keyed.clear();
-        self.keyed.extend(
-            (view.jobs.iter().enumerate())
-                .map(|(i, job)| (self.order.precedence(job, view.now), i)),
-        );
-        let running = view.cores.min(self.keyed.len());
-        if running < self.keyed.len() && running > 0 {
-            self.keyed.select_nth_unstable(running - 1);
-        }
-        self.keyed[..running].sort_unstable();
-        let chosen = (self.keyed[..running].iter()).map(|&(_, i)| &view.jobs[i]);
-        let mut waiting = self.keyed[running..].iter().map(|&(_, i)| &view.jobs[i]);
-        let reorder = self.order.reorder_at(view.now, &mut waiting);
+        let reorder = self.choose(view);
+        let chosen = self.chosen.iter().map(|&i| &view.jobs[i]);
         Decision {
             servers: Vec::new(),
             cores: place_on_cores(view.cores, chosen),

@@ -11,6 +11,7 @@ pub mod order;
 pub mod partition;
 pub mod partitioned;
 mod placement;
+mod ready;
 pub mod rmwp;
 
 use crate::decision::{Action, TimerId};

@@ -31,6 +31,15 @@ pub trait JobOrder {
     /// The precedence of `job` at `now`.
     fn precedence(&self, job: &JobView, now: Instant) -> Precedence;
 
+    /// Whether a job's precedence never changes while it is open (it depends only on its
+    /// release, deadline and identity, not on `now`, its budget or its execution) and
+    /// [`JobOrder::reorder_at`] is always `None`: a policy may then keep its jobs in order as
+    /// they are released and leave ([`super::ready::Ready`]) instead of ordering them at each
+    /// decision.
+    fn is_static(&self) -> bool {
+        false
+    }
+
     /// The earliest instant after `now` at which the order of `waiting` jobs against the running
     /// ones may change with no job event (EDZL: a waiting job's laxity reaching zero).
     fn reorder_at(

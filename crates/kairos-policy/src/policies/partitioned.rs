@@ -1,11 +1,14 @@
 //! Partitioned scheduling: each task is bound to one core (from the file, or by
 //! [`super::partition::assign_cores`]) and each core runs its most important ready job by the
-//! job order (P-EDF, P-FP). Jobs never migrate.
+//! job order (P-EDF, P-FP). Jobs never migrate. A static order (EDF, FP) keeps one ready
+//! queue per core as jobs come and go ([`super::ready`]).
 
 use super::order::{JobOrder, Precedence};
 use super::partition::{assign_cores, CoreAssignment};
+use super::ready::{Ready, QUEUED_FROM};
 use super::ReorderTimer;
 use crate::decision::{Decision, TimerId};
+use crate::job::{JobId, JobView};
 use crate::policy::{Policy, Refusal};
 use crate::view::View;
 use kairos_model::{Instant, Workload};
@@ -14,6 +17,10 @@ pub struct Partitioned<O: JobOrder> {
     name: &'static str,
     order: O,
     assignment: CoreAssignment,
+    /// Per core, its open jobs in order, for a static order (set up by `prepare`).
+    ready: Option<Ready>,
+    heads: Vec<usize>,
+    ends: Vec<usize>,
     reorder: ReorderTimer,
 }
 
@@ -23,8 +30,52 @@ impl<O: JobOrder> Partitioned<O> {
             name,
             order,
             assignment: CoreAssignment::default(),
+            ready: None,
+            heads: Vec::new(),
+            ends: Vec::new(),
             reorder: ReorderTimer::default(),
         }
+    }
+
+    fn queued(&mut self, job: &JobView, now: Instant, released: bool) {
+        let (Some(ready), Some(&core)) = (
+            self.ready.as_mut().filter(|ready| ready.follows()),
+            self.assignment.core_of_task.get(job.id.task),
+        ) else {
+            return;
+        };
+        let precedence = self.order.precedence(job, now);
+        match released {
+            true => ready.insert(core, precedence, job.id),
+            false => ready.remove(core, precedence),
+        }
+    }
+
+    /// Per core, its most important job, from the ready queues; `None` when they cannot tell
+    /// (the order is not static) or rest (few open jobs).
+    fn best_from_queues(&mut self, view: &View<'_>) -> Option<Vec<Option<JobId>>> {
+        let ready = self.ready.as_mut()?;
+        if view.jobs.len() < QUEUED_FROM {
+            ready.rest();
+            return None;
+        }
+        let core_of_task = &self.assignment.core_of_task;
+        let lane_of = |job: &JobView| core_of_task.get(job.id.task).copied().unwrap_or(usize::MAX);
+        let (heads, ends) = (&mut self.heads, &mut self.ends);
+        if !ready.heads_of_lanes(view, &self.order, lane_of, 1, heads, ends)
+            || ends.len() != view.cores
+        {
+            return None;
+        }
+        let mut start = 0;
+        let best = (ends.iter())
+            .map(|&end| {
+                let head = (end > start).then(|| view.jobs[heads[start]].id);
+                start = end;
+                head
+            })
+            .collect();
+        Some(best)
     }
 
     /// The binding of tasks to cores used for the run.
@@ -41,7 +92,20 @@ impl<O: JobOrder> Policy for Partitioned<O> {
     fn prepare(&mut self, workload: &Workload) -> Result<(), Refusal> {
         self.order.prepare(workload);
         self.assignment = assign_cores(workload);
+        self.ready = self.order.is_static().then(|| Ready::new(workload.cores));
         Ok(())
+    }
+
+    fn job_released(&mut self, now: Instant, job: &JobView) {
+        self.queued(job, now, true);
+    }
+
+    fn job_completed(&mut self, now: Instant, job: &JobView) {
+        self.queued(job, now, false);
+    }
+
+    fn job_removed(&mut self, now: Instant, job: &JobView) {
+        self.queued(job, now, false);
     }
 
     fn notices(&self, workload: &Workload) -> Vec<String> {
@@ -60,6 +124,14 @@ impl<O: JobOrder> Policy for Partitioned<O> {
     }
 
     fn decide(&mut self, view: &View<'_>) -> Decision {
+        if let Some(best) = self.best_from_queues(view) {
+            return Decision {
+                servers: Vec::new(),
+                cores: best,
+                actions: self.reorder.update(None),
+                ahead: None,
+            };
+        }
         let mut best: Vec<Option<(Precedence, usize)>> = vec![None; view.cores];
         for (i, job) in view.jobs.iter().enumerate() {
             let core = self.assignment.core_of_task[job.id.task];

@@ -136,6 +136,7 @@ fn every_kind_decides_for_every_core() {
         cores: 2,
         mode: 0,
         jobs: &jobs,
+        index: None,
         tasks: &w.tasks,
         servers: &[],
     };

@@ -24,9 +24,15 @@
 //! for workloads (releases at `D` happen, as in SimSo), `[0, D)` for table runs; in both,
 //! completions and deadlines at `D` count.
 //!
-//! Cost per event is O(n) in released jobs plus the policy's own cost; memory is O(n + m) plus
-//! the recorded trace, which is bounded ([`crate::TraceBounds`]).
+//! Cost per event does not grow with the number of tasks or open jobs beyond a logarithm: the
+//! releases come from a heap, deadlines from an ordered set of those still ahead (past a few
+//! dozen open jobs: [`deadlines`]), completions and part ends are looked for among the running jobs (and the few left out of work off a core),
+//! only the running jobs advance, and the contract looks jobs up by id. It is O(m) for `m`
+//! cores, plus O(log n) per job released or finished, plus the policy's own cost (a static
+//! order keeps ready queues: [`kairos_policy::policies::global`]). Memory is O(n + m) plus the
+//! recorded trace, which is bounded ([`crate::TraceBounds`]).
 
+mod deadlines;
 mod occurrences;
 mod side;
 mod window;
@@ -99,6 +105,8 @@ impl<'w> Engine<'w> {
             overflow: None,
             found: Vec::new(),
             held_parts: HeldParts::default(),
+            deadlines: Default::default(),
+            out_of_work: Vec::new(),
         };
         for (task, t) in workload.tasks.iter().enumerate() {
             side.queue_release(Instant::ZERO + t.offset, task);
@@ -144,20 +152,17 @@ impl<'w> Engine<'w> {
             c.servers
                 .next_exhaustion(c.jobs.running())
                 .map(|(at, _)| at),
+            self.side.next_deadline(c, now),
         ];
         for at in pending.into_iter().flatten() {
             next = next.min(at);
         }
-        for (i, (view, work)) in c.jobs.each().enumerate() {
-            if view.running_on.is_some() {
-                next = next.min(now + work.remaining);
-                if !c.jobs.is_exhausted(i) && !view.budget_left().is_zero() {
-                    // Execution counts only once the switch's overhead is paid.
-                    next = next.min(now + work.overhead_left + view.budget_left());
-                }
-            }
-            if view.absolute_deadline > now {
-                next = next.min(view.absolute_deadline);
+        for &i in c.jobs.running().iter().flatten() {
+            let (view, work) = (c.jobs.view(i), c.jobs.side(i));
+            next = next.min(now + work.remaining);
+            if !c.jobs.is_exhausted(i) && !view.budget_left().is_zero() {
+                // Execution counts only once the switch's overhead is paid.
+                next = next.min(now + work.overhead_left + view.budget_left());
             }
         }
         next
@@ -166,10 +171,12 @@ impl<'w> Engine<'w> {
     /// Runs the placed jobs from `now` to `next`.
     fn advance(&mut self, now: Instant, next: Instant) {
         let elapsed = next - now;
-        for (view, work) in self.contract.jobs.each_mut() {
-            let Some(core) = view.running_on else {
+        let jobs = &mut self.contract.jobs;
+        for core in 0..jobs.running().len() {
+            let Some(i) = jobs.running()[core] else {
                 continue;
             };
+            let (view, work) = jobs.running_mut(i);
             work.remaining -= elapsed;
             let overhead_paid = elapsed.min(work.overhead_left);
             work.overhead_left -= overhead_paid;

@@ -13,26 +13,46 @@ use kairos_trace::TraceEvent;
 type C = Contract<JobWork>;
 
 impl Side<'_> {
-    /// Keeps in `found` the ids of the jobs `pick` selects, by task index, then job number.
-    fn find(&mut self, c: &C, pick: impl Fn(usize) -> bool) -> Vec<JobId> {
+    /// Keeps in `found` the ids of the jobs `pick` selects among `ids`, by task index, then
+    /// job number.
+    fn find(
+        &mut self,
+        ids: impl Iterator<Item = JobId>,
+        pick: impl Fn(JobId) -> bool,
+    ) -> Vec<JobId> {
         let mut found = std::mem::take(&mut self.found);
         found.clear();
-        found.extend(
-            (0..c.jobs.len())
-                .filter(|&i| pick(i))
-                .map(|i| c.jobs.view(i).id),
-        );
+        found.extend(ids.filter(|&id| pick(id)));
         found.sort_unstable_by_key(|id| (id.task, id.number));
+        found.dedup();
+        found
+    }
+
+    /// Keeps in `found` the jobs `pick` selects (by index) among those that can have no work
+    /// left: the running jobs and those noted out of work; by task index, then job number.
+    fn find_out_of_work(&mut self, c: &C, pick: impl Fn(usize) -> bool) -> Vec<JobId> {
+        let mut found = std::mem::take(&mut self.found);
+        found.clear();
+        let running = c.jobs.running().iter().flatten().copied();
+        let noted = (self.out_of_work.iter()).filter_map(|&id| c.jobs.index_of(id));
+        found.extend((running.chain(noted).filter(|&i| pick(i))).map(|i| c.jobs.view(i).id));
+        found.sort_unstable_by_key(|id| (id.task, id.number));
+        found.dedup();
         found
     }
 
     /// Records a miss of every job still unfinished at its deadline, now, by task index.
     pub fn observe_deadlines(&mut self, c: &C, now: Instant) {
-        let late = self.find(c, |i| c.jobs.view(i).absolute_deadline == now);
+        let mut late = std::mem::take(&mut self.found);
+        late.clear();
+        self.deadlines.due(c, now, false, &mut late);
         for id in &late {
             self.report_miss(*id, now);
         }
         self.found = late;
+        // With --abort-on-miss, `late_jobs` removes at the next instant a job due now that
+        // was released now.
+        (self.deadlines).observed(c, now, self.config.abort_on_miss);
     }
 
     fn report_miss(&mut self, job: JobId, deadline: Instant) {
@@ -54,7 +74,12 @@ impl Side<'_> {
         if since.is_zero() || !(since.as_nanos()).is_multiple_of(frame.as_nanos()) {
             return;
         }
-        let old = self.find(c, |i| c.jobs.view(i).release < now);
+        let open = c.jobs.views().iter().map(|v| v.id);
+        let old = self.find(open, |id| {
+            c.jobs
+                .index_of(id)
+                .is_some_and(|i| c.jobs.view(i).release < now)
+        });
         for id in &old {
             let i = c.jobs.index_of(*id).expect("found among the open jobs");
             c.remove(i, now, self, policy);
@@ -101,6 +126,7 @@ impl Side<'_> {
             observer.released(id, drawn);
         }
         self.queue_release(now + gap, task);
+        self.deadlines.released(deadline, id);
         let workload = self.workload;
         let side = JobWork::new(now, work);
         let i = c.release(id, now, part_work, side, &workload.tasks, self, policy);
@@ -114,7 +140,7 @@ impl Side<'_> {
 
 impl Occurrences<JobWork> for Side<'_> {
     fn completions(&mut self, c: &mut C, now: Instant, policy: &mut dyn Policy) -> bool {
-        let done = self.find(c, |i| {
+        let done = self.find_out_of_work(c, |i| {
             c.jobs.side(i).remaining.is_zero() && c.jobs.in_last_part(i)
         });
         let any = !done.is_empty();
@@ -125,7 +151,14 @@ impl Occurrences<JobWork> for Side<'_> {
     /// Runs after the instant's completions: every job left with no work is in a part that is
     /// not its last.
     fn part_ends(&mut self, c: &mut C, now: Instant, policy: &mut dyn Policy) -> bool {
-        let ended = self.find(c, |i| c.jobs.side(i).remaining.is_zero());
+        if !c.runs_parts() {
+            // Every job is in its last part: those with no work left have just completed.
+            self.out_of_work.clear();
+            return false;
+        }
+        let ended = self.find_out_of_work(c, |i| c.jobs.side(i).remaining.is_zero());
+        // Every job noted is now done with or found; ending these parts notes afresh.
+        self.out_of_work.clear();
         let any = !ended.is_empty();
         let workload = self.workload;
         let tasks = workload.tasks.as_slice();
@@ -141,7 +174,9 @@ impl Occurrences<JobWork> for Side<'_> {
         if !self.config.abort_on_miss {
             return false;
         }
-        let late = self.find(c, |i| c.jobs.view(i).absolute_deadline <= now);
+        let mut late = std::mem::take(&mut self.found);
+        late.clear();
+        self.deadlines.due(c, now, true, &mut late);
         let any = !late.is_empty();
         self.each_found(c, late, |side, c, i| {
             let job = c.remove(i, now, side, policy);

@@ -1,6 +1,7 @@
 //! The engine's side of the contract ([`Host`]): the work of each job, the overheads charged at
 //! each switch, and what is measured and recorded as the contract applies its rules.
 
+use super::deadlines::Deadlines;
 use super::window::HeldParts;
 use super::Hosts;
 use crate::charges::Charges;
@@ -31,6 +32,12 @@ pub(super) struct Side<'w> {
     pub found: Vec<JobId>,
     /// With a recorded window: part ends before it, held for their jobs' segments in it.
     pub held_parts: HeldParts,
+    /// The open jobs' deadlines not yet observed.
+    pub deadlines: Deadlines,
+    /// Jobs left with no work in their part by something else than running (a part of no
+    /// work, a preemption): with the running jobs, the only ones that can complete or end a
+    /// part at an instant.
+    pub out_of_work: Vec<JobId>,
 }
 
 impl Side<'_> {
@@ -134,6 +141,9 @@ impl Host<JobWork> for Side<'_> {
             work.overhead_left += self.switch_cost();
         }
         work.remaining = work.overhead_left + change.work;
+        if work.remaining.is_zero() {
+            self.out_of_work.push(job.id);
+        }
         job.executed
     }
 
@@ -147,6 +157,8 @@ impl Host<JobWork> for Side<'_> {
 
     fn left(&mut self, now: Instant, job: &JobView, mut work: JobWork, exit: Exit) {
         self.close_segment(job, &mut work, now);
+        let id = job.id;
+        self.deadlines.left(job.absolute_deadline, id);
         let task = job.id.task;
         match exit {
             Exit::Completed => {
@@ -177,6 +189,9 @@ impl Host<JobWork> for Side<'_> {
         self.close_segment(job, work, now);
         work.remaining -= work.overhead_left;
         work.overhead_left = Duration::ZERO;
+        if work.remaining.is_zero() {
+            self.out_of_work.push(job.id);
+        }
         self.metrics.preemptions += 1;
         self.metrics.tasks[job.id.task].preemptions += 1;
     }

@@ -57,6 +57,7 @@ fn decide(
         cores: 2,
         mode: 0,
         jobs,
+        index: None,
         tasks: &plan.workload.tasks,
         servers,
     };
@@ -198,6 +199,7 @@ fn with_a_quantum_a_placed_vcpu_keeps_its_core_until_the_next_tick() {
         cores: 2,
         mode: 0,
         jobs: &jobs,
+        index: None,
         tasks: &p.plan.workload.tasks.clone(),
         servers: &servers,
     };

@@ -37,6 +37,7 @@ fn decide(policy: &mut Rmwp, w: &Workload, now: u64, jobs: &[JobView]) -> Decisi
         cores: w.cores,
         mode: 0,
         jobs,
+        index: None,
         tasks: &w.tasks,
         servers: &[],
     };
