@@ -70,6 +70,8 @@ def test_the_jobs_frame_agrees_with_the_per_task_metrics():
 def test_a_run_past_max_events_is_refused_before_it_starts_and_a_raised_cap_runs_it():
     with pytest.raises(kairos.KairosError, match="events"):
         kairos.simulate("examples/demo.toml", policy="gedf", duration="1s", max_events=100)
+    with pytest.raises(kairos.KairosError, match="at least 1"):
+        kairos.simulate("examples/demo.toml", policy="gedf", duration="1s", max_events=0)
     sim = kairos.simulate("examples/demo.toml", policy="gedf", duration="1s", max_events=100_000)
     assert len(sim.jobs) == sim.jobs_released > 100
 

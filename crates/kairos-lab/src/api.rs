@@ -162,6 +162,11 @@ pub fn simulate(
     text: &str,
     request: &SimRequest,
 ) -> Result<(Value, Vec<JobRow>), ApiError> {
+    if request.max_events == 0 {
+        return Err(refused(
+            "max_events is at least 1: the most trace events the jobs may come from",
+        ));
+    }
     let execution_times = match request.execution_times {
         "wcet" => ExecutionTimeModel::Wcet,
         "uniform" => ExecutionTimeModel::Uniform,

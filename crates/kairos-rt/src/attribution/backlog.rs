@@ -2,9 +2,10 @@
 //! documentation of [`super`] gives the rule; this computes its parts).
 //!
 //! A job's **cores** are the connected part of the run's core-sharing graph holding its task:
-//! two cores are linked when one task ran on both. A partitioned task's is its own core, a
-//! global policy's is the platform (its tasks migrate), a task that never ran could have been
-//! anywhere (every core). On `m` such cores a job's **backlog** starts at the latest instant
+//! two cores are linked when one task ran on both. A partitioned task's is its own core; a
+//! global policy's is the cores its tasks were seen on, the platform once they migrate (in a
+//! light run where every task stayed on one core, each core is a group of its own, as under
+//! a partitioned policy); a task that never ran could have been anywhere (every core). On `m` such cores a job's **backlog** starts at the latest instant
 //! `b <= r` from which, up to its release `r`, at least `m` of their jobs were pending (released
 //! and not completed, discarded or past the run's end) at every instant: every core had work.
 //! With fewer than `m` jobs pending just before `r`, `b = r`.

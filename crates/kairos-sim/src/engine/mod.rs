@@ -116,6 +116,9 @@ impl<'w> Engine<'w> {
 
     pub(crate) fn run(mut self, policy: &mut dyn Policy) -> Result<SimOutcome, SimError> {
         let mut now = Instant::ZERO;
+        // The loop visits an instant again when a running job is left with no work in its
+        // part; the deadlines of an instant are observed once, or a miss would count twice.
+        let mut observed = None;
         loop {
             let changed = (self.contract).report_instant(now, &mut self.side, policy);
             if changed {
@@ -125,7 +128,10 @@ impl<'w> Engine<'w> {
                     .decide(now, &workload.tasks, &mut self.side, policy))
                 .map_err(|refused| self.side.invalid(now, refused.0))?;
             }
-            self.side.observe_deadlines(&self.contract, now);
+            if observed != Some(now) {
+                self.side.observe_deadlines(&self.contract, now);
+                observed = Some(now);
+            }
             self.side
                 .forget_previous_frame(&mut self.contract, now, policy);
             if let Some(at) = self.side.overflow {

@@ -77,9 +77,11 @@ impl Side<'_> {
             Some(window) => self.held_parts.admit(event, window),
             None => [None, Some(event)],
         };
+        // A held part end is from before the window; the run stopped in it.
+        let from = bounds.window.map_or(Instant::ZERO, |(from, _)| from);
         for event in admitted.into_iter().flatten() {
             if trace.events.len() as u64 >= bounds.max_events {
-                self.overflow.get_or_insert(event_start(&event));
+                self.overflow.get_or_insert(event_start(&event).max(from));
                 return;
             }
             trace.events.push(event);
@@ -159,6 +161,7 @@ impl Host<JobWork> for Side<'_> {
         self.close_segment(job, &mut work, now);
         let id = job.id;
         self.deadlines.left(job.absolute_deadline, id);
+        self.held_parts.left(id);
         let task = job.id.task;
         match exit {
             Exit::Completed => {

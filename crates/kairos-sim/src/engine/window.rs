@@ -4,9 +4,12 @@
 //! A segment's part is read from its job's last part end before it, and that part end may lie
 //! before the window. Keeping every part end before the window would let a late window of a long
 //! run pass the trace's cap on part ends alone, so each open job's last one is held back and
-//! recorded just before the job's first segment in the window; a job that leaves drops its own.
+//! recorded just before the job's first segment in the window, unless a later part end of the
+//! job comes first (in the window, where it is recorded as it happens); a job that leaves
+//! drops its own.
 
 use kairos_model::Instant;
+use kairos_policy::JobId;
 use kairos_trace::TraceEvent;
 use std::collections::HashMap;
 
@@ -22,17 +25,13 @@ impl HeldParts {
         event: TraceEvent,
         (from, to): (Instant, Instant),
     ) -> [Option<TraceEvent>; 2] {
-        match event {
-            TraceEvent::PartEnd { task, job, at, .. } if at < from => {
+        if let TraceEvent::PartEnd { task, job, at, .. } = event {
+            if at < from {
                 self.0.insert((task, job), event);
                 return [None, None];
             }
-            TraceEvent::Completion { task, job, .. }
-            | TraceEvent::Abort { task, job, .. }
-            | TraceEvent::Discard { task, job, .. } => {
-                self.0.remove(&(task, job));
-            }
-            _ => {}
+            // A later part end says the part of the job's next segments.
+            self.0.remove(&(task, job));
         }
         if !event.drawn_in(from, to) {
             return [None, None];
@@ -42,6 +41,11 @@ impl HeldParts {
             _ => None,
         };
         [held, Some(event)]
+    }
+
+    /// `job` left the open jobs (whatever it recorded): its part ends say nothing more.
+    pub fn left(&mut self, job: JobId) {
+        self.0.remove(&(job.task, job.number));
     }
 
     /// How many part ends are held (bounded by the jobs open at once).
@@ -110,16 +114,24 @@ mod tests {
     #[test]
     fn part_ends_of_jobs_that_left_before_the_window_are_not_kept() {
         let mut held = HeldParts::default();
-        let mut events = Vec::new();
         for job in 0..1000 {
-            events.push(part_end(job, job / 20));
-            events.push(TraceEvent::Completion {
+            assert!(recorded(&mut held, vec![part_end(job, job / 20)]).is_empty());
+            held.left(JobId {
                 task: 0,
-                job,
-                at: at(job / 20),
+                number: job,
             });
         }
-        assert!(recorded(&mut held, events).is_empty());
+        assert_eq!(held.len(), 0);
+    }
+
+    /// A part of job 3 ends before the window, another in it while the job waits: its bar in
+    /// the window belongs to the later one, so the earlier one is never recorded.
+    #[test]
+    fn a_part_end_in_the_window_replaces_the_held_one() {
+        let mut held = HeldParts::default();
+        let events = vec![part_end(3, 90), part_end(3, 110), segment(3, 120, 130)];
+        let kept = recorded(&mut held, events);
+        assert_eq!(kept, vec![part_end(3, 110), segment(3, 120, 130)]);
         assert_eq!(held.len(), 0);
     }
 

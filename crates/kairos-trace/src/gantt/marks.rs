@@ -9,6 +9,7 @@ use super::{
     ROW_HEIGHT,
 };
 use crate::{Trace, TraceEvent};
+use kairos_model::Instant;
 use svg::node::element::{Group, Polygon, Text, Title};
 
 pub(super) const MISS_COLOUR: &str = "#d00000";
@@ -193,11 +194,15 @@ pub(super) fn arrows(trace: &Trace, scale: &TimeScale, plot_top: f64) -> Group {
     group
 }
 
-/// Legend entries for the marks `trace` has (and the arrows in the per-task view).
-pub(super) fn keys(trace: &Trace, with_arrows: bool) -> Vec<MarkKey> {
-    let has = |f: fn(&TraceEvent) -> bool| trace.events.iter().any(f);
+/// Legend entries for the marks the chart's window shows (and the arrows in the per-task
+/// view): a chart of a window drawn from a trace recorded for that window has the same legend
+/// as one drawn from the whole run's.
+pub(super) fn keys(trace: &Trace, scale: &TimeScale, with_arrows: bool) -> Vec<MarkKey> {
+    let shown = |at: Instant| scale.shows_instant(at.as_nanos());
+    let has = |f: &dyn Fn(&TraceEvent) -> bool| trace.events.iter().any(f);
     let mut keys = Vec::new();
-    if with_arrows && has(|e| matches!(e, TraceEvent::Release { .. })) {
+    let arrow = |e: &TraceEvent| matches!(*e, TraceEvent::Release { at, deadline, .. } if shown(at) || shown(deadline));
+    if with_arrows && has(&arrow) {
         keys.push(MarkKey {
             label: "release",
             swatch: up_arrow(6.0, 0.0, 12.0),
@@ -207,10 +212,10 @@ pub(super) fn keys(trace: &Trace, with_arrows: bool) -> Vec<MarkKey> {
             swatch: down_arrow(6.0, 0.0, 12.0),
         });
     }
-    if has(|e| {
+    if has(&|e| {
         matches!(
-            e,
-            TraceEvent::DeadlineMiss { .. } | TraceEvent::Abort { .. }
+            *e,
+            TraceEvent::DeadlineMiss { at, .. } | TraceEvent::Abort { at, .. } if shown(at)
         )
     }) {
         let swatch = Group::new()
@@ -221,13 +226,13 @@ pub(super) fn keys(trace: &Trace, with_arrows: bool) -> Vec<MarkKey> {
             swatch,
         });
     }
-    if has(|e| matches!(e, TraceEvent::Discard { .. })) {
+    if has(&|e| matches!(*e, TraceEvent::Discard { at, .. } if shown(at))) {
         keys.push(MarkKey {
             label: "discarded job",
             swatch: cross(6.0, 6.0),
         });
     }
-    if has(|e| matches!(e, TraceEvent::ModeChange { .. })) {
+    if has(&|e| matches!(e, TraceEvent::ModeChange { .. })) {
         let swatch = Group::new().add(mode_line((6.0, 0.0), (6.0, 12.0)));
         keys.push(MarkKey {
             label: "mode change",

@@ -191,7 +191,7 @@ fn chart(trace: &Trace, scale: &TimeScale, (by, rows): (RowsBy, usize), top: f64
     };
     let plot_top = top + label_space + MARKER_SPACE;
     let plot_bottom = plot_top + rows as f64 * ROW_HEIGHT;
-    let mut keys = keys(trace, by == RowsBy::Tasks);
+    let mut keys = keys(trace, scale, by == RowsBy::Tasks);
     keys.extend(parts::keys(trace, scale, by == RowsBy::Tasks));
     let (legend, legend_height) = legend(&trace.task_names, keys, plot_bottom + AXIS_HEIGHT);
     let mut chart = Group::new()
