@@ -11,6 +11,7 @@
 //! instants at which the engine asked the policy for a decision (its scheduling points):
 //! every instant where a job was released or finished, or a deadline passed.
 
+use crate::text::Column;
 use crate::Failure;
 use kairos_analysis::{registry, tasks_of};
 use kairos_gen::{generate_with_uunifast, make_workload, seeded, DeadlineDist, PeriodDist};
@@ -210,16 +211,21 @@ impl ScaleReport {
             "analysis: {} tasks (utilization {:.3}) on {} cores, seed {}\n",
             a.tasks, a.utilization, self.cores, self.seed
         );
-        let width = (a.tests.iter().map(|t| t.test.len())).fold(5, usize::max);
-        let _ = writeln!(out, "  {:<width$} {:>12}  verdict", "test", "wall s");
+        let name = Column::fitting(5, a.tests.iter().map(|t| t.test.as_str()));
+        let _ = writeln!(out, "  {} {:>12}  verdict", name.left("test"), "wall s");
         for t in &a.tests {
             let verdict = match t.schedulable {
                 true => "schedulable",
                 false => "not shown schedulable",
             };
-            let _ = writeln!(out, "  {:<width$} {:>12.3}  {verdict}", t.test, t.wall_s);
+            let _ = writeln!(
+                out,
+                "  {} {:>12.3}  {verdict}",
+                name.left(&t.test),
+                t.wall_s
+            );
         }
-        let _ = writeln!(out, "  {:<width$} {:>12.3}", "total", a.total_s);
+        let _ = writeln!(out, "  {} {:>12.3}", name.left("total"), a.total_s);
         let _ = writeln!(
             out,
             "simulation: {} tasks (utilization {:.3}) on {} cores, {} for {}",
