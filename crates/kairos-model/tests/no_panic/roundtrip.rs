@@ -116,13 +116,20 @@ pub(crate) fn imprecise_parts(
     })
 }
 
+/// Any name a file may give: not blank, no control character ([`kairos_model::names`]).
+fn valid_name() -> impl Strategy<Value = String> {
+    any::<String>().prop_filter("a name kairos accepts", |name| {
+        kairos_model::names::name_problem(name).is_none()
+    })
+}
+
 pub(crate) fn valid_workload() -> impl Strategy<Value = (Workload, Vec<u8>)> {
     (1usize..=8)
         .prop_flat_map(|cores| {
             (
                 Just(cores),
-                prop::option::of(any::<String>()),
-                prop::collection::hash_set(any::<String>(), 1..6),
+                prop::option::of(valid_name()),
+                prop::collection::hash_set(valid_name(), 1..6),
                 prop::collection::vec(valid_task(cores), 5),
                 (
                     duration_up_to(0, max_ns()),
