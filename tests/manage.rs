@@ -368,10 +368,11 @@ fn free_in_vm() -> String {
 #[ignore = "boots a Linux VM under QEMU (scripts/test-deps installs it); the README's test command and CI run it"]
 fn on_a_kernel_with_cgroup_v2_alone_free_and_constrained_runs_and_their_undoing_behave_the_same() {
     if vm::inside() {
+        vm::watchdog(std::time::Duration::from_secs(240));
         vm::assert_cgroup_v2_alone();
-        free_run(&free_in_vm());
-        constrained_run();
-        signals_undone();
+        vm::phase("free run", || free_run(&free_in_vm()));
+        vm::phase("constrained run", constrained_run);
+        vm::phase("signalled runs", signals_undone);
         return;
     }
     let files = [

@@ -162,10 +162,13 @@ fn on_a_kernel_with_cgroup_v2_alone_or_no_cgroups_partitions_exec_and_reset_beha
         );
         return;
     }
+    vm::watchdog(std::time::Duration::from_secs(240));
     vm::assert_cgroup_v2_alone();
-    partition_then_reset(&[], "cgroup-v2");
-    killed_run_undone();
-    exec_in_partitions();
+    vm::phase("partition and reset", || {
+        partition_then_reset(&[], "cgroup-v2")
+    });
+    vm::phase("killed run", killed_run_undone);
+    vm::phase("exec in partitions", exec_in_partitions);
     // Without any cgroup hierarchy (the VM is thrown away after), kairos falls back on
     // affinity masks by itself.
     let umount = Command::new("umount")
@@ -173,5 +176,7 @@ fn on_a_kernel_with_cgroup_v2_alone_or_no_cgroups_partitions_exec_and_reset_beha
         .status()
         .unwrap();
     assert!(umount.success());
-    partition_then_reset(&[], "affinity");
+    vm::phase("affinity fallback", || {
+        partition_then_reset(&[], "affinity")
+    });
 }

@@ -36,6 +36,64 @@ pub fn assert_cgroup_v2_alone() {
     }
 }
 
+/// Inside the VM: runs one phase of the test and prints how long it took on the console, so a
+/// run stopped by the time limit shows which phase it was in.
+pub fn phase<T>(name: &str, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    eprintln!("vm: {name}: started");
+    let out = f();
+    eprintln!(
+        "vm: {name}: done after {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    out
+}
+
+/// Inside the VM: after `limit`, prints every process (state, kernel wait channel, cgroup,
+/// command line, kernel stack) and ends the test with a failure. The VM's own limit
+/// ([`run_inside`]) kills it some time later; this leaves the evidence of what hung first.
+pub fn watchdog(limit: Duration) {
+    std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        eprintln!("vm: the test ran past {limit:?}; its processes:");
+        for pid in pids() {
+            eprintln!("{}", describe(pid));
+        }
+        std::process::exit(101);
+    });
+}
+
+fn pids() -> Vec<u32> {
+    let mut pids: Vec<u32> = std::fs::read_dir("/proc")
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    pids.sort_unstable();
+    pids
+}
+
+/// One process, as the watchdog prints it (what /proc still shows of it).
+fn describe(pid: u32) -> String {
+    let read =
+        |what: &str| std::fs::read_to_string(format!("/proc/{pid}/{what}")).unwrap_or_default();
+    let state = (read("status").lines())
+        .find(|l| l.starts_with("State:"))
+        .unwrap_or("State: ?")
+        .to_owned();
+    let command = read("cmdline").replace('\0', " ");
+    let stack: String = (read("stack").lines())
+        .take(6)
+        .map(|l| format!("\n    {l}"))
+        .collect();
+    format!(
+        "{pid} {state} wchan={} cgroup={} {command}{stack}",
+        read("wchan"),
+        read("cgroup").trim()
+    )
+}
+
 /// The kernel the VM boots: `KAIROS_VM_KERNEL` or what `scripts/test-deps` fetched.
 fn kernel() -> PathBuf {
     let path = std::env::var_os("KAIROS_VM_KERNEL").map_or_else(

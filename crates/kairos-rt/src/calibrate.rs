@@ -2,7 +2,8 @@
 //!
 //! Calibration, reported with every run: on every CPU used, a thread pinned there runs a loop
 //! the optimiser cannot remove and measures iterations per microsecond of thread CPU time;
-//! the median of several trials is kept, and the spread across CPUs is reported.
+//! the fourth fastest of several trials is kept (the core's undisturbed speed), and the spread
+//! across CPUs is reported.
 //!
 //! Busy work counts **thread CPU time** (CLOCK_THREAD_CPUTIME_ID), read between chunks of
 //! about [`CHUNK_US`] of calibrated loop. The model's execution time is processor time: a job
@@ -26,11 +27,14 @@ pub const CHUNK_US: f64 = 20.0;
 /// call's multiply chain overlaps the last one's), and every job ran 2 % short.
 pub const UNIT_NS: u64 = 500;
 
-/// Timed trials per CPU; the median rate is kept.
+/// Timed trials per CPU (see [`measure_rate`] for the one kept).
 const TRIALS: usize = 15;
 
 /// CPU time of one trial.
 const TRIAL_US: f64 = 200.0;
+
+/// Untimed CPU time before each trial (see [`measure_rate`]).
+const GAP_US: f64 = 1000.0;
 
 /// The loop that busy work repeats: a chain of dependent multiply-adds, so it can be neither
 /// removed nor vectorised, aligned on a cache line of its own in every build
@@ -141,19 +145,31 @@ pub fn calibrate(cpus: &[usize]) -> Result<Calibration, PlatformError> {
     })
 }
 
-/// Median iterations per microsecond of CPU time over [`TRIALS`] trials on the current CPU,
-/// [`spin`] called in [`UNIT_NS`] pieces as the workers call it.
+/// Iterations per microsecond of CPU time on the current CPU, undisturbed: the fourth fastest
+/// of [`TRIALS`] trials, [`spin`] called in [`UNIT_NS`] pieces as the workers call it.
+/// Whatever disturbs a trial (a busy hyper-thread sibling, another VM on the host's core, a
+/// lower clock) only slows the loop, so the fast trials are the core's speed and the slow ones
+/// noise; a median still took a disturbance lasting most of the trials for the speed, and
+/// every job of the run then did less work than asked (15 % less seen here). The fourth
+/// fastest, not the fastest, so that one odd trial does not decide.
 fn measure_rate() -> f64 {
     // A first guess sizes the trials and the pieces; the warm-up also brings the CPU out of
     // idle.
     let guess = rate_of(spin_timed(100_000, 100_000)).max(1.0);
     let per_trial = (guess * TRIAL_US) as u64;
+    let per_gap = (guess * GAP_US) as u64;
     let unit = ((guess * UNIT_NS as f64 / 1000.0) as u64).max(1);
     let mut rates: Vec<f64> = (0..TRIALS)
-        .map(|_| rate_of(spin_timed(per_trial, unit)))
+        .map(|_| {
+            // Spaced out, the trials sample about 20 ms of the core's life: a disturbance of a
+            // few milliseconds slows a few of them, not the fourth fastest. The gaps spin
+            // untimed rather than sleep, so no trial starts on a core waking from idle.
+            black_box(spin_timed(per_gap, unit));
+            rate_of(spin_timed(per_trial, unit))
+        })
         .collect();
     rates.sort_by(f64::total_cmp);
-    rates[TRIALS / 2]
+    rates[TRIALS - 4]
 }
 
 /// (iterations, CPU ns) of one timed run of [`spin`], called `unit` iterations at a time.

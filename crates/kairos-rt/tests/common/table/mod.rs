@@ -1,0 +1,164 @@
+//! Table-driven runs made until they are the scenario a test describes: a run the host
+//! disturbed is made again only when its lost time explains the disturbance.
+
+mod jobs;
+
+use super::{lost_time, require_cpus, require_rt, serial, stalls_over, stole};
+use jobs::{slowed_core, unplanned_overruns, Asked};
+use kairos_model::{McSystem, TableSet};
+use kairos_os::sched;
+use kairos_rt::dispatcher::TIMER_TO_HANDLER;
+use kairos_rt::measure::RunResult;
+use kairos_rt::stalls::StallWatchConfig;
+use kairos_rt::table::{run_tables_detailed, TableRun, TableRunConfig};
+
+/// A timer this late means the core was taken from the dispatcher during the run: its
+/// behaviour is then still right, but not the scenario the test describes (a stalled core sees
+/// a later boundary first). It is the stall watchers' sure sight: a hole of a grid step plus
+/// the floor always holds one of their wake-ups late past the floor, so a timer this late with
+/// no stall seen anywhere is not the host's doing. A shorter hole may fall between two
+/// wake-ups unseen (the default grid: 1 ms steps, 0.5 ms floor, so 1.5 ms).
+fn late_timer_ns() -> u64 {
+    let watch = StallWatchConfig::default();
+    (watch.period + watch.floor).as_nanos()
+}
+
+/// Whether a job that missed its deadline with work its budget fits is an anomaly of the run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Misses {
+    /// Yes: its intervals leave room for the dispatcher's costs many times over.
+    Anomalies,
+    /// No: its intervals are so short that the switches' costs alone can make it miss.
+    Possible,
+}
+
+/// Runs of a scenario the host disturbed, at most.
+const ATTEMPTS: usize = 3;
+
+/// What makes a run another scenario than the test's: the stretch of the run (ns since its
+/// start) in which the host would have had to take time to cause it, when known, and the job
+/// it held up (task, job, when that was seen), when it is one job's: a core that ran that job
+/// slower than calibrated, without a stall, explains it too.
+pub struct Anomaly {
+    pub what: String,
+    pub stretch: Option<(u64, u64)>,
+    pub job: Option<(usize, u64, u64)>,
+}
+
+/// Runs the scenario until it is the one the test describes: a run the host disturbed (an
+/// anomaly of the run or of `scenario`, explained by the run's stalls, steal or a slowed core,
+/// printed) is made again, at most [`ATTEMPTS`] times; an anomaly nothing of the host
+/// explains fails.
+pub fn run_scenario(
+    system: &McSystem,
+    tables: &TableSet,
+    config: TableRunConfig,
+    misses: Misses,
+    scenario: &dyn Fn(&TableRun) -> Vec<Anomaly>,
+) -> TableRun {
+    let _serial = serial();
+    require_rt();
+    require_cpus(tables.cores);
+    let mut attempt = 1;
+    loop {
+        let run = run_tables_detailed(system, tables, &config).expect("the run starts");
+        assert!(
+            sched::rt_threads_of_self().is_empty(),
+            "a real-time thread outlived the run"
+        );
+        assert_eq!(run.overlaps, 0, "a task ran on two cores");
+        assert_eq!(run.result.stopped_by, None, "{:?}", run.result.notes);
+        let asked = Asked::new(&run, &config, system, tables, misses);
+        let mut anomalies = anomalies(&run, &asked);
+        anomalies.extend(scenario(&run));
+        match host_evidence(&run, &asked, &anomalies) {
+            Err(what) => panic!("{what}, and no stall or steal of the host explains it"),
+            Ok(Some(evidence)) if attempt < ATTEMPTS => {
+                eprintln!("attempt {attempt}: the host disturbed the scenario: {evidence}; again");
+                attempt += 1;
+            }
+            Ok(evidence) => {
+                if let Some(evidence) = evidence {
+                    eprintln!("attempt {attempt}, the last: the host disturbed it: {evidence}");
+                }
+                return run;
+            }
+        }
+    }
+}
+
+/// The run's own anomalies: jobs that overran unasked (in their windows), misses the
+/// attribution gives the host (from where their backlog began to their deadlines), a
+/// dispatcher timer late past the stall watchers' sure sight ([`late_timer_ns`]; its instant
+/// is not recorded: anywhere).
+fn anomalies(run: &TableRun, asked: &Asked) -> Vec<Anomaly> {
+    let r = &run.result;
+    let window = |task: usize, job: u64| {
+        let j = (r.jobs.iter()).find(|j| (j.task, j.job) == (task, job));
+        j.map(|j| (j.release, j.deadline))
+    };
+    let name = |task: usize, job: u64| format!("{}@{job}", r.trace.task_names[task]);
+    let mut found: Vec<Anomaly> = (unplanned_overruns(run, asked).into_iter())
+        .map(|u| Anomaly {
+            what: u.what(&name(u.task, u.job)),
+            stretch: window(u.task, u.job),
+            job: Some((u.task, u.job, u.seen)),
+        })
+        .collect();
+    found.extend(
+        (r.miss_causes.iter())
+            .filter(|m| m.stall.is_some())
+            .map(|m| {
+                // The stretch the attribution weighed: from where the job's backlog began.
+                let from = m.backlog_from.as_nanos();
+                Anomaly {
+                    what: format!("{} missed its deadline", name(m.task, m.job)),
+                    stretch: window(m.task, m.job).map(|(_, deadline)| (from, deadline)),
+                    job: None,
+                }
+            }),
+    );
+    let worst_timer = (r.histograms.get(TIMER_TO_HANDLER)).map_or(0, |h| h.summary.max);
+    if worst_timer >= late_timer_ns() {
+        found.push(Anomaly {
+            what: format!("a dispatcher timer was {worst_timer} ns late"),
+            stretch: None,
+            job: None,
+        });
+    }
+    found
+}
+
+/// The host's time taken over every anomaly, in text (`None` without anomalies); `Err` names
+/// an anomaly with no slowed core ([`slowed_core`]) and no stall over its stretch (or, stretch
+/// unknown, no stall and no steal at all) to explain it.
+fn host_evidence(
+    run: &TableRun,
+    asked: &Asked,
+    anomalies: &[Anomaly],
+) -> Result<Option<String>, String> {
+    let r: &RunResult = &run.result;
+    let mut stalls = Vec::new();
+    let mut slow = String::new();
+    for a in anomalies {
+        if let Some(evidence) = a.job.and_then(|job| slowed_core(run, asked, job)) {
+            slow += &format!("{evidence}; ");
+            continue;
+        }
+        let over = match a.stretch {
+            Some((from, to)) => stalls_over(r, from, to),
+            None => r.stall_intervals.clone(),
+        };
+        if over.is_empty() && (a.stretch.is_some() || !stole(r)) {
+            return Err(a.what.clone());
+        }
+        stalls.extend(over);
+    }
+    stalls.sort_by_key(|s| (s.start, s.core));
+    stalls.dedup();
+    let what: Vec<&str> = anomalies.iter().map(|a| a.what.as_str()).collect();
+    Ok((!what.is_empty()).then(|| {
+        let lost = lost_time(r, &stalls);
+        format!("{}; {slow}{lost}", what.join(", "))
+    }))
+}
