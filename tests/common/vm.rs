@@ -49,48 +49,65 @@ pub fn phase<T>(name: &str, f: impl FnOnce() -> T) -> T {
     out
 }
 
-/// Inside the VM: after `limit`, prints every process (state, kernel wait channel, cgroup,
-/// command line, kernel stack) and ends the test with a failure. The VM's own limit
-/// ([`run_inside`]) kills it some time later; this leaves the evidence of what hung first.
+/// Inside the VM: after `limit`, prints every user process (command line, cgroup) with each
+/// of its threads (state, kernel wait channel, kernel stack) and ends the test with a failure.
+/// The VM's own limit ([`run_inside`]) kills it some time later; this leaves the evidence of
+/// what hung first.
 pub fn watchdog(limit: Duration) {
     std::thread::spawn(move || {
         std::thread::sleep(limit);
         eprintln!("vm: the test ran past {limit:?}; its processes:");
-        for pid in pids() {
-            eprintln!("{}", describe(pid));
+        for pid in numbered("/proc") {
+            let command = read(&format!("/proc/{pid}/cmdline")).replace('\0', " ");
+            // Kernel threads have no command line.
+            if command.is_empty() {
+                continue;
+            }
+            let cgroup = read(&format!("/proc/{pid}/cgroup"));
+            eprintln!("{pid} {command} (cgroup {})", cgroup.trim());
+            for tid in numbered(&format!("/proc/{pid}/task")) {
+                eprintln!("{}", thread(&format!("/proc/{pid}/task/{tid}")));
+            }
         }
         std::process::exit(101);
     });
 }
 
-fn pids() -> Vec<u32> {
-    let mut pids: Vec<u32> = std::fs::read_dir("/proc")
+/// The numbered entries of a /proc folder, in order.
+fn numbered(dir: &str) -> Vec<u32> {
+    let mut ids: Vec<u32> = std::fs::read_dir(dir)
         .map(|d| {
             d.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
                 .collect()
         })
         .unwrap_or_default();
-    pids.sort_unstable();
-    pids
+    ids.sort_unstable();
+    ids
 }
 
-/// One process, as the watchdog prints it (what /proc still shows of it).
-fn describe(pid: u32) -> String {
-    let read =
-        |what: &str| std::fs::read_to_string(format!("/proc/{pid}/{what}")).unwrap_or_default();
-    let state = (read("status").lines())
-        .find(|l| l.starts_with("State:"))
-        .unwrap_or("State: ?")
-        .to_owned();
-    let command = read("cmdline").replace('\0', " ");
-    let stack: String = (read("stack").lines())
+fn read(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+/// One thread, as the watchdog prints it: name, state, wait channel and kernel stack.
+fn thread(dir: &str) -> String {
+    let status = read(&format!("{dir}/status"));
+    let field = |name: &str| {
+        (status.lines())
+            .find_map(|l| l.strip_prefix(name))
+            .unwrap_or("?")
+            .trim()
+            .to_owned()
+    };
+    let stack: String = (read(&format!("{dir}/stack")).lines())
         .take(6)
-        .map(|l| format!("\n    {l}"))
+        .map(|l| format!("\n      {l}"))
         .collect();
     format!(
-        "{pid} {state} wchan={} cgroup={} {command}{stack}",
-        read("wchan"),
-        read("cgroup").trim()
+        "    {} {} wchan={}{stack}",
+        field("Name:"),
+        field("State:"),
+        read(&format!("{dir}/wchan"))
     )
 }
 
