@@ -111,7 +111,7 @@ def simulate(
     seed: int = 0,
     execution_times: str = "wcet",
     overrun_probability: float = 0.0,
-    max_events: int = 1_000_000,
+    max_events: int = _kairos.DEFAULT_MAX_EVENTS,
 ) -> Simulation:
     """`kairos simulate --json [--policy POLICY] [--duration D] [--seed S] [--exec E]
     [--overrun-probability P] [--max-events N]` on a workload, a SimSo configuration, a

@@ -149,6 +149,11 @@ fn report(
 #[pymodule]
 fn _kairos(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NativeError", m.py().get_type::<NativeError>())?;
+    // The Python signature's default cap is the library's, read from here.
+    m.add(
+        "DEFAULT_MAX_EVENTS",
+        kairos_lab::simulate::budget::DEFAULT_MAX_TRACE_EVENTS,
+    )?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;

@@ -76,6 +76,15 @@ def test_a_run_past_max_events_is_refused_before_it_starts_and_a_raised_cap_runs
     assert len(sim.jobs) == sim.jobs_released > 100
 
 
+def test_the_default_cap_on_events_is_the_commands():
+    import inspect
+    import re
+
+    help_text = subprocess.run([BIN, "simulate", "--help"], capture_output=True, text=True).stdout
+    command = int(re.search(r"--max-events <N>.*?\[default: (\d+)\]", help_text, re.S).group(1))
+    assert inspect.signature(kairos.simulate).parameters["max_events"].default == command
+
+
 @pytest.mark.parametrize("path", ["examples/demo.toml", "examples/uniprocessor-rm.toml", "examples/partitioned-fp.toml"])
 def test_analyze_gives_the_clis_verdicts(path):
     assert kairos.analyze(path) == cli("analyze", path)
