@@ -368,7 +368,7 @@ fn free_in_vm() -> String {
 #[ignore = "boots a Linux VM under QEMU (scripts/test-deps installs it); the README's test command and CI run it"]
 fn on_a_kernel_with_cgroup_v2_alone_free_and_constrained_runs_and_their_undoing_behave_the_same() {
     if vm::inside() {
-        vm::watchdog(std::time::Duration::from_secs(240));
+        vm::watchdog(vm::TEST_LIMIT);
         vm::assert_cgroup_v2_alone();
         vm::phase("free run", || free_run(&free_in_vm()));
         vm::phase("constrained run", constrained_run);

@@ -162,7 +162,7 @@ fn on_a_kernel_with_cgroup_v2_alone_or_no_cgroups_partitions_exec_and_reset_beha
         );
         return;
     }
-    vm::watchdog(std::time::Duration::from_secs(240));
+    vm::watchdog(vm::TEST_LIMIT);
     vm::assert_cgroup_v2_alone();
     vm::phase("partition and reset", || {
         partition_then_reset(&[], "cgroup-v2")

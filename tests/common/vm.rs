@@ -12,6 +12,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// How long the VM may run, boot included (software emulation boots in seconds here, longer
+/// on a loaded host).
+const VM_LIMIT: Duration = Duration::from_secs(300);
+
+/// How long the test inside may run before its [`watchdog`] reports: a hundred seconds before
+/// the VM's limit, room for a slow boot.
+pub const TEST_LIMIT: Duration = Duration::from_secs(200);
+
 /// Whether this process is the test's run inside the VM.
 pub fn inside() -> bool {
     std::env::var_os("KAIROS_TEST_VM").is_some()
@@ -49,28 +57,49 @@ pub fn phase<T>(name: &str, f: impl FnOnce() -> T) -> T {
     out
 }
 
-/// Inside the VM: after `limit`, prints every user process (command line, cgroup) with each
-/// of its threads (state, kernel wait channel, kernel stack) and ends the test with a failure.
-/// The VM's own limit ([`run_inside`]) kills it some time later; this leaves the evidence of
-/// what hung first.
+/// Inside the VM: after `limit`, prints every user process (name, cgroup) with each of its
+/// threads (state, kernel wait channel), then their kernel stacks, and ends the test with a
+/// failure. The VM's own limit ([`run_inside`]) kills it some time later; this leaves the
+/// evidence of what hung first. It reads only what no lock of the process guards before it
+/// has printed the states (a command line or a stack can wait on a process stuck in exec or a
+/// page fault, the very process to show).
 pub fn watchdog(limit: Duration) {
     std::thread::spawn(move || {
         std::thread::sleep(limit);
         eprintln!("vm: the test ran past {limit:?}; its processes:");
-        for pid in numbered("/proc") {
-            let command = read(&format!("/proc/{pid}/cmdline")).replace('\0', " ");
-            // Kernel threads have no command line.
-            if command.is_empty() {
-                continue;
-            }
+        let processes: Vec<u32> = (numbered("/proc").into_iter())
+            .filter(|pid| !kernel_thread(&read(&format!("/proc/{pid}/stat"))))
+            .collect();
+        for pid in &processes {
             let cgroup = read(&format!("/proc/{pid}/cgroup"));
-            eprintln!("{pid} {command} (cgroup {})", cgroup.trim());
+            eprintln!("{pid} (cgroup {})", cgroup.trim());
             for tid in numbered(&format!("/proc/{pid}/task")) {
-                eprintln!("{}", thread(&format!("/proc/{pid}/task/{tid}")));
+                let dir = format!("/proc/{pid}/task/{tid}");
+                let stat = read(&format!("{dir}/stat"));
+                let wchan = read(&format!("{dir}/wchan"));
+                eprintln!("    {tid} {} wchan={wchan}", stat.trim());
+            }
+        }
+        eprintln!("vm: their kernel stacks:");
+        for pid in &processes {
+            for tid in numbered(&format!("/proc/{pid}/task")) {
+                let stack = read(&format!("/proc/{pid}/task/{tid}/stack"));
+                eprintln!("{tid}:\n{stack}");
             }
         }
         std::process::exit(101);
     });
+}
+
+/// Whether `/proc/PID/stat` is a kernel thread's: PF_KTHREAD in its flags, the ninth field
+/// (the name before it, in parentheses, may hold spaces).
+fn kernel_thread(stat: &str) -> bool {
+    const PF_KTHREAD: u64 = 0x0020_0000;
+    let after_name = stat.rsplit_once(") ").map_or("", |(_, rest)| rest);
+    let flags = after_name.split_whitespace().nth(6);
+    flags
+        .and_then(|f| f.parse::<u64>().ok())
+        .is_some_and(|f| f & PF_KTHREAD != 0)
 }
 
 /// The numbered entries of a /proc folder, in order.
@@ -87,28 +116,6 @@ fn numbered(dir: &str) -> Vec<u32> {
 
 fn read(path: &str) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
-}
-
-/// One thread, as the watchdog prints it: name, state, wait channel and kernel stack.
-fn thread(dir: &str) -> String {
-    let status = read(&format!("{dir}/status"));
-    let field = |name: &str| {
-        (status.lines())
-            .find_map(|l| l.strip_prefix(name))
-            .unwrap_or("?")
-            .trim()
-            .to_owned()
-    };
-    let stack: String = (read(&format!("{dir}/stack")).lines())
-        .take(6)
-        .map(|l| format!("\n      {l}"))
-        .collect();
-    format!(
-        "    {} {} wchan={}{stack}",
-        field("Name:"),
-        field("State:"),
-        read(&format!("{dir}/wchan"))
-    )
 }
 
 /// The kernel the VM boots: `KAIROS_VM_KERNEL` or what `scripts/test-deps` fetched.
@@ -158,7 +165,7 @@ pub fn run_inside(name: &str, extra: &[&Path]) -> String {
     std::fs::write(root.join("scenario.sh"), script).unwrap();
     let initrd = scratch.0.join("initrd.cpio");
     pack(&root, &initrd);
-    let output = boot(&initrd, Duration::from_secs(300));
+    let output = boot(&initrd, VM_LIMIT);
     assert!(
         output.contains("KAIROS-VM-END 0") && output.contains("test result: ok. 1 passed"),
         "the test failed inside the VM:\n{output}"

@@ -12,6 +12,9 @@
 //! past the requested time stays within a fraction of a chunk); the clock decides when the
 //! job is done, so frequency changes or a wrong calibration cannot make a job short. (In a
 //! VM, time the host steals from the vCPU still counts as CPU time: the guest cannot see it.)
+//! The user-space dispatcher's workers count calibrated iterations instead (they must stop
+//! between any two [`UNIT_NS`] calls): there a rate measured in a slow stretch does make jobs
+//! short, which is why the rate kept is the core's undisturbed one.
 
 use kairos_os::{clock, priority, thread, PlatformError};
 use serde::Serialize;
@@ -268,7 +271,8 @@ mod tests {
     /// written, the rate timed in one long call made it 0.977 ms; on today's machine that
     /// defect stays within the bounds, so this guards the calibration's accuracy, not that
     /// defect). The upper side allows 5 %: tests running in parallel on the other vCPU slow
-    /// the loop (1.023 ms seen in CI), which is noise, not a calibration error. Each of 21
+    /// the loop (1.023 ms seen in CI), which is noise, not a calibration error; the rate is
+    /// the core's undisturbed one, so any slowing of the millisecond's work shows in full. Each of 21
     /// rounds measures the rate afresh and then the work, and the median round counts: with
     /// one rate for all rounds, a rate measured in a slow moment made every round short
     /// (0.9850 ms seen in CI).

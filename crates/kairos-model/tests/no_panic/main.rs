@@ -113,7 +113,13 @@ fn tokenish_text() -> impl Strategy<Value = String> {
 // ---- the properties ----------------------------------------------------------------------
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    // One fixed stream of cases (seeded like every random choice of kairos): a failure in CI
+    // is the same failure on a laptop.
+    #![proptest_config(ProptestConfig {
+        cases: 512,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(20_261_127),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn never_panics_on_arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512)) {

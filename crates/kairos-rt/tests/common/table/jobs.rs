@@ -105,7 +105,7 @@ pub struct Unplanned {
     pub task: usize,
     pub job: u64,
     pub seen: u64,
-    missed: bool,
+    pub missed: bool,
 }
 
 impl Unplanned {
@@ -121,6 +121,10 @@ impl Unplanned {
 /// its injection asked for (two raises in a hyper-period where one was asked), or a miss of a
 /// job not discarded (where [`Misses::Anomalies`]). A job runs `work_fraction` of its work, so
 /// only a host that slowed its core by the rest, or a fault of the run, makes it overrun.
+///
+/// Not for tables where a task's WCETs at two levels are equal: right after a raise the
+/// policy checks such a job at once, as if its last interval had ended, and a job whose work
+/// fits may then raise the mode again (no scenario of these tests has such a task).
 pub fn unplanned_overruns(run: &TableRun, asked: &Asked) -> Vec<Unplanned> {
     let raised = (run.mode_changes.iter())
         .filter(|change| change.to > change.from)
@@ -140,7 +144,7 @@ pub fn unplanned_overruns(run: &TableRun, asked: &Asked) -> Vec<Unplanned> {
     // hold none of its intervals), so its budget there is the one it overran.
     let missed = (r.jobs.iter())
         .filter(|_| asked.misses == Misses::Anomalies)
-        .filter(|j| j.discarded.is_none() && j.missed(end))
+        .filter(|j| j.missed(end))
         .filter(|j| asked.fits(j.task, j.job, asked.criticality(j.task)))
         .map(|j| Unplanned {
             task: j.task,
