@@ -77,6 +77,7 @@ impl Program {
                         child.try_wait().ok().flatten().is_some()
                     });
                     let _ = child.wait();
+                    process::reap_group(child.id() as i32);
                     per_stressor.extend(bogo_ops(
                         &std::fs::read_to_string(&yaml).unwrap_or_default(),
                     ));
@@ -99,10 +100,13 @@ impl Program {
                 if pid > 0 {
                     interrupt_then_kill(pid, &mut || loop_thread.is_finished());
                 }
+                let units = loop_thread.join().unwrap_or(0);
+                // The loop reaped the last run's leader; the rest of its group comes here.
+                process::reap_group(pid);
                 Outcome {
                     name,
                     core,
-                    units: loop_thread.join().unwrap_or(0),
+                    units,
                     unit: "runs",
                     per_stressor: Vec::new(),
                 }
@@ -137,6 +141,7 @@ fn start_stress(list: &[String], launch: &Launch) -> std::io::Result<Running> {
                 for (mut child, _) in children {
                     process::signal_group(child.id() as i32, Stop::Kill);
                     let _ = child.wait();
+                    process::reap_group(child.id() as i32);
                 }
                 return Err(e);
             }

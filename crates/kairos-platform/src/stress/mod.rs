@@ -190,6 +190,7 @@ impl Drop for Stress {
         for child in &mut self.children {
             process::signal_group(child.id() as i32, Stop::Kill);
             let _ = child.wait();
+            process::reap_group(child.id() as i32);
         }
         // SIGKILL is pending for every worker once kill returns: none writes again.
         let _ = std::fs::remove_dir_all(&self.temp);
