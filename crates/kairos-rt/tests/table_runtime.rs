@@ -12,7 +12,7 @@ use kairos_model::{Dag, Duration, Interval, LevelTable, McSystem, McTask, TableS
 use kairos_os::sched;
 
 mod common;
-use common::table::{run_scenario, Anomaly, Misses};
+use common::table::{run_scenario, Anomaly};
 use common::{require_cpus, require_rt};
 use kairos_rt::table::{run_tables_detailed, scenarios, TableRun, TableRunConfig};
 use kairos_trace::TraceEvent;
@@ -20,7 +20,7 @@ use kairos_trace::TraceEvent;
 const MS: u64 = 1_000_000;
 
 fn run(system: &McSystem, tables: &TableSet, config: TableRunConfig) -> TableRun {
-    run_scenario(system, tables, config, Misses::Anomalies, &|_| Vec::new())
+    run_scenario(system, tables, config, &|_| Vec::new())
 }
 
 fn raises(run: &TableRun) -> Vec<(u64, usize, usize)> {
@@ -39,20 +39,21 @@ fn raises(run: &TableRun) -> Vec<(u64, usize, usize)> {
 #[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn two_task_cyclic_migrations_twenty_thousand_times() {
     // Two tasks swap cores every 200 us: a cyclic instantaneous migration at every boundary
-    // while the jobs have work left (70 % of the hyper-period's budget, so the cores idle a
-    // little and real-time throttling stays away). How many boundaries find work left depends
+    // while the jobs have work left. Each window begins with a worker woken on a core it just
+    // left, which costs a 200 us window a tenth to a third of it here: jobs asked for 70 % of
+    // the hyper-period's budget held their cores all of it, missed, and kept them busy past
+    // real-time throttling's 95 % (the kernel's "RT throttling activated"). Half the budget
+    // leaves the cores idle a quarter of the time. How many boundaries find work left depends
     // on the machine, so runs of 30 hyper-periods of 20 ms repeat until 20,000 migrations
-    // happened, at most 40 runs (24 s).
+    // happened (about 4,100 a run here), at most 40 runs (24 s).
     const WANTED: u64 = 20_000;
     let mut migrations = 0;
     let mut runs = 0;
     while migrations < WANTED && runs < 40 {
         let (system, tables) = scenarios::cyclic(2, 2, 200_000, 100);
         let mut config = TableRunConfig::new(30 * 20 * MS);
-        config.work_fraction = 0.7;
-        // Each 200 us window begins with a worker woken on a core it just left: tens of
-        // microseconds, so a job may miss with 30 % slack. The test counts migrations.
-        let run = run_scenario(&system, &tables, config, Misses::Possible, &|_| Vec::new());
+        config.work_fraction = 0.5;
+        let run = run(&system, &tables, config);
         assert_eq!(run.result.mode_changes, 0);
         migrations += run.result.migrations;
         runs += 1;
@@ -213,7 +214,7 @@ fn an_mc_dag_run_with_one_overrun_changes_mode_and_meets_high_deadlines() {
             }],
         }
     };
-    let run = run_scenario(&system, &tables, config, Misses::Anomalies, &c_late);
+    let run = run_scenario(&system, &tables, config, &c_late);
     let changes = raises(&run);
     assert_eq!(changes.len(), 2, "{changes:?}");
     assert_eq!((changes[0].1, changes[0].2), (0, 1));

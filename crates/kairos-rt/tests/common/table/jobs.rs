@@ -1,6 +1,5 @@
 //! What a table run asked of its jobs, and the jobs that overran a budget their work fits.
 
-use super::Misses;
 use kairos_model::{McSystem, TableSet};
 use kairos_policy::table::{job_demands, DemandSpec, TablePlan};
 use kairos_rt::table::{TableRun, TableRunConfig};
@@ -46,12 +45,11 @@ pub fn slowed_core(
 }
 
 /// What the run asked of its jobs: each one's drawn work, drawn again exactly as the run drew
-/// it, each task's budget per level, and whether its misses are anomalies.
+/// it, each task's budget per level and the share of its work each job runs.
 pub struct Asked {
     plan: TablePlan,
     drawn: Vec<Vec<u64>>,
     work_fraction: f64,
-    misses: Misses,
 }
 
 impl Asked {
@@ -60,7 +58,6 @@ impl Asked {
         config: &TableRunConfig,
         system: &McSystem,
         tables: &TableSet,
-        misses: Misses,
     ) -> Asked {
         let plan = TablePlan::new(system, tables).expect("the run's tables resolve");
         let spec = DemandSpec {
@@ -76,7 +73,6 @@ impl Asked {
             plan,
             drawn,
             work_fraction: config.work_fraction,
-            misses,
         }
     }
 
@@ -119,7 +115,7 @@ impl Unplanned {
 
 /// Jobs that overran a budget their drawn work fits: an overrun not injected, past the level
 /// its injection asked for (two raises in a hyper-period where one was asked), or a miss of a
-/// job not discarded (where [`Misses::Anomalies`]). A job runs `work_fraction` of its work, so
+/// job not discarded. A job runs `work_fraction` of its work, so
 /// only a host that slowed its core by the rest, or a fault of the run, makes it overrun.
 ///
 /// Not for tables where a task's WCETs at two levels are equal: right after a raise the
@@ -143,7 +139,6 @@ pub fn unplanned_overruns(run: &TableRun, asked: &Asked) -> Vec<Unplanned> {
     // A job not discarded runs in its own level's table at the latest (the tables above it
     // hold none of its intervals), so its budget there is the one it overran.
     let missed = (r.jobs.iter())
-        .filter(|_| asked.misses == Misses::Anomalies)
         .filter(|j| j.missed(end))
         .filter(|j| asked.fits(j.task, j.job, asked.criticality(j.task)))
         .map(|j| Unplanned {

@@ -26,15 +26,6 @@ fn late_timer_ns() -> u64 {
     (watch.period + watch.floor).as_nanos()
 }
 
-/// Whether a job that missed its deadline with work its budget fits is an anomaly of the run.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Misses {
-    /// Yes: its intervals leave room for the dispatcher's costs many times over.
-    Anomalies,
-    /// No: its intervals are so short that the switches' costs alone can make it miss.
-    Possible,
-}
-
 /// Runs of a scenario the host disturbed, at most.
 const ATTEMPTS: usize = 3;
 
@@ -56,7 +47,6 @@ pub fn run_scenario(
     system: &McSystem,
     tables: &TableSet,
     config: TableRunConfig,
-    misses: Misses,
     scenario: &dyn Fn(&TableRun) -> Vec<Anomaly>,
 ) -> TableRun {
     let _serial = serial();
@@ -71,7 +61,7 @@ pub fn run_scenario(
         );
         assert_eq!(run.overlaps, 0, "a task ran on two cores");
         assert_eq!(run.result.stopped_by, None, "{:?}", run.result.notes);
-        let asked = Asked::new(&run, &config, system, tables, misses);
+        let asked = Asked::new(&run, &config, system, tables);
         let mut anomalies = anomalies(&run, &asked);
         anomalies.extend(scenario(&run));
         match host_evidence(&run, &asked, &anomalies) {
