@@ -114,17 +114,15 @@ pub fn signal_group(leader: i32, stop: Stop) {
 mod tests {
     use super::*;
 
+    /// The process group of `pid`, from `/proc/PID/stat` (fields after the command's closing
+    /// parenthesis: state, ppid, pgrp).
+    fn pgrp_of(pid: &str) -> Option<i32> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        stat.rsplit(") ").next()?.split(' ').nth(2)?.parse().ok()
+    }
+
     /// The pids of the processes of `group` in the process table, zombies included.
     fn members(group: i32) -> Vec<i32> {
-        let pgrp_of = |pid: &str| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            stat.rsplit(") ")
-                .next()?
-                .split(' ')
-                .nth(2)?
-                .parse::<i32>()
-                .ok()
-        };
         (std::fs::read_dir("/proc").unwrap())
             .filter_map(|e| e.ok()?.file_name().to_str().map(str::to_owned))
             .filter(|name| pgrp_of(name) == Some(group))
@@ -160,10 +158,7 @@ mod tests {
         let mut child =
             spawn_confined(Command::new("sleep").arg("30"), Some(cpu), &[]).expect("sleep starts");
         let pid = child.id() as i32;
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-        // Fields after the command's closing parenthesis: state, ppid, pgrp.
-        let pgrp = stat.rsplit(") ").next().unwrap().split(' ').nth(2).unwrap();
-        assert_eq!(pgrp, pid.to_string());
+        assert_eq!(pgrp_of(&pid.to_string()), Some(pid));
         assert_eq!(sched::affinity_of(pid).unwrap(), [cpu]);
         signal_group(pid, Stop::Kill);
         let ended = child.wait().unwrap();
