@@ -5,7 +5,8 @@
 //! 1. a stall ([`crate::stalls`]) on a core it ran on (any of its group's if it never ran)
 //!    overlapping its window `[r, d)` is longer than `s_j`: the job itself was held; or
 //! 2. a stall on a core of its group overlapping its backlog `[b, d)` is longer than both
-//!    `s_j` and `s_b`: the work it waited behind was held;
+//!    `s_j` and `s_b`, or the stalls there, each cut to `[b, d)`, add up to more than both:
+//!    the work it waited behind was held;
 //!
 //! otherwise, and whenever either slack is missing, it is a `schedule` miss. Here ([`backlog`]
 //! defines them precisely):
@@ -16,8 +17,8 @@
 //!   `r`). A stall there held up the jobs `j` waited behind, so `j` waits for that backlog even
 //!   when its own window `[r, d)` does not overlap the stall; a stall that ended before the
 //!   backlog began, a core idle in between, explains nothing;
-//! - the two slacks are each a time a stall must exceed to explain the miss by itself, and
-//!   either missing is a fault of the schedule, never excused:
+//! - the two slacks are each a time the stalls must exceed to explain the miss by themselves,
+//!   and either missing is a fault of the schedule, never excused:
 //!   - `s_j`, the job's own: with a simulation of the same run `d - f`, `f` its completion
 //!     there (none if it does not complete by `d`: the schedule misses it by itself); without one
 //!     `(d - r) - e`, `e` its own execution in the run (its segments less the stall time inside
@@ -28,13 +29,16 @@
 //!     a core fall behind makes, and no stall excuses).
 //!
 //! On a group of several cores `s_b` counts every core's room, so the second case blames a
-//! stall of one core only when the others could not have absorbed it either. The stall's whole
-//! length counts, not only its part inside the interval: it delays all the work behind it. A
-//! stall is a lower bound of the hole it reports, and holes below the watcher's floor or
-//! between its wake-ups go unseen, so the rule errs towards `schedule`. The kernel's
-//! real-time throttling, when it throttles a core, holds every thread of the run there, the
-//! stall watcher too, so the watcher reports it as a stall held by another thread
-//! ([`Stall::held`]) and it is weighed like any other.
+//! stall of one core only when the others could not have absorbed it either. A single stall's
+//! whole length counts, not only its part inside the interval: it delays all the work behind
+//! it. The sum is the demand argument itself: stalls that together took more than `s_b` from
+//! `[b, d)` left less capacity than the jobs due by `d` need, so some of them had to miss, as a
+//! core kept behind by a stall every 100 ms does on a set with little room. A stall is a lower
+//! bound of the hole it reports, and holes below the watcher's floor or between its wake-ups go
+//! unseen, so the rule errs towards `schedule`. The kernel's real-time throttling, when it
+//! throttles a core, holds every thread of the run there, the stall watcher too, so the watcher
+//! reports it as a stall held by another thread ([`Stall::held`]) and it is weighed like any
+//! other.
 //!
 //! The rule is this crate's own; a stall is the operating-system noise of de Oliveira,
 //! Casini and Cucinotta ("Operating System Noise in the Linux Kernel", IEEE Transactions on
@@ -124,7 +128,7 @@ impl StallIndex {
 /// The rule of the module documentation for one missed job with window `[release, deadline)`
 /// on `cores`: its cause and, for a host miss, the longest stall that explains it.
 pub fn cause_of(
-    (release, deadline): (Instant, Instant),
+    window: (Instant, Instant),
     cores: &[usize],
     slack: Option<Duration>,
     stalls: &StallIndex,
@@ -132,13 +136,48 @@ pub fn cause_of(
     let Some(slack) = slack else {
         return (Cause::Schedule, None);
     };
-    let longest = (cores.iter())
-        .flat_map(|&core| stalls.overlapping(core, release, deadline))
-        .max_by_key(|s| (s.length, std::cmp::Reverse(s.start)));
-    match longest {
-        Some(s) if s.length > slack => (Cause::Host, Some(*s)),
+    match longest_in(window, cores, stalls) {
+        Some(s) if s.length > slack => (Cause::Host, Some(s)),
         _ => (Cause::Schedule, None),
     }
+}
+
+/// The second case of the rule for a backlog `[from, deadline)` on `cores` that had `slack`:
+/// the longest stall there outlasts it, or the stalls there, cut to the interval, add up to
+/// more than it. Returns the cause and the longest stall.
+pub fn backlog_cause(
+    window: (Instant, Instant),
+    cores: &[usize],
+    slack: Duration,
+    stalls: &StallIndex,
+) -> (Cause, Option<Stall>) {
+    let longest = longest_in(window, cores, stalls);
+    match longest {
+        Some(s) if s.length > slack || lost_in(window, cores, stalls) > slack => {
+            (Cause::Host, Some(s))
+        }
+        _ => (Cause::Schedule, None),
+    }
+}
+
+/// The longest stall on `cores` overlapping `[from, to)` (the earliest of equals).
+fn longest_in(
+    (from, to): (Instant, Instant),
+    cores: &[usize],
+    stalls: &StallIndex,
+) -> Option<Stall> {
+    (cores.iter())
+        .flat_map(|&core| stalls.overlapping(core, from, to))
+        .max_by_key(|s| (s.length, std::cmp::Reverse(s.start)))
+        .copied()
+}
+
+/// The time the stalls on `cores` took from `[from, to)`: each cut to the interval, summed.
+fn lost_in((from, to): (Instant, Instant), cores: &[usize], stalls: &StallIndex) -> Duration {
+    (cores.iter())
+        .flat_map(|&core| stalls.overlapping(core, from, to))
+        .map(|s| s.end().min(to).saturating_since(s.start.max(from)))
+        .fold(Duration::ZERO, |a, b| a + b)
 }
 
 /// Slack from the simulation: `deadline - completion`, none unless it completed by then.
@@ -158,9 +197,7 @@ pub fn own_execution(segments: &[Segment], stalls: &StallIndex) -> Duration {
     segments
         .iter()
         .map(|&(core, start, end)| {
-            let lost = (stalls.overlapping(core, start, end).iter())
-                .map(|s| s.end().min(end).saturating_since(s.start.max(start)))
-                .fold(Duration::ZERO, |a, b| a + b);
+            let lost = lost_in((start, end), &[core], stalls);
             end.saturating_since(start).saturating_sub(lost)
         })
         .fold(Duration::ZERO, |a, b| a + b)
@@ -204,10 +241,11 @@ pub fn attribute(
                     match cause_of((release, deadline), &cores, Some(own), &index) {
                         (Cause::Host, stall) => (Cause::Host, stall, Some(own)),
                         _ => {
-                            let larger = Some(own.max(room));
+                            let larger = own.max(room);
                             let window = (backlog.from, deadline);
-                            let (cause, stall) = cause_of(window, &backlog.cores, larger, &index);
-                            (cause, stall, larger)
+                            let (cause, stall) =
+                                backlog_cause(window, &backlog.cores, larger, &index);
+                            (cause, stall, Some(larger))
                         }
                     }
                 }

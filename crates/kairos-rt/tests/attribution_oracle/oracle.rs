@@ -26,6 +26,8 @@ pub enum Decided {
     Window,
     /// A stall in its backlog outlasted both slacks.
     Backlog,
+    /// No stall alone, but the stalls in its backlog together took more than both slacks.
+    Summed,
     /// The jobs due by its deadline needed more than the cores had.
     Overload,
     /// Any other miss of the schedule.
@@ -96,6 +98,12 @@ fn longest_stall(run: &Timeline, cores: &[usize], (from, to): (u64, u64)) -> Opt
         .max()
 }
 
+/// Ticks stalled on `cores` within `[from, to)`.
+fn lost(run: &Timeline, cores: &[usize], (from, to): (u64, u64)) -> u64 {
+    let stalled = |t: u64| cores.iter().filter(|&&c| run.stalled(c, t)).count() as u64;
+    (from..to).map(stalled).sum()
+}
+
 /// Every missed job of `run`, the rule's verdict and what decided it, in the order of
 /// `run.jobs`.
 pub fn verdicts(run: &Timeline) -> Vec<(Verdict, Decided)> {
@@ -141,9 +149,13 @@ fn verdict(run: &Timeline, root: &[usize], i: usize) -> (Verdict, Decided) {
             Some(l) => (Decided::Window, Some(own), Some(l)),
             None => {
                 let larger = own.max(room);
-                match longest_stall(run, &cores, (b, d)).filter(|&l| l > larger) {
-                    Some(l) => (Decided::Backlog, Some(larger), Some(l)),
-                    None => (Decided::Schedule, Some(larger), None),
+                let longest = longest_stall(run, &cores, (b, d));
+                match longest {
+                    Some(l) if l > larger => (Decided::Backlog, Some(larger), Some(l)),
+                    Some(_) if lost(run, &cores, (b, d)) > larger => {
+                        (Decided::Summed, Some(larger), longest)
+                    }
+                    _ => (Decided::Schedule, Some(larger), None),
                 }
             }
         },
@@ -151,7 +163,10 @@ fn verdict(run: &Timeline, root: &[usize], i: usize) -> (Verdict, Decided) {
     let verdict = Verdict {
         task: j.task,
         job: j.job,
-        host: matches!(decided, Decided::Window | Decided::Backlog),
+        host: matches!(
+            decided,
+            Decided::Window | Decided::Backlog | Decided::Summed
+        ),
         slack,
         stall,
         backlog_from: b,

@@ -1,6 +1,6 @@
 //! The backlog rule on hand-made runs, every expected value worked by hand in the comments.
 
-use super::super::{attribute, MissCause, MissesByCause, RunView, SlackFrom};
+use super::super::{attribute, Cause, MissCause, MissesByCause, RunView, SlackFrom};
 use super::*;
 use crate::stalls::Stall;
 use kairos_trace::{Trace, TraceEvent};
@@ -141,6 +141,44 @@ fn a_stall_that_ended_before_the_backlog_began_explains_nothing() {
     let (counts, causes) = causes(&later, &[stall(0, 0, 5)], 67);
     assert_eq!((counts.host, counts.schedule), (0, 4));
     assert!(causes.iter().all(|c| c.backlog_from == ms(7)));
+}
+
+/// One task on core 0, 9 ms of every 10 ms, held up 3 ms at 1 ms and again at 31 ms: each
+/// stall makes two jobs late (by 2 ms, then 1 ms), the sixth is in time, and a job was pending
+/// throughout [0, 60).
+fn held_twice() -> Vec<Job> {
+    vec![
+        job(0, 0, 0, &[(0, 1), (4, 12)]),
+        job(0, 1, 10, &[(12, 21)]),
+        job(0, 2, 20, &[(21, 30)]),
+        job(0, 3, 30, &[(30, 31), (34, 42)]),
+        job(0, 4, 40, &[(42, 51)]),
+        job(0, 5, 50, &[(51, 60)]),
+    ]
+}
+
+#[test]
+fn stalls_that_together_outlast_the_backlogs_room_are_the_hosts() {
+    let stalls = [stall(0, 1, 3), stall(0, 31, 3)];
+    let (counts, both_seen) = causes(&held_twice(), &stalls, 70);
+    // Jobs 0, 1, 3 and 4 miss. Job 4's window [40, 50) overlaps no stall; its backlog [0, 50)
+    // holds jobs 0-4, 45 ms of work: 5 ms of room, its own slack 1 ms. Neither 3 ms stall is
+    // longer than 5 ms, but together they took 6 ms of [0, 50).
+    assert_eq!((counts.host, counts.schedule), (4, 0));
+    let last = both_seen.last().expect("job 4 missed");
+    assert_eq!((last.job, last.cause), (4, Cause::Host));
+    assert_eq!(last.slack, Some(Duration::from_millis(5)));
+    assert_eq!(last.stall, Some(stall(0, 1, 3)));
+    // With the first stall unseen, [0, 50) lost 3 ms, less than its room: job 4 is the
+    // schedule's, and so are jobs 0 and 1, with nothing seen in their way. Job 3's own window
+    // holds the second stall, longer than its 1 ms of slack.
+    let (counts, one_seen) = causes(&held_twice(), &stalls[1..], 70);
+    assert_eq!((counts.host, counts.schedule), (1, 3));
+    let host: Vec<u64> = (one_seen.iter())
+        .filter(|c| c.cause == Cause::Host)
+        .map(|c| c.job)
+        .collect();
+    assert_eq!(host, [3]);
 }
 
 #[test]
