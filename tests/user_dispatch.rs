@@ -5,15 +5,18 @@
 //! privilege: ignored by a plain `cargo test`, run by the README's command and CI (as root),
 //! where a missing privilege fails them. One lock serialises them: they share the CPUs.
 
+#[path = "user_dispatch/agree.rs"]
+mod agree;
 mod common;
 
+use agree::{agreeing_run, completions};
 use common::{stderr, Scratch};
 use kairos_model::{check_source, Duration, Format, Instant, Workload};
 use kairos_os::{online_cpus, privilege};
 use kairos_policy::{Action, Decision, JobView, Policy, PolicyKind, PriorityOrder, TimerId, View};
-use kairos_rt::dispatcher::{run_user, UserRun, UserRunConfig};
-use kairos_sim::{replay, simulate, ExecutionTimeModel, SimConfig};
-use kairos_trace::{Trace, TraceEvent};
+use kairos_rt::dispatcher::{UserRun, UserRunConfig};
+use kairos_sim::{replay, ExecutionTimeModel};
+use kairos_trace::Trace;
 use std::collections::BTreeMap;
 
 /// Four tasks on two cores, U = 1.1: preemptions, migrations under global policies.
@@ -60,10 +63,6 @@ name = "c"
 wcet = "3ms"
 period = "10ms"
 "#;
-
-/// A job the real run must complete if the simulation completes it this long before the end
-/// (the real run lags the simulation by its dispatch latencies).
-const END_SLACK: u64 = 20_000_000;
 
 fn workload() -> Workload {
     parse(WORKLOAD)
@@ -128,62 +127,9 @@ impl Policy for LeastLaxity {
     }
 }
 
-fn run_for_real(w: &Workload, policy: Box<dyn Policy + Send>, duration: Duration) -> UserRun {
-    let mut config = UserRunConfig::new(duration.as_nanos());
-    config.record_steps = true;
-    let run = run_user(w, policy, &config).expect("the run starts");
-    assert_eq!(run.result.stopped_by, None, "{:?}", run.result.notes);
-    run
-}
-
-fn completions(trace: &Trace) -> BTreeMap<(usize, u64), Instant> {
-    (trace.events.iter())
-        .filter_map(|e| match *e {
-            TraceEvent::Completion { task, job, at } => Some(((task, job), at)),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Every job the simulation completes (up to the slack before the end) completes for real.
-fn assert_real_completes_what_simulation_completes(w: &Workload, real: &UserRun, sim: &Trace) {
-    let end = real.result.ran_ns.saturating_sub(END_SLACK);
-    let real_done = completions(&real.result.trace);
-    let due: Vec<_> = (completions(sim).into_iter())
-        .filter(|(_, at)| at.as_nanos() <= end)
-        .collect();
-    assert!(
-        due.len() > 100,
-        "the simulation completes {} jobs",
-        due.len()
-    );
-    for ((task, job), _) in &due {
-        let record = (real.result.jobs.iter()).find(|r| (r.task, r.job) == (*task, *job));
-        assert!(
-            real_done.contains_key(&(*task, *job)),
-            "{}#{job} completed in the simulation, not for real (ran {} ns): {record:?}; {} misses",
-            w.tasks[*task].name,
-            real.result.ran_ns,
-            real.result.deadline_misses
-        );
-    }
-}
-
 /// Where a real run's window ended (its decisions there place nothing).
 fn end_of(real: &UserRun) -> Instant {
     Instant::from_nanos(real.result.duration_ns)
-}
-
-fn simulated(w: &Workload, policy: &mut dyn Policy, ran_ns: u64) -> Trace {
-    let config = SimConfig {
-        duration: Duration::from_nanos(ran_ns),
-        record_trace: true,
-        ..SimConfig::default()
-    };
-    simulate(w, policy, &config)
-        .expect("simulates")
-        .trace
-        .expect("trace")
 }
 
 #[test]
@@ -192,9 +138,8 @@ fn a_policy_written_once_runs_in_the_simulator_and_on_real_cores() {
     let _guard = common::serial();
     require_real_time();
     let w = parse(LAXITY_WORKLOAD);
-    let real = run_for_real(&w, Box::new(LeastLaxity), Duration::from_secs(2));
-    let sim = simulated(&w, &mut LeastLaxity, real.result.ran_ns);
-    assert_real_completes_what_simulation_completes(&w, &real, &sim);
+    let config = UserRunConfig::new(Duration::from_secs(2).as_nanos());
+    let (real, _) = agreeing_run(&w, &|| Box::new(LeastLaxity), &config);
     assert!(real.result.jobs_completed > 500);
     let timers = (real.steps.iter().flat_map(|s| &s.events))
         .filter(|e| matches!(e, kairos_policy::Reported::Timer(..)))
@@ -214,15 +159,10 @@ fn every_standard_policy_runs_for_real_and_replays_its_decisions() {
     let _guard = common::serial();
     require_real_time();
     let w = workload();
+    let config = UserRunConfig::new(Duration::from_secs(1).as_nanos());
     for kind in PolicyKind::ALL {
-        let real = run_for_real(&w, kind.build(PriorityOrder::Auto), Duration::from_secs(1));
+        let (real, _) = agreeing_run(&w, &|| kind.build(PriorityOrder::Auto), &config);
         assert_eq!(real.result.policy, kind.cli_name());
-        let sim = simulated(
-            &w,
-            kind.build(PriorityOrder::Auto).as_mut(),
-            real.result.ran_ns,
-        );
-        assert_real_completes_what_simulation_completes(&w, &real, &sim);
         let mut fresh = kind.build(PriorityOrder::Auto);
         replay(&w, fresh.as_mut(), &real.steps, end_of(&real))
             .unwrap_or_else(|e| panic!("{}: {e}", kind.cli_name()));
@@ -290,29 +230,10 @@ fn edzl_with_uniform_execution_times_runs_the_simulations_draws() {
     let _guard = common::serial();
     require_real_time();
     let w = parse(&WORKLOAD.replace("wcet = ", "bcet = \"100us\"\nwcet = "));
-    let (model, seed) = (ExecutionTimeModel::Uniform, 7);
     let mut config = UserRunConfig::new(Duration::from_millis(1500).as_nanos());
-    (config.execution_times, config.seed) = (model, seed);
-    let real = run_user(
-        &w,
-        PolicyKind::GlobalEdzl.build(PriorityOrder::Auto),
-        &config,
-    )
-    .expect("the run starts");
-    assert_eq!(real.result.stopped_by, None, "{:?}", real.result.notes);
-    let sim_config = SimConfig {
-        duration: Duration::from_nanos(real.result.ran_ns),
-        record_trace: true,
-        execution_times: model,
-        seed,
-        ..SimConfig::default()
-    };
-    let mut edzl = PolicyKind::GlobalEdzl.build(PriorityOrder::Auto);
-    let sim = simulate(&w, edzl.as_mut(), &sim_config)
-        .unwrap()
-        .trace
-        .unwrap();
-    assert_real_completes_what_simulation_completes(&w, &real, &sim);
+    (config.execution_times, config.seed) = (ExecutionTimeModel::Uniform, 7);
+    let build = || PolicyKind::GlobalEdzl.build(PriorityOrder::Auto);
+    let (real, sim) = agreeing_run(&w, &build, &config);
     // Job by job, the real work follows the simulated draw: among jobs of the long task
     // (planner, 0.1..6 ms) completed in both, the quarter drawn shortest ran for real less than
     // the quarter drawn longest (by far, unless the draws were not shared).
