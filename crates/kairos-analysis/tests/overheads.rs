@@ -78,6 +78,8 @@ fn arb_case(cores: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Cas
                     migration: mig,
                     ipi,
                     part_callback: Duration::ZERO,
+                    // The simulator does not throttle.
+                    rt_throttle: None,
                 },
                 seed,
             }

@@ -29,6 +29,30 @@ pub struct Overheads {
     /// The policy's callback at the end of an imprecise job's part (analysis only).
     #[serde(skip_serializing_if = "Cost::is_zero")]
     pub part_callback: Cost,
+    /// How much of each CPU the measured machine's kernel leaves to real-time threads, when it
+    /// throttles them (analysis only): `None` when it does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rt_throttle: Option<RtThrottle>,
+}
+
+/// Linux's real-time throttling: on each CPU, real-time threads may run `runtime` of every
+/// `period` (`/proc/sys/kernel/sched_rt_runtime_us` of `sched_rt_period_us`, 950 ms of 1 s by
+/// default); past it the kernel stops all of them there until the period ends, which a
+/// schedule that needs more of the CPU meets as a blackout of up to `period - runtime`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RtThrottle {
+    pub runtime: Duration,
+    pub period: Duration,
+}
+
+impl RtThrottle {
+    /// `runtime / period`, at most 1: the share of a CPU real-time work may use.
+    pub fn share(&self) -> f64 {
+        match self.period.as_nanos() {
+            0 => 1.0,
+            period => (self.runtime.as_nanos() as f64 / period as f64).min(1.0),
+        }
+    }
 }
 
 impl Overheads {

@@ -4,7 +4,7 @@
 use crate::decode::{Decoder, ZeroAllowed, OVERHEAD_KEYS};
 use crate::diagnostics::Diagnostics;
 use crate::document::{self, Format, Node, Value};
-use crate::overheads::{Cost, Overheads, Quantiles, P999_KEY, QUANTILE_KEYS};
+use crate::overheads::{Cost, Overheads, Quantiles, RtThrottle, P999_KEY, QUANTILE_KEYS};
 use crate::time::Duration;
 
 /// The `[overheads]` table of `source`; every other key of the file is ignored. An error if the
@@ -37,7 +37,12 @@ pub fn overheads_from_source(source: &str, format: Format) -> Result<Overheads, 
 pub(crate) fn decode_overheads(decoder: &mut Decoder, node: &Node) -> Option<Overheads> {
     let path = "overheads";
     let entries = decoder.table(node, path)?;
-    decoder.reject_unknown_keys(entries, &OVERHEAD_KEYS, path);
+    let known: Vec<&str> = OVERHEAD_KEYS
+        .iter()
+        .copied()
+        .chain([THROTTLE_KEY])
+        .collect();
+    decoder.reject_unknown_keys(entries, &known, path);
     // Every key is read before giving up, so every bad value is reported.
     let costs: Vec<Option<Cost>> = (OVERHEAD_KEYS.iter())
         .map(|key| match decoder.field(entries, key, path) {
@@ -45,7 +50,11 @@ pub(crate) fn decode_overheads(decoder: &mut Decoder, node: &Node) -> Option<Ove
             None => Some(Cost::default()),
         })
         .collect();
+    let throttle_path = format!("{path}.{THROTTLE_KEY}");
+    let rt_throttle = (decoder.field(entries, THROTTLE_KEY, path))
+        .map(|n| decode_throttle(decoder, n, &throttle_path));
     let costs: Vec<Cost> = costs.into_iter().collect::<Option<_>>()?;
+    let rt_throttle = rt_throttle.map_or(Some(None), |t| t.map(Some))?;
     let [scheduling, context_switch, migration, release, release_latency, ipi, part_callback] =
         costs.try_into().ok()?;
     Some(Overheads {
@@ -56,7 +65,38 @@ pub(crate) fn decode_overheads(decoder: &mut Decoder, node: &Node) -> Option<Ove
         release_latency,
         ipi,
         part_callback,
+        rt_throttle,
     })
+}
+
+/// The key of the kernel's real-time throttling in an `[overheads]` table.
+pub const THROTTLE_KEY: &str = "rt_throttle";
+
+/// `{ runtime = "950ms", period = "1s" }`: a positive period, a runtime no longer than it.
+fn decode_throttle(decoder: &mut Decoder, node: &Node, path: &str) -> Option<RtThrottle> {
+    let hint = "rt_throttle = { runtime = \"950ms\", period = \"1s\" } (sched_rt_runtime_us of sched_rt_period_us)";
+    let entries = decoder.table(node, path)?;
+    decoder.reject_unknown_keys(entries, &["runtime", "period"], path);
+    let mut read = |key: &str, zero| {
+        let n = decoder.required(entries, key, path, node.position, hint)?;
+        decoder.duration(n, &format!("{path}.{key}"), zero)
+    };
+    let runtime = read("runtime", ZeroAllowed::Yes);
+    let period = read("period", ZeroAllowed::No);
+    let throttle = RtThrottle {
+        runtime: runtime?,
+        period: period?,
+    };
+    if throttle.runtime > throttle.period {
+        decoder.diagnostics.push(
+            crate::Diagnostic::error("runtime is longer than period")
+                .at_path(path)
+                .at_position(node.position)
+                .with_hint(hint),
+        );
+        return None;
+    }
+    Some(throttle)
 }
 
 /// A duration, or a table of the five quantiles of a measured distribution.
@@ -189,6 +229,36 @@ migration = { min = "1us", p50 = "1us", p90 = "2us", p99 = "3us", max = "4us" }
             .iter()
             .next()
             .is_none());
+    }
+
+    #[test]
+    fn the_kernels_throttling_is_read_and_checked() {
+        let source = "[overheads]\nrt_throttle = { runtime = \"950ms\", period = \"1s\" }\n";
+        let o = overheads_from_source(source, Format::Toml).unwrap();
+        let throttle = o.rt_throttle.expect("read");
+        assert_eq!(throttle.runtime, Duration::from_millis(950));
+        assert!((throttle.share() - 0.95).abs() < 1e-12);
+        assert!(o.is_zero(), "a throttle is not a cost");
+        let cases = [
+            (
+                r#"{ runtime = "2s", period = "1s" }"#,
+                "runtime is longer than period",
+            ),
+            (r#"{ runtime = "1ms", period = "0s" }"#, "period"),
+            (r#"{ runtime = "1ms" }"#, "period"),
+            (
+                r#"{ runtime = "1ms", period = "1s", share = 1 }"#,
+                "unknown key `share`",
+            ),
+        ];
+        for (value, expected) in cases {
+            let source = format!("[overheads]\nrt_throttle = {value}\n");
+            let errors = overheads_from_source(&source, Format::Toml).unwrap_err();
+            let text: Vec<String> = errors.iter().map(|d| d.render("o.toml")).collect();
+            let text = text.join("\n");
+            assert!(text.contains(expected), "{value}: {text}");
+            assert!(text.contains("o.toml:2:"), "{value}: not located: {text}");
+        }
     }
 
     #[test]

@@ -18,7 +18,9 @@
 //!    switched in and out (`2 (Δsch + Δcxs)`), and on more than one core a doorbell (`Δipi`)
 //!    asks for it. With that loss `δ`, a VCPU of budget `Θ + δ` still gives its guest `Θ`
 //!    per period, anywhere in the period as the periodic resource model assumes; the budget
-//!    is also scaled by the interrupt share `1 / s`, because budgets are charged in wall time.
+//!    is also scaled by the interrupt share `1 / s`, because budgets are charged in wall time
+//!    (`s = σ - u_rel`, `σ` the share of a core the kernel's real-time throttling leaves, as
+//!    in [`crate::overheads`]; guest tasks are not charged `σ` again).
 //!    A computed interface gets the least `Θ` for the inflated tasks, then `Θ' = (Θ + δ) / s`;
 //!    a file's own VCPUs are checked with `Θ s - δ` left to their guests.
 //! 3. **The VMM** is checked, unchanged, on the VCPUs with the budgets of step 2, which already
@@ -35,7 +37,7 @@ use kairos_model::{Domain, Duration, GuestScheduler, VmSystem, VmmScheduler};
 /// The report of `system` with the overheads `c` charged (module doc).
 pub fn analyze_with_overheads(system: &VmSystem, c: &Charges) -> CsaReport {
     let population = interrupt_periods(system);
-    let scale = 1.0 - population.iter().map(|t| share(c.release, *t)).sum::<f64>();
+    let scale = c.rt_share() - population.iter().map(|t| share(c.release, *t)).sum::<f64>();
     let loss = supply_loss(system, c);
     let mut inflated = system.clone();
     let mut notes: Vec<Option<String>> = vec![None; system.domains.len()];
@@ -112,11 +114,13 @@ fn inflate_domain(
         (GuestScheduler::Gedf | GuestScheduler::Gdm, _) | (_, true) => Placement::Global,
         _ => Placement::Partitioned,
     };
+    // The kernel's throttling caps a physical core, so it is charged once, to the VCPUs.
     let c = &Charges {
         context_switch: match vmm_global {
             true => c.context_switch + c.migration,
             false => c.context_switch,
         },
+        rt_throttle: None,
         ..*c
     };
     let inflation =

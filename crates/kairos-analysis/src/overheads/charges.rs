@@ -2,7 +2,7 @@
 //! measured distribution (a fixed cost is its own value at every quantile).
 
 use crate::nanos;
-use kairos_model::{Cost, Duration, Overheads};
+use kairos_model::{Cost, Duration, Overheads, RtThrottle};
 use serde::Serialize;
 
 /// Which point of each measured distribution the analysis charges.
@@ -90,6 +90,9 @@ pub struct Charges {
     /// `Δpart`: the policy's callback at a part boundary of an imprecise job.
     #[serde(serialize_with = "nanos::one")]
     pub part_callback: Duration,
+    /// The kernel's real-time throttling on the measured machine, if it throttles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rt_throttle: Option<RtThrottle>,
 }
 
 impl Charges {
@@ -104,6 +107,13 @@ impl Charges {
             migration: q(overheads.migration),
             ipi: q(overheads.ipi),
             part_callback: q(overheads.part_callback),
+            rt_throttle: overheads.rt_throttle,
         }
+    }
+
+    /// The share of a core real-time work may use: 1, or the throttling's runtime over its
+    /// period.
+    pub fn rt_share(&self) -> f64 {
+        self.rt_throttle.map_or(1.0, |t| t.share())
     }
 }

@@ -6,7 +6,13 @@
 //! Carolina at Chapel Hill, 2011), chapter 3, as SchedCAT's `overheads/jlfp.py` implements it,
 //! with no periodic tick (kairos's dispatcher is event-driven) and no dedicated interrupt core:
 //! 1. Release handling is interrupt load: `u_rel = sum_i Δrel / T_i`, and the share of a core
-//!    left to jobs is `s = 1 - u_rel` (`s <= 0`: interrupt overload, nothing is schedulable).
+//!    left to jobs is `s = σ - u_rel` (`s <= 0`: interrupt overload, nothing is schedulable),
+//!    where `σ` is the share of a core the kernel lets real-time threads use: 1, or on a
+//!    machine whose profile records Linux's real-time throttling, its runtime over its period
+//!    (0.95 by default). A core loaded past `σ` is throttled, every real-time thread on it
+//!    stopped for the rest of the throttling period: a blackout no deadline of the set survives,
+//!    so the share the tests may fill is `σ`, not 1 (kairos's own extension of the accounting:
+//!    a LITMUS^RT kernel does not throttle).
 //! 2. One preemption costs `c_pre = (n Δrel + Δev u_rel) / s` for `n` tasks.
 //! 3. Each task becomes `T' = T - Δev`, `D' = D - Δev` (a release is handled up to `Δev`
 //!    late) and `C' = (C + 2 (Δsch + Δcxs) + Δcpmd) / s + 2 c_pre + Δipi`: each job causes at
@@ -74,7 +80,7 @@ pub enum Placement {
 /// The task set as the tests see it with the overheads charged.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Inflation {
-    /// `s`, the share of a core left to jobs after release interrupts.
+    /// `s`, the share of a core left to jobs after release interrupts (and the kernel's throttling).
     pub scale: f64,
     /// `c_pre`, the cost of one preemption.
     #[serde(serialize_with = "crate::nanos::one")]
@@ -155,12 +161,12 @@ pub fn inflate_among(
 ) -> Result<Inflation, Overload> {
     let rel = c.release.as_nanos() as f64;
     let u_rel: f64 = interrupts.iter().map(|t| rel / t.as_nanos() as f64).sum();
-    let scale = 1.0 - u_rel;
+    let scale = c.rt_share() - u_rel;
     if scale <= 0.0 {
         return Err(Overload::Interrupts);
     }
-    // Without release charges nothing is scaled, exactly.
-    let scaled = |ns: u64| match u_rel == 0.0 {
+    // Without release charges or throttling nothing is scaled, exactly.
+    let scaled = |ns: u64| match scale == 1.0 {
         true => ns,
         false => nanos((ns as f64 / scale * ROUND_UP).ceil()),
     };

@@ -24,7 +24,9 @@
 //!   `lead` ahead to ask the coming worker and to tell the leaving one to stop): `Δev`.
 //!
 //! So every slot keeps `S - g` of usable time, with the **guard**
-//! `g = 2 Δev + Δsch + Δcxs (+ Δcpmd + (m - 1)(Δipi + Δsch) on m > 1 cores)`.
+//! `g = 2 Δev + Δsch + Δcxs (+ Δcpmd + (m - 1)(Δipi + Δsch) on m > 1 cores) + (1 - σ) S`,
+//! the last term on a machine whose kernel throttles real-time threads to a share `σ` of each
+//! core ([`super`]): a core booked in every slot then stays within its share.
 //!
 //! A **mode change** is seen in the boundary's pass (already in `g`); then the policy is asked
 //! again in the new mode and the cores whose job the new table changes switch a second time:
@@ -81,7 +83,7 @@ impl SlotGuard {
         };
         SlotGuard {
             slot,
-            guard: ev + ev + sch + cxs + cpmd + doorbell,
+            guard: ev + ev + sch + cxs + cpmd + doorbell + throttled(slot, c),
             mode_change: sch + cxs + cpmd,
         }
     }
@@ -104,6 +106,19 @@ impl SlotGuard {
             .ok()
             .map(Duration::from_nanos)
     }
+}
+
+/// `(1 - σ) S`, rounded up: the part of every slot the kernel's real-time throttling keeps
+/// from real-time work (`σ`, [`Charges::rt_share`]). A core booked in every slot still uses at
+/// most `σ` of it, so the tables never meet the throttling's blackout.
+fn throttled(slot: Duration, c: &Charges) -> Duration {
+    let Some(t) = c.rt_throttle.filter(|t| !t.period.is_zero()) else {
+        return Duration::ZERO;
+    };
+    // In integers, exactly: S - floor(S runtime / period).
+    let slot_ns = u128::from(slot.as_nanos());
+    let left = slot_ns * u128::from(t.runtime.as_nanos()) / u128::from(t.period.as_nanos());
+    Duration::from_nanos(u64::try_from(slot_ns - left.min(slot_ns)).unwrap_or(u64::MAX))
 }
 
 /// One task's WCETs before and after the guard, per level.

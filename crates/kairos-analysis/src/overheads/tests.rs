@@ -20,7 +20,16 @@ pub(crate) fn charges() -> Charges {
         migration: us(30),
         ipi: us(8),
         part_callback: us(3),
+        rt_throttle: None,
     }
+}
+
+/// Linux's default throttling: 950 ms of every 1 s.
+pub(crate) fn throttled() -> Option<kairos_model::RtThrottle> {
+    Some(kairos_model::RtThrottle {
+        runtime: Duration::from_millis(950),
+        period: Duration::from_millis(1000),
+    })
 }
 
 fn wcets(inflation: &Inflation) -> Vec<u64> {
@@ -79,6 +88,40 @@ fn an_imprecise_job_pays_two_part_boundaries() {
     let inflation = inflate(&[task], Placement::Uniprocessor, &charges()).unwrap();
     let t = inflation.tasks[0];
     assert_eq!((t.wcet_ns(), t.windup_ns()), (2_130_343, 1_045_132));
+}
+
+#[test]
+fn a_throttled_core_leaves_its_share_to_the_tasks() {
+    // No cost but the throttling: s = 0.95 - 0 = 0.95, and nothing else is charged.
+    let c = Charges {
+        rt_throttle: throttled(),
+        ..Charges::default()
+    };
+    // 9.4 ms / 0.95 = 9894736.84 -> 9894737 ns fits in 10 ms; 9.6 ms / 0.95 = 10.105 ms
+    // does not: a core 96 % busy would be throttled.
+    let fits = inflate(
+        &[task_ns(9_400_000, 10_000_000, 10_000_000)],
+        Placement::Uniprocessor,
+        &c,
+    );
+    let fits = fits.unwrap();
+    assert!((fits.scale - 0.95).abs() < 1e-12);
+    assert_eq!(wcets(&fits), vec![9_894_737]);
+    assert_eq!(
+        inflate(
+            &[task_ns(9_600_000, 10_000_000, 10_000_000)],
+            Placement::Uniprocessor,
+            &c
+        ),
+        Err(Overload::Task(0))
+    );
+    // With the release charges too: s = 0.95 - 0.0035 = 0.9465.
+    let both = Charges {
+        rt_throttle: throttled(),
+        ..charges()
+    };
+    let inflation = inflate(&two_tasks(), Placement::Uniprocessor, &both).unwrap();
+    assert!((inflation.scale - 0.9465).abs() < 1e-12);
 }
 
 #[test]

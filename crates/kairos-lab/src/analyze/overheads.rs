@@ -45,7 +45,7 @@ pub struct PlacementInflation {
     /// `None` when the set cannot be scheduled at all with these overheads.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub overload: Option<String>,
-    /// The share of a core left to jobs after release interrupts.
+    /// The share of a core left to jobs after release interrupts (and the kernel's throttling).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scale: Option<f64>,
     pub tasks: Vec<TaskInflation>,

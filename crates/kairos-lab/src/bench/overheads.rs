@@ -68,6 +68,9 @@ pub struct Measured {
     pub part_callback: Option<[u64; 6]>,
     /// A same-core futex hand-off on the run's first CPU, without a decision.
     pub same_core_floor: [u64; 6],
+    /// The kernel's real-time throttling when measured, in microseconds: runtime of every
+    /// period (`None`: unlimited or unreadable).
+    pub rt_throttle_us: Option<(u64, u64)>,
     pub decisions: u64,
     pub switch_ins: u64,
     pub migrations: u64,
@@ -148,6 +151,7 @@ fn measure(
         ipi: quantiles_of(result, DOORBELL_TO_HANDLER).ok(),
         part_callback: quantiles_of(result, PART_POLICY).ok(),
         same_core_floor,
+        rt_throttle_us: rt_throttle_us(),
         decisions: count(DECISION_COST),
         switch_ins: count(REQUEST_TO_START),
         migrations: count(MIGRATION_REQUEST_TO_START),
@@ -188,7 +192,20 @@ fn overheads_table(m: &Measured, provenance: &str) -> String {
             out.push_str(&format!("{key} = {}\n", inline_table(values)));
         }
     }
+    if let Some((runtime, period)) = m.rt_throttle_us {
+        out.push_str(&format!(
+            "rt_throttle = {{ runtime = \"{runtime}us\", period = \"{period}us\" }}\n"
+        ));
+    }
     out
+}
+
+/// This machine's real-time throttling (`/proc/sys/kernel/sched_rt_runtime_us` of
+/// `sched_rt_period_us`), which the overhead-aware analysis charges as the share of a CPU left
+/// to real-time work; `None` when the limit is off (`-1`) or unreadable.
+fn rt_throttle_us() -> Option<(u64, u64)> {
+    let (runtime, period) = kairos_os::sched::read_rt_limits()?;
+    Some((u64::try_from(runtime).ok()?, u64::try_from(period).ok()?))
 }
 
 /// min, p50, p90, p99, p99.9 and max of a run's histogram, ns; an error if it has no sample.

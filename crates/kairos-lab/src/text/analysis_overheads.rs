@@ -50,7 +50,16 @@ pub fn charged(c: &Charges) -> String {
         ("part callback", c.part_callback),
     ]
     .map(|(name, d)| format!("{name} {}", human_ns(d.as_nanos())));
-    costs.join(", ")
+    let mut line = costs.join(", ");
+    if let Some(t) = c.rt_throttle {
+        line.push_str(&format!(
+            "; real-time throttling {} of every {} (a core keeps {:.2} for real-time work)",
+            human_ns(t.runtime.as_nanos()),
+            human_ns(t.period.as_nanos()),
+            t.share()
+        ));
+    }
+    line
 }
 
 fn placement(p: &PlacementInflation) -> String {
@@ -63,7 +72,7 @@ fn placement(p: &PlacementInflation) -> String {
         return format!("  {name}: {overload}\n");
     }
     let mut out = format!(
-        "  {name} (a core keeps {:.4} after release interrupts): task C -> C' (D', T')\n",
+        "  {name} (a core keeps {:.4} for its jobs): task C -> C' (D', T')\n",
         p.scale.unwrap_or(1.0)
     );
     for t in &p.tasks {

@@ -46,6 +46,17 @@ fn the_guard_counts_each_cost_of_a_slot() {
 }
 
 #[test]
+fn a_throttled_machine_keeps_its_part_of_every_slot() {
+    // (1 - 0.95) x 1000 us = 50 us more: 110 us on one core, 153 us on two.
+    let c = Charges {
+        rt_throttle: crate::overheads::tests::throttled(),
+        ..charges()
+    };
+    assert_eq!(SlotGuard::new(us(1000), 1, &c).guard, us(110));
+    assert_eq!(SlotGuard::new(us(1000), 2, &c).guard, us(153));
+}
+
+#[test]
 fn wcets_become_whole_slots_of_usable_time() {
     let g = SlotGuard::new(us(1000), 1, &charges());
     // 1000 / 940 -> 2 slots; exactly 940 us -> 1 slot.
