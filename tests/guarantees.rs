@@ -20,7 +20,8 @@ fn simulated_config() -> String {
     )
 }
 
-/// Every family, the study's default, in its order.
+/// Every family a simulated study judges, its default there, in order (the tables of
+/// `mc-tables` run on real cores only).
 const FAMILIES: [&str; 9] = [
     "gedf",
     "pedf",
@@ -197,10 +198,24 @@ fn check_describes_a_study_and_locates_its_problems() {
         stdout(&ok).contains(
             "guarantees study guarantees: 9 point(s) of 4 set(s), families gedf, pedf, gfp, \
              grmwp, prmwp, vm-global-deferrable, vm-global-periodic, vm-partition-deferrable, \
-             vm-partition-periodic, 2 core(s), accepted sets run 2s on real cores"
+             vm-partition-periodic, mc-tables, 2 core(s), accepted sets run 2s on real cores"
         ),
         "{}",
         stdout(&ok)
+    );
+    dir.write(
+        "tables.toml",
+        "study = \"guarantees\"\nexecution = \"simulated\"\nfamilies = [\"gedf\", \"mc-tables\"]\n",
+    );
+    let tables = dir.kairos(&["check", "tables.toml"]);
+    assert_eq!(tables.status.code(), Some(2));
+    assert!(
+        stdout(&tables).contains(
+            "tables.toml:3:21: error: families[1]: mc-tables runs on real cores only: the table \
+             simulator charges no overheads"
+        ),
+        "{}",
+        stdout(&tables)
     );
     dir.write(
         "bad.toml",
@@ -221,8 +236,9 @@ fn check_describes_a_study_and_locates_its_problems() {
     }
 }
 
-/// One set of one family for 300 ms on real cores, the profile measured first: the files and
-/// the table's columns (what a real run counts varies with the machine: not asserted).
+/// One set of a policy family and one MC-DAG system for 300 ms on real cores, the profile
+/// measured first: the files and the table's columns (what a real run counts varies with the
+/// machine: not asserted).
 #[test]
 #[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
 fn a_tiny_study_runs_on_real_cores() {
@@ -230,8 +246,9 @@ fn a_tiny_study_runs_on_real_cores() {
     let dir = Scratch::new("guarantees-real");
     dir.write(
         "tiny.toml",
-        "study = \"guarantees\"\nexecution = \"real\"\nsamples = 1\nfamilies = [\"gedf\"]\n\
-         duration = \"300ms\"\n[utilization]\nfrom = 0.5\nto = 0.5\nstep = 0.1\n",
+        "study = \"guarantees\"\nexecution = \"real\"\nsamples = 1\n\
+         families = [\"gedf\", \"mc-tables\"]\nduration = \"300ms\"\n\
+         [utilization]\nfrom = 0.5\nto = 0.5\nstep = 0.1\n",
     );
     let out = dir.kairos(&["experiment", "tiny.toml", "--out-dir", "out", "--quiet"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -241,7 +258,7 @@ fn a_tiny_study_runs_on_real_cores() {
         stderr(&out)
     );
     assert!(
-        stderr(&out).contains("estimate: at most 1 run(s) of 300ms"),
+        stderr(&out).contains("estimate: at most 2 run(s) of 300ms"),
         "{}",
         stderr(&out)
     );
@@ -250,7 +267,16 @@ fn a_tiny_study_runs_on_real_cores() {
         csv.starts_with(&format!("{CSV_HEADER}\ngedf,0.5,1,")),
         "{csv}"
     );
-    assert_eq!(csv.lines().count(), 2, "{csv}");
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    // The tables of an MC-DAG system at U = 0.5 synthesize, so they ran on the table dispatcher.
+    let tables = &rows(&csv)[1];
+    assert_eq!(tables["family"], "mc-tables", "{csv}");
+    assert_eq!(
+        (count(tables, "sets"), count(tables, "run")),
+        (1, 1),
+        "{csv}"
+    );
+    assert!(count(tables, "jobs") > 0, "{csv}");
     assert!(dir.read("out/overheads.toml").contains("[overheads]"));
     let text = stdout(&out);
     assert_eq!(table_columns(&text), TABLE_COLUMNS, "{text}");

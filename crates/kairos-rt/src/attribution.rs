@@ -142,10 +142,10 @@ pub fn cause_of(
     }
 }
 
-/// The second case of the rule for a backlog `[from, deadline)` on `cores` that had `slack`:
-/// the longest stall there outlasts it, or the stalls there, cut to the interval, add up to
-/// more than it. Returns the cause and the longest stall.
-pub fn backlog_cause(
+/// Whether the stalls on `cores` in `window` explain a loss of more than `slack` there (the
+/// second case of the rule, for a backlog `[b, d)`): the longest outlasts it, or the stalls,
+/// each cut to the window, add up to more than it. Returns the cause and the longest stall.
+pub fn stalls_outlast(
     window: (Instant, Instant),
     cores: &[usize],
     slack: Duration,
@@ -244,7 +244,7 @@ pub fn attribute(
                             let larger = own.max(room);
                             let window = (backlog.from, deadline);
                             let (cause, stall) =
-                                backlog_cause(window, &backlog.cores, larger, &index);
+                                stalls_outlast(window, &backlog.cores, larger, &index);
                             (cause, stall, Some(larger))
                         }
                     }

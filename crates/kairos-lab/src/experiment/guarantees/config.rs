@@ -81,7 +81,8 @@ fn read(r: &mut Reader, root: &Node, path: &Path) -> Option<Study> {
     let seed = r.top(entries, "seed", |r, n, p| r.whole(n, p));
     let cores = r.top(entries, "cores", |r, n, p| r.positive(n, p));
     let samples = r.top(entries, "samples", |r, n, p| r.positive(n, p));
-    let families = r.top(entries, "families", families);
+    let real = execution.as_deref().is_none_or(|e| e == "real");
+    let families = r.top(entries, "families", |r, n, p| families(r, n, p, real));
     let tasks = r.top(entries, "tasks", |r, n, p| r.positive(n, p));
     let periods = r.top(entries, "periods", |r, n, p| {
         r.period_range(n, p, "periods = [\"5ms\", \"50ms\"]")
@@ -112,7 +113,10 @@ fn read(r: &mut Reader, root: &Node, path: &Path) -> Option<Study> {
         seed: seed.unwrap_or(0),
         samples: samples.unwrap_or(3) as usize,
         points: points.unwrap_or_else(|| default_points.points().expect("valid")),
-        families: families.unwrap_or_else(Studied::all),
+        families: families.unwrap_or_else(|| {
+            let all = Studied::all().into_iter();
+            all.filter(|f| real || f.simulates()).collect()
+        }),
         sets: Sets {
             cores: cores.unwrap_or(2) as usize,
             tasks: tasks.unwrap_or(8) as usize,
@@ -121,12 +125,13 @@ fn read(r: &mut Reader, root: &Node, path: &Path) -> Option<Study> {
         duration: duration.unwrap_or(Duration::from_secs(2)),
         profile: profile.unwrap_or(Profile::Measured),
         quantile: quantile.unwrap_or_default(),
-        real: execution.is_none_or(|e| e == "real"),
+        real,
     })
 }
 
-/// `families = ["gedf", ...]`: names of [`Studied::all`], each once.
-fn families(r: &mut Reader, node: &Node, path: &str) -> Option<Vec<Studied>> {
+/// `families = ["gedf", ...]`: names of [`Studied::all`], each once, and in a simulated study
+/// only those the simulator can judge.
+fn families(r: &mut Reader, node: &Node, path: &str, real: bool) -> Option<Vec<Studied>> {
     let names: Vec<&str> = Studied::all().iter().map(|f| f.name()).collect();
     let hint = format!("one or more of {}", names.join(", "));
     let Value::Array(items) = &node.value else {
@@ -146,6 +151,12 @@ fn families(r: &mut Reader, node: &Node, path: &str) -> Option<Vec<Studied>> {
         };
         match Studied::from_name(&name) {
             Some(f) if chosen.contains(&f) => r.report(item, &at, "named twice", None),
+            Some(f) if !real && !f.simulates() => {
+                let message = format!(
+                    "{name} runs on real cores only: the table simulator charges no overheads"
+                );
+                r.report(item, &at, &message, Some("execution = \"real\""))
+            }
             Some(f) => chosen.push(f),
             None => r.report(item, &at, &format!("unknown family {name:?}"), Some(&hint)),
         }

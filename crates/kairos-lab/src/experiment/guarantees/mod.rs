@@ -8,9 +8,11 @@
 //! family's policy on kairos's user-space dispatcher, with the partition and optional deadlines
 //! of the verdict that accepted it ([`set`]). The VM families ([`vm`]) split the periodic set
 //! over the domains of a hierarchical system, judged by the compositional analysis ideally and
-//! overhead-aware, and run on the VCPU budgets of the analysis that accepted it. A set the overhead-aware analysis accepts that
-//! misses a deadline is a broken guarantee; a set only the ideal analysis accepts shows what the
-//! overheads the ideal analysis ignores cost.
+//! overhead-aware, and run on the VCPU budgets of the analysis that accepted it. The
+//! mixed-criticality family ([`mc`]) draws MC-DAG systems, judged by table synthesis without
+//! and with the slot guard, and runs their tables on the table dispatcher. A set the
+//! overhead-aware analysis accepts that misses a deadline is a broken guarantee; a set only the
+//! ideal analysis accepts shows what the overheads the ideal analysis ignores cost.
 //!
 //! As every experiment: reproducible from the config (the sets of sample `k` at point `p` come
 //! from their own seeded stream), resumable by point, progress through the [`Observer`]. Runs on
@@ -19,6 +21,7 @@
 
 mod config;
 mod family;
+mod mc;
 mod point;
 mod profile;
 mod report;
@@ -133,8 +136,7 @@ fn run_point(
         .map(|sample| {
             let seed = sample_seed(study.seed, index, sample);
             let judge = |&family: &Studied| {
-                let workload = study.sets.draw(family.imprecise(), seed, utilization)?;
-                let judged = family.judge(&workload, &study.sets, seed, setup);
+                let judged = family.judge(&study.sets, seed, utilization, setup);
                 observe(Event::Done { sets: 1 });
                 judged
             };

@@ -1,22 +1,32 @@
-//! What the study judges: a policy family ([`super::family`]) or a VM family ([`super::vm`]).
+//! What the study judges: a policy family ([`super::family`]), a VM family ([`super::vm`]) or
+//! the mixed-criticality tables ([`super::mc`]).
 
 use super::family::{Family, Sets};
+use super::mc;
 use super::set::{self, Judged, Setup};
 use super::vm::VmFamily;
-use kairos_model::Workload;
 
 /// A family of the study.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Studied {
     Policy(Family),
     Vm(VmFamily),
+    /// Mixed-criticality DAG systems and their tables.
+    Mc,
 }
 
 impl Studied {
-    /// Every family, in the order the study reports them: the policies, then the VMs.
+    /// Every family, in the order the study reports them: the policies, the VMs, the tables.
     pub fn all() -> Vec<Studied> {
         let policies = Family::ALL.into_iter().map(Studied::Policy);
-        policies.chain(VmFamily::ALL.map(Studied::Vm)).collect()
+        let vms = VmFamily::ALL.map(Studied::Vm);
+        policies.chain(vms).chain([Studied::Mc]).collect()
+    }
+
+    /// Whether the family can be studied in the simulator: tables cannot, their simulator
+    /// charges no overheads.
+    pub fn simulates(self) -> bool {
+        self != Studied::Mc
     }
 
     /// The family's name, as configs write it.
@@ -24,6 +34,7 @@ impl Studied {
         match self {
             Studied::Policy(f) => f.name(),
             Studied::Vm(f) => f.name(),
+            Studied::Mc => mc::NAME,
         }
     }
 
@@ -37,6 +48,7 @@ impl Studied {
         match self {
             Studied::Policy(f) => f.tests(),
             Studied::Vm(f) => f.tests(),
+            Studied::Mc => mc::TESTS,
         }
     }
 
@@ -45,17 +57,26 @@ impl Studied {
         matches!(self, Studied::Policy(f) if f.imprecise())
     }
 
-    /// `workload` (drawn from `seed` by `sets`) judged and, when accepted, run.
+    /// The set of sample `seed` at `utilization`, judged and, when accepted, run. The policy
+    /// families judge one periodic set per seed and so do the VM families (split over domains);
+    /// the imprecise families share one imprecise set; the tables draw an MC-DAG system.
     pub fn judge(
         self,
-        workload: &Workload,
         sets: &Sets,
         seed: u64,
+        utilization: f64,
         setup: &Setup,
     ) -> Result<Judged, String> {
         match self {
-            Studied::Policy(f) => set::judge(f, workload, seed, setup),
-            Studied::Vm(f) => f.judge(workload, sets, seed, setup),
+            Studied::Policy(f) => {
+                let workload = sets.draw(f.imprecise(), seed, utilization)?;
+                set::judge(f, &workload, seed, setup)
+            }
+            Studied::Vm(f) => {
+                let workload = sets.draw(false, seed, utilization)?;
+                f.judge(&workload, sets, seed, setup)
+            }
+            Studied::Mc => mc::judge(sets, seed, utilization, setup),
         }
     }
 }

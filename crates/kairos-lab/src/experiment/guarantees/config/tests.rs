@@ -28,7 +28,7 @@ fn the_study_key_alone_gives_the_default_study() {
         "vm-partition-deferrable",
         "vm-partition-periodic",
     ];
-    assert_eq!(names, [&policies[..], &vms[..]].concat());
+    assert_eq!(names, [&policies[..], &vms[..], &["mc-tables"]].concat());
     // 0.3, 0.5, ..., 1.9: nine points.
     assert_eq!(study.points.len(), 9);
     assert_eq!((study.points[0], study.points[8]), (0.3, 1.9));
@@ -180,4 +180,16 @@ fn p999_with_a_profile_that_lacks_it_is_refused_at_each_distribution() {
         !diagnostics.has_errors() && study.is_some(),
         "{diagnostics:?}"
     );
+}
+
+#[test]
+fn a_simulated_study_leaves_the_tables_out_by_default() {
+    let text = "study = \"guarantees\"\nexecution = \"simulated\"\n";
+    let (study, diagnostics) = check(&config_path(), text);
+    assert!(!diagnostics.has_errors(), "{diagnostics:?}");
+    let names: Vec<&str> = (study.expect("valid").families.iter())
+        .map(|f| f.name())
+        .collect();
+    assert_eq!(names.len(), 9, "{names:?}");
+    assert!(!names.contains(&"mc-tables"), "{names:?}");
 }
