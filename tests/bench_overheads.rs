@@ -72,6 +72,16 @@ fn measured_overheads_are_written_as_distributions_and_simulated() {
         matches!(overheads.migration, Cost::Measured(_)),
         "{written}"
     );
+    // The machine's real-time throttling, as the kernel states it (absent when off).
+    let limits = kairos_os::sched::read_rt_limits().expect("readable limits");
+    let throttle = overheads.rt_throttle.map(|t| {
+        let us = |d: kairos_model::Duration| (d.as_nanos() / 1000) as i64;
+        (us(t.runtime), us(t.period))
+    });
+    match limits {
+        (runtime, _) if runtime < 0 => assert_eq!(throttle, None, "{written}"),
+        limits => assert_eq!(throttle, Some(limits), "{written}"),
+    }
     let charged = overhead_ns(&scratch, &["--overheads", "o.toml"]);
     assert!(charged > 0);
     assert_eq!(

@@ -80,15 +80,17 @@ fn host_explains(result: &RunResult, own: Option<&MissCause>) -> bool {
         }
 }
 
-/// The first job the simulation completes before the end slack that the real run does not,
-/// with its description; `None` when there is none. Fails when the simulation completes too few jobs for
-/// the comparison to mean anything.
+/// The first job (by its simulated completion) the simulation completes before the end slack
+/// that the real run does not, with its description; `None` when there is none. Fails when the
+/// simulation completes too few jobs for the comparison to mean anything.
 fn first_missing(w: &Workload, real: &UserRun, sim: &Trace) -> Option<((usize, u64), String)> {
     let end = real.result.ran_ns.saturating_sub(END_SLACK);
     let real_done = completions(&real.result.trace);
-    let due: Vec<_> = (completions(sim).into_iter())
+    let mut due: Vec<_> = (completions(sim).into_iter())
         .filter(|(_, at)| at.as_nanos() <= end)
         .collect();
+    // The earliest the simulation completes: where the run first fell behind.
+    due.sort_by_key(|&(key, at)| (at, key));
     assert!(
         due.len() > 100,
         "the simulation completes {} jobs",

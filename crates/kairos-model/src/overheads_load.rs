@@ -244,8 +244,11 @@ migration = { min = "1us", p50 = "1us", p90 = "2us", p99 = "3us", max = "4us" }
                 r#"{ runtime = "2s", period = "1s" }"#,
                 "runtime is longer than period",
             ),
-            (r#"{ runtime = "1ms", period = "0s" }"#, "period"),
-            (r#"{ runtime = "1ms" }"#, "period"),
+            (
+                r#"{ runtime = "1ms", period = "0s" }"#,
+                "overheads.rt_throttle.period",
+            ),
+            (r#"{ runtime = "1ms" }"#, "missing"),
             (
                 r#"{ runtime = "1ms", period = "1s", share = 1 }"#,
                 "unknown key `share`",

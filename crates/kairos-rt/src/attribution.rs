@@ -145,7 +145,7 @@ pub fn cause_of(
 /// Whether the stalls on `cores` in `window` explain a loss of more than `slack` there (the
 /// second case of the rule, for a backlog `[b, d)`): the longest outlasts it, or the stalls,
 /// each cut to the window, add up to more than it. Returns the cause and the longest stall.
-pub fn stalls_outlast(
+fn stalls_outlast(
     window: (Instant, Instant),
     cores: &[usize],
     slack: Duration,
@@ -173,7 +173,7 @@ fn longest_in(
 }
 
 /// The time the stalls on `cores` took from `[from, to)`: each cut to the interval, summed.
-fn lost_in((from, to): (Instant, Instant), cores: &[usize], stalls: &StallIndex) -> Duration {
+pub fn lost_in((from, to): (Instant, Instant), cores: &[usize], stalls: &StallIndex) -> Duration {
     (cores.iter())
         .flat_map(|&core| stalls.overlapping(core, from, to))
         .map(|s| s.end().min(to).saturating_since(s.start.max(from)))

@@ -41,8 +41,14 @@ pub fn analyze_with_overheads(system: &VmSystem, c: &Charges) -> CsaReport {
     let loss = supply_loss(system, c);
     let mut inflated = system.clone();
     let mut notes: Vec<Option<String>> = vec![None; system.domains.len()];
+    if scale <= 0.0 {
+        // Release interrupts (with the throttling's share) leave a core nothing for VCPUs.
+        let note = "with overheads, release interrupts alone fill a core".to_string();
+        notes.iter_mut().for_each(|n| *n = Some(note.clone()));
+    }
     for (d, domain) in inflated.domains.iter_mut().enumerate() {
-        notes[d] = inflate_domain(domain, system, c, &population).err();
+        let failed = inflate_domain(domain, system, c, &population).err();
+        notes[d] = notes[d].take().or(failed);
         if let Some(vcpus) = &mut domain.vcpus {
             for v in vcpus.iter_mut() {
                 v.budget = left_to_guest(v.budget, scale, loss);
@@ -227,6 +233,32 @@ mod tests {
             budget(&analyze_with_overheads(&s, &Charges::default())),
             1_000_000
         );
+    }
+
+    #[test]
+    fn the_throttling_scales_the_vcpus_once_and_a_core_without_share_accepts_nothing() {
+        // σ = 0.95 and nothing else: the guest keeps Θ = 1 ms (no throttle charged to it) and
+        // the VCPU asks 1 ms / 0.95 = 1052631.58 -> 1052632 ns.
+        let throttle = |runtime_ms| {
+            Some(kairos_model::RtThrottle {
+                runtime: Duration::from_millis(runtime_ms),
+                period: Duration::from_millis(1000),
+            })
+        };
+        let s = system("vcpus = \"auto\"");
+        let c = Charges {
+            rt_throttle: throttle(950),
+            ..Charges::default()
+        };
+        let charged = analyze_with_overheads(&s, &c);
+        assert_eq!(budget(&charged), 1_052_632);
+        assert_eq!(charged.schedulable, Some(true));
+        // A kernel that leaves real-time threads nothing: no VCPU can run.
+        let none = Charges {
+            rt_throttle: throttle(0),
+            ..Charges::default()
+        };
+        assert_eq!(analyze_with_overheads(&s, &none).schedulable, Some(false));
     }
 
     #[test]

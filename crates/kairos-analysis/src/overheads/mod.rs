@@ -9,10 +9,12 @@
 //!    left to jobs is `s = σ - u_rel` (`s <= 0`: interrupt overload, nothing is schedulable),
 //!    where `σ` is the share of a core the kernel lets real-time threads use: 1, or on a
 //!    machine whose profile records Linux's real-time throttling, its runtime over its period
-//!    (0.95 by default). A core loaded past `σ` is throttled, every real-time thread on it
-//!    stopped for the rest of the throttling period: a blackout no deadline of the set survives,
-//!    so the share the tests may fill is `σ`, not 1 (kairos's own extension of the accounting:
-//!    a LITMUS^RT kernel does not throttle).
+//!    (0.95 by default). A core loaded past `σ` loses the rest of the throttling period to
+//!    normal threads (its real-time threads are throttled; from Linux 6.12 the fair deadline
+//!    server runs runnable normal ones): a blackout no deadline of the set survives, so the
+//!    share the tests may fill is `σ`, not 1 (kairos's own extension of the accounting: a
+//!    LITMUS^RT kernel does not throttle). `σ` is a long-run share: a throttling period can also
+//!    hold work carried in from before it, which this does not bound.
 //! 2. One preemption costs `c_pre = (n Δrel + Δev u_rel) / s` for `n` tasks.
 //! 3. Each task becomes `T' = T - Δev`, `D' = D - Δev` (a release is handled up to `Δev`
 //!    late) and `C' = (C + 2 (Δsch + Δcxs) + Δcpmd) / s + 2 c_pre + Δipi`: each job causes at

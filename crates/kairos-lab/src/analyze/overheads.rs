@@ -69,14 +69,17 @@ fn ns<S: serde::Serializer>(d: &Duration, serializer: S) -> Result<S::Ok, S::Err
     serializer.serialize_u64(d.as_nanos())
 }
 
-/// The overheads the request asks for, if any are not zero.
+/// The overheads the request asks for, if any are not zero (or the machine throttles).
 pub(super) fn chosen(
     workload: &Workload,
     request: &OverheadRequest,
 ) -> Option<(&'static str, Overheads)> {
     match request.profile {
         Some(profile) => Some(("profile", profile)),
-        None => (!workload.overheads.is_zero()).then_some(("workload", workload.overheads)),
+        None => {
+            let o = workload.overheads;
+            (!o.is_zero() || o.rt_throttle.is_some()).then_some(("workload", o))
+        }
     }
 }
 

@@ -1,8 +1,8 @@
 //! Deadline-miss attribution (`kairos_rt::attribution::attribute`, without a simulation) on
 //! small random runs ([`timeline`]) against a brute-force reading of its rule ([`oracle`]):
 //! the same cause, slack, explaining stall and backlog start for every missed job. Not
-//! vacuous: across the cases the window rule, the backlog rule and an overload each decide
-//! some miss.
+//! vacuous: across the cases the window rule, the backlog rule (a single stall, and the stalls
+//! summed) and an overload each decide some miss.
 
 mod oracle;
 mod timeline;

@@ -11,9 +11,9 @@
 //!
 //! With no overrun asked, every raise of the mode is the tables' promise broken: the jobs it
 //! discards count as misses, each with the cause of the overrun that raised it (`host` when the
-//! stalls on the cores during the overrunning job's window outlast the room its budget left
-//! over its work, [`kairos_rt::attribution::stalls_outlast`]); deadline misses are attributed as
-//! every run's, against the tables' simulation.
+//! stalls inside the overrunning job's own intervals took more than the room its budget left
+//! over its work); deadline misses are attributed as every run's, against the tables'
+//! simulation.
 
 use super::family::Sets;
 use super::set::{self, Counts, Execution, Judged, Setup};
@@ -24,7 +24,7 @@ use kairos_mc::{synthesize, SynthOptions};
 use kairos_model::{Duration, Instant, McSystem, TableSet};
 use kairos_policy::table::{TableExecModel, TablePlan};
 use kairos_policy::JobId;
-use kairos_rt::attribution::{stalls_outlast, Cause, StallIndex};
+use kairos_rt::attribution::{lost_in, Cause, StallIndex};
 use kairos_rt::calibrate::Calibration;
 use kairos_rt::table::{run_tables_detailed, TableRun, TableRunConfig};
 use kairos_rt::watchdog::RunControl;
@@ -129,23 +129,21 @@ fn on_cores(
     Ok(counts)
 }
 
-/// The jobs the run discarded, counted by the cause of the raise before each: `(host,
-/// schedule)`.
+/// The jobs the run discarded, counted by the cause of the raise that discarded each (the
+/// latest at or before its instant, on the schedule's clock): `(host, schedule)`.
 fn discards_by_cause(plan: &TablePlan, run: &TableRun) -> (u64, u64) {
     let index = StallIndex::new(&run.result.stall_intervals);
     let raises: Vec<(u64, Cause)> = (run.mode_changes.iter())
         .filter(|m| m.to > m.from)
         .filter_map(|m| {
             let trigger = *m.triggers.first()?;
-            Some((
-                m.detected_at,
-                overrun_cause(plan, run, &index, m.from, trigger),
-            ))
+            let cause = overrun_cause(plan, &index, m.from, trigger);
+            Some((m.nominal, cause))
         })
         .collect();
     let mut counts = (0, 0);
     for at in run.result.jobs.iter().filter_map(|j| j.discarded) {
-        let before = raises.partition_point(|&(detected, _)| detected <= at);
+        let before = raises.partition_point(|&(nominal, _)| nominal <= at);
         match before.checked_sub(1).map(|i| raises[i].1) {
             Some(Cause::Host) => counts.0 += 1,
             _ => counts.1 += 1,
@@ -154,34 +152,89 @@ fn discards_by_cause(plan: &TablePlan, run: &TableRun) -> (u64, u64) {
     counts
 }
 
-/// Why `job` overran its budget in the table of `level`: `host` when the stalls on the cores
-/// from its release to its detection outlast its budget there less its work (its level-0 WCET,
-/// whole), `schedule` otherwise: the dispatcher's own costs took the room.
-fn overrun_cause(
-    plan: &TablePlan,
-    run: &TableRun,
-    index: &StallIndex,
-    level: usize,
-    job: JobId,
-) -> Cause {
+/// Why `job` overran its budget in the table of `level`: `host` when the stalls inside its
+/// own intervals there, each on its core, took more than its budget less its work (its
+/// level-0 WCET, whole); `schedule` otherwise: the dispatcher's own costs took the room. Only
+/// the first overrunning job of a raise is asked (with two levels a raise has one cause).
+fn overrun_cause(plan: &TablePlan, index: &StallIndex, level: usize, job: JobId) -> Cause {
     let task = &plan.tasks[job.task];
-    let key = task.first_key + (job.number % plan.jobs_per_hyperperiod(job.task)) as usize;
-    let budget: u64 = (plan.tables[level].by_core.iter().flatten())
-        .filter(|slot| slot.key == key)
-        .map(|slot| slot.end - slot.start)
-        .sum();
-    let record = (run.result.jobs.iter()).find(|r| (r.task, r.job) == (job.task, job.number));
-    let detected = (run.mode_changes.iter())
-        .find(|m| m.triggers.contains(&job))
-        .map(|m| m.detected_at);
-    let (Some(record), Some(detected)) = (record, detected) else {
-        return Cause::Schedule;
-    };
-    let slack = Duration::from_nanos(budget.saturating_sub(task.wcet[0]));
-    let window = (
-        Instant::from_nanos(record.release),
-        Instant::from_nanos(detected),
-    );
-    let cores: Vec<usize> = (0..plan.cores).collect();
-    stalls_outlast(window, &cores, slack, index).0
+    let per_hyperperiod = plan.jobs_per_hyperperiod(job.task);
+    let key = task.first_key + (job.number % per_hyperperiod) as usize;
+    let offset = (job.number / per_hyperperiod) * plan.hyperperiod;
+    let mut budget = Duration::ZERO;
+    let mut lost = Duration::ZERO;
+    for (core, slots) in plan.tables[level].by_core.iter().enumerate() {
+        for slot in slots.iter().filter(|slot| slot.key == key) {
+            let (start, end) = (offset + slot.start, offset + slot.end);
+            budget += Duration::from_nanos(end - start);
+            let window = (Instant::from_nanos(start), Instant::from_nanos(end));
+            lost += lost_in(window, &[core], index);
+        }
+    }
+    let room = budget.saturating_sub(Duration::from_nanos(task.wcet[0]));
+    match lost > room {
+        true => Cause::Host,
+        false => Cause::Schedule,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kairos_model::{Dag, McTask};
+    use kairos_rt::stalls::Stall;
+
+    fn ms(v: u64) -> Duration {
+        Duration::from_millis(v)
+    }
+
+    /// One DAG of period 4 ms on one core: `a` (1 ms, 2 ms at HI), its ideal tables.
+    fn plan() -> TablePlan {
+        let system = McSystem {
+            name: None,
+            cores: 1,
+            levels: vec!["LO".into(), "HI".into()],
+            dags: vec![Dag {
+                name: "g".into(),
+                period: ms(4),
+                deadline: ms(4),
+                tasks: vec![McTask {
+                    name: "a".into(),
+                    wcet: vec![ms(1), ms(2)],
+                }],
+                edges: Vec::new(),
+            }],
+        };
+        let tables = synthesize(&system, &SynthOptions::default()).expect("tables");
+        TablePlan::new(&system, &tables.tables).expect("a plan")
+    }
+
+    fn stall(start_us: u64, length_us: u64) -> Stall {
+        Stall {
+            core: 0,
+            start: Instant::from_nanos(start_us * 1000),
+            length: Duration::from_micros(length_us),
+            held: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn an_overrun_is_the_hosts_only_when_stalls_inside_its_intervals_took_its_room() {
+        let plan = plan();
+        let slot = plan.tables[0].by_core[0][0];
+        // The ideal LO budget is the 1 ms of work itself: no room at all.
+        assert_eq!(slot.end - slot.start, 1_000_000);
+        let job = |number| JobId { task: 0, number };
+        let inside = stall(slot.start / 1000 + 100, 50);
+        let index = StallIndex::new(&[inside]);
+        assert_eq!(overrun_cause(&plan, &index, 0, job(0)), Cause::Host);
+        // The same stall seen by the next hyper-period's job: outside its interval.
+        assert_eq!(overrun_cause(&plan, &index, 0, job(1)), Cause::Schedule);
+        // A stall between its intervals explains nothing.
+        let after = StallIndex::new(&[stall(slot.end / 1000 + 10, 500)]);
+        assert_eq!(overrun_cause(&plan, &after, 0, job(0)), Cause::Schedule);
+        let moved = stall((slot.start + plan.hyperperiod) / 1000 + 100, 50);
+        let index = StallIndex::new(&[moved]);
+        assert_eq!(overrun_cause(&plan, &index, 0, job(1)), Cause::Host);
+    }
 }
