@@ -113,10 +113,10 @@ impl Scheduler {
         self.side.failure.as_ref()
     }
 
-    /// One pass at `now` (ns since the origin) by a dispatcher: a decision at every event
-    /// instant due by then, and at the first pass. Its timings go to the dispatcher's
+    /// One pass at `now` (ns since the origin) by the dispatcher of `core`: a decision at every
+    /// event instant due by then, and at the first pass. Its timings go to the dispatcher's
     /// `timings`, to be recorded once the lock is let go.
-    pub fn pass(&mut self, shared: &Shared, now: u64, timings: &mut Timings) {
+    pub fn pass(&mut self, shared: &Shared, core: usize, now: u64, timings: &mut Timings) {
         if self.side.failure.is_some() {
             return;
         }
@@ -132,6 +132,7 @@ impl Scheduler {
             side: &mut self.side,
             shared,
             tasks: &self.tasks,
+            core,
         };
         let c = &mut self.contract;
         pass.refresh_progress(c);

@@ -132,11 +132,13 @@ pub(super) fn jobs_of(task: &Task, end: u64) -> usize {
     (end / task.period.as_nanos().max(1) + 1) as usize
 }
 
-/// A pass: the run's side, the state the threads share, and the tasks.
+/// A pass: the run's side, the state the threads share, the tasks, and the core passing.
 pub(super) struct Pass<'a> {
     pub side: &'a mut RunSide,
     pub shared: &'a Shared,
     pub tasks: &'a [Task],
+    /// The core whose dispatcher runs the pass.
+    pub core: usize,
 }
 
 impl Host<RunJob> for Pass<'_> {
@@ -218,7 +220,16 @@ impl Host<RunJob> for Pass<'_> {
         }
     }
 
+    /// A raise rings every other core at once, before the pass decides in the new mode: their
+    /// dispatchers wake while this one switches tables and decides (the wake-up, a futex wake
+    /// across cores, is most of a remote core's reschedule), then wait for the lock and find
+    /// the new decisions. The ring after the pass would come that much later.
     fn mode_changed(&mut self, _: Instant, from: usize, to: usize, triggers: &[JobId]) {
         self.side.changes.push((from, to, triggers.to_vec()));
+        if to > from {
+            (self.shared.cores.iter().enumerate())
+                .filter(|&(core, _)| core != self.core)
+                .for_each(|(_, c)| c.ring());
+        }
     }
 }

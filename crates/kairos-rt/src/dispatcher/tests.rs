@@ -101,7 +101,7 @@ fn passes_of(kind: PolicyKind, record_steps: bool) -> (u64, u64) {
         let (before, policy_before) = (allocations(), own.load(Ordering::Relaxed));
         {
             let mut s = shared.scheduler.lock().expect("no thread panicked");
-            s.pass(&shared, now, &mut timings);
+            s.pass(&shared, 0, now, &mut timings);
             assert_eq!(s.failure(), None);
             s.wake_times(&mut wake);
         }

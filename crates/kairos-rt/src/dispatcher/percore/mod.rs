@@ -241,7 +241,7 @@ impl Dispatcher<'_> {
                 .iter()
                 .map(|c| c.wake_at.load(Ordering::Relaxed)),
         );
-        scheduler.pass(shared, now, &mut self.timings);
+        scheduler.pass(shared, self.core, now, &mut self.timings);
         if let Some(reason) = scheduler.failure() {
             shared.control.request_stop(reason.clone());
         }
