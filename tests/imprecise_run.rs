@@ -11,6 +11,8 @@
 //! explains it (the run's stalls and steal, printed). Needs real-time privilege: ignored by a
 //! plain `cargo test`, run by the README's command and CI (as root).
 
+mod common;
+
 use kairos_analysis::partition::Heuristic;
 use kairos_analysis::rmwp::plan::{plan, Placement};
 use kairos_gen::imprecise::{generate_imprecise, ImpreciseConfig};
@@ -116,7 +118,7 @@ fn imprecise_sets_run_by_parts_on_real_cores_as_simulated() {
             match run_and_compare(&w, kind) {
                 Ok(()) => break,
                 Err(host) if attempt < ATTEMPTS => {
-                    println!("{}: {host}; running again", kind.cli_name());
+                    common::tell_rerun(&format!("{}: {host}; running again", kind.cli_name()));
                 }
                 Err(host) => panic!("{}: the host disturbed every run: {host}", kind.cli_name()),
             }

@@ -30,6 +30,14 @@ pub fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Says why a real run runs again, with the host's evidence, on the process's standard error
+/// itself: the test harness captures `println!` and `eprintln!` of a test that passes, and a
+/// rerun must show in the log of every run, passing or not.
+pub fn tell_rerun(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
 /// A fresh, empty folder under the system temp dir for one test; removed when dropped.
 pub struct Scratch(pub PathBuf);
 

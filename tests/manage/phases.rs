@@ -43,7 +43,7 @@ fn the_manager_cuts_the_load_while_it_interferes_and_gives_the_time_back_after()
     let file = kernel_load_then_quiet(&dir.0);
     let mut phases = run(&file);
     if let Some(evidence) = host_evidence(&phases) {
-        eprintln!("host: {evidence}; running once more");
+        crate::common::tell_rerun(&format!("host: {evidence}; running once more"));
         phases = run(&file);
     }
     let Phases { json, stolen: _ } = &phases;

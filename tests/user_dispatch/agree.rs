@@ -2,6 +2,7 @@
 //! completes (up to a slack before the end) completes for real. A run that falls behind is run
 //! again only when the host explains it, and the evidence is printed.
 
+use crate::common::tell_rerun;
 use kairos_lab::run::lost_time;
 use kairos_model::{Duration, Instant, Workload};
 use kairos_policy::Policy;
@@ -59,9 +60,9 @@ pub fn agreeing_run(w: &Workload, build: Build<'_>, config: &UserRunConfig) -> (
             attempt < ATTEMPTS,
             "{name}: the host disturbed every run: {missing}\n{evidence}"
         );
-        println!(
+        tell_rerun(&format!(
             "{name}, attempt {attempt}: {missing}; the host explains it:\n{evidence}running again"
-        );
+        ));
     }
     unreachable!("the last attempt returns or fails")
 }

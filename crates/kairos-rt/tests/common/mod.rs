@@ -17,6 +17,14 @@ use std::sync::{Mutex, MutexGuard};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
+/// Says why a real run runs again, with the host's evidence, on the process's standard error
+/// itself: the test harness captures `println!` and `eprintln!` of a test that passes, and a
+/// rerun must show in the log of every run, passing or not.
+pub fn tell_rerun(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
 /// One test binary's turn at the CPUs: the real-time tests share them, the process-wide signal
 /// disposition, and the process's thread list.
 pub fn serial() -> MutexGuard<'static, ()> {

@@ -69,12 +69,17 @@ pub fn run_scenario(
                 panic!("{what}, and no stall, steal or slowed core of the host explains it")
             }
             Ok(Some(evidence)) if attempt < ATTEMPTS => {
-                eprintln!("attempt {attempt}: the host disturbed the scenario: {evidence}; again");
+                let text = format!(
+                    "attempt {attempt}: the host disturbed the scenario: {evidence}; again"
+                );
+                crate::common::tell_rerun(&text);
                 attempt += 1;
             }
             Ok(evidence) => {
                 if let Some(evidence) = evidence {
-                    eprintln!("attempt {attempt}, the last: the host disturbed it: {evidence}");
+                    let text =
+                        format!("attempt {attempt}, the last: the host disturbed it: {evidence}");
+                    crate::common::tell_rerun(&text);
                 }
                 return run;
             }
