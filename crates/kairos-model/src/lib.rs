@@ -36,6 +36,7 @@ pub mod validate;
 pub mod vm;
 pub mod vm_load;
 pub mod workload;
+pub mod workload_write;
 mod xml;
 
 pub use diagnostics::{Diagnostic, Diagnostics, Position, Severity};

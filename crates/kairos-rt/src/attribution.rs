@@ -3,7 +3,9 @@
 //! **The rule.** A missed job `j` (release `r`, absolute deadline `d`) is a `host` miss when
 //! its slack `s_j` and its backlog's demand slack `s_b` both exist and
 //! 1. a stall ([`crate::stalls`]) on a core it ran on (any of its group's if it never ran)
-//!    overlapping its window `[r, d)` is longer than `s_j`: the job itself was held; or
+//!    overlapping its window `[r, d)` is longer than `s_j`, or its own segments before `d`
+//!    lost more than `s_j` to a slowed core ([`Slowness`]: CPU time its worker held without
+//!    doing its work, beyond the run's usual share): the job itself was held; or
 //! 2. a stall on a core of its group overlapping its backlog `[b, d)` is longer than both
 //!    `s_j` and `s_b`, or the stalls there, each cut to `[b, d)`, add up to more than both:
 //!    the work it waited behind was held;
@@ -45,7 +47,7 @@
 //! Computers 72(1), 2023, section 3.1), interference the schedule (and its simulation) does
 //! not contain; the demand slack is the processor-demand criterion ([`backlog`] cites it).
 
-use crate::measure::JobRecord;
+use crate::measure::{JobRecord, SegmentRecord};
 use crate::stalls::Stall;
 use kairos_model::{Duration, Instant};
 use kairos_trace::{Trace, TraceEvent};
@@ -53,7 +55,9 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
 mod backlog;
+mod slowed;
 pub use backlog::{Backlog, Backlogs};
+pub use slowed::Slowness;
 
 /// Why a job missed its deadline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -91,6 +95,8 @@ pub struct MissCause {
     /// The slack the rule weighed the stalls against; `None`: the job had none.
     pub slack: Option<Duration>,
     pub stall: Option<Stall>,
+    /// What a slowed core took from its own segments before its deadline ([`Slowness`]).
+    pub slowed: Duration,
     /// Where its backlog began (its release when it waited behind none).
     pub backlog_from: Instant,
 }
@@ -210,6 +216,8 @@ pub struct RunView<'a> {
     pub stalls: &'a [Stall],
     /// Every core of the run, as its segments number them.
     pub cores: &'a [usize],
+    /// The segments as the workers recorded them, with their CPU time and work when counted.
+    pub worker_segments: &'a [SegmentRecord],
     /// The end of the run (misses are judged up to it).
     pub end: u64,
 }
@@ -225,6 +233,7 @@ pub fn attribute(
     let completions = simulated.map(completions_of);
     let index = StallIndex::new(run.stalls);
     let backlogs = Backlogs::new(jobs, &segments, &index, (run.cores, run.end));
+    let slowed = slowed_by_job(run.worker_segments);
     let causes: Vec<MissCause> = (jobs.iter().filter(|j| j.missed(run.end)))
         .map(|j| {
             let own = segments.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
@@ -235,11 +244,15 @@ pub fn attribute(
             };
             let backlog = backlogs.of(j);
             let cores = cores_of(j, own, &backlog.cores);
+            let slowed = slowed
+                .get(&(j.task, j.job))
+                .map_or(Duration::ZERO, |s| s.before(j.deadline));
             let (cause, stall, slack) = match slack.zip(backlog.demand_slack) {
                 None => (Cause::Schedule, None, None),
                 Some((own, room)) => {
                     match cause_of((release, deadline), &cores, Some(own), &index) {
                         (Cause::Host, stall) => (Cause::Host, stall, Some(own)),
+                        _ if slowed > own => (Cause::Host, None, Some(own)),
                         _ => {
                             let larger = own.max(room);
                             let window = (backlog.from, deadline);
@@ -256,6 +269,7 @@ pub fn attribute(
                 cause,
                 slack,
                 stall,
+                slowed,
                 backlog_from: backlog.from,
             }
         })
@@ -289,6 +303,38 @@ fn segments_of(measured: &Trace) -> HashMap<(usize, u64), Vec<Segment>> {
             .push((core, start, end));
     }
     segments
+}
+
+/// Each job's segments that counted their work: `(start, end, lost beyond the usual share)`.
+struct SlowedSegments(Vec<(u64, u64, Duration)>);
+
+impl SlowedSegments {
+    /// What they lost before `at` (a segment running past it counted pro rata).
+    fn before(&self, at: u64) -> Duration {
+        (self.0.iter())
+            .filter(|&&(start, _, _)| start < at)
+            .map(|&(start, end, lost)| match end <= at {
+                true => lost,
+                false => Duration::from_nanos(lost.as_nanos() * (at - start) / (end - start)),
+            })
+            .fold(Duration::ZERO, |a, b| a + b)
+    }
+}
+
+fn slowed_by_job(segments: &[SegmentRecord]) -> HashMap<(usize, u64), SlowedSegments> {
+    let slowness = Slowness::of(segments);
+    let mut by_job: HashMap<(usize, u64), SlowedSegments> = HashMap::new();
+    for s in segments {
+        if let Some(time) = s.worker_time {
+            let lost = (s.start, s.end, slowness.excess(&time));
+            by_job
+                .entry((s.task, s.job))
+                .or_insert(SlowedSegments(Vec::new()))
+                .0
+                .push(lost);
+        }
+    }
+    by_job
 }
 
 /// The cores a job ran on, or every core of its group if it never ran.

@@ -12,6 +12,7 @@
 use crate::attribution::{self, MissCause, MissesByCause, RunView};
 use crate::calibrate::Calibration;
 use crate::stalls::{CoreLost, LostTime, Stall};
+use kairos_model::Duration;
 use kairos_trace::{OptionalMetrics, Trace, TraceEvent};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -90,6 +91,28 @@ pub struct SegmentRecord {
     pub job: u64,
     pub start: u64,
     pub end: u64,
+    /// What its worker had of the core and did with it, when the runtime counts work in
+    /// calibrated units (the user-space dispatcher's workers); `None` under kernel dispatch,
+    /// whose bodies count CPU time, so a slow core only makes their jobs longer.
+    pub worker_time: Option<WorkerTime>,
+}
+
+/// The worker's thread CPU time over one segment and the work it did in it (calibrated
+/// units, at the core's undisturbed speed). CPU time the work does not account for is time
+/// the core ran slower than at calibration while the worker held it: the host's (steal too
+/// short to be reported, a busy sibling of the host's core, a lower clock) or interrupts',
+/// never another thread of this machine, whose time is not the worker's CPU time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct WorkerTime {
+    pub on_cpu: Duration,
+    pub work: Duration,
+}
+
+impl WorkerTime {
+    /// The CPU time the work does not account for.
+    pub fn slowed(&self) -> Duration {
+        self.on_cpu.saturating_sub(self.work)
+    }
 }
 
 /// What one runtime thread observed; merged into a [`RunResult`].
@@ -189,6 +212,9 @@ pub struct RunResult {
     /// Every missed job with its cause, in release order.
     #[serde(skip)]
     pub miss_causes: Vec<MissCause>,
+    /// Every segment as its worker recorded it (with its CPU time and work, when counted).
+    #[serde(skip)]
+    pub segments: Vec<SegmentRecord>,
 }
 
 /// What [`RunResult::build`] needs; the table dispatcher fills the optional parts.
@@ -217,6 +243,15 @@ pub struct RunInputs {
     pub server_names: Vec<String>,
     /// Time taken from the run's cores.
     pub lost: LostTime,
+}
+
+/// The CPU time jobs held `core` for that their work does not account for
+/// ([`WorkerTime::slowed`]), summed; `None` if no segment there counted its work.
+fn slowed_on(segments: &[SegmentRecord], core: usize) -> Option<Duration> {
+    (segments.iter())
+        .filter(|s| s.cpu == core)
+        .filter_map(|s| s.worker_time.map(|t| t.slowed()))
+        .reduce(|a, b| a + b)
 }
 
 impl RunResult {
@@ -253,7 +288,10 @@ impl RunResult {
         }
         let optional = optional_total(&inputs.optional);
         let trace = build_trace(&inputs, &jobs, &segments, end);
-        let lost = std::mem::take(&mut inputs.lost);
+        let mut lost = std::mem::take(&mut inputs.lost);
+        for core in &mut lost.cores {
+            core.slowed = slowed_on(&segments, core.core);
+        }
         let mut result = RunResult {
             policy: inputs.policy,
             duration_ns: inputs.duration_ns,
@@ -292,6 +330,7 @@ impl RunResult {
             trace,
             stall_intervals: lost.stalls,
             miss_causes: Vec::new(),
+            segments,
         };
         result.attribute_misses(None);
         result
@@ -305,6 +344,7 @@ impl RunResult {
             measured: &self.trace,
             stalls: &self.stall_intervals,
             cores: &cores,
+            worker_segments: &self.segments,
             end: self.ran_ns.min(self.duration_ns),
         };
         (self.misses_by_cause, self.miss_causes) =

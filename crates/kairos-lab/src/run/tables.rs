@@ -12,7 +12,7 @@ use kairos_policy::JobId;
 use kairos_rt::dispatcher::ModeChangeRecord;
 use kairos_rt::measure::RunResult;
 use kairos_rt::periodic::RunError;
-use kairos_rt::table::{run_tables_detailed, TableRun, TableRunConfig};
+use kairos_rt::table::{run_tables_detailed, Raise, RaiseCause, TableRun, TableRunConfig};
 use kairos_rt::watchdog::RunControl;
 use kairos_sim::table::{simulate_tables, TableExecModel, TableSimConfig, TableSimOutcome};
 use kairos_sim::ExecutionTimeModel;
@@ -81,7 +81,7 @@ pub(super) fn run(name: &str, mut system: McSystem, request: &Request) -> Result
         None
     };
     if let Some(trace) = simulated.as_ref().and_then(|s| s.trace.as_ref()) {
-        run.result.attribute_misses(Some(trace));
+        run.attribute_misses(Some(trace));
     }
     let json = serde_json::to_value(JsonRun::of(&system, &run)).expect("run result serializes");
     let mut text = summary(&system, &run, &source);
@@ -118,6 +118,16 @@ struct JsonModeChange {
     to: String,
     task: String,
     job: u64,
+    /// Why it rose: `asked`, `host` or `schedule` (`kairos_rt::table::cause`), with the
+    /// evidence weighed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cause: Option<RaiseCause>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lacked_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stalled_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slowed_ns: Option<u64>,
 }
 
 impl<'a> JsonRun<'a> {
@@ -132,23 +142,49 @@ impl<'a> JsonRun<'a> {
                 .zip(run.misses_per_level.iter().copied())
                 .collect(),
             mode_change_log: raises(run)
-                .map(|(m, cause)| JsonModeChange {
+                .map(|(m, job, raise)| JsonModeChange {
                     nominal_ns: m.nominal,
                     detected_ns: m.detected_at,
                     switch_done_ns: m.decided_at,
                     from: level(m.from),
                     to: level(m.to),
-                    task: run.result.trace.task_names[cause.task].clone(),
-                    job: cause.number,
+                    task: run.result.trace.task_names[job.task].clone(),
+                    job: job.number,
+                    cause: raise.map(|r| r.cause),
+                    lacked_ns: raise.map(|r| r.lacked.as_nanos()),
+                    stalled_ns: raise.map(|r| r.stalled.as_nanos()),
+                    slowed_ns: raise.map(|r| r.slowed.as_nanos()),
                 })
                 .collect(),
         }
     }
 }
 
-/// The mode changes an overrun raised, each with its first overrunning job.
-fn raises(run: &TableRun) -> impl Iterator<Item = (&ModeChangeRecord, JobId)> {
-    (run.mode_changes.iter()).filter_map(|m| m.triggers.first().map(|&cause| (m, cause)))
+/// The mode changes an overrun raised, each with its first overrunning job and the cause the
+/// run found for it.
+fn raises(run: &TableRun) -> impl Iterator<Item = (&ModeChangeRecord, JobId, Option<&Raise>)> {
+    (run.mode_changes.iter()).filter_map(|m| {
+        let job = *m.triggers.first()?;
+        let raise = (run.raises.iter()).find(|r| (r.nominal, r.job) == (m.nominal, job));
+        Some((m, job, raise))
+    })
+}
+
+/// The cause of a raise in words, with the evidence weighed.
+fn cause_text(raise: &Raise) -> String {
+    let (lacked, stalled, slowed) = (
+        human_ns(raise.lacked.as_nanos()),
+        human_ns(raise.stalled.as_nanos()),
+        human_ns(raise.slowed.as_nanos()),
+    );
+    let evidence = format!(
+        "it lacked {lacked} of work; stalls in its intervals {stalled}, slowed core {slowed}"
+    );
+    match raise.cause {
+        RaiseCause::Asked => "asked: its work exceeds its intervals".into(),
+        RaiseCause::Host => format!("the host's: {evidence}"),
+        RaiseCause::Schedule => format!("the schedule's: {evidence}"),
+    }
 }
 
 fn system_name(system: &McSystem) -> &str {
@@ -179,16 +215,19 @@ fn summary(system: &McSystem, run: &TableRun, source: &str) -> String {
     for (name, h) in &r.histograms {
         out.push_str(&format!("{name:<38} {}\n", h.summary.display_us()));
     }
-    for (m, cause) in raises(run) {
+    for (m, job, raise) in raises(run) {
         out.push_str(&format!(
             "mode change {} -> {} at {} (detected {} after the end of {}#{}'s budget)\n",
             system.levels[m.from],
             system.levels[m.to],
             human_ns(m.detected_at),
             human_ns(m.detected_at.saturating_sub(m.nominal)),
-            r.trace.task_names[cause.task],
-            cause.number
+            r.trace.task_names[job.task],
+            job.number
         ));
+        if let Some(raise) = raise {
+            out.push_str(&format!("  cause: {}\n", cause_text(raise)));
+        }
     }
     for note in &r.notes {
         out.push_str(&format!("note: {note}\n"));

@@ -121,6 +121,14 @@ pub fn lost_time(r: &RunResult) -> String {
             blamed.len() - NAMED_STALLS
         ));
     }
+    let slowed = (r.miss_causes.iter())
+        .filter(|m| m.cause == Cause::Host && m.stall.is_none())
+        .count();
+    if slowed > 0 {
+        out.push_str(&format!(
+            "  host: a core slowed under the job ({slowed} miss(es))\n"
+        ));
+    }
     r.stalls.iter().for_each(|c| out.push_str(&core_line(c)));
     out
 }
@@ -154,8 +162,11 @@ fn core_line(c: &CoreLost) -> String {
             c.cpu
         );
     }
+    let slowed = (c.slowed)
+        .map(|d| format!(", slowed {} under its jobs", human_ns(d.as_nanos())))
+        .unwrap_or_default();
     format!(
-        "lost time on CPU {}: {} stall(s), {} (largest {}, {} held by other threads), steal {steal}\n",
+        "lost time on CPU {}: {} stall(s), {} (largest {}, {} held by other threads), steal {steal}{slowed}\n",
         c.cpu,
         c.count,
         human_ns(c.total.as_nanos()),
@@ -206,6 +217,7 @@ mod tests {
                 .fold(Duration::ZERO, |a, b| a + b),
             steal: steal.map(Duration::from_nanos),
             dropped: 0,
+            slowed: None,
         }
     }
 
@@ -224,6 +236,7 @@ mod tests {
             job: 0,
             start,
             end: start + ms * MS,
+            worker_time: None,
         };
         let log = ThreadLog {
             jobs: vec![

@@ -3,8 +3,7 @@
 
 use crate::mc_load::toml_string;
 use crate::vm::{Domain, ServerKind, ServerPriority, VmSystem, VmmScheduler, DEFAULT_WEIGHT};
-use crate::workload::{Arrival, Task};
-use std::fmt::Write;
+use crate::workload_write::{line, write_task};
 
 /// The system as TOML that `check_vm_source` reads back to the same system.
 pub fn to_toml(system: &VmSystem) -> String {
@@ -44,11 +43,6 @@ pub fn to_toml(system: &VmSystem) -> String {
     out
 }
 
-fn line(out: &mut String, args: std::fmt::Arguments) {
-    out.write_fmt(args).expect("writing to a String");
-    out.push('\n');
-}
-
 fn write_domain(out: &mut String, domain: &Domain) {
     out.push_str("\n[[domains]]\n");
     line(out, format_args!("name = {}", toml_string(&domain.name)));
@@ -73,35 +67,6 @@ fn write_domain(out: &mut String, domain: &Domain) {
         }
     }
     for task in &domain.tasks {
-        write_task(out, task);
-    }
-}
-
-fn write_task(out: &mut String, task: &Task) {
-    out.push_str("\n[[domains.tasks]]\n");
-    line(out, format_args!("name = {}", toml_string(&task.name)));
-    line(out, format_args!("wcet = \"{}\"", task.wcet));
-    if task.bcet != task.wcet {
-        line(out, format_args!("bcet = \"{}\"", task.bcet));
-    }
-    line(out, format_args!("period = \"{}\"", task.period));
-    if task.deadline != task.period {
-        line(out, format_args!("deadline = \"{}\"", task.deadline));
-    }
-    if !task.offset.is_zero() {
-        line(out, format_args!("offset = \"{}\"", task.offset));
-    }
-    if let Arrival::Sporadic { max_interarrival } = task.arrival {
-        line(out, format_args!("kind = \"sporadic\""));
-        line(
-            out,
-            format_args!("max_interarrival = \"{max_interarrival}\""),
-        );
-    }
-    if let Some(p) = task.priority {
-        line(out, format_args!("priority = {}", p.level()));
-    }
-    if let Some(core) = task.core {
-        line(out, format_args!("core = {}", core.0));
+        write_task(out, "domains.tasks", task);
     }
 }

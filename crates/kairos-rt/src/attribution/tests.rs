@@ -1,6 +1,7 @@
 //! The rule on hand-made intervals, every expected value worked by hand in the comments.
 
 use super::*;
+use crate::measure::WorkerTime;
 
 const MS: u64 = 1_000_000;
 
@@ -165,6 +166,7 @@ fn without_a_simulation_the_slack_is_the_jobs_own() {
         measured: &measured,
         stalls: &stalls,
         cores: &[0, 1],
+        worker_segments: &[],
         end: 30 * MS,
     };
     let (counts, causes) = attribute(&jobs, &run, None);
@@ -191,6 +193,7 @@ fn with_a_simulation_a_job_it_misses_too_is_the_schedules() {
         measured: &measured,
         stalls: &stalls,
         cores: &[0, 1],
+        worker_segments: &[],
         end: 30 * MS,
     };
     let done = |task, ms: u64| TraceEvent::Completion {
@@ -223,6 +226,50 @@ fn with_a_simulation_a_job_it_misses_too_is_the_schedules() {
     };
     let (counts, _) = attribute(&jobs, &run, Some(&simulated));
     assert_eq!((counts.host, counts.schedule), (0, 2));
+    // The same, where b#0's worker held its CPU 10 ms over [0, 11) ms for 8 ms of work and
+    // the other segments lost nothing (the usual share is 0): 2 ms slowed less the segment's
+    // 10 us allowance, 10/11 of them before its deadline (1.809 ms), more than its 1.5 ms: the
+    // host's, no stall named.
+    let worked = |task, job, (start, end): (u64, u64), (on_cpu, work): (u64, u64)| SegmentRecord {
+        cpu: task,
+        task,
+        job,
+        start: start * MS,
+        end: end * MS,
+        worker_time: Some(WorkerTime {
+            on_cpu: Duration::from_millis(on_cpu),
+            work: Duration::from_millis(work),
+        }),
+    };
+    let segments = [
+        worked(0, 0, (0, 2), (2, 2)),
+        worked(1, 0, (0, 11), (10, 8)),
+        worked(0, 0, (12, 14), (2, 2)),
+        worked(0, 1, (14, 15), (1, 1)),
+    ];
+    let run = RunView {
+        worker_segments: &segments,
+        ..run
+    };
+    let (counts, causes) = attribute(&jobs, &run, Some(&simulated));
+    assert_eq!((counts.host, counts.schedule), (1, 1));
+    assert_eq!((causes[1].cause, causes[1].stall), (Cause::Host, None));
+    assert_eq!(
+        causes[1].slowed,
+        Duration::from_nanos((2 * MS - 10_000) * 10 / 11)
+    );
+    // With 8.5 ms of work the 1.49 ms slowed (1.355 ms before its deadline) fit: the schedule's.
+    let mut lighter = segments;
+    lighter[1].worker_time = Some(WorkerTime {
+        on_cpu: Duration::from_millis(10),
+        work: Duration::from_micros(8_500),
+    });
+    let run = RunView {
+        worker_segments: &lighter,
+        ..run
+    };
+    let (counts, _) = attribute(&jobs, &run, Some(&simulated));
+    assert_eq!((counts.host, counts.schedule), (0, 2));
 }
 
 #[test]
@@ -235,6 +282,7 @@ fn a_job_that_never_ran_could_have_been_on_any_core() {
         measured: &measured,
         stalls: &stalls,
         cores: &[0, 1],
+        worker_segments: &[],
         end: 30 * MS,
     };
     // Nothing executed: 10 ms of slack, and core 1's 11 ms stall is longer.

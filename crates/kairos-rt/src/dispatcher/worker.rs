@@ -18,8 +18,9 @@
 use super::shared::{decode, is_last_part, is_optional_part, part_word, slot_index, Shared};
 use crate::calibrate::spin;
 use crate::handoff::Take;
-use crate::measure::{Measurements, SegmentRecord};
+use crate::measure::{Measurements, SegmentRecord, WorkerTime};
 use crate::parking::{park, PARK, RUN, RUNNING};
+use kairos_model::Duration;
 use kairos_os::{clock, memory};
 use kairos_policy::JobId;
 use std::sync::atomic::Ordering;
@@ -163,13 +164,17 @@ fn activation(
         log.migrations += 1;
         m.record(MIGRATION_REQUEST_TO_START, start.saturating_sub(requested));
     }
-    let ended = execute(shared, id, core, unit, |at| {
+    // Read after the start is stamped: the system call (about a microsecond here) is the
+    // job's, not the dispatch's.
+    let mut cpu_from = clock::thread_cpu_ns();
+    let (ended, work) = execute(shared, id, core, unit, |at, work| {
         // A cut moved the job to its next part while it ran here: one segment per part.
-        log.segments.push(segment(id, core, start, at));
-        start = at;
+        let cpu = clock::thread_cpu_ns();
+        log.segments
+            .push(segment(id, core, (start, at), (cpu - cpu_from, work)));
+        (start, cpu_from) = (at, cpu);
     });
     let end = clock::now_ns().saturating_sub(origin);
-    log.segments.push(segment(id, core, start, end));
     release(shared, id, core);
     match ended {
         Ended::Completed => {
@@ -189,15 +194,31 @@ fn activation(
     if matches!(ended, Ended::Completed | Ended::PartDone(_)) {
         shared.cores[core].ring();
     }
+    // Read once the dispatcher knows: the system call is off its path. The release's CPU time
+    // (and the doorbell's, when it rang) counts in the segment: a few microseconds, which the
+    // run's usual share of slowness (`crate::attribution::Slowness`) absorbs.
+    let on_cpu = clock::thread_cpu_ns() - cpu_from;
+    log.segments
+        .push(segment(id, core, (start, end), (on_cpu, work)));
 }
 
-fn segment(id: JobId, core: usize, start: u64, end: u64) -> SegmentRecord {
+/// A segment `(start, end)` of `id` on `core`, with its worker's `(CPU time, work)` in it.
+fn segment(
+    id: JobId,
+    core: usize,
+    (start, end): (u64, u64),
+    (on_cpu, work): (u64, u64),
+) -> SegmentRecord {
     SegmentRecord {
         cpu: core,
         task: id.task,
         job: id.number,
         start,
         end,
+        worker_time: Some(WorkerTime {
+            on_cpu: Duration::from_nanos(on_cpu),
+            work: Duration::from_nanos(work),
+        }),
     }
 }
 
@@ -219,27 +240,29 @@ enum Ended {
 }
 
 /// Busy work until the part's work is done, the dispatcher's next store, or the stop instant
-/// of a promised switch; `part_changed(at)` when a cut replaced the part meanwhile (ns since
-/// the origin).
+/// of a promised switch; `part_changed(at, work)` when a cut replaced the part meanwhile (ns
+/// since the origin, the work done since the last cut). Returns why it ended and the work
+/// done since the last cut (ns at the calibrated speed).
 fn execute(
     shared: &Shared,
     id: JobId,
     core: usize,
     unit: u64,
-    mut part_changed: impl FnMut(u64),
-) -> Ended {
+    mut part_changed: impl FnMut(u64, u64),
+) -> (Ended, u64) {
     let w = shared.worker(id.task, core);
     let slot = shared.slot(id);
     let origin = shared.origin.load(Ordering::Acquire);
     let mut part = slot.part.load(Ordering::Acquire);
     let mut units = 0u32;
+    let mut work = 0;
     loop {
         if w.go.load(Ordering::Acquire) != RUNNING {
-            return Ended::Told;
+            return (Ended::Told, work);
         }
         let stop_at = w.stop_at.load(Ordering::Acquire);
         if stop_at != u64::MAX && clock::now_ns() >= origin + stop_at {
-            return Ended::Switched;
+            return (Ended::Switched, work);
         }
         // Only an optional part can be cut under a running worker: the other parts (and plain
         // jobs) keep the loop of plain stores.
@@ -248,7 +271,8 @@ fn execute(
             let word = slot.part.load(Ordering::Acquire);
             if word != part {
                 part = word;
-                part_changed(clock::now_ns().saturating_sub(origin));
+                part_changed(clock::now_ns().saturating_sub(origin), work);
+                work = 0;
                 continue;
             }
         }
@@ -260,13 +284,16 @@ fn execute(
             if slot.remaining.load(Ordering::Acquire) != 0 {
                 continue;
             }
-            return match is_last_part(word) {
+            let ended = match is_last_part(word) {
                 true => Ended::Completed,
                 false => Ended::PartDone(word),
             };
+            return (ended, work);
         }
         let step = remaining.min(UNIT_NS);
         std::hint::black_box(spin(unit * step / UNIT_NS));
+        // Spun whether or not a cut lets it count: the core's speed is what it measures.
+        work += step;
         if cuttable {
             // Fails only if a cut replaced the work meanwhile: the unit is then not counted.
             let _ = (slot.remaining).compare_exchange(

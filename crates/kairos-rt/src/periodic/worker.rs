@@ -124,6 +124,7 @@ fn command_job(w: &Worker, command: &str, origin: u64, job: u64, log: &mut Threa
         job,
         start,
         end,
+        worker_time: None,
     });
     if let Ok(s) = &status {
         if !s.success() {
@@ -194,6 +195,7 @@ impl SegmentTracker {
                 job: self.job,
                 start: self.start - self.origin,
                 end: end - self.origin,
+                worker_time: None,
             });
         }
     }

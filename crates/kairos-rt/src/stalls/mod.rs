@@ -133,6 +133,11 @@ pub struct CoreLost {
     pub steal: Option<Duration>,
     /// Stalls counted above but not kept as intervals (the buffer was full).
     pub dropped: u64,
+    /// The CPU time the jobs held there that their calibrated work does not account for: the
+    /// core ran slower than at calibration ([`crate::measure::WorkerTime`]); `None` when the
+    /// run's workers do not count work in calibrated units (kernel dispatch).
+    #[serde(rename = "slowed_ns", serialize_with = "nanos_or_null")]
+    pub slowed: Option<Duration>,
 }
 
 fn nanos<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -281,5 +286,7 @@ fn core_lost(w: &Watcher, watched: bool, log: &WatchLog, steal: Option<Duration>
         held: log.held,
         steal,
         dropped: log.dropped,
+        // Known once the workers' segments are merged (`RunResult::build`).
+        slowed: None,
     }
 }

@@ -25,11 +25,13 @@
 //! [`scenarios`] (hand-built systems for tests and benchmarks).
 
 pub mod bench;
+pub mod cause;
 pub mod overrun;
 pub mod result;
 pub mod run;
 pub mod scenarios;
 
+pub use cause::{Raise, RaiseCause};
 pub use overrun::OverrunSpec;
 pub use result::TableRun;
 pub use run::run_tables_detailed;

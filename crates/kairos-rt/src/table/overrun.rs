@@ -13,7 +13,7 @@
 
 use super::TableRunConfig;
 use crate::periodic::RunError;
-use kairos_policy::table::{DemandSpec, Demands, TablePlan};
+use kairos_policy::table::{job_demands, DemandSpec, Demands, TablePlan};
 
 /// One `TASK@JOB[:LEVEL|=DURATION]` request (the simulator's syntax and type).
 pub use kairos_policy::table::Overrun as OverrunSpec;
@@ -39,6 +39,27 @@ pub fn demands(
         execution_times: config.execution_times,
     };
     Demands::new(plan, &spec, duration).map_err(|e| RunError::Invalid(e.to_string()))
+}
+
+/// The work each job's body runs (`[task][job since time 0]`, ns) in a run of `duration` ns:
+/// the draws of [`demands`] made again in release order, scaled by the work fraction as the
+/// dispatcher scales them.
+pub fn asked(
+    plan: &TablePlan,
+    duration: u64,
+    config: &TableRunConfig,
+) -> Result<Vec<Vec<u64>>, RunError> {
+    let spec = DemandSpec {
+        overruns: config.overruns.clone(),
+        overrun_probability: config.overrun_probability,
+        seed: config.seed,
+        execution_times: config.execution_times,
+    };
+    let drawn = job_demands(plan, &spec, duration).map_err(|e| RunError::Invalid(e.to_string()))?;
+    let scale = |work: u64| (work as f64 * config.work_fraction).round() as u64;
+    Ok((drawn.into_iter())
+        .map(|jobs| jobs.into_iter().map(scale).collect())
+        .collect())
 }
 
 #[cfg(test)]

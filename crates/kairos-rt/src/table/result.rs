@@ -7,10 +7,12 @@
 //! misses per criticality level, budget stops, and a check that no job ever ran on two cores
 //! at once.
 
+use super::cause::{self, Raise};
 use crate::dispatcher::{ModeChangeRecord, UserRun};
 use crate::measure::{names, Distribution, HistogramJson, RunResult};
 use kairos_policy::table::TablePlan;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The boundary of the overrunning interval to the last core rescheduled: a mode change end
 /// to end.
@@ -38,10 +40,28 @@ pub struct TableRun {
     /// Every question to the table policy, with what led to it (to replay the run), when
     /// [`super::TableRunConfig::record_steps`] (else none).
     pub steps: Vec<kairos_policy::Step>,
+    /// Every raise of the mode with its cause ([`super::cause`]), in order.
+    pub raises: Vec<Raise>,
+    /// The plan the run followed and each job's work as its body ran it (`[task][job]`, ns):
+    /// what [`TableRun::attribute_misses`] weighs the misses against.
+    pub plan: Arc<TablePlan>,
+    pub asked: Vec<Vec<u64>>,
 }
 
-/// Completes a dispatcher run of the table policy (see the module documentation).
-pub fn build(plan: &TablePlan, run: UserRun) -> TableRun {
+impl TableRun {
+    /// Attributes the misses again, the generic rule's slack from `simulated`
+    /// ([`RunResult::attribute_misses`]), then every miss a table explains by the rule of
+    /// raises ([`super::cause::attribute_misses`]).
+    pub fn attribute_misses(&mut self, simulated: Option<&kairos_trace::Trace>) {
+        self.result.attribute_misses(simulated);
+        let result = &mut self.result;
+        cause::attribute_misses(&self.plan, result, &self.mode_changes, &self.asked);
+    }
+}
+
+/// Completes a dispatcher run of the table policy (see the module documentation); `asked` is
+/// each job's work as its body ran it (`[task][job]`, ns).
+pub fn build(plan: Arc<TablePlan>, run: UserRun, asked: Vec<Vec<u64>>) -> TableRun {
     let UserRun {
         mut result,
         mode_changes,
@@ -65,7 +85,7 @@ pub fn build(plan: &TablePlan, run: UserRun) -> TableRun {
     for job in result.jobs.iter().filter(|j| j.missed(end)) {
         misses_per_level[plan.tasks[job.task].criticality()] += 1;
     }
-    use_table_start_latency(&mut result, plan);
+    use_table_start_latency(&mut result, &plan);
     let overlaps = overlaps(&result);
     let absorbed = (mode_changes.iter())
         .map(|c| c.triggers.len().saturating_sub(1) as u64)
@@ -83,8 +103,13 @@ pub fn build(plan: &TablePlan, run: UserRun) -> TableRun {
             "PROTOCOL VIOLATION: {overlaps} double execution(s)"
         ));
     }
+    let raises = cause::raises(&plan, &result, &mode_changes, &asked);
+    cause::attribute_misses(&plan, &mut result, &mode_changes, &asked);
     TableRun {
         result,
+        raises,
+        plan,
+        asked,
         mode_changes,
         misses_per_level,
         overlaps,

@@ -3,7 +3,7 @@
 //! the user-space dispatcher ([`crate::dispatcher::run_user_from`]), whose threads, watchdog,
 //! memory locking and `/dev/cpu_dma_latency` guard every real run shares.
 
-use super::overrun::demands;
+use super::overrun::{asked, demands};
 use super::result::{build, TableRun};
 use super::TableRunConfig;
 use crate::dispatcher::{run_user_from, RunSource, UserRunConfig};
@@ -38,9 +38,11 @@ pub fn run_tables_detailed(
         )),
         work_scale: config.work_fraction,
     };
+    // The same draws again, for the causes of its raises ([`super::cause`]).
+    let asked = asked(&plan, duration, config)?;
     let policy = Box::new(TablePolicy::new(Arc::clone(&plan)));
     let run = run_user_from(&workload, policy, source, &user_config(config, duration))?;
-    Ok(build(&plan, run))
+    Ok(build(plan, run, asked))
 }
 
 fn user_config(config: &TableRunConfig, duration: u64) -> UserRunConfig {

@@ -92,6 +92,7 @@ fn attributed(run: &Timeline) -> Vec<Verdict> {
         measured: &trace,
         stalls: &stalls,
         cores: &cores,
+        worker_segments: &[],
         end: run.end * TICK,
     };
     let ticks = |d: Duration| d.as_nanos() / TICK;

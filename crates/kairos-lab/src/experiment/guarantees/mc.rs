@@ -10,23 +10,22 @@
 //! executing its whole level-0 WCET, no overrun injected.
 //!
 //! With no overrun asked, every raise of the mode is the tables' promise broken: the jobs it
-//! discards count as misses, each with the cause of the overrun that raised it (`host` when the
-//! stalls inside the overrunning job's own intervals took more than the room its budget left
-//! over its work); deadline misses are attributed as every run's, against the tables'
-//! simulation.
+//! discards count as misses, each with the cause of the overrun that raised it (`host` when
+//! the host took at least the work the overrunning job still lacked, in stalls inside its own
+//! intervals or as a core slowed under it, so that without the host it would have finished);
+//! deadline misses, the overruns of jobs not above the mode, by the same rule
+//! ([`kairos_rt::table::cause`]).
 
 use super::family::Sets;
-use super::set::{self, Counts, Execution, Judged, Setup};
+use super::set::{self, Counts, Execution, Judged, Kept, Setup};
 use kairos_analysis::overheads::tables::guard;
 use kairos_analysis::overheads::Charges;
 use kairos_gen::mcdag::{generate_mcdag, McDagParams};
 use kairos_mc::{synthesize, SynthOptions};
-use kairos_model::{Duration, Instant, McSystem, TableSet};
-use kairos_policy::table::{TableExecModel, TablePlan};
-use kairos_policy::JobId;
-use kairos_rt::attribution::{lost_in, Cause, StallIndex};
+use kairos_model::{Duration, McSystem, TableSet};
+use kairos_policy::table::TableExecModel;
 use kairos_rt::calibrate::Calibration;
-use kairos_rt::table::{run_tables_detailed, TableRun, TableRunConfig};
+use kairos_rt::table::{run_tables_detailed, RaiseCause, TableRun, TableRunConfig};
 use kairos_rt::watchdog::RunControl;
 use kairos_sim::table::{simulate_tables, TableSimConfig};
 
@@ -70,7 +69,7 @@ pub fn judge(sets: &Sets, seed: u64, utilization: f64, setup: &Setup) -> Result<
     let judged = Judged {
         ideal: ideal.is_some(),
         aware: aware.is_some(),
-        ran: None,
+        ..Judged::default()
     };
     // The guarded tables when they exist: their guarantee is the one put to the test.
     let Some(synthesis) = aware.or(ideal) else {
@@ -82,10 +81,22 @@ pub fn judge(sets: &Sets, seed: u64, utilization: f64, setup: &Setup) -> Result<
         ));
     };
     let counts = on_cores(&system, &synthesis.tables, seed, setup, calibration)?;
-    Ok(Judged {
-        ran: Some(counts),
-        ..judged
-    })
+    Ok(judged.with_run(counts, || kept(&system, &synthesis.tables, seed, setup)))
+}
+
+/// The system and the tables that ran, and the arguments that run them as the study did.
+fn kept(system: &McSystem, tables: &TableSet, seed: u64, setup: &Setup) -> Kept {
+    let tables = tables.to_json();
+    Kept {
+        files: vec![
+            (".toml", kairos_model::mc_load::to_toml(system)),
+            (".tables.json", tables),
+        ],
+        run_args: format!(
+            "--policy table --tables {{stem}}.tables.json --work-fraction 1.0 --duration {} --seed {seed}",
+            setup.duration
+        ),
+    }
 }
 
 /// A run of `tables` on the table dispatcher, its deadline misses attributed against the
@@ -119,9 +130,8 @@ fn on_cores(
     };
     let simulated = simulate_tables(system, tables, &twin).map_err(|e| e.to_string())?;
     let trace = simulated.trace.ok_or("the simulation kept no trace")?;
-    run.result.attribute_misses(Some(&trace));
-    let plan = TablePlan::new(system, tables).map_err(|e| e.to_string())?;
-    let (host, schedule) = discards_by_cause(&plan, &run);
+    run.attribute_misses(Some(&trace));
+    let (host, schedule) = discards_by_cause(&run);
     let mut counts = Counts::of(&run.result);
     counts.misses += host + schedule;
     counts.host += host;
@@ -130,111 +140,18 @@ fn on_cores(
 }
 
 /// The jobs the run discarded, counted by the cause of the raise that discarded each (the
-/// latest at or before its instant, on the schedule's clock): `(host, schedule)`.
-fn discards_by_cause(plan: &TablePlan, run: &TableRun) -> (u64, u64) {
-    let index = StallIndex::new(&run.result.stall_intervals);
-    let raises: Vec<(u64, Cause)> = (run.mode_changes.iter())
-        .filter(|m| m.to > m.from)
-        .filter_map(|m| {
-            let trigger = *m.triggers.first()?;
-            let cause = overrun_cause(plan, &index, m.from, trigger);
-            Some((m.nominal, cause))
-        })
-        .collect();
+/// latest at or before its instant, on the schedule's clock; [`kairos_rt::table::cause`]):
+/// `(host, schedule)`. No overrun is asked of the study's runs, so an `asked` raise would be a
+/// fault of the run's own, counted with the schedule's.
+fn discards_by_cause(run: &TableRun) -> (u64, u64) {
+    let raises = &run.raises;
     let mut counts = (0, 0);
     for at in run.result.jobs.iter().filter_map(|j| j.discarded) {
-        let before = raises.partition_point(|&(nominal, _)| nominal <= at);
-        match before.checked_sub(1).map(|i| raises[i].1) {
-            Some(Cause::Host) => counts.0 += 1,
+        let before = raises.partition_point(|r| r.nominal <= at);
+        match before.checked_sub(1).map(|i| raises[i].cause) {
+            Some(RaiseCause::Host) => counts.0 += 1,
             _ => counts.1 += 1,
         }
     }
     counts
-}
-
-/// Why `job` overran its budget in the table of `level`: `host` when the stalls inside its
-/// own intervals there, each on its core, took more than its budget less its work (its
-/// level-0 WCET, whole); `schedule` otherwise: the dispatcher's own costs took the room. Only
-/// the first overrunning job of a raise is asked (with two levels a raise has one cause).
-fn overrun_cause(plan: &TablePlan, index: &StallIndex, level: usize, job: JobId) -> Cause {
-    let task = &plan.tasks[job.task];
-    let per_hyperperiod = plan.jobs_per_hyperperiod(job.task);
-    let key = task.first_key + (job.number % per_hyperperiod) as usize;
-    let offset = (job.number / per_hyperperiod) * plan.hyperperiod;
-    let mut budget = Duration::ZERO;
-    let mut lost = Duration::ZERO;
-    for (core, slots) in plan.tables[level].by_core.iter().enumerate() {
-        for slot in slots.iter().filter(|slot| slot.key == key) {
-            let (start, end) = (offset + slot.start, offset + slot.end);
-            budget += Duration::from_nanos(end - start);
-            let window = (Instant::from_nanos(start), Instant::from_nanos(end));
-            lost += lost_in(window, &[core], index);
-        }
-    }
-    let room = budget.saturating_sub(Duration::from_nanos(task.wcet[0]));
-    match lost > room {
-        true => Cause::Host,
-        false => Cause::Schedule,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use kairos_model::{Dag, McTask};
-    use kairos_rt::stalls::Stall;
-
-    fn ms(v: u64) -> Duration {
-        Duration::from_millis(v)
-    }
-
-    /// One DAG of period 4 ms on one core: `a` (1 ms, 2 ms at HI), its ideal tables.
-    fn plan() -> TablePlan {
-        let system = McSystem {
-            name: None,
-            cores: 1,
-            levels: vec!["LO".into(), "HI".into()],
-            dags: vec![Dag {
-                name: "g".into(),
-                period: ms(4),
-                deadline: ms(4),
-                tasks: vec![McTask {
-                    name: "a".into(),
-                    wcet: vec![ms(1), ms(2)],
-                }],
-                edges: Vec::new(),
-            }],
-        };
-        let tables = synthesize(&system, &SynthOptions::default()).expect("tables");
-        TablePlan::new(&system, &tables.tables).expect("a plan")
-    }
-
-    fn stall(start_us: u64, length_us: u64) -> Stall {
-        Stall {
-            core: 0,
-            start: Instant::from_nanos(start_us * 1000),
-            length: Duration::from_micros(length_us),
-            held: Duration::ZERO,
-        }
-    }
-
-    #[test]
-    fn an_overrun_is_the_hosts_only_when_stalls_inside_its_intervals_took_its_room() {
-        let plan = plan();
-        let slot = plan.tables[0].by_core[0][0];
-        // The ideal LO budget is the 1 ms of work itself: no room at all.
-        assert_eq!(slot.end - slot.start, 1_000_000);
-        let job = |number| JobId { task: 0, number };
-        let inside = stall(slot.start / 1000 + 100, 50);
-        let index = StallIndex::new(&[inside]);
-        assert_eq!(overrun_cause(&plan, &index, 0, job(0)), Cause::Host);
-        // The same stall seen by the next hyper-period's job: outside its interval.
-        assert_eq!(overrun_cause(&plan, &index, 0, job(1)), Cause::Schedule);
-        // A stall between its intervals explains nothing.
-        let after = StallIndex::new(&[stall(slot.end / 1000 + 10, 500)]);
-        assert_eq!(overrun_cause(&plan, &after, 0, job(0)), Cause::Schedule);
-        let moved = stall((slot.start + plan.hyperperiod) / 1000 + 100, 50);
-        let index = StallIndex::new(&[moved]);
-        assert_eq!(overrun_cause(&plan, &index, 0, job(1)), Cause::Host);
-    }
 }

@@ -40,7 +40,7 @@ use super::{Event, Observer, Outcome, Request};
 use crate::Failure;
 use kairos_os::signals::{self, StopSignals};
 use rayon::prelude::*;
-use set::{Execution, Judged, Setup};
+use set::{Execution, Judged, Kept, Setup};
 use std::path::{Path, PathBuf};
 use studied::Studied;
 
@@ -76,6 +76,10 @@ pub(super) fn run(request: &Request, text: &str, observe: Observer) -> Result<Ou
     let earlier = std::fs::read_to_string(out.join("config.toml")).ok();
     let resumed = !request.fresh && earlier.as_deref() == Some(text);
     let mut store: Store<StudyPoint> = Store::open(&out, text, request.fresh, observe)?;
+    if !resumed {
+        // The sets an earlier study kept belong to its points, not to this one's.
+        let _ = std::fs::remove_dir_all(out.join("broken"));
+    }
     let todo: Vec<(usize, f64)> = (study.points.iter().copied().enumerate())
         .filter(|&(_, u)| !store.is_done(u))
         .collect();
@@ -101,7 +105,9 @@ pub(super) fn run(request: &Request, text: &str, observe: Observer) -> Result<Ou
     let signals = study.real.then(StopSignals::install);
     for (index, utilization) in todo {
         observe(Event::Point { utilization });
-        let point = pool.install(|| run_point(&study, &setup, index, utilization, observe))?;
+        let keep = (out.as_path(), charged.file.as_path());
+        let point =
+            pool.install(|| run_point(&study, &setup, (index, utilization), keep, observe))?;
         store.record(point)?;
     }
     drop(signals);
@@ -123,12 +129,13 @@ fn load(path: &Path, text: &str, observe: Observer) -> Result<Study, Failure> {
 }
 
 /// Every sample of one point under every family, samples in parallel (simulated) or one after
-/// the other (on real cores), folded in sample order.
+/// the other (on real cores), folded in sample order; each set that broke its guarantee
+/// written under `keep.0` ([`keep_broken`], `keep.1` the profile charged).
 fn run_point(
     study: &Study,
     setup: &Setup,
-    index: usize,
-    utilization: f64,
+    (index, utilization): (usize, f64),
+    keep: (&Path, &Path),
     observe: Observer,
 ) -> Result<StudyPoint, Failure> {
     let results: Vec<Result<Vec<Judged>, String>> = (0..study.samples)
@@ -145,12 +152,16 @@ fn run_point(
         .collect();
     let mut families: Vec<FamilySums> =
         study.families.iter().map(|&f| FamilySums::new(f)).collect();
-    for result in results {
+    for (sample, result) in results.into_iter().enumerate() {
         let judged = result.map_err(|e| match signals::received() {
             Some(_) => Failure::environment(e),
             None => Failure::bad_input(format!("U = {utilization}: {e}")),
         })?;
-        for (sums, judged) in families.iter_mut().zip(judged) {
+        for ((sums, judged), family) in families.iter_mut().zip(judged).zip(&study.families) {
+            if let Some(kept) = &judged.kept {
+                let stem = format!("{}-u{utilization}-s{sample}", family.name());
+                keep_broken(kept, &keep.0.join("broken").join(stem), keep.1, observe)?;
+            }
             sums.add(judged);
         }
     }
@@ -158,4 +169,23 @@ fn run_point(
         utilization,
         families,
     })
+}
+
+/// Writes `kept` as `stem` plus each file's extension and says how to run it again.
+fn keep_broken(kept: &Kept, stem: &Path, profile: &Path, observe: Observer) -> Result<(), Failure> {
+    let folder = stem.parent().expect("a stem under the output folder");
+    let unwritable = |e: std::io::Error| Failure::environment(format!("{}: {e}", folder.display()));
+    std::fs::create_dir_all(folder).map_err(unwritable)?;
+    for (extension, text) in &kept.files {
+        let path = PathBuf::from(format!("{}{extension}", stem.display()));
+        std::fs::write(&path, text).map_err(unwritable)?;
+    }
+    let args = (kept.run_args.replace("{stem}", &stem.display().to_string()))
+        .replace("{profile}", &profile.display().to_string());
+    let notice = format!(
+        "a broken guarantee kept: kairos run {}.toml {args}",
+        stem.display()
+    );
+    observe(Event::Notice(&notice));
+    Ok(())
 }

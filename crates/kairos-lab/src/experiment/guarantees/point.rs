@@ -118,7 +118,7 @@ pub const COLUMNS: [Column; 15] = [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiment::guarantees::set::Counts;
+    use crate::experiment::guarantees::set::{Counts, Kept};
 
     fn run(misses: u64, stopped: bool) -> Judged {
         Judged {
@@ -131,7 +131,31 @@ mod tests {
                 host: 0,
                 stopped,
             }),
+            kept: None,
         }
+    }
+
+    #[test]
+    fn a_set_is_kept_only_when_the_overhead_aware_analysis_accepted_it_and_the_schedule_missed() {
+        let counts = |schedule, host| Counts {
+            jobs: 10,
+            misses: schedule + host,
+            schedule,
+            host,
+            stopped: false,
+        };
+        let kept = || Kept {
+            files: vec![(".toml", "cores = 1\n".into())],
+            run_args: "--policy pfp".into(),
+        };
+        let judged = |aware| Judged {
+            ideal: true,
+            aware,
+            ..Judged::default()
+        };
+        assert!(judged(true).with_run(counts(1, 0), kept).kept.is_some());
+        assert!(judged(true).with_run(counts(0, 3), kept).kept.is_none());
+        assert!(judged(false).with_run(counts(2, 0), kept).kept.is_none());
     }
 
     #[test]

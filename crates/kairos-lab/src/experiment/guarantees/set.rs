@@ -34,7 +34,7 @@ pub struct Setup {
 }
 
 /// What one set gives one family.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Judged {
     /// The ideal analysis accepts the set.
     pub ideal: bool,
@@ -42,6 +42,31 @@ pub struct Judged {
     pub aware: bool,
     /// The run, when either accepted it.
     pub ran: Option<Counts>,
+    /// The set as it ran, when the overhead-aware analysis accepted it and the run still
+    /// missed by the schedule: a broken guarantee, kept to be run again by hand.
+    pub kept: Option<Kept>,
+}
+
+/// A set as files `kairos run` reads, and the arguments that run it as the study did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Kept {
+    /// `(extension, contents)`: the set's `.toml` first, then any file its run needs.
+    pub files: Vec<(&'static str, String)>,
+    /// The `kairos run` arguments after the set's file: `{stem}` stands for the files' path
+    /// without extension, `{profile}` for the profile's.
+    pub run_args: String,
+}
+
+impl Judged {
+    /// `kept` when the overhead-aware analysis accepted and the run `counts` a schedule miss.
+    pub(super) fn with_run(self, counts: Counts, kept: impl FnOnce() -> Kept) -> Judged {
+        let broken = self.aware && counts.schedule > 0;
+        Judged {
+            ran: Some(counts),
+            kept: broken.then(kept),
+            ..self
+        }
+    }
 }
 
 /// What one run counts: its misses by cause (`kairos_rt::attribution`: `host` when a stall of
@@ -86,7 +111,7 @@ pub fn judge(
     let judged = Judged {
         ideal: analysis.schedulable,
         aware: aware.is_some(),
-        ran: None,
+        ..Judged::default()
     };
     // When the overhead-aware analysis accepts, its partition and optional deadlines run: its
     // guarantee is the one the run puts to the test.
@@ -100,10 +125,14 @@ pub fn judge(
         Execution::Real(calibration) => on_cores(family, &ready, seed, setup, calibration)?,
         Execution::Simulated => simulated(family, &ready, seed, setup)?,
     };
-    Ok(Judged {
-        ran: Some(counts),
-        ..judged
-    })
+    Ok(judged.with_run(counts, || Kept {
+        files: vec![(".toml", kairos_model::workload_write::to_toml(&ready))],
+        run_args: format!(
+            "--policy {} --dispatch user --duration {} --seed {seed} --compare --overheads {{profile}}",
+            family.name(),
+            setup.duration
+        ),
+    }))
 }
 
 /// The verdict of the first test that accepted.

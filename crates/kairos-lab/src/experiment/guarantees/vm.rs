@@ -14,7 +14,7 @@
 //! simulator charging the profile.
 
 use super::family::Sets;
-use super::set::{self, Counts, Execution, Judged, Setup};
+use super::set::{self, Counts, Execution, Judged, Kept, Setup};
 use kairos_analysis::csa::{analyze, analyze_with_overheads, with_vcpus, CsaReport};
 use kairos_analysis::overheads::Charges;
 use kairos_model::vm::DEFAULT_WEIGHT;
@@ -119,7 +119,7 @@ impl VmFamily {
         let judged = Judged {
             ideal: accepts(&ideal),
             aware: accepts(&aware),
-            ran: None,
+            ..Judged::default()
         };
         // The overhead-aware budgets when that analysis accepts: its guarantee is put to the test.
         let report = match (judged.aware, judged.ideal) {
@@ -127,15 +127,19 @@ impl VmFamily {
             (false, true) => ideal,
             (false, false) => return Ok(judged),
         };
-        let plan = VmPlan::new(&with_vcpus(&system, &report)?).map_err(|r| r.0)?;
+        let budgeted = with_vcpus(&system, &report)?;
+        let plan = VmPlan::new(&budgeted).map_err(|r| r.0)?;
         let counts = match &setup.execution {
             Execution::Real(calibration) => on_cores(&plan, seed, setup, calibration)?,
             Execution::Simulated => simulated(&plan, seed, setup)?,
         };
-        Ok(Judged {
-            ran: Some(counts),
-            ..judged
-        })
+        Ok(judged.with_run(counts, || Kept {
+            files: vec![(".toml", kairos_model::vm_load::to_toml(&budgeted))],
+            run_args: format!(
+                "--duration {} --seed {seed} --compare --overheads {{profile}}",
+                setup.duration
+            ),
+        }))
     }
 }
 

@@ -84,6 +84,7 @@ fn causes(jobs: &[Job], stalls: &[Stall], end: u64) -> (MissesByCause, Vec<MissC
         measured: &measured,
         stalls,
         cores: &[0],
+        worker_segments: &[],
         end: end * MS,
     };
     attribute(&records, &run, None)

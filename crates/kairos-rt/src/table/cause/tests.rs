@@ -1,0 +1,177 @@
+use super::*;
+use crate::dispatcher::ModeChangeRecord;
+use crate::measure::WorkerTime;
+use crate::stalls::Stall;
+use kairos_model::{Dag, Interval, LevelTable, McSystem, McTask, TableSet};
+
+const MS: u64 = 1_000_000;
+
+/// One DAG of period 4 ms on one core: `a` (1 ms, 2 ms at HI) in `[0, 2 ms)` at LO (a guarded
+/// table: 1 ms of room) and `[0, 3 ms)` at HI.
+fn plan() -> TablePlan {
+    let system = McSystem {
+        name: None,
+        cores: 1,
+        levels: vec!["LO".into(), "HI".into()],
+        dags: vec![Dag {
+            name: "g".into(),
+            period: Duration::from_nanos(4 * MS),
+            deadline: Duration::from_nanos(4 * MS),
+            tasks: vec![McTask {
+                name: "a".into(),
+                wcet: vec![Duration::from_nanos(MS), Duration::from_nanos(2 * MS)],
+            }],
+            edges: Vec::new(),
+        }],
+    };
+    let interval = |end| Interval {
+        task: "g/a".into(),
+        job: 0,
+        core: 0,
+        start: 0,
+        end,
+    };
+    let tables = TableSet {
+        unit: "ns".into(),
+        hyperperiod: 4 * MS,
+        cores: 1,
+        levels: vec!["LO".into(), "HI".into()],
+        policy: None,
+        tables: vec![
+            LevelTable {
+                level: "LO".into(),
+                intervals: vec![interval(2 * MS)],
+            },
+            LevelTable {
+                level: "HI".into(),
+                intervals: vec![interval(3 * MS)],
+            },
+        ],
+    };
+    TablePlan::new(&system, &tables).expect("a plan")
+}
+
+/// Job `number` of `a` over `[from, to)` us with its worker's `(on_cpu, work)` in us.
+fn ran(number: u64, (from, to): (u64, u64), (on_cpu, work): (u64, u64)) -> SegmentRecord {
+    SegmentRecord {
+        cpu: 0,
+        task: 0,
+        job: number,
+        start: from * 1000,
+        end: to * 1000,
+        worker_time: Some(WorkerTime {
+            on_cpu: Duration::from_micros(on_cpu),
+            work: Duration::from_micros(work),
+        }),
+    }
+}
+
+fn stall(start_us: u64, length_us: u64) -> Stall {
+    Stall {
+        core: 0,
+        start: Instant::from_nanos(start_us * 1000),
+        length: Duration::from_micros(length_us),
+        held: Duration::ZERO,
+    }
+}
+
+/// The cause of a raise at 2 ms by `a`'s job `number` (in its hyper-period), asked for 1 ms,
+/// given the run's `stalls` and `segments`; the other segments of the run lose 1 %.
+fn cause(number: u64, stalls: &[Stall], segments: &[SegmentRecord]) -> RaiseCause {
+    let plan = plan();
+    let usual = (0..5).map(|k| ran(100 + k, (0, 0), (1000, 990)));
+    let segments: Vec<SegmentRecord> = segments.iter().copied().chain(usual).collect();
+    let stalls = StallIndex::new(stalls);
+    let evidence = Evidence {
+        plan: &plan,
+        stalls: &stalls,
+        segments: &segments,
+        slowness: Slowness::of(&segments),
+    };
+    let at = number * 4 * MS + 2 * MS;
+    let job = JobId { task: 0, number };
+    evidence.raise(0, (job, at), Duration::from_nanos(MS)).cause
+}
+
+#[test]
+fn a_raise_is_the_hosts_when_the_host_took_the_work_its_job_lacked() {
+    // 900 us done, 100 lacking; off the CPU half its interval (another thread, unseen), 80 us
+    // slowed beyond the usual share (10 us) and the segment's allowance (10 us): the schedule's.
+    let off_cpu = ran(0, (0, 2000), (1000, 900));
+    assert_eq!(cause(0, &[], &[off_cpu]), RaiseCause::Schedule);
+    // The same with a 100 us stall inside its interval: the host's.
+    assert_eq!(cause(0, &[stall(500, 100)], &[off_cpu]), RaiseCause::Host);
+    // A stall after its interval, or the same stall for the next hyper-period's job, is not.
+    assert_eq!(
+        cause(0, &[stall(2100, 500)], &[off_cpu]),
+        RaiseCause::Schedule
+    );
+    let next = ran(1, (4000, 6000), (1000, 900));
+    assert_eq!(cause(1, &[stall(500, 100)], &[next]), RaiseCause::Schedule);
+    assert_eq!(cause(1, &[stall(4500, 100)], &[next]), RaiseCause::Host);
+    // On the CPU 1900 us for 900 us of work: the core ran slow under it, the host's.
+    let slowed = ran(0, (0, 2000), (1900, 900));
+    assert_eq!(cause(0, &[], &[slowed]), RaiseCause::Host);
+}
+
+#[test]
+fn work_past_the_raise_counts_pro_rata_and_more_than_the_intervals_is_asked() {
+    // A segment of 4 ms, 2000 us on the CPU for 1900 us of work: half of it before the raise,
+    // 950 us done, 50 lacking, (100 - 20 - 10) / 2 = 35 slowed: the schedule's.
+    let long = ran(0, (0, 4000), (2000, 1900));
+    assert_eq!(cause(0, &[], &[long]), RaiseCause::Schedule);
+    // Asked for more than its 2 ms at LO: the overrun was asked, whatever the host did.
+    let plan = plan();
+    let stalls = StallIndex::new(&[stall(0, 2000)]);
+    let evidence = Evidence {
+        plan: &plan,
+        stalls: &stalls,
+        segments: &[],
+        slowness: Slowness::of(&[]),
+    };
+    let job = JobId { task: 0, number: 0 };
+    let raise = evidence.raise(0, (job, 2 * MS), Duration::from_nanos(2 * MS + 1));
+    assert_eq!(raise.cause, RaiseCause::Asked);
+    assert_eq!(raise.stalled, Duration::from_nanos(2 * MS));
+}
+
+#[test]
+fn a_miss_is_weighed_in_the_mode_in_force_before_its_deadline() {
+    let plan = plan();
+    let stalls = StallIndex::new(&[stall(2500, 600)]);
+    // Job 0 of `a` did 700 us of its 1 ms at LO by 2 ms, then nothing.
+    let segments = [ran(0, (0, 2000), (700, 700))];
+    let evidence = Evidence {
+        plan: &plan,
+        stalls: &stalls,
+        segments: &segments,
+        slowness: Slowness::of(&segments),
+    };
+    let job = JobId { task: 0, number: 0 };
+    let work = Duration::from_nanos(MS);
+    let change = |nominal, from, to| ModeChangeRecord {
+        nominal,
+        from,
+        to,
+        triggers: Vec::new(),
+        detected_at: nominal,
+        decided_at: nominal,
+        epoch: 0,
+    };
+    // At LO its last interval ends at 2 ms: 300 us lacking, no stall in [0, 2 ms): the
+    // schedule's.
+    let at_lo = evidence
+        .miss(&[], (job, 4 * MS), work)
+        .expect("an interval at LO");
+    assert_eq!((at_lo.nominal, at_lo.cause), (2 * MS, RaiseCause::Schedule));
+    assert_eq!(at_lo.lacked, Duration::from_micros(300));
+    // In HI from 1 ms its last interval ends at 3 ms and holds the 600 us stall: the host's.
+    let raised = [change(MS, 0, 1)];
+    let at_hi = evidence
+        .miss(&raised, (job, 4 * MS), work)
+        .expect("an interval at HI");
+    assert_eq!((at_hi.nominal, at_hi.cause), (3 * MS, RaiseCause::Host));
+    // Back at LO before its deadline: LO's intervals again.
+    let back = [change(MS, 0, 1), change(3_500_000, 1, 0)];
+    assert_eq!(evidence.miss(&back, (job, 4 * MS), work), Some(at_lo));
+}
