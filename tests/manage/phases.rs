@@ -102,8 +102,12 @@ fn run(file: &str) -> Phases {
 ///   speed under the measurement (a 3.1 ms T_expected left 60 % headroom in CI once, and the
 ///   load then needs no cut).
 /// - After the load has stopped (it sleeps from 4 s on), nothing of the run's but the
-///   real-time job uses its core, so a median T_RT over the target there is the host slowing
-///   the core (seen in CI: the manager kept cutting an asleep load, 0.06 to 0.14 of P).
+///   real-time job uses its core, so its median T_RT there is T_expected within the
+///   isolation's own 5 %, and no period of it runs over the target; more is the host slowing
+///   the core. Seen in CI: the manager kept cutting an asleep load (0.06 to 0.14 of P) with
+///   the median over the target; it gave the time back only slowly (0.49 and 0.51 of P) when
+///   periods of the quiet job ran 5.4 to 5.8 ms against a 4.5 ms target, each spike holding
+///   its share back for a `hold`.
 fn host_evidence(phases: &Phases) -> Option<String> {
     let json = &phases.json;
     let expected = json["expected_ns"].as_f64().unwrap();
@@ -115,17 +119,32 @@ fn host_evidence(phases: &Phases) -> Option<String> {
             phases.stolen
         ));
     }
-    let target = json["target_ns"].as_u64().unwrap();
-    let mut quiet: Vec<u64> = (periods(json).iter())
-        .filter(|p| (7.0..10.0).contains(&seconds(json, p)))
-        .map(|p| p["t_rt_ns"].as_u64().unwrap())
-        .collect();
-    quiet.sort_unstable();
+    let t_rt = |from: f64, to: f64| -> Vec<u64> {
+        let mut t: Vec<u64> = (periods(json).iter())
+            .filter(|p| (from..to).contains(&seconds(json, p)))
+            .map(|p| p["t_rt_ns"].as_u64().unwrap())
+            .collect();
+        t.sort_unstable();
+        t
+    };
+    let quiet = t_rt(7.0, 10.0);
     let median = *quiet.get(quiet.len() / 2)?;
-    (median > target).then(|| {
+    if median as f64 > expected * 1.05 {
+        return Some(format!(
+            "with the load asleep (7 s to 10 s) the job's median T_RT was {median} ns, more \
+             than 5 % over its T_expected of {expected} ns in isolation: the host slowed core 0"
+        ));
+    }
+    let target = json["target_ns"].as_u64().unwrap();
+    let asleep = t_rt(4.5, 10.0);
+    let over: Vec<u64> = asleep.iter().copied().filter(|&t| t > target).collect();
+    (over.len() >= 3).then(|| {
         format!(
-            "with the load asleep (7 s to 10 s) the job's median T_RT was {median} ns, over the \
-             {target} ns target: the host slowed core 0"
+            "with the load asleep (4.5 s to 10 s) {} of the job's {} periods ran over the \
+             {target} ns target (up to {} ns) with nothing else on its core: the host slowed core 0",
+            over.len(),
+            asleep.len(),
+            over.last().copied().unwrap_or(0)
         )
     })
 }

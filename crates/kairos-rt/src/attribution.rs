@@ -57,7 +57,7 @@ use std::collections::{BTreeMap, HashMap};
 mod backlog;
 mod slowed;
 pub use backlog::{Backlog, Backlogs};
-pub use slowed::Slowness;
+pub use slowed::{slowed_on, Slowness};
 
 /// Why a job missed its deadline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -76,6 +76,9 @@ pub enum SlackFrom {
     /// The job's own execution in the run.
     #[default]
     Run,
+    /// A table run's own rule: the work each missed job lacked at its stop
+    /// (`crate::table::cause`).
+    Tables,
 }
 
 /// The misses of a run, counted by cause (`misses_by_cause` in a run's JSON).
@@ -92,7 +95,8 @@ pub struct MissCause {
     pub task: usize,
     pub job: u64,
     pub cause: Cause,
-    /// The slack the rule weighed the stalls against; `None`: the job had none.
+    /// The slack the rule weighed the stalls against (in a table run, the work the job
+    /// lacked at its stop); `None`: the job had none.
     pub slack: Option<Duration>,
     pub stall: Option<Stall>,
     /// What a slowed core took from its own segments before its deadline ([`Slowness`]).
@@ -240,7 +244,17 @@ pub fn attribute(
             let (release, deadline) = window(j);
             let slack = match &completions {
                 Some(done) => slack_simulated(deadline, done.get(&(j.task, j.job)).copied()),
-                None => slack_alone(release, deadline, own_execution(own, &index)),
+                None => {
+                    // Its execution less what the host took inside it: stalls and slowing.
+                    let lost = slowed
+                        .get(&(j.task, j.job))
+                        .map_or(Duration::ZERO, |s| s.before(u64::MAX));
+                    slack_alone(
+                        release,
+                        deadline,
+                        own_execution(own, &index).saturating_sub(lost),
+                    )
+                }
             };
             let backlog = backlogs.of(j);
             let cores = cores_of(j, own, &backlog.cores);
@@ -309,13 +323,13 @@ fn segments_of(measured: &Trace) -> HashMap<(usize, u64), Vec<Segment>> {
 struct SlowedSegments(Vec<(u64, u64, Duration)>);
 
 impl SlowedSegments {
-    /// What they lost before `at` (a segment running past it counted pro rata).
+    /// What they surely lost before `at`: of a segment running past it, its loss less the
+    /// time after `at`.
     fn before(&self, at: u64) -> Duration {
         (self.0.iter())
             .filter(|&&(start, _, _)| start < at)
-            .map(|&(start, end, lost)| match end <= at {
-                true => lost,
-                false => Duration::from_nanos(lost.as_nanos() * (at - start) / (end - start)),
+            .map(|&(_, end, lost)| {
+                lost.saturating_sub(Duration::from_nanos(end.saturating_sub(at)))
             })
             .fold(Duration::ZERO, |a, b| a + b)
     }

@@ -245,15 +245,6 @@ pub struct RunInputs {
     pub lost: LostTime,
 }
 
-/// The CPU time jobs held `core` for that their work does not account for
-/// ([`WorkerTime::slowed`]), summed; `None` if no segment there counted its work.
-fn slowed_on(segments: &[SegmentRecord], core: usize) -> Option<Duration> {
-    (segments.iter())
-        .filter(|s| s.cpu == core)
-        .filter_map(|s| s.worker_time.map(|t| t.slowed()))
-        .reduce(|a, b| a + b)
-}
-
 impl RunResult {
     /// Merges the threads' logs into counts, distributions and a trace.
     pub fn build(mut inputs: RunInputs) -> RunResult {
@@ -290,7 +281,7 @@ impl RunResult {
         let trace = build_trace(&inputs, &jobs, &segments, end);
         let mut lost = std::mem::take(&mut inputs.lost);
         for core in &mut lost.cores {
-            core.slowed = slowed_on(&segments, core.core);
+            core.slowed = crate::attribution::slowed_on(&segments, core.core);
         }
         let mut result = RunResult {
             policy: inputs.policy,

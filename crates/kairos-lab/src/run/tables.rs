@@ -181,7 +181,7 @@ fn cause_text(raise: &Raise) -> String {
         "it lacked {lacked} of work; stalls in its intervals {stalled}, slowed core {slowed}"
     );
     match raise.cause {
-        RaiseCause::Asked => "asked: its work exceeds its intervals".into(),
+        RaiseCause::Asked => "asked: its work exceeds its WCET at that level".into(),
         RaiseCause::Host => format!("the host's: {evidence}"),
         RaiseCause::Schedule => format!("the schedule's: {evidence}"),
     }

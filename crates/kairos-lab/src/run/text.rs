@@ -99,11 +99,12 @@ fn us(summary: &Summary, pick: impl Fn(&Summary) -> u64) -> String {
 pub fn lost_time(r: &RunResult) -> String {
     let m = &r.misses_by_cause;
     let from = match m.slack_from {
-        SlackFrom::Simulation => "the simulation",
-        SlackFrom::Run => "the run",
+        SlackFrom::Simulation => "slack from the simulation",
+        SlackFrom::Run => "slack from the run",
+        SlackFrom::Tables => "by the tables' rule",
     };
     let mut out = format!(
-        "deadline misses by cause: {} host, {} schedule (slack from {from})\n",
+        "deadline misses by cause: {} host, {} schedule ({from})\n",
         m.host, m.schedule
     );
     let blamed = blamed_stalls(r);

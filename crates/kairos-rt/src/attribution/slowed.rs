@@ -5,8 +5,8 @@
 //! ([`crate::calibrate`]) and reads its thread's CPU time at each end of a segment
 //! ([`WorkerTime`]). CPU time with no work in it is time the core ran slower than at
 //! calibration while the worker held it: a hypervisor sharing the physical core with another
-//! guest, steal in holes too short for the stall watcher, a lower clock, or interrupts (this
-//! kernel charges their time to the thread they interrupt). Some of it is the run's own: the
+//! guest, a lower clock, or interrupts (this kernel charges their time to the thread they
+//! interrupt). Some of it is the run's own: the
 //! loop's clock and word reads between units and the interrupts of the dispatcher's timers, a
 //! few percent of every segment on this machine, and the release and doorbell its end pays. So a
 //! segment counts as slowed only by what it lost beyond the run's median share
@@ -61,6 +61,16 @@ impl Slowness {
     }
 }
 
+/// What jobs lost on `core` to a slowed core ([`Slowness::excess`] of each of its segments,
+/// against the run's usual share), summed; `None` if no segment there counted its work.
+pub fn slowed_on(segments: &[SegmentRecord], core: usize) -> Option<Duration> {
+    let slowness = Slowness::of(segments);
+    (segments.iter())
+        .filter(|s| s.cpu == core)
+        .filter_map(|s| s.worker_time.map(|t| slowness.excess(&t)))
+        .reduce(|a, b| a + b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,5 +110,8 @@ mod tests {
         assert_eq!(excess(&segments[3]), Duration::from_micros(910));
         assert_eq!(excess(&segments[0]), Duration::ZERO);
         assert_eq!(Slowness::of(&segments[4..]).typical, 0);
+        // Core 0's total: 910 us from the slowed segment, none from the usual ones.
+        assert_eq!(slowed_on(&segments, 0), Some(Duration::from_micros(910)));
+        assert_eq!(slowed_on(&segments, 1), None);
     }
 }

@@ -226,10 +226,10 @@ fn with_a_simulation_a_job_it_misses_too_is_the_schedules() {
     };
     let (counts, _) = attribute(&jobs, &run, Some(&simulated));
     assert_eq!((counts.host, counts.schedule), (0, 2));
-    // The same, where b#0's worker held its CPU 10 ms over [0, 11) ms for 8 ms of work and
-    // the other segments lost nothing (the usual share is 0): 2 ms slowed less the segment's
-    // 10 us allowance, 10/11 of them before its deadline (1.809 ms), more than its 1.5 ms: the
-    // host's, no stall named.
+    // The same, where b#0's worker held its CPU 10 ms over [0, 11) ms for 7 ms of work and
+    // the other segments lost nothing (the usual share is 0): 3 ms slowed less the segment's
+    // 10 us allowance, of which the 1 ms after its deadline may not count: 1.99 ms surely
+    // before it, more than its 1.5 ms: the host's, no stall named.
     let worked = |task, job, (start, end): (u64, u64), (on_cpu, work): (u64, u64)| SegmentRecord {
         cpu: task,
         task,
@@ -243,7 +243,7 @@ fn with_a_simulation_a_job_it_misses_too_is_the_schedules() {
     };
     let segments = [
         worked(0, 0, (0, 2), (2, 2)),
-        worked(1, 0, (0, 11), (10, 8)),
+        worked(1, 0, (0, 11), (10, 7)),
         worked(0, 0, (12, 14), (2, 2)),
         worked(0, 1, (14, 15), (1, 1)),
     ];
@@ -254,15 +254,12 @@ fn with_a_simulation_a_job_it_misses_too_is_the_schedules() {
     let (counts, causes) = attribute(&jobs, &run, Some(&simulated));
     assert_eq!((counts.host, counts.schedule), (1, 1));
     assert_eq!((causes[1].cause, causes[1].stall), (Cause::Host, None));
-    assert_eq!(
-        causes[1].slowed,
-        Duration::from_nanos((2 * MS - 10_000) * 10 / 11)
-    );
-    // With 8.5 ms of work the 1.49 ms slowed (1.355 ms before its deadline) fit: the schedule's.
+    assert_eq!(causes[1].slowed, Duration::from_nanos(2 * MS - 10_000));
+    // With 7.6 ms of work, 1.39 ms surely before its deadline fit: the schedule's.
     let mut lighter = segments;
     lighter[1].worker_time = Some(WorkerTime {
         on_cpu: Duration::from_millis(10),
-        work: Duration::from_micros(8_500),
+        work: Duration::from_micros(7_600),
     });
     let run = RunView {
         worker_segments: &lighter,

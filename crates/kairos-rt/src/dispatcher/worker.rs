@@ -46,7 +46,7 @@ pub struct WorkerLog {
     pub measurements: Measurements,
 }
 
-/// Most jobs a worker's log has room for before the run: a 1 ms task's minute (2.6 MB of
+/// Most jobs a worker's log has room for before the run: a 1 ms task's minute (4.2 MB of
 /// segments); a longer log grows as it fills.
 const LOG_RESERVED: usize = 1 << 16;
 
@@ -154,6 +154,9 @@ fn activation(
         }
         return;
     }
+    // Read before the start is stamped: the system call (about a microsecond here) is then
+    // part of the dispatch the profile measures, not of the job's time.
+    let cpu_from = clock::thread_cpu_ns();
     let mut start = clock::now_ns().saturating_sub(origin);
     let last = slot.last_core.swap(core + 1, Ordering::Relaxed);
     let m = &mut log.measurements;
@@ -164,17 +167,15 @@ fn activation(
         log.migrations += 1;
         m.record(MIGRATION_REQUEST_TO_START, start.saturating_sub(requested));
     }
-    // Read after the start is stamped: the system call (about a microsecond here) is the
-    // job's, not the dispatch's.
-    let mut cpu_from = clock::thread_cpu_ns();
+    let first = log.segments.len();
     let (ended, work) = execute(shared, id, core, unit, |at, work| {
-        // A cut moved the job to its next part while it ran here: one segment per part.
-        let cpu = clock::thread_cpu_ns();
-        log.segments
-            .push(segment(id, core, (start, at), (cpu - cpu_from, work)));
-        (start, cpu_from) = (at, cpu);
+        // A cut moved the job to its next part while it ran here: one segment per part, its
+        // CPU time shared out at the end (no system call between the parts).
+        log.segments.push(segment(id, core, (start, at), work));
+        start = at;
     });
     let end = clock::now_ns().saturating_sub(origin);
+    log.segments.push(segment(id, core, (start, end), work));
     release(shared, id, core);
     match ended {
         Ended::Completed => {
@@ -195,20 +196,30 @@ fn activation(
         shared.cores[core].ring();
     }
     // Read once the dispatcher knows: the system call is off its path. The release's CPU time
-    // (and the doorbell's, when it rang) counts in the segment: a few microseconds, which the
-    // run's usual share of slowness (`crate::attribution::Slowness`) absorbs.
-    let on_cpu = clock::thread_cpu_ns() - cpu_from;
-    log.segments
-        .push(segment(id, core, (start, end), (on_cpu, work)));
+    // (and the doorbell's, when it rang) counts in the segments: a few microseconds, which the
+    // allowance of `crate::attribution::Slowness` covers.
+    let on_cpu = clock::thread_cpu_ns().saturating_sub(cpu_from);
+    share_cpu_time(&mut log.segments[first..], on_cpu);
 }
 
-/// A segment `(start, end)` of `id` on `core`, with its worker's `(CPU time, work)` in it.
-fn segment(
-    id: JobId,
-    core: usize,
-    (start, end): (u64, u64),
-    (on_cpu, work): (u64, u64),
-) -> SegmentRecord {
+/// Shares an activation's CPU time among its segments (one per part it ran) by wall time.
+fn share_cpu_time(segments: &mut [SegmentRecord], on_cpu: u64) {
+    let wall: u64 = segments.iter().map(|s| s.end - s.start).sum();
+    let count = segments.len().max(1) as u64;
+    for s in segments {
+        let share = match wall {
+            0 => on_cpu / count,
+            _ => (on_cpu as u128 * (s.end - s.start) as u128 / wall as u128) as u64,
+        };
+        if let Some(time) = &mut s.worker_time {
+            time.on_cpu = Duration::from_nanos(share);
+        }
+    }
+}
+
+/// A segment `(start, end)` of `id` on `core` with the work its worker did in it (its CPU
+/// time filled in at the activation's end, [`share_cpu_time`]).
+fn segment(id: JobId, core: usize, (start, end): (u64, u64), work: u64) -> SegmentRecord {
     SegmentRecord {
         cpu: core,
         task: id.task,
@@ -216,7 +227,7 @@ fn segment(
         start,
         end,
         worker_time: Some(WorkerTime {
-            on_cpu: Duration::from_nanos(on_cpu),
+            on_cpu: Duration::ZERO,
             work: Duration::from_nanos(work),
         }),
     }

@@ -133,9 +133,10 @@ pub struct CoreLost {
     pub steal: Option<Duration>,
     /// Stalls counted above but not kept as intervals (the buffer was full).
     pub dropped: u64,
-    /// The CPU time the jobs held there that their calibrated work does not account for: the
-    /// core ran slower than at calibration ([`crate::measure::WorkerTime`]); `None` when the
-    /// run's workers do not count work in calibrated units (kernel dispatch).
+    /// The CPU time the jobs held there that their calibrated work does not account for,
+    /// beyond the run's usual share: the core ran slower than at calibration
+    /// ([`crate::attribution::Slowness`]); `None` when the run's workers do not count work in
+    /// calibrated units (kernel dispatch).
     #[serde(rename = "slowed_ns", serialize_with = "nanos_or_null")]
     pub slowed: Option<Duration>,
 }

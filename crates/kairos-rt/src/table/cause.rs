@@ -2,36 +2,44 @@
 //! unfinished at the end of its last interval in the current mode (Pautet, Robert, Tardieu,
 //! "Litmus-RT plugins for global static scheduling of mixed criticality systems", section
 //! 6.1). On real cores that is one of three things:
-//! - **asked**: the job was asked for more work than its intervals there hold (an injected or
-//!   drawn overrun, what mode changes are for);
-//! - **host**: the host took at least the work it still lacked at the raise, so without the
-//!   host it would have finished. The host's take is the larger of the stalls
-//!   ([`crate::stalls`]) inside its intervals at that level, each on its interval's core, and
-//!   the time a slowed core took from its segments before the raise ([`Slowness`]). The
-//!   larger, not the sum: the two can overlap;
+//! - **asked**: the job was asked for more work than its task's WCET at that level (an
+//!   injected or drawn overrun, what mode changes are for);
+//! - **host**: the job lacked work at its stop, and the host took at least that much from it,
+//!   so without the host it would have finished. The host's take is the larger of the stalls
+//!   ([`crate::stalls`]) inside its intervals while that mode was in force, each on its
+//!   interval's core, and the time a slowed core took from its segments before the stop
+//!   ([`Slowness`]). The larger, not the sum: the two can overlap;
 //! - **schedule**: otherwise. The dispatcher's own costs took more than the room its intervals
 //!   left over its work, which is what an overhead-aware table (the slot guard) promises they
-//!   do not.
+//!   do not; a job that had done its work by its stop, seen finished only after it, is late
+//!   by the dispatcher's latency.
 //!
-//! The work it lacked is its asked work less the work of its segments before the raise (a
-//! segment that runs past it counted pro rata).
+//! A raise with several overrunning jobs is the host's only if each of them is (any of them
+//! would have raised the mode), and asked if any was asked.
 //!
-//! A deadline miss in a table run is the same event: a job unfinished at the end of its last
-//! interval in the mode in force, stopped for good (its task is not above the mode). Its cause
-//! is weighed by the same rule ([`attribute_misses`]), not by the rule of work-conserving runs
-//! ([`crate::attribution`], whose backlog argument does not hold for a table: a job waits for
-//! its interval on an idle core); an `asked` one counts as the schedule's. The host's take is measured from below (holes
+//! The work it lacked is its asked work less the work of its segments before the stop, and a
+//! segment that runs past the stop counts only what it surely did before it (its work or its
+//! slowed time less the part after the stop). The host's take is measured from below (holes
 //! under the stall watcher's floor are not seen, and a core slowed for the whole run is not
 //! counted), so the rule errs towards `schedule`, as the attribution of deadline misses does
 //! ([`crate::attribution`]).
+//!
+//! A deadline miss in a table run is the same event: a job unfinished at the end of its last
+//! interval in the mode in force, stopped for good (its task is not above the mode). Its cause
+//! is weighed by the same rule ([`attribute_misses`]), not by the rule of work-conserving runs,
+//! whose backlog argument does not hold for a table (a job waits for its interval on an idle
+//! core); an `asked` one counts as the schedule's, and so does one whose job has no interval
+//! in the mode in force.
 
-use crate::attribution::{lost_in, Cause, Slowness, StallIndex};
+use crate::attribution::{lost_in, Cause, SlackFrom, Slowness, StallIndex};
 use crate::dispatcher::ModeChangeRecord;
 use crate::measure::{RunResult, SegmentRecord};
+use crate::stalls::Stall;
 use kairos_model::{Duration, Instant};
 use kairos_policy::table::TablePlan;
 use kairos_policy::JobId;
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// Why the mode rose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -42,17 +50,19 @@ pub enum RaiseCause {
     Schedule,
 }
 
-/// One raise of the mode, its first overrunning job, and the evidence weighed.
+/// One raise of the mode (or one stop for good), the job weighed, and the evidence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Raise {
-    /// The end of the overrunning job's last interval in the mode it left (ns since the start).
+    /// The job's stop: the end of its last interval in the mode it left (ns since the start).
     pub nominal: u64,
     pub job: JobId,
     pub cause: RaiseCause,
-    /// Its work less what it had done by `nominal`.
+    /// Its work less what it had surely done by `nominal`.
     pub lacked: Duration,
-    /// Stall time inside its intervals in the mode it left.
+    /// Stall time inside its intervals while the mode was in force.
     pub stalled: Duration,
+    /// The longest of those stalls.
+    pub stall: Option<Stall>,
     /// What a slowed core took from its segments before `nominal`.
     pub slowed: Duration,
 }
@@ -65,95 +75,140 @@ pub fn raises(
     changes: &[ModeChangeRecord],
     asked: &[Vec<u64>],
 ) -> Vec<Raise> {
-    let stalls = StallIndex::new(&result.stall_intervals);
-    let slowness = Slowness::of(&result.segments);
-    let evidence = Evidence {
-        plan,
-        stalls: &stalls,
-        segments: &result.segments,
-        slowness,
-    };
+    let evidence = Evidence::new(plan, result);
     (changes.iter())
         .filter(|m| m.to > m.from)
         .filter_map(|m| {
-            let job = *m.triggers.first()?;
-            let work = asked.get(job.task)?.get(job.number as usize).copied()?;
-            Some(evidence.raise(m.from, (job, m.nominal), Duration::from_nanos(work)))
+            let since = mode_since(changes, m.nominal);
+            let weighed: Vec<Raise> = (m.triggers.iter())
+                .map(|&job| {
+                    let work = Duration::from_nanos(work_of(asked, job)?);
+                    Some(evidence.raise(m.from, (job, since, m.nominal), work))
+                })
+                .collect::<Option<_>>()?;
+            combined(weighed)
         })
         .collect()
 }
 
+/// The raise of several overrunning jobs: the first one's evidence, asked if any was, the
+/// host's only if every one was.
+fn combined(weighed: Vec<Raise>) -> Option<Raise> {
+    let cause = |c| weighed.iter().any(|r: &Raise| r.cause == c);
+    let first = *weighed.first()?;
+    let cause = match (cause(RaiseCause::Asked), cause(RaiseCause::Schedule)) {
+        (true, _) => RaiseCause::Asked,
+        (false, true) => RaiseCause::Schedule,
+        (false, false) => RaiseCause::Host,
+    };
+    Some(Raise { cause, ..first })
+}
+
+fn work_of(asked: &[Vec<u64>], job: JobId) -> Option<u64> {
+    asked.get(job.task)?.get(job.number as usize).copied()
+}
+
 /// Gives each deadline miss of `result` its cause by the rule of raises (see the module
-/// documentation), the mode in force just before its deadline read from `changes`; a miss
-/// whose job has no interval in that mode keeps its cause. Counts them again.
+/// documentation), in the mode in force just before its deadline read from `changes`; counts
+/// them again, their slack being the work each lacked.
 pub fn attribute_misses(
     plan: &TablePlan,
     result: &mut RunResult,
     changes: &[ModeChangeRecord],
     asked: &[Vec<u64>],
 ) {
-    let stalls = StallIndex::new(&result.stall_intervals);
-    let evidence = Evidence {
-        plan,
-        stalls: &stalls,
-        segments: &result.segments,
-        slowness: Slowness::of(&result.segments),
-    };
-    let deadline = |task, job| {
-        (result.jobs.iter())
-            .find(|j| (j.task, j.job) == (task, job))
-            .map(|j| j.deadline)
-    };
+    let evidence = Evidence::new(plan, result);
+    let deadlines: HashMap<(usize, u64), u64> = (result.jobs.iter())
+        .map(|j| ((j.task, j.job), j.deadline))
+        .collect();
     let mut causes = result.miss_causes.clone();
     for miss in &mut causes {
         let job = JobId {
             task: miss.task,
             number: miss.job,
         };
-        let work = asked.get(job.task).and_then(|w| w.get(job.number as usize));
-        let (Some(due), Some(&work)) = (deadline(miss.task, miss.job), work) else {
-            continue;
+        let due = deadlines.get(&(miss.task, miss.job)).copied();
+        let raise = due
+            .zip(work_of(asked, job))
+            .and_then(|(due, work)| evidence.miss(changes, (job, due), Duration::from_nanos(work)));
+        (miss.cause, miss.stall, miss.slack) = match raise {
+            Some(r) if r.cause == RaiseCause::Host => (Cause::Host, r.stall, Some(r.lacked)),
+            Some(r) => (Cause::Schedule, None, Some(r.lacked)),
+            None => (Cause::Schedule, None, None),
         };
-        let Some(raise) = evidence.miss(changes, (job, due), Duration::from_nanos(work)) else {
-            continue;
-        };
-        miss.cause = match raise.cause {
-            RaiseCause::Host => Cause::Host,
-            RaiseCause::Asked | RaiseCause::Schedule => Cause::Schedule,
-        };
-        miss.slowed = raise.slowed;
+        miss.slowed = raise.map_or(Duration::ZERO, |r| r.slowed);
     }
     let host = causes.iter().filter(|m| m.cause == Cause::Host).count() as u64;
     result.misses_by_cause.host = host;
     result.misses_by_cause.schedule = causes.len() as u64 - host;
+    result.misses_by_cause.slack_from = SlackFrom::Tables;
     result.miss_causes = causes;
 }
 
-/// The mode in force just before `at`: the lowest until the first change.
-fn mode_before(changes: &[ModeChangeRecord], at: u64) -> usize {
+/// The mode in force just before `at` and since when: the lowest from 0 until the first change.
+fn mode_before(changes: &[ModeChangeRecord], at: u64) -> (usize, u64) {
     (changes.iter())
         .take_while(|m| m.nominal < at)
         .last()
-        .map_or(0, |m| m.to)
+        .map_or((0, 0), |m| (m.to, m.nominal))
+}
+
+/// When the mode in force at `at` (before any change at `at` itself) began.
+fn mode_since(changes: &[ModeChangeRecord], at: u64) -> u64 {
+    mode_before(changes, at).1
 }
 
 /// What the host took from a run's jobs, and the plan that says where each job runs.
-pub struct Evidence<'a> {
-    pub plan: &'a TablePlan,
-    pub stalls: &'a StallIndex,
-    pub segments: &'a [SegmentRecord],
-    pub slowness: Slowness,
+struct Evidence<'a> {
+    plan: &'a TablePlan,
+    stalls: StallIndex,
+    /// Each job's segments that counted their work.
+    segments: HashMap<(usize, u64), Vec<SegmentRecord>>,
+    slowness: Slowness,
 }
 
-impl Evidence<'_> {
-    /// The raise from `level` at `at` by `job`, asked for `work`.
-    pub fn raise(&self, level: usize, (job, at): (JobId, u64), work: Duration) -> Raise {
-        let (budget, stalled) = self.intervals(level, job);
+impl<'a> Evidence<'a> {
+    fn new(plan: &'a TablePlan, result: &RunResult) -> Self {
+        Evidence::of(plan, &result.stall_intervals, &result.segments)
+    }
+
+    fn of(plan: &'a TablePlan, stalls: &[Stall], segments: &[SegmentRecord]) -> Self {
+        let mut by_job: HashMap<(usize, u64), Vec<SegmentRecord>> = HashMap::new();
+        for s in segments.iter().filter(|s| s.worker_time.is_some()) {
+            by_job.entry((s.task, s.job)).or_default().push(*s);
+        }
+        Evidence {
+            plan,
+            stalls: StallIndex::new(stalls),
+            segments: by_job,
+            slowness: Slowness::of(segments),
+        }
+    }
+
+    /// The miss of `job`, due at `due` and asked for `work`, as the stop it was: at the end of
+    /// its last interval in the mode in force just before `due` (read from `changes`), or at
+    /// that mode's start if none was left; `None` if it has no interval in that mode.
+    fn miss(
+        &self,
+        changes: &[ModeChangeRecord],
+        (job, due): (JobId, u64),
+        work: Duration,
+    ) -> Option<Raise> {
+        let (level, since) = mode_before(changes, due);
+        let at = self.last_end(level, job)?.max(since);
+        Some(self.raise(level, (job, since, at), work))
+    }
+
+    /// The stop at `at` of `job` in the table of `level`, in force since `since`, asked for
+    /// `work`.
+    fn raise(&self, level: usize, (job, since, at): (JobId, u64, u64), work: Duration) -> Raise {
+        let (stalled, stall) = self.stalls_inside(level, job, since);
         let (done, slowed) = self.ran_before(job, at);
         let lacked = work.saturating_sub(done);
-        let cause = if work > budget {
+        let wcet = Duration::from_nanos(self.plan.tasks[job.task].wcet[level]);
+        let cause = if work > wcet {
             RaiseCause::Asked
-        } else if stalled.max(slowed) >= lacked {
+        } else if lacked > Duration::ZERO && stalled.max(slowed) >= lacked {
             RaiseCause::Host
         } else {
             RaiseCause::Schedule
@@ -164,31 +219,15 @@ impl Evidence<'_> {
             cause,
             lacked,
             stalled,
+            stall,
             slowed,
         }
     }
 
-    /// The miss of `job`, due at `due` and asked for `work`, as the raise it would be: its
-    /// overrun at the end of its last interval in the mode in force just before `due` (read
-    /// from `changes`); `None` if it has no interval in that mode.
-    pub fn miss(
-        &self,
-        changes: &[ModeChangeRecord],
-        (job, due): (JobId, u64),
-        work: Duration,
-    ) -> Option<Raise> {
-        let level = mode_before(changes, due);
-        let at = self.last_end(level, job)?;
-        Some(self.raise(level, (job, at), work))
-    }
-
     /// The end of `job`'s last interval in the table of `level`, if it has one there.
-    pub fn last_end(&self, level: usize, job: JobId) -> Option<u64> {
+    fn last_end(&self, level: usize, job: JobId) -> Option<u64> {
         let (key, offset) = self.key(job);
-        (self.plan.tables[level].by_core.iter())
-            .flat_map(|slots| slots.iter().filter(|slot| slot.key == key))
-            .map(|slot| offset + slot.end)
-            .max()
+        Some(offset + self.plan.tables[level].last_end[key]?)
     }
 
     /// `job`'s key in the plan's tables and the start of its hyper-period.
@@ -199,34 +238,42 @@ impl Evidence<'_> {
         (key, (job.number / per_hyperperiod) * plan.hyperperiod)
     }
 
-    /// The length of `job`'s intervals in the table of `level`, and the stall time inside them.
-    fn intervals(&self, level: usize, job: JobId) -> (Duration, Duration) {
+    /// The stall time inside `job`'s intervals in the table of `level` from `since` on (each
+    /// cut to them), and the longest of those stalls.
+    fn stalls_inside(&self, level: usize, job: JobId, since: u64) -> (Duration, Option<Stall>) {
         let (key, offset) = self.key(job);
-        let (mut budget, mut stalled) = (Duration::ZERO, Duration::ZERO);
+        let (mut stalled, mut longest) = (Duration::ZERO, None::<Stall>);
         for (core, slots) in self.plan.tables[level].by_core.iter().enumerate() {
             for slot in slots.iter().filter(|slot| slot.key == key) {
-                let (start, end) = (offset + slot.start, offset + slot.end);
-                budget += Duration::from_nanos(end - start);
+                let (start, end) = ((offset + slot.start).max(since), offset + slot.end);
+                if start >= end {
+                    continue;
+                }
                 let window = (Instant::from_nanos(start), Instant::from_nanos(end));
-                stalled += lost_in(window, &[core], self.stalls);
+                stalled += lost_in(window, &[core], &self.stalls);
+                let inside = self.stalls.overlapping(core, window.0, window.1);
+                let here = inside
+                    .iter()
+                    .max_by_key(|s| (s.length, std::cmp::Reverse(s.start)));
+                longest = match (longest, here) {
+                    (Some(l), Some(h)) if h.length <= l.length => Some(l),
+                    (l, h) => h.copied().or(l),
+                };
             }
         }
-        (budget, stalled)
+        (stalled, longest)
     }
 
-    /// The work `job` did before `at` and what a slowed core took from it meanwhile.
+    /// The work `job` surely did before `at` and what a slowed core surely took from it
+    /// meanwhile: of a segment running past `at`, each less the time after `at`.
     fn ran_before(&self, job: JobId, at: u64) -> (Duration, Duration) {
-        let own = (self.segments.iter())
-            .filter(|s| (s.task, s.job) == (job.task, job.number) && s.start < at);
+        let own = self.segments.get(&(job.task, job.number));
         let (mut done, mut slowed) = (Duration::ZERO, Duration::ZERO);
-        for s in own {
+        for s in own.into_iter().flatten().filter(|s| s.start < at) {
             let Some(time) = s.worker_time else { continue };
-            let before = |d: Duration| match s.end <= at {
-                true => d,
-                false => Duration::from_nanos(d.as_nanos() * (at - s.start) / (s.end - s.start)),
-            };
-            done += before(time.work);
-            slowed += before(self.slowness.excess(&time));
+            let after = Duration::from_nanos(s.end.saturating_sub(at));
+            done += time.work.saturating_sub(after);
+            slowed += self.slowness.excess(&time).saturating_sub(after);
         }
         (done, slowed)
     }

@@ -81,7 +81,9 @@ pub fn judge(sets: &Sets, seed: u64, utilization: f64, setup: &Setup) -> Result<
         ));
     };
     let counts = on_cores(&system, &synthesis.tables, seed, setup, calibration)?;
-    Ok(judged.with_run(counts, || kept(&system, &synthesis.tables, seed, setup)))
+    Ok(judged.with_run(counts, true, || {
+        kept(&system, &synthesis.tables, seed, setup)
+    }))
 }
 
 /// The system and the tables that ran, and the arguments that run them as the study did.
@@ -93,7 +95,7 @@ fn kept(system: &McSystem, tables: &TableSet, seed: u64, setup: &Setup) -> Kept 
             (".tables.json", tables),
         ],
         run_args: format!(
-            "--policy table --tables {{stem}}.tables.json --work-fraction 1.0 --duration {} --seed {seed}",
+            "--policy table --tables {{stem}}.tables.json --work-fraction 1.0 --duration {} --seed {seed} --compare",
             setup.duration
         ),
     }

@@ -152,6 +152,7 @@ fn run_point(
         .collect();
     let mut families: Vec<FamilySums> =
         study.families.iter().map(|&f| FamilySums::new(f)).collect();
+    forget_kept(keep.0, study, utilization);
     for (sample, result) in results.into_iter().enumerate() {
         let judged = result.map_err(|e| match signals::received() {
             Some(_) => Failure::environment(e),
@@ -169,6 +170,23 @@ fn run_point(
         utilization,
         families,
     })
+}
+
+/// Removes the sets an interrupted run of the point at `utilization` kept: the point runs
+/// again, and keeps what it breaks now.
+fn forget_kept(out: &Path, study: &Study, utilization: f64) {
+    let Ok(entries) = std::fs::read_dir(out.join("broken")) else {
+        return;
+    };
+    let prefixes: Vec<String> = (study.families.iter())
+        .map(|f| format!("{}-u{utilization}-s", f.name()))
+        .collect();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if prefixes.iter().any(|p| name.starts_with(p)) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Writes `kept` as `stem` plus each file's extension and says how to run it again.

@@ -136,7 +136,7 @@ mod tests {
     }
 
     #[test]
-    fn a_set_is_kept_only_when_the_overhead_aware_analysis_accepted_it_and_the_schedule_missed() {
+    fn a_set_is_kept_only_when_the_aware_analysis_accepted_it_and_the_schedule_missed_for_real() {
         let counts = |schedule, host| Counts {
             jobs: 10,
             misses: schedule + host,
@@ -153,9 +153,22 @@ mod tests {
             aware,
             ..Judged::default()
         };
-        assert!(judged(true).with_run(counts(1, 0), kept).kept.is_some());
-        assert!(judged(true).with_run(counts(0, 3), kept).kept.is_none());
-        assert!(judged(false).with_run(counts(2, 0), kept).kept.is_none());
+        assert!(judged(true)
+            .with_run(counts(1, 0), true, kept)
+            .kept
+            .is_some());
+        assert!(judged(true)
+            .with_run(counts(0, 3), true, kept)
+            .kept
+            .is_none());
+        assert!(judged(false)
+            .with_run(counts(2, 0), true, kept)
+            .kept
+            .is_none());
+        assert!(judged(true)
+            .with_run(counts(1, 0), false, kept)
+            .kept
+            .is_none());
     }
 
     #[test]

@@ -58,9 +58,15 @@ pub struct Kept {
 }
 
 impl Judged {
-    /// `kept` when the overhead-aware analysis accepted and the run `counts` a schedule miss.
-    pub(super) fn with_run(self, counts: Counts, kept: impl FnOnce() -> Kept) -> Judged {
-        let broken = self.aware && counts.schedule > 0;
+    /// `kept` when the overhead-aware analysis accepted and the run `counts` a schedule miss
+    /// on real cores (`real`; a simulated run is not what `kairos run` would repeat).
+    pub(super) fn with_run(
+        self,
+        counts: Counts,
+        real: bool,
+        kept: impl FnOnce() -> Kept,
+    ) -> Judged {
+        let broken = real && self.aware && counts.schedule > 0;
         Judged {
             ran: Some(counts),
             kept: broken.then(kept),
@@ -69,9 +75,9 @@ impl Judged {
     }
 }
 
-/// What one run counts: its misses by cause (`kairos_rt::attribution`: `host` when a stall of
-/// the machine on the job's core outlasted the slack the job had in the run's simulated twin,
-/// `schedule` otherwise; a simulation has only the latter).
+/// What one run counts: its misses by cause (`kairos_rt::attribution`: `host` when stalls of
+/// the machine, or a core slowed under the job, took more than the slack the job had in the
+/// run's simulated twin, `schedule` otherwise; a simulation has only the latter).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
     pub jobs: u64,
@@ -125,7 +131,8 @@ pub fn judge(
         Execution::Real(calibration) => on_cores(family, &ready, seed, setup, calibration)?,
         Execution::Simulated => simulated(family, &ready, seed, setup)?,
     };
-    Ok(judged.with_run(counts, || Kept {
+    let real = matches!(setup.execution, Execution::Real(_));
+    Ok(judged.with_run(counts, real, || Kept {
         files: vec![(".toml", kairos_model::workload_write::to_toml(&ready))],
         run_args: format!(
             "--policy {} --dispatch user --duration {} --seed {seed} --compare --overheads {{profile}}",

@@ -133,7 +133,8 @@ impl VmFamily {
             Execution::Real(calibration) => on_cores(&plan, seed, setup, calibration)?,
             Execution::Simulated => simulated(&plan, seed, setup)?,
         };
-        Ok(judged.with_run(counts, || Kept {
+        let real = matches!(setup.execution, Execution::Real(_));
+        Ok(judged.with_run(counts, real, || Kept {
             files: vec![(".toml", kairos_model::vm_load::to_toml(&budgeted))],
             run_args: format!(
                 "--duration {} --seed {seed} --compare --overheads {{profile}}",

@@ -81,16 +81,24 @@ fn cause(number: u64, stalls: &[Stall], segments: &[SegmentRecord]) -> RaiseCaus
     let plan = plan();
     let usual = (0..5).map(|k| ran(100 + k, (0, 0), (1000, 990)));
     let segments: Vec<SegmentRecord> = segments.iter().copied().chain(usual).collect();
-    let stalls = StallIndex::new(stalls);
-    let evidence = Evidence {
-        plan: &plan,
-        stalls: &stalls,
-        segments: &segments,
-        slowness: Slowness::of(&segments),
-    };
+    let evidence = Evidence::of(&plan, stalls, &segments);
     let at = number * 4 * MS + 2 * MS;
     let job = JobId { task: 0, number };
-    evidence.raise(0, (job, at), Duration::from_nanos(MS)).cause
+    evidence
+        .raise(0, (job, 0, at), Duration::from_nanos(MS))
+        .cause
+}
+
+fn change(nominal: u64, from: usize, to: usize) -> ModeChangeRecord {
+    ModeChangeRecord {
+        nominal,
+        from,
+        to,
+        triggers: Vec::new(),
+        detected_at: nominal,
+        decided_at: nominal,
+        epoch: 0,
+    }
 }
 
 #[test]
@@ -115,63 +123,91 @@ fn a_raise_is_the_hosts_when_the_host_took_the_work_its_job_lacked() {
 }
 
 #[test]
-fn work_past_the_raise_counts_pro_rata_and_more_than_the_intervals_is_asked() {
-    // A segment of 4 ms, 2000 us on the CPU for 1900 us of work: half of it before the raise,
-    // 950 us done, 50 lacking, (100 - 20 - 10) / 2 = 35 slowed: the schedule's.
+fn work_past_the_stop_counts_only_what_surely_came_before_and_more_than_the_wcet_is_asked() {
+    // A segment of 4 ms, 2000 us on the CPU for 1900 us of work, 2 ms of it after the stop:
+    // no work surely done before it, 1 ms lacking, none surely slowed: the schedule's.
     let long = ran(0, (0, 4000), (2000, 1900));
     assert_eq!(cause(0, &[], &[long]), RaiseCause::Schedule);
-    // Asked for more than its 2 ms at LO: the overrun was asked, whatever the host did.
+    // Its work done by the stop but seen after it: nothing lacked, whatever the host did.
+    let done = ran(0, (0, 2000), (1000, 1000));
+    assert_eq!(cause(0, &[stall(100, 1500)], &[done]), RaiseCause::Schedule);
+    // Asked for more than its 1 ms WCET at LO: the overrun was asked, whatever the host did.
     let plan = plan();
-    let stalls = StallIndex::new(&[stall(0, 2000)]);
-    let evidence = Evidence {
-        plan: &plan,
-        stalls: &stalls,
-        segments: &[],
-        slowness: Slowness::of(&[]),
-    };
+    let evidence = Evidence::of(&plan, &[stall(0, 2000)], &[]);
     let job = JobId { task: 0, number: 0 };
-    let raise = evidence.raise(0, (job, 2 * MS), Duration::from_nanos(2 * MS + 1));
+    let raise = evidence.raise(0, (job, 0, 2 * MS), Duration::from_nanos(MS + 1));
     assert_eq!(raise.cause, RaiseCause::Asked);
     assert_eq!(raise.stalled, Duration::from_nanos(2 * MS));
+    assert_eq!(raise.stall, Some(stall(0, 2000)));
 }
 
 #[test]
-fn a_miss_is_weighed_in_the_mode_in_force_before_its_deadline() {
-    let plan = plan();
-    let stalls = StallIndex::new(&[stall(2500, 600)]);
-    // Job 0 of `a` did 700 us of its 1 ms at LO by 2 ms, then nothing.
-    let segments = [ran(0, (0, 2000), (700, 700))];
-    let evidence = Evidence {
-        plan: &plan,
-        stalls: &stalls,
-        segments: &segments,
-        slowness: Slowness::of(&segments),
+fn a_raise_of_several_jobs_is_the_hosts_only_if_each_overrun_is() {
+    let raise = |cause| Raise {
+        nominal: 2 * MS,
+        job: JobId { task: 0, number: 0 },
+        cause,
+        lacked: Duration::from_micros(100),
+        stalled: Duration::ZERO,
+        stall: None,
+        slowed: Duration::ZERO,
     };
+    let of = |causes: &[RaiseCause]| combined(causes.iter().map(|&c| raise(c)).collect());
+    use RaiseCause::*;
+    assert_eq!(of(&[Host, Host]).map(|r| r.cause), Some(Host));
+    assert_eq!(of(&[Host, Schedule]).map(|r| r.cause), Some(Schedule));
+    assert_eq!(of(&[Schedule, Asked, Host]).map(|r| r.cause), Some(Asked));
+    assert_eq!(of(&[]), None);
+}
+
+#[test]
+fn a_miss_is_weighed_in_the_mode_in_force_before_its_deadline_and_since_it_began() {
+    let plan = plan();
+    // Job 0 of `a` did 700 us of its 1 ms by 2 ms, then nothing; stalls at 0.5 and 2.5 ms.
+    let segments = [ran(0, (0, 2000), (700, 700))];
+    let evidence = Evidence::of(&plan, &[stall(500, 300), stall(2500, 600)], &segments);
     let job = JobId { task: 0, number: 0 };
     let work = Duration::from_nanos(MS);
-    let change = |nominal, from, to| ModeChangeRecord {
-        nominal,
-        from,
-        to,
-        triggers: Vec::new(),
-        detected_at: nominal,
-        decided_at: nominal,
-        epoch: 0,
-    };
-    // At LO its last interval ends at 2 ms: 300 us lacking, no stall in [0, 2 ms): the
-    // schedule's.
+    // At LO its last interval ends at 2 ms: 300 us lacking, the 300 us stall inside: the host's.
     let at_lo = evidence
         .miss(&[], (job, 4 * MS), work)
         .expect("an interval at LO");
-    assert_eq!((at_lo.nominal, at_lo.cause), (2 * MS, RaiseCause::Schedule));
+    assert_eq!((at_lo.nominal, at_lo.cause), (2 * MS, RaiseCause::Host));
     assert_eq!(at_lo.lacked, Duration::from_micros(300));
-    // In HI from 1 ms its last interval ends at 3 ms and holds the 600 us stall: the host's.
+    // A change at the deadline itself is not in force before it.
+    let at_due = [change(4 * MS, 0, 1)];
+    assert_eq!(evidence.miss(&at_due, (job, 4 * MS), work), Some(at_lo));
+    // In HI from 1 ms its last interval ends at 3 ms: the stall at 0.5 ms came before HI was
+    // in force and does not count, the one at 2.5 ms (500 us of it inside) does: the host's.
     let raised = [change(MS, 0, 1)];
     let at_hi = evidence
         .miss(&raised, (job, 4 * MS), work)
         .expect("an interval at HI");
     assert_eq!((at_hi.nominal, at_hi.cause), (3 * MS, RaiseCause::Host));
-    // Back at LO before its deadline: LO's intervals again.
+    assert_eq!(at_hi.stalled, Duration::from_micros(500));
+    // Raised at 2.6 ms: only 400 us of the HI interval and 400 us of the stall are left, the
+    // job stopped at 3 ms. Raised at 3.5 ms, past its last HI interval: stopped at once, no
+    // stall in force: the schedule's.
+    let late = [change(2_600_000, 0, 1)];
+    let at_late = evidence
+        .miss(&late, (job, 4 * MS), work)
+        .expect("an interval at HI");
+    assert_eq!(at_late.stalled, Duration::from_micros(400));
+    let after = [change(3_500_000, 0, 1)];
+    let past = evidence
+        .miss(&after, (job, 4 * MS), work)
+        .expect("an interval at HI");
+    assert_eq!(
+        (past.nominal, past.cause),
+        (3_500_000, RaiseCause::Schedule)
+    );
+    // Back at LO before its deadline: LO's intervals again, since the return.
     let back = [change(MS, 0, 1), change(3_500_000, 1, 0)];
-    assert_eq!(evidence.miss(&back, (job, 4 * MS), work), Some(at_lo));
+    let at_back = evidence
+        .miss(&back, (job, 4 * MS), work)
+        .expect("an interval at LO");
+    assert_eq!(
+        (at_back.nominal, at_back.stalled),
+        (3_500_000, Duration::ZERO)
+    );
 }
