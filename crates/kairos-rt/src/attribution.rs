@@ -57,7 +57,7 @@ use std::collections::{BTreeMap, HashMap};
 mod backlog;
 mod slowed;
 pub use backlog::{Backlog, Backlogs};
-pub use slowed::{slowed_on, Slowness};
+pub use slowed::Slowness;
 
 /// Why a job missed its deadline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

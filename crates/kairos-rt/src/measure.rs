@@ -99,9 +99,10 @@ pub struct SegmentRecord {
 
 /// The worker's thread CPU time over one segment and the work it did in it (calibrated
 /// units, at the core's undisturbed speed). CPU time the work does not account for is time
-/// the core ran slower than at calibration while the worker held it: the host's (steal too
-/// short to be reported, a busy sibling of the host's core, a lower clock) or interrupts',
-/// never another thread of this machine, whose time is not the worker's CPU time.
+/// the core ran slower than at calibration while the worker held it: the host's (a busy
+/// sibling of the host's core, a lower clock) or interrupts', never another thread of this
+/// machine nor time the hypervisor took the vCPU away (steal accounting), neither of which is
+/// the worker's CPU time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct WorkerTime {
     pub on_cpu: Duration,
@@ -280,8 +281,9 @@ impl RunResult {
         let optional = optional_total(&inputs.optional);
         let trace = build_trace(&inputs, &jobs, &segments, end);
         let mut lost = std::mem::take(&mut inputs.lost);
+        let slowness = attribution::Slowness::of(&segments);
         for core in &mut lost.cores {
-            core.slowed = crate::attribution::slowed_on(&segments, core.core);
+            core.slowed = slowness.on_core(&segments, core.core);
         }
         let mut result = RunResult {
             policy: inputs.policy,

@@ -52,6 +52,15 @@ impl Slowness {
         Slowness { typical }
     }
 
+    /// What jobs lost on `core` to a slowed core ([`Slowness::excess`] of each of the
+    /// `segments` there), summed; `None` if no segment there counted its work.
+    pub fn on_core(&self, segments: &[SegmentRecord], core: usize) -> Option<Duration> {
+        (segments.iter())
+            .filter(|s| s.cpu == core)
+            .filter_map(|s| s.worker_time.map(|t| self.excess(&t)))
+            .reduce(|a, b| a + b)
+    }
+
     /// What `time` lost beyond the typical share and the segment's allowance.
     pub fn excess(&self, time: &WorkerTime) -> Duration {
         let usual = time.on_cpu.as_nanos() * self.typical / MILLION;
@@ -59,16 +68,6 @@ impl Slowness {
             .saturating_sub(Duration::from_nanos(usual))
             .saturating_sub(SEGMENT_ALLOWANCE)
     }
-}
-
-/// What jobs lost on `core` to a slowed core ([`Slowness::excess`] of each of its segments,
-/// against the run's usual share), summed; `None` if no segment there counted its work.
-pub fn slowed_on(segments: &[SegmentRecord], core: usize) -> Option<Duration> {
-    let slowness = Slowness::of(segments);
-    (segments.iter())
-        .filter(|s| s.cpu == core)
-        .filter_map(|s| s.worker_time.map(|t| slowness.excess(&t)))
-        .reduce(|a, b| a + b)
 }
 
 #[cfg(test)]
@@ -111,7 +110,10 @@ mod tests {
         assert_eq!(excess(&segments[0]), Duration::ZERO);
         assert_eq!(Slowness::of(&segments[4..]).typical, 0);
         // Core 0's total: 910 us from the slowed segment, none from the usual ones.
-        assert_eq!(slowed_on(&segments, 0), Some(Duration::from_micros(910)));
-        assert_eq!(slowed_on(&segments, 1), None);
+        assert_eq!(
+            slowness.on_core(&segments, 0),
+            Some(Duration::from_micros(910))
+        );
+        assert_eq!(slowness.on_core(&segments, 1), None);
     }
 }

@@ -32,13 +32,17 @@ pub fn demands(
             "work fraction {fraction} is not in (0, 1]"
         )));
     }
-    let spec = DemandSpec {
+    Demands::new(plan, &spec(config), duration).map_err(|e| RunError::Invalid(e.to_string()))
+}
+
+/// What the run's config asks of the draws.
+fn spec(config: &TableRunConfig) -> DemandSpec {
+    DemandSpec {
         overruns: config.overruns.clone(),
         overrun_probability: config.overrun_probability,
         seed: config.seed,
         execution_times: config.execution_times,
-    };
-    Demands::new(plan, &spec, duration).map_err(|e| RunError::Invalid(e.to_string()))
+    }
 }
 
 /// The work each job's body runs (`[task][job since time 0]`, ns) in a run of `duration` ns:
@@ -49,13 +53,8 @@ pub fn asked(
     duration: u64,
     config: &TableRunConfig,
 ) -> Result<Vec<Vec<u64>>, RunError> {
-    let spec = DemandSpec {
-        overruns: config.overruns.clone(),
-        overrun_probability: config.overrun_probability,
-        seed: config.seed,
-        execution_times: config.execution_times,
-    };
-    let drawn = job_demands(plan, &spec, duration).map_err(|e| RunError::Invalid(e.to_string()))?;
+    let drawn =
+        job_demands(plan, &spec(config), duration).map_err(|e| RunError::Invalid(e.to_string()))?;
     let scale = |work: u64| (work as f64 * config.work_fraction).round() as u64;
     Ok((drawn.into_iter())
         .map(|jobs| jobs.into_iter().map(scale).collect())
