@@ -55,7 +55,28 @@ fn the_comparison_charges_overheads_measured_before_the_run_or_given() {
     assert_eq!(charged["source"], "given");
     assert_eq!(charged["scheduling_ns"], 7_000);
     assert_eq!(charged["context_switch_ns"], 11_000);
+    assert_eq!(charged["cut_at"], Value::Null);
     assert!(!err.contains("measuring"), "{err}");
+    // Cut at the quantile an analysis charged: the comparison says so.
+    let measured =
+        r#"context_switch = { min = "1us", p50 = "2us", p90 = "3us", p99 = "4us", max = "900us" }"#;
+    scratch.write("m.toml", format!("[overheads]\n{measured}\n"));
+    let cut = ["--overheads", "m.toml", "--overhead-quantile", "p99"];
+    let (report, _) = run(&scratch, &cut);
+    let charged = &report["simulated_overheads"];
+    assert_eq!(charged["cut_at"], "p99");
+    assert_eq!(charged["context_switch_ns"], 2_000);
+}
+
+#[test]
+fn a_quantile_without_overheads_to_cut_is_refused() {
+    let scratch = Scratch::new("out-of-sample-quantile");
+    scratch.write("w.toml", WORKLOAD);
+    let args = ["run", "w.toml", "--compare", "--overhead-quantile", "p99"];
+    let output = scratch.kairos(&args);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(err.contains("add --overheads"), "{err}");
 }
 
 #[test]

@@ -83,6 +83,12 @@ pub struct Args {
     /// up to 1 s of the same workload just before the compared one (user dispatch).
     #[arg(long, value_name = "FILE.toml")]
     pub overheads: Option<PathBuf>,
+    /// With --overheads: cut each measured distribution at this quantile (p99 or p999), so
+    /// that the comparison draws no cost above what an analysis charging it assumed (as
+    /// `kairos analyze --overhead-quantile`); a miss the simulation makes then breaks that
+    /// analysis's guarantee. Default: the whole distribution (max).
+    #[arg(long, value_name = "QUANTILE", value_parser = crate::commands::analyze::quantile_arg)]
+    pub overhead_quantile: Option<kairos_analysis::overheads::Quantile>,
     /// Scheduling tables for --policy table (default: synthesize them first).
     #[arg(long, value_name = "TABLES.json")]
     pub tables: Option<PathBuf>,
@@ -119,15 +125,26 @@ impl Args {
     /// The flags as the library's request.
     fn request(&self) -> Result<Request, Failure> {
         let simulate = self.compare || self.report.is_some();
-        let overheads = match (&self.overheads, simulate) {
-            (Some(_), false) => {
-                return Err(Failure::bad_input(
-                    "--overheads sets what the comparison's simulation charges: add --compare",
-                ))
-            }
-            (Some(path), true) => Some(crate::input::load_overheads(path)?),
-            (None, _) => None,
-        };
+        let overheads =
+            match (&self.overheads, simulate) {
+                (Some(_), false) => {
+                    return Err(Failure::bad_input(
+                        "--overheads sets what the comparison's simulation charges: add --compare",
+                    ))
+                }
+                (Some(path), true) => {
+                    let quantile = self.overhead_quantile.unwrap_or_default();
+                    let profile = crate::input::load_profile(path, quantile)?;
+                    Some(quantile.cap(&profile))
+                }
+                (None, _) if self.overhead_quantile.is_some() => return Err(Failure::bad_input(
+                    "--overhead-quantile cuts the distributions of --overheads: add --overheads",
+                )),
+                (None, _) => None,
+            };
+        let overheads_cut_at = (self.overhead_quantile)
+            .filter(|q| *q != kairos_analysis::overheads::Quantile::Max)
+            .map(|q| q.name());
         Ok(Request {
             policy: self.policy.clone(),
             dispatch: self.dispatch.as_deref().map(|d| match d {
@@ -143,6 +160,7 @@ impl Args {
             // A --report page shows the run beside its simulation.
             simulate,
             overheads,
+            overheads_cut_at,
             tables: self.tables.clone(),
             overruns: self.overrun.clone(),
             overrun_probability: self.overrun_probability,

@@ -181,6 +181,20 @@ impl Quantiles {
         })
     }
 
+    /// The same distribution cut at `at`: every point above it lowered to it, so that no draw
+    /// exceeds it.
+    pub fn capped(self, at: Duration) -> Quantiles {
+        let cut = |d: Duration| d.min(at);
+        Quantiles {
+            min: cut(self.min),
+            p50: cut(self.p50),
+            p90: cut(self.p90),
+            p99: cut(self.p99),
+            p999: self.p999.map(cut),
+            max: cut(self.max),
+        }
+    }
+
     /// The quantile function, linear between the five points (probabilities 0, 0.5, 0.9, 0.99
     /// and 1), at `u` clamped to `[0, 1]`: what a draw of a uniform `u` gives, so draws follow the
     /// measured shape, tail included, and never leave `[min, max]`.

@@ -2,10 +2,19 @@
 //!
 //! **The rule.** A missed job `j` (release `r`, absolute deadline `d`) is a `host` miss when
 //! its slack `s_j` and its backlog's demand slack `s_b` both exist and
-//! 1. a stall ([`crate::stalls`]) on a core it ran on (any of its group's if it never ran)
-//!    overlapping its window `[r, d)` is longer than `s_j`, or its own segments before `d`
-//!    lost more than `s_j` to a slowed core ([`Slowness`]: CPU time its worker held without
-//!    doing its work, beyond the run's usual share): the job itself was held; or
+//! 1. the job itself was held:
+//!    - a stall ([`crate::stalls`]: seen by the core's watcher, or a late wake-up of its
+//!      dispatcher) on a core it ran on (any of its group's if it never ran) overlapping its
+//!      window `[r, d)` is longer than `s_j`;
+//!    - or its own segments before `d` lost more than `s_j` to a slowed core ([`Slowness`]:
+//!      wall time that was neither its work nor the run's own dispatching, beyond the run's
+//!      usual share);
+//!    - or the host took from its own segments, up to its completion, at least its lateness
+//!      and more than `s_j` (the larger of the slowing and the stalls inside them): without
+//!      that time it would have completed by `d`, and that time alone overran its room;
+//!    - or a stall of the core that handles the policy's timers covering its optional
+//!      deadline ended more than `s_j` after it ([`timer`]): its wind-up could not start
+//!      before; or
 //! 2. a stall on a core of its group overlapping its backlog `[b, d)` is longer than both
 //!    `s_j` and `s_b`, or the stalls there, each cut to `[b, d)`, add up to more than both:
 //!    the work it waited behind was held;
@@ -56,8 +65,10 @@ use std::collections::{BTreeMap, HashMap};
 
 mod backlog;
 mod slowed;
+mod timer;
 pub use backlog::{Backlog, Backlogs};
 pub use slowed::Slowness;
+use slowed::{slowed_by_job, SlowedSegments};
 
 /// Why a job missed its deadline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -222,6 +233,8 @@ pub struct RunView<'a> {
     pub cores: &'a [usize],
     /// The segments as the workers recorded them, with their CPU time and work when counted.
     pub worker_segments: &'a [SegmentRecord],
+    /// The core whose dispatcher handles the policy's timers, under the user-space dispatcher.
+    pub timer_core: Option<usize>,
     /// The end of the run (misses are judged up to it).
     pub end: u64,
 }
@@ -241,6 +254,7 @@ pub fn attribute(
     let causes: Vec<MissCause> = (jobs.iter().filter(|j| j.missed(run.end)))
         .map(|j| {
             let own = segments.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
+            let (own_segments, slowed_segments) = (own, slowed.get(&(j.task, j.job)));
             let (release, deadline) = window(j);
             let slack = match &completions {
                 Some(done) => slack_simulated(deadline, done.get(&(j.task, j.job)).copied()),
@@ -267,13 +281,19 @@ pub fn attribute(
                     match cause_of((release, deadline), &cores, Some(own), &index) {
                         (Cause::Host, stall) => (Cause::Host, stall, Some(own)),
                         _ if slowed > own => (Cause::Host, None, Some(own)),
-                        _ => {
-                            let larger = own.max(room);
-                            let window = (backlog.from, deadline);
-                            let (cause, stall) =
-                                stalls_outlast(window, &backlog.cores, larger, &index);
-                            (cause, stall, Some(larger))
+                        _ if took_its_lateness(j, own, own_segments, slowed_segments, &index) => {
+                            (Cause::Host, None, Some(own))
                         }
+                        _ => match timer_stall(j, run, own, &index) {
+                            Some(stall) => (Cause::Host, Some(stall), Some(own)),
+                            None => {
+                                let larger = own.max(room);
+                                let window = (backlog.from, deadline);
+                                let (cause, stall) =
+                                    stalls_outlast(window, &backlog.cores, larger, &index);
+                                (cause, stall, Some(larger))
+                            }
+                        },
                     }
                 }
             };
@@ -300,6 +320,44 @@ pub fn attribute(
     (counts, causes)
 }
 
+/// Whether the host took from the job's own segments, up to its completion, at least its
+/// lateness and more than its slack `s_j`: the larger of what a slowed core took from them and
+/// the stalls inside them. Without that time the job would have done its work that much
+/// earlier in the time its core was its own, so it would have completed by its deadline (the
+/// counterfactual of the tables' rule, `crate::table::cause`); and that time alone overran the
+/// room the schedule left it. When only one holds, the schedule's own delay was needed too, and
+/// the miss stays the schedule's. An unfinished job has no lateness to weigh.
+fn took_its_lateness(
+    job: &JobRecord,
+    slack: Duration,
+    own: &[Segment],
+    slowed: Option<&SlowedSegments>,
+    index: &StallIndex,
+) -> bool {
+    let Some(late) = job.completion.and_then(|c| c.checked_sub(job.deadline)) else {
+        return false;
+    };
+    let slowed = slowed.map_or(Duration::ZERO, |s| s.before(u64::MAX));
+    let stalled = (own.iter())
+        .map(|&(core, start, end)| lost_in((start, end), &[core], index))
+        .fold(Duration::ZERO, |a, b| a + b);
+    let took = slowed.max(stalled);
+    took >= Duration::from_nanos(late) && took > slack
+}
+
+/// A stall on the run's timer core that held the job's optional-deadline timer past its
+/// slack `own` ([`timer`]).
+fn timer_stall(job: &JobRecord, run: &RunView, own: Duration, index: &StallIndex) -> Option<Stall> {
+    let core = run.timer_core?;
+    let od = (run.measured.optional_deadlines.get(job.task))
+        .copied()
+        .flatten()?;
+    let at = Instant::from_nanos(job.release) + od;
+    (at.as_nanos() < job.deadline)
+        .then(|| timer::timer_held(core, at, own, index))
+        .flatten()
+}
+
 fn window(job: &JobRecord) -> (Instant, Instant) {
     (
         Instant::from_nanos(job.release),
@@ -317,38 +375,6 @@ fn segments_of(measured: &Trace) -> HashMap<(usize, u64), Vec<Segment>> {
             .push((core, start, end));
     }
     segments
-}
-
-/// Each job's segments that counted their work: `(start, end, lost beyond the usual share)`.
-struct SlowedSegments(Vec<(u64, u64, Duration)>);
-
-impl SlowedSegments {
-    /// What they surely lost before `at`: of a segment running past it, its loss less the
-    /// time after `at`.
-    fn before(&self, at: u64) -> Duration {
-        (self.0.iter())
-            .filter(|&&(start, _, _)| start < at)
-            .map(|&(_, end, lost)| {
-                lost.saturating_sub(Duration::from_nanos(end.saturating_sub(at)))
-            })
-            .fold(Duration::ZERO, |a, b| a + b)
-    }
-}
-
-fn slowed_by_job(segments: &[SegmentRecord]) -> HashMap<(usize, u64), SlowedSegments> {
-    let slowness = Slowness::of(segments);
-    let mut by_job: HashMap<(usize, u64), SlowedSegments> = HashMap::new();
-    for s in segments {
-        if let Some(time) = s.worker_time {
-            let lost = (s.start, s.end, slowness.excess(&time));
-            by_job
-                .entry((s.task, s.job))
-                .or_insert(SlowedSegments(Vec::new()))
-                .0
-                .push(lost);
-        }
-    }
-    by_job
 }
 
 /// The cores a job ran on, or every core of its group if it never ran.

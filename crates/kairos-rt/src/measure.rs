@@ -97,22 +97,31 @@ pub struct SegmentRecord {
     pub worker_time: Option<WorkerTime>,
 }
 
-/// The worker's thread CPU time over one segment and the work it did in it (calibrated
-/// units, at the core's undisturbed speed). CPU time the work does not account for is time
-/// the core ran slower than at calibration while the worker held it: the host's (a busy
-/// sibling of the host's core, a lower clock) or interrupts', never another thread of this
-/// machine nor time the hypervisor took the vCPU away (steal accounting), neither of which is
-/// the worker's CPU time.
+/// The worker's thread CPU time over one segment, the work it did in it (calibrated units, at
+/// the core's undisturbed speed) and the time its core's dispatcher was awake meanwhile.
+/// CPU time the work does not account for is time the core ran slower than at calibration
+/// while the worker held it: the host's (a busy sibling of the host's core, a lower clock) or
+/// interrupts'. Wall time that is neither the worker's CPU time nor its dispatcher's is time
+/// the core was taken from it: by a thread outside the run, the kernel, or the hypervisor
+/// (steal accounting keeps the vCPU's absence out of the thread's CPU time).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct WorkerTime {
     pub on_cpu: Duration,
     pub work: Duration,
+    pub dispatching: Duration,
 }
 
 impl WorkerTime {
     /// The CPU time the work does not account for.
     pub fn slowed(&self) -> Duration {
         self.on_cpu.saturating_sub(self.work)
+    }
+
+    /// What a segment of `wall` lost besides the run's own dispatching: the CPU time without
+    /// work and the wall time off the CPU that the dispatcher did not take.
+    pub fn lost(&self, wall: Duration) -> Duration {
+        let taken = (wall.saturating_sub(self.on_cpu)).saturating_sub(self.dispatching);
+        self.slowed() + taken
     }
 }
 
@@ -216,6 +225,9 @@ pub struct RunResult {
     /// Every segment as its worker recorded it (with its CPU time and work, when counted).
     #[serde(skip)]
     pub segments: Vec<SegmentRecord>,
+    /// The core whose dispatcher handled the policy's timers, if one did.
+    #[serde(skip)]
+    pub timer_core: Option<usize>,
 }
 
 /// What [`RunResult::build`] needs; the table dispatcher fills the optional parts.
@@ -244,6 +256,9 @@ pub struct RunInputs {
     pub server_names: Vec<String>,
     /// Time taken from the run's cores.
     pub lost: LostTime,
+    /// The core whose dispatcher handles the policy's timers, under the user-space dispatcher
+    /// ([`crate::attribution`] weighs its stalls for optional deadlines).
+    pub timer_core: Option<usize>,
 }
 
 impl RunResult {
@@ -324,6 +339,7 @@ impl RunResult {
             stall_intervals: lost.stalls,
             miss_causes: Vec::new(),
             segments,
+            timer_core: inputs.timer_core,
         };
         result.attribute_misses(None);
         result
@@ -338,6 +354,7 @@ impl RunResult {
             stalls: &self.stall_intervals,
             cores: &cores,
             worker_segments: &self.segments,
+            timer_core: self.timer_core,
             end: self.ran_ns.min(self.duration_ns),
         };
         (self.misses_by_cause, self.miss_causes) =

@@ -54,6 +54,27 @@ impl Quantile {
         (self == Quantile::P999).then_some(kairos_model::overheads::P999_KEY)
     }
 
+    /// `overheads` with each measured distribution cut at this quantile: what the analysis
+    /// charging it assumes no cost exceeds. A simulation charging the result is the schedule
+    /// the overhead-aware verdict promises, the baseline a real run's misses are weighed
+    /// against; fixed costs and the throttling are unchanged.
+    pub fn cap(self, overheads: &Overheads) -> Overheads {
+        let cut = |cost: Cost| match cost {
+            Cost::Fixed(_) => cost,
+            Cost::Measured(q) => Cost::Measured(q.capped(self.of(cost))),
+        };
+        Overheads {
+            scheduling: cut(overheads.scheduling),
+            context_switch: cut(overheads.context_switch),
+            migration: cut(overheads.migration),
+            release: cut(overheads.release),
+            release_latency: cut(overheads.release_latency),
+            ipi: cut(overheads.ipi),
+            part_callback: cut(overheads.part_callback),
+            rt_throttle: overheads.rt_throttle,
+        }
+    }
+
     /// A distribution without the 99.9th percentile is charged its maximum, the safe side:
     /// only a caller that skipped the profile readers' check gets there.
     fn of(self, cost: Cost) -> Duration {

@@ -209,6 +209,38 @@ fn quantiles_pick_their_point_and_fixed_costs_stay() {
     assert_eq!(Quantile::Max.profile_key(), None);
 }
 
+#[test]
+fn a_profile_capped_at_a_quantile_draws_nothing_above_its_charge() {
+    let measured = kairos_model::Quantiles::from_values([us(1), us(2), us(3), us(4), us(9)])
+        .and_then(|q| q.with_p999(us(7)))
+        .unwrap();
+    let overheads = kairos_model::Overheads {
+        scheduling: Cost::Measured(measured),
+        context_switch: Cost::Fixed(us(6)),
+        ..Default::default()
+    };
+    let capped = Quantile::P99.cap(&overheads);
+    let Cost::Measured(q) = capped.scheduling else {
+        panic!("a measured cost stays measured: {capped:?}");
+    };
+    // The points up to p99 stay; p999 and max come down to the 4 us charged.
+    assert_eq!(q.values(), [us(1), us(2), us(3), us(4), us(4)]);
+    assert_eq!(q.p999, Some(us(4)));
+    assert!((0..=1000).all(|k| q.at(k as f64 / 1000.0) <= us(4)));
+    assert_eq!(capped.context_switch, Cost::Fixed(us(6)));
+    // The charges themselves are unchanged, at every quantile the cap keeps.
+    assert_eq!(
+        Charges::at(&capped, Quantile::P99),
+        Charges::at(&overheads, Quantile::P99)
+    );
+    let p999 = Quantile::P999.cap(&overheads);
+    assert_eq!(
+        Charges::at(&p999, Quantile::P999),
+        Charges::at(&overheads, Quantile::P999)
+    );
+    assert_eq!(Quantile::Max.cap(&overheads), overheads);
+}
+
 /// EDZL counts three interrupts per period (a release and two moved wake-ups):
 /// u_rel = 3 * (10/4000 + 10/10000) = 0.0105, s = 0.9895, n = 6 interrupts;
 /// c_pre = (6 * 10000 + 20000 * 0.0105) / 0.9895 = 60848.91 -> 60849.

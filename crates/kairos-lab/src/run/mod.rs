@@ -63,6 +63,9 @@ pub struct Request {
     /// User dispatch: the overheads the comparison's simulation charges; `None`: measured on a
     /// short run of the same workload before the compared one.
     pub overheads: Option<kairos_model::Overheads>,
+    /// The quantile the given `overheads` were cut at (`p99`, `p999`), if they were: the
+    /// comparison then draws no cost above what an analysis at that quantile charges.
+    pub overheads_cut_at: Option<&'static str>,
     /// MC systems: tables from this file instead of synthesized ones.
     pub tables: Option<PathBuf>,
     pub overruns: Vec<Overrun>,

@@ -19,6 +19,8 @@ pub(super) struct Charged {
     pub overheads: Overheads,
     /// `None`: given by the caller; else the length of the run that measured them.
     measured_for: Option<Duration>,
+    /// The quantile the caller's overheads were cut at, if they were.
+    cut_at: Option<&'static str>,
 }
 
 /// The caller's overheads, or those of a run of `workload` under `policy` for up to a second
@@ -30,7 +32,10 @@ pub(super) fn before(
     notify: Notify,
 ) -> Result<Charged, Failure> {
     if let Some(overheads) = request.overheads {
-        return Ok(Charged::given(overheads));
+        return Ok(Charged {
+            cut_at: request.overheads_cut_at,
+            ..Charged::given(overheads)
+        });
     }
     let length = request.duration.min(MEASURE_FOR);
     notify(&format!(
@@ -40,6 +45,7 @@ pub(super) fn before(
     Ok(Charged {
         overheads: measured_overheads(&run.result),
         measured_for: Some(length),
+        cut_at: None,
     })
 }
 
@@ -49,6 +55,7 @@ impl Charged {
         Charged {
             overheads,
             measured_for: None,
+            cut_at: None,
         }
     }
 
@@ -61,6 +68,7 @@ impl Charged {
                 Some(_) => "measured before the run",
             },
             "measured_for_ns": self.measured_for.map(|d| d.as_nanos()),
+            "cut_at": self.cut_at,
             "scheduling_ns": o.scheduling.median().as_nanos(),
             "context_switch_ns": o.context_switch.median().as_nanos(),
             "migration_ns": o.migration.median().as_nanos(),
@@ -79,9 +87,12 @@ impl Charged {
             o.scheduling.median(),
             o.context_switch.median(),
             o.migration.median(),
-            match o.costs().iter().any(|(_, c)| matches!(c, Cost::Measured(_))) {
-                true => " (medians; each charge is drawn from its distribution)",
-                false => "",
+            match (o.costs().iter()).any(|(_, c)| matches!(c, Cost::Measured(_))) {
+                true => match self.cut_at {
+                    Some(q) => format!(" (medians; each charge is drawn from its distribution, cut at its {q})"),
+                    None => " (medians; each charge is drawn from its distribution)".into(),
+                },
+                false => String::new(),
             },
         )
     }

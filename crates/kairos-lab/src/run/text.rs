@@ -4,9 +4,9 @@
 
 use crate::text::{human_ns, Column};
 use kairos_model::Workload;
-use kairos_rt::attribution::{Cause, SlackFrom};
+use kairos_rt::attribution::{Cause, MissCause, SlackFrom};
 use kairos_rt::measure::{RunResult, Summary};
-use kairos_rt::stalls::{CoreLost, Stall};
+use kairos_rt::stalls::{CoreLost, Seen, Stall};
 use std::collections::BTreeMap;
 
 /// How many of the stalls that explain host misses the report names.
@@ -109,8 +109,12 @@ pub fn lost_time(r: &RunResult) -> String {
     );
     let blamed = blamed_stalls(r);
     for (stall, misses) in blamed.iter().take(NAMED_STALLS) {
+        let what = match stall.seen {
+            Seen::Watcher => "stall",
+            Seen::Dispatcher => "late wake-up of the dispatcher",
+        };
         out.push_str(&format!(
-            "  host: stall of {} on CPU {} at {} ({misses} miss(es))\n",
+            "  host: {what} of {} on CPU {} at {} ({misses} miss(es))\n",
             human_ns(stall.length.as_nanos()),
             cpu_of(&r.stalls, stall.core),
             human_ns(stall.start.as_nanos())
@@ -130,7 +134,42 @@ pub fn lost_time(r: &RunResult) -> String {
             "  host: a core slowed under the job ({slowed} miss(es))\n"
         ));
     }
+    out.push_str(&schedule_misses(r));
     r.stalls.iter().for_each(|c| out.push_str(&core_line(c)));
+    out
+}
+
+/// The first schedule misses, each with how late it was and the slack no evidence outlasted.
+fn schedule_misses(r: &RunResult) -> String {
+    let misses: Vec<&MissCause> = (r.miss_causes.iter())
+        .filter(|m| m.cause == Cause::Schedule)
+        .collect();
+    let mut out = String::new();
+    for m in misses.iter().take(NAMED_STALLS) {
+        let name = r.tasks.get(m.task).map_or("?", |t| t.task.as_str());
+        let late = (r.jobs.iter())
+            .find(|j| (j.task, j.job) == (m.task, m.job))
+            .and_then(|j| j.completion.map(|c| c.saturating_sub(j.deadline)))
+            .map_or("unfinished".into(), |ns| format!("{} late", human_ns(ns)));
+        let why = match m.slack {
+            Some(slack) => format!(
+                "slack {}, no stall or slowed core took as much",
+                human_ns(slack.as_nanos())
+            ),
+            None if r.misses_by_cause.slack_from == SlackFrom::Simulation => {
+                "no slack: the simulation misses it too, or its backlog needs more than its window"
+                    .into()
+            }
+            None => "no slack: it, or its backlog, needs more than its window".into(),
+        };
+        out.push_str(&format!("  schedule: {name}#{} {late}; {why}\n", m.job));
+    }
+    if misses.len() > NAMED_STALLS {
+        out.push_str(&format!(
+            "  schedule: {} more miss(es)\n",
+            misses.len() - NAMED_STALLS
+        ));
+    }
     out
 }
 
@@ -166,8 +205,15 @@ fn core_line(c: &CoreLost) -> String {
     let slowed = (c.slowed)
         .map(|d| format!(", slowed {} under its jobs", human_ns(d.as_nanos())))
         .unwrap_or_default();
+    let late = match c.late_wakes {
+        0 => String::new(),
+        n => format!(
+            ", {n} late wake-up(s) of its dispatcher ({})",
+            human_ns(c.late_wake_total.as_nanos())
+        ),
+    };
     format!(
-        "lost time on CPU {}: {} stall(s), {} (largest {}, {} held by other threads), steal {steal}{slowed}\n",
+        "lost time on CPU {}: {} stall(s), {} (largest {}, {} held by other threads), steal {steal}{slowed}{late}\n",
         c.cpu,
         c.count,
         human_ns(c.total.as_nanos()),
@@ -218,6 +264,8 @@ mod tests {
                 .fold(Duration::ZERO, |a, b| a + b),
             steal: steal.map(Duration::from_nanos),
             dropped: 0,
+            late_wakes: 0,
+            late_wake_total: Duration::ZERO,
             slowed: None,
         }
     }
@@ -230,6 +278,7 @@ mod tests {
             start: Instant::from_nanos(1_204_000_000),
             length: Duration::from_nanos(12_300_000),
             held: Duration::ZERO,
+            seen: Seen::Watcher,
         };
         let segment = |cpu, task, start, ms| SegmentRecord {
             cpu,
@@ -278,16 +327,19 @@ mod tests {
                 cores: vec![core(0, &[stall], Some(20 * MS)), core(1, &[], None)],
                 stalls: vec![stall],
             },
+            timer_core: None,
         })
     }
 
     #[test]
     fn the_report_names_the_stall_behind_the_host_misses_and_each_cores_lost_time() {
         // a and b: 10 - 4 = 6 ms of slack each, less than the 12.3 ms stall: host, one stall.
+        // c executes 11 ms in its 10 ms window: schedule, named with how late it ended.
         assert_eq!(
             lost_time(&result()),
             "deadline misses by cause: 2 host, 1 schedule (slack from the run)\n\
              \x20 host: stall of 12.300ms on CPU 2 at 1.204s (2 miss(es))\n\
+             \x20 schedule: c#0 4.000ms late; no slack: it, or its backlog, needs more than its window\n\
              lost time on CPU 2: 1 stall(s), 12.300ms (largest 12.300ms, 0ns held by other threads), steal 20.000ms\n\
              lost time on CPU 3: 0 stall(s), 0ns (largest 0ns, 0ns held by other threads), steal unknown\n"
         );

@@ -1,25 +1,31 @@
-//! The time a slowed core took from a job: CPU time its worker held that its calibrated work
-//! does not account for, beyond the share every segment of the run loses so.
+//! The time a slowed core took from a job: the wall time of its segments that is neither its
+//! calibrated work nor the run's own dispatching, beyond the share every segment of the run
+//! loses so.
 //!
 //! A worker of the user-space dispatcher counts its work in calibrated units
-//! ([`crate::calibrate`]) and reads its thread's CPU time at each end of a segment
-//! ([`WorkerTime`]). CPU time with no work in it is time the core ran slower than at
-//! calibration while the worker held it: a hypervisor sharing the physical core with another
-//! guest, a lower clock, or interrupts (this kernel charges their time to the thread they
-//! interrupt). Some of it is the run's own: the
-//! loop's clock and word reads between units and the interrupts of the dispatcher's timers, a
-//! few percent of every segment on this machine, and the release and doorbell its end pays. So a
-//! segment counts as slowed only by what it lost beyond the run's median share
-//! ([`Slowness::typical`]) and [`SEGMENT_ALLOWANCE`]: a core slowed through the whole run is then
-//! not counted at all, which errs towards the schedule, as the stall watcher's floor does.
+//! ([`crate::calibrate`]), reads its thread's CPU time at each end of a segment, and how long
+//! its core's dispatcher was awake meanwhile ([`WorkerTime`]). Two kinds of time are lost:
+//! - CPU time with no work in it: the core ran slower than at calibration while the worker
+//!   held it (a hypervisor sharing the physical core with another guest, a lower clock, or
+//!   interrupts, which this kernel charges to the thread they interrupt);
+//! - wall time off the CPU that the dispatcher did not take: the worker outranks every thread
+//!   of the run but its dispatcher and the watchers, so a thread outside the run, the kernel or
+//!   the hypervisor took it (with steal accounting the vCPU's absence is not the thread's CPU
+//!   time). Holes below the stall watcher's floor show here.
 //!
-//! Stalls and slowness barely overlap: with steal accounting (`CONFIG_PARAVIRT_TIME_ACCOUNTING`)
-//! time the hypervisor takes the vCPU away is not the thread's CPU time, and a thread that holds
-//! the core is not the worker; only an interrupt inside a stall counts in both. Callers weigh the
-//! larger of the two, not their sum.
+//! Some of it is the run's own: the loop's clock and word reads between units, the interrupts
+//! of the dispatcher's timers and the switches to it, a few percent of every segment on this
+//! machine, and the release and doorbell its end pays. So a segment counts as slowed only by
+//! what it lost beyond the run's median share of its wall time ([`Slowness::typical`]) and
+//! [`SEGMENT_ALLOWANCE`]: a core slowed through the whole run is then not counted at all, which
+//! errs towards the schedule, as the stall watcher's floor does.
+//!
+//! A stall the watcher saw inside a segment is also time off the worker's CPU, so the two can
+//! overlap: callers weigh the larger of the two, never their sum.
 
-use crate::measure::{SegmentRecord, WorkerTime};
+use crate::measure::SegmentRecord;
 use kairos_model::Duration;
+use std::collections::HashMap;
 
 /// Parts per million, the unit of [`Slowness::typical`].
 const MILLION: u64 = 1_000_000;
@@ -33,7 +39,7 @@ pub const SEGMENT_ALLOWANCE: Duration = Duration::from_micros(10);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Slowness {
     /// The median over the segments that counted their work, in parts per million of their
-    /// CPU time (0 when none did).
+    /// wall time (0 when none did).
     pub typical: u64,
 }
 
@@ -41,9 +47,8 @@ impl Slowness {
     /// The median share of `segments`.
     pub fn of(segments: &[SegmentRecord]) -> Slowness {
         let mut shares: Vec<u64> = (segments.iter())
-            .filter_map(|s| s.worker_time)
-            .filter(|t| t.on_cpu > Duration::ZERO)
-            .map(|t| t.slowed().as_nanos() * MILLION / t.on_cpu.as_nanos())
+            .filter(|s| s.end > s.start)
+            .filter_map(|s| Some(lost(s)?.as_nanos() * MILLION / (s.end - s.start)))
             .collect();
         let typical = match shares.len() {
             0 => 0,
@@ -57,33 +62,78 @@ impl Slowness {
     pub fn on_core(&self, segments: &[SegmentRecord], core: usize) -> Option<Duration> {
         (segments.iter())
             .filter(|s| s.cpu == core)
-            .filter_map(|s| s.worker_time.map(|t| self.excess(&t)))
+            .filter_map(|s| self.excess(s))
             .reduce(|a, b| a + b)
     }
 
-    /// What `time` lost beyond the typical share and the segment's allowance.
-    pub fn excess(&self, time: &WorkerTime) -> Duration {
-        let usual = time.on_cpu.as_nanos() * self.typical / MILLION;
-        (time.slowed())
-            .saturating_sub(Duration::from_nanos(usual))
-            .saturating_sub(SEGMENT_ALLOWANCE)
+    /// What `segment` lost beyond the typical share and its allowance; `None` if its worker
+    /// did not count its work.
+    pub fn excess(&self, segment: &SegmentRecord) -> Option<Duration> {
+        let usual = (segment.end - segment.start).saturating_mul(self.typical) / MILLION;
+        let lost = lost(segment)?;
+        Some(
+            lost.saturating_sub(Duration::from_nanos(usual))
+                .saturating_sub(SEGMENT_ALLOWANCE),
+        )
     }
+}
+
+/// What `segment` lost ([`kairos_rt::measure::WorkerTime::lost`]), if its worker counted.
+fn lost(segment: &SegmentRecord) -> Option<Duration> {
+    let wall = Duration::from_nanos(segment.end.saturating_sub(segment.start));
+    segment.worker_time.map(|t| t.lost(wall))
+}
+
+/// Each job's segments that counted their work: `(start, end, lost beyond the usual share)`.
+pub struct SlowedSegments(Vec<(u64, u64, Duration)>);
+
+impl SlowedSegments {
+    /// What they surely lost before `at`: of a segment running past it, its loss less the
+    /// time after `at`.
+    pub fn before(&self, at: u64) -> Duration {
+        (self.0.iter())
+            .filter(|&&(start, _, _)| start < at)
+            .map(|&(_, end, lost)| {
+                lost.saturating_sub(Duration::from_nanos(end.saturating_sub(at)))
+            })
+            .fold(Duration::ZERO, |a, b| a + b)
+    }
+}
+
+pub fn slowed_by_job(segments: &[SegmentRecord]) -> HashMap<(usize, u64), SlowedSegments> {
+    let slowness = Slowness::of(segments);
+    let mut by_job: HashMap<(usize, u64), SlowedSegments> = HashMap::new();
+    for s in segments {
+        if let Some(excess) = slowness.excess(s) {
+            let lost = (s.start, s.end, excess);
+            by_job
+                .entry((s.task, s.job))
+                .or_insert(SlowedSegments(Vec::new()))
+                .0
+                .push(lost);
+        }
+    }
+    by_job
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::WorkerTime;
 
-    fn segment(on_cpu_us: u64, work_us: u64) -> SegmentRecord {
+    /// A segment of `wall` us on core 0 whose worker held the CPU `on_cpu` us, did `work` us
+    /// of work, while its dispatcher was awake `dispatching` us.
+    fn segment(wall: u64, on_cpu: u64, work: u64, dispatching: u64) -> SegmentRecord {
         SegmentRecord {
             cpu: 0,
             task: 0,
             job: 0,
             start: 0,
-            end: on_cpu_us * 1000,
+            end: wall * 1000,
             worker_time: Some(WorkerTime {
-                on_cpu: Duration::from_micros(on_cpu_us),
-                work: Duration::from_micros(work_us),
+                on_cpu: Duration::from_micros(on_cpu),
+                work: Duration::from_micros(work),
+                dispatching: Duration::from_micros(dispatching),
             }),
         }
     }
@@ -92,22 +142,23 @@ mod tests {
     fn a_segment_is_slowed_only_beyond_the_runs_median_share() {
         // Shares 2 %, 3 %, 4 % and 50 %, and a segment of kernel dispatch (not counted).
         let mut segments = vec![
-            segment(1000, 980),
-            segment(1000, 970),
-            segment(1000, 960),
-            segment(2000, 1000),
+            segment(1000, 1000, 980, 0),
+            segment(1000, 1000, 970, 0),
+            segment(1000, 1000, 960, 0),
+            segment(2000, 2000, 1000, 0),
         ];
         segments.push(SegmentRecord {
             worker_time: None,
-            ..segment(1000, 0)
+            ..segment(1000, 1000, 0, 0)
         });
         let slowness = Slowness::of(&segments);
         // The upper median of four: 4 %.
         assert_eq!(slowness.typical, 40_000);
-        let excess = |s: &SegmentRecord| slowness.excess(&s.worker_time.unwrap());
+        let excess = |s: &SegmentRecord| slowness.excess(s).unwrap();
         // 1000 us lost of 2000, 80 us of them usual, 10 us the segment's allowance.
         assert_eq!(excess(&segments[3]), Duration::from_micros(910));
         assert_eq!(excess(&segments[0]), Duration::ZERO);
+        assert_eq!(slowness.excess(&segments[4]), None);
         assert_eq!(Slowness::of(&segments[4..]).typical, 0);
         // Core 0's total: 910 us from the slowed segment, none from the usual ones.
         assert_eq!(
@@ -115,5 +166,20 @@ mod tests {
             Some(Duration::from_micros(910))
         );
         assert_eq!(slowness.on_core(&segments, 1), None);
+    }
+
+    #[test]
+    fn time_off_the_cpu_counts_unless_the_dispatcher_took_it() {
+        let typical = Slowness { typical: 0 };
+        // 2000 us of wall time, 1000 on the CPU with 980 of work: 20 slowed, and 1000 off the
+        // CPU of which the dispatcher was awake 100: 920 lost, less the 10 us allowance.
+        let taken = segment(2000, 1000, 980, 100);
+        assert_eq!(typical.excess(&taken), Some(Duration::from_micros(910)));
+        // Off the CPU only while its dispatcher ran: nothing taken.
+        let dispatched = segment(1300, 1000, 1000, 300);
+        assert_eq!(typical.excess(&dispatched), Some(Duration::ZERO));
+        // CPU time read past the segment's ends (the reads around it) is no time taken.
+        let longer = segment(1000, 1005, 1000, 0);
+        assert_eq!(typical.excess(&longer), Some(Duration::ZERO));
     }
 }

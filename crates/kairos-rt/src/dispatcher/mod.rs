@@ -31,6 +31,8 @@
 mod decide;
 mod events;
 mod floor;
+pub mod late;
+pub use scheduler::TIMER_CORE;
 mod metered;
 mod parts;
 mod percore;
@@ -240,9 +242,20 @@ pub fn run_user_from(
     let (worker_logs, dispatcher_logs, failures) = finish(&shared, workers, dispatchers);
     let stopped = control.stopped_at_ns().unwrap_or_else(clock::now_ns);
     let ran_ns = stopped.saturating_sub(origin).min(config.duration_ns);
-    let lost = stall_watch.stop();
+    let mut lost = stall_watch.stop();
     let intervention = watchdog.stop();
     notes.extend(failures);
+    lost.add_late_wakes(
+        dispatcher_logs
+            .iter()
+            .flat_map(|d| d.late_wakes.iter().copied()),
+    );
+    let dropped: u64 = dispatcher_logs.iter().map(|d| d.late_wakes_dropped).sum();
+    if dropped > 0 {
+        notes.push(format!(
+            "{dropped} late wake-up(s) of the dispatchers were not kept as stalls (their lists were full)"
+        ));
+    }
     if let Some(note) = dma.note() {
         notes.push(note.to_string());
     }
@@ -276,6 +289,7 @@ pub fn run_user_from(
         optional_deadlines: kairos_trace::optional_deadlines_of(workload),
         server_names: finished.server_names,
         lost,
+        timer_core: Some(TIMER_CORE),
     });
     Ok(UserRun {
         result,

@@ -22,6 +22,10 @@ use kairos_policy::{JobId, JobSource, Policy, Step};
 use kairos_trace::{OptionalMetrics, ServerMetrics, TraceEvent};
 use std::sync::atomic::Ordering;
 
+/// The core whose dispatcher handles the policy's timers (an optional deadline, a zero-laxity
+/// instant): one core, so that a timer is handled once.
+pub const TIMER_CORE: usize = 0;
+
 /// Histogram of the callbacks and the decisions of a pass (lock held), ns.
 pub const DECISION_COST: &str = "dispatch.decision";
 /// Histogram of the wait for the scheduler's lock, ns.
@@ -151,7 +155,7 @@ impl Scheduler {
     }
 
     /// When each core's dispatcher must next run a pass, written to `wake` (one per core): its
-    /// home tasks' next releases, the policy's timers (core 0), its servers' exhaustions and
+    /// home tasks' next releases, the policy's timers ([`TIMER_CORE`]), its servers' exhaustions and
     /// replenishments, and the end of the run.
     pub fn wake_times(&self, wake: &mut [u64]) {
         let side = &self.side;
@@ -162,7 +166,7 @@ impl Scheduler {
             wake[core] = wake[core].min(at);
         }
         if let Some(first) = c.timers.earliest() {
-            wake[0] = wake[0].min(first.as_nanos());
+            wake[TIMER_CORE] = wake[TIMER_CORE].min(first.as_nanos());
         }
         let servers = &c.servers;
         let exhaustion = servers.next_exhaustion(c.jobs.running());

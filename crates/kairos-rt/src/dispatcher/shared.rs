@@ -129,6 +129,11 @@ pub struct CoreShared {
     pub ahead_at: AtomicU64,
     /// Slots the workers of this core hold (the hand-off's "still holds a task").
     pub held: AtomicUsize,
+    /// The wall time this core's dispatcher has been awake, from each wake-up to its next
+    /// sleep (ns): what the run's own dispatching took from a worker of this core while it ran
+    /// (a worker reads it at both ends of a segment; the dispatcher outranks it, so it adds
+    /// each stretch before a worker of its core runs again).
+    pub dispatching: AtomicU64,
     pub heartbeat: Arc<Heartbeat>,
 }
 

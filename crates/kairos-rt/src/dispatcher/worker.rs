@@ -157,6 +157,8 @@ fn activation(
     // Read before the start is stamped: the system call (about a microsecond here) is then
     // part of the dispatch the profile measures, not of the job's time.
     let cpu_from = clock::thread_cpu_ns();
+    let dispatching = &shared.cores[core].dispatching;
+    let mut dispatched = dispatching.load(Ordering::Acquire);
     let mut start = clock::now_ns().saturating_sub(origin);
     let last = slot.last_core.swap(core + 1, Ordering::Relaxed);
     let m = &mut log.measurements;
@@ -171,11 +173,19 @@ fn activation(
     let (ended, work) = execute(shared, id, core, unit, |at, work| {
         // A cut moved the job to its next part while it ran here: one segment per part, its
         // CPU time shared out at the end (no system call between the parts).
-        log.segments.push(segment(id, core, (start, at), work));
-        start = at;
+        let now_dispatched = dispatching.load(Ordering::Acquire);
+        let others = (work, now_dispatched.saturating_sub(dispatched));
+        log.segments.push(segment(id, core, (start, at), others));
+        (start, dispatched) = (at, now_dispatched);
     });
     let end = clock::now_ns().saturating_sub(origin);
-    log.segments.push(segment(id, core, (start, end), work));
+    let others = (
+        work,
+        dispatching
+            .load(Ordering::Acquire)
+            .saturating_sub(dispatched),
+    );
+    log.segments.push(segment(id, core, (start, end), others));
     release(shared, id, core);
     match ended {
         Ended::Completed => {
@@ -217,9 +227,15 @@ fn share_cpu_time(segments: &mut [SegmentRecord], on_cpu: u64) {
     }
 }
 
-/// A segment `(start, end)` of `id` on `core` with the work its worker did in it (its CPU
-/// time filled in at the activation's end, [`share_cpu_time`]).
-fn segment(id: JobId, core: usize, (start, end): (u64, u64), work: u64) -> SegmentRecord {
+/// A segment `(start, end)` of `id` on `core` with the work its worker did in it and the time
+/// its core's dispatcher was awake meanwhile (its CPU time filled in at the activation's end,
+/// [`share_cpu_time`]).
+fn segment(
+    id: JobId,
+    core: usize,
+    (start, end): (u64, u64),
+    (work, dispatching): (u64, u64),
+) -> SegmentRecord {
     SegmentRecord {
         cpu: core,
         task: id.task,
@@ -229,6 +245,7 @@ fn segment(id: JobId, core: usize, (start, end): (u64, u64), work: u64) -> Segme
         worker_time: Some(WorkerTime {
             on_cpu: Duration::ZERO,
             work: Duration::from_nanos(work),
+            dispatching: Duration::from_nanos(dispatching),
         }),
     }
 }

@@ -194,6 +194,7 @@ pub fn run_periodic(
         optional_deadlines: Vec::new(),
         server_names: Vec::new(),
         lost,
+        timer_core: None,
     }))
 }
 

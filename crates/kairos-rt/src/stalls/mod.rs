@@ -61,6 +61,17 @@ pub struct Stall {
     /// The part of it the watcher was runnable but another thread of this machine held the
     /// core; the rest, its wake-up itself came late.
     pub held: Duration,
+    pub seen: Seen,
+}
+
+/// What saw a stall.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seen {
+    /// The core's stall watcher, by its own lateness on its grid.
+    Watcher,
+    /// The core's dispatcher, by a wake-up of its own that came late
+    /// (`crate::dispatcher::late`): a hole between the watcher's wake-ups or under its floor.
+    Dispatcher,
 }
 
 impl Stall {
@@ -133,6 +144,11 @@ pub struct CoreLost {
     pub steal: Option<Duration>,
     /// Stalls counted above but not kept as intervals (the buffer was full).
     pub dropped: u64,
+    /// Late wake-ups of the core's dispatcher outside every stall the watcher saw, kept as
+    /// stalls of their own ([`Seen::Dispatcher`]), and their total.
+    pub late_wakes: u64,
+    #[serde(rename = "late_wakes_ns", serialize_with = "nanos")]
+    pub late_wake_total: Duration,
     /// The CPU time the jobs held there that their calibrated work does not account for,
     /// beyond the run's usual share: the core ran slower than at calibration
     /// ([`crate::attribution::Slowness`]); `None` when the run's workers do not count work in
@@ -158,6 +174,27 @@ fn nanos_or_null<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::
 pub struct LostTime {
     pub cores: Vec<CoreLost>,
     pub stalls: Vec<Stall>,
+}
+
+impl LostTime {
+    /// Adds the dispatchers' late wake-ups as stalls, each that overlaps none the watcher of
+    /// its core saw: one hole seen twice counts once, and the stalls stay disjoint per core.
+    pub fn add_late_wakes(&mut self, wakes: impl IntoIterator<Item = Stall>) {
+        let watched = self.stalls.clone();
+        for wake in wakes {
+            let seen =
+                (watched.iter()).any(|s| s.core == wake.core && s.overlaps(wake.start, wake.end()));
+            if seen {
+                continue;
+            }
+            if let Some(core) = self.cores.iter_mut().find(|c| c.core == wake.core) {
+                core.late_wakes += 1;
+                core.late_wake_total += wake.length;
+            }
+            self.stalls.push(wake);
+        }
+        self.stalls.sort_by_key(|s| (s.core, s.start));
+    }
 }
 
 struct Watcher {
@@ -287,6 +324,8 @@ fn core_lost(w: &Watcher, watched: bool, log: &WatchLog, steal: Option<Duration>
         held: log.held,
         steal,
         dropped: log.dropped,
+        late_wakes: 0,
+        late_wake_total: Duration::ZERO,
         // Known once the workers' segments are merged (`RunResult::build`).
         slowed: None,
     }

@@ -6,7 +6,7 @@
 //! another thread of this machine held it; the rest of the lateness is a late wake-up itself
 //! (the vCPU was not running, or the kernel ran with interrupts off).
 
-use super::{Stall, StallWatchConfig};
+use super::{Seen, Stall, StallWatchConfig};
 use crate::watchdog::{Heartbeat, RunControl};
 use kairos_model::{Duration, Instant};
 use kairos_os::{clock, memory};
@@ -92,6 +92,7 @@ pub fn watch(
                 start: Instant::from_nanos(next - w.origin),
                 length: Duration::from_nanos(late),
                 held: Duration::from_nanos(waited_now.saturating_sub(waited).min(late)),
+                seen: Seen::Watcher,
             });
         }
         waited = waited_now;
@@ -160,6 +161,7 @@ mod tests {
             start: Instant::from_nanos(start),
             length: Duration::from_nanos(length),
             held: Duration::from_nanos(length / 2),
+            seen: Seen::Watcher,
         }
     }
 

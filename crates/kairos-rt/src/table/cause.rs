@@ -270,10 +270,12 @@ impl<'a> Evidence<'a> {
         let own = self.segments.get(&(job.task, job.number));
         let (mut done, mut slowed) = (Duration::ZERO, Duration::ZERO);
         for s in own.into_iter().flatten().filter(|s| s.start < at) {
-            let Some(time) = s.worker_time else { continue };
+            let (Some(time), Some(excess)) = (s.worker_time, self.slowness.excess(s)) else {
+                continue;
+            };
             let after = Duration::from_nanos(s.end.saturating_sub(at));
             done += time.work.saturating_sub(after);
-            slowed += self.slowness.excess(&time).saturating_sub(after);
+            slowed += excess.saturating_sub(after);
         }
         (done, slowed)
     }

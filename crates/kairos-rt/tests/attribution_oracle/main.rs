@@ -1,8 +1,8 @@
 //! Deadline-miss attribution (`kairos_rt::attribution::attribute`, without a simulation) on
 //! small random runs ([`timeline`]) against a brute-force reading of its rule ([`oracle`]):
 //! the same cause, slack, explaining stall and backlog start for every missed job. Not
-//! vacuous: across the cases the window rule, the backlog rule (a single stall, and the stalls
-//! summed) and an overload each decide some miss.
+//! vacuous: across the cases the window rule, the stalls inside a job's own execution, the
+//! backlog rule (a single stall, and the stalls summed) and an overload each decide some miss.
 
 mod oracle;
 mod timeline;
@@ -10,7 +10,7 @@ mod timeline;
 use kairos_model::{Duration, Instant};
 use kairos_rt::attribution::{attribute, Cause, RunView};
 use kairos_rt::measure::JobRecord;
-use kairos_rt::stalls::Stall;
+use kairos_rt::stalls::{Seen, Stall};
 use kairos_trace::{Trace, TraceEvent};
 use oracle::{Decided, Verdict};
 use proptest::prelude::*;
@@ -84,6 +84,7 @@ fn attributed(run: &Timeline) -> Vec<Verdict> {
             start: at(start),
             length: Duration::from_nanos(length * TICK),
             held: Duration::ZERO,
+            seen: Seen::Watcher,
         })
         .collect();
     let cores: Vec<usize> = (0..run.cores).collect();
@@ -93,6 +94,7 @@ fn attributed(run: &Timeline) -> Vec<Verdict> {
         stalls: &stalls,
         cores: &cores,
         worker_segments: &[],
+        timer_core: None,
         end: run.end * TICK,
     };
     let ticks = |d: Duration| d.as_nanos() / TICK;
@@ -155,7 +157,7 @@ fn attribution_matches_its_definition() {
     println!("{seen:?}");
     assert_eq!(
         seen.len(),
-        5,
+        6,
         "some way of deciding a miss never happened: {seen:?}"
     );
 }

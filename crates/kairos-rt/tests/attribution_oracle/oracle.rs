@@ -24,6 +24,8 @@ pub struct Verdict {
 pub enum Decided {
     /// A stall in the job's own window outlasted its slack.
     Window,
+    /// The stalls inside its own execution took at least its lateness and more than its slack.
+    Own,
     /// A stall in its backlog outlasted both slacks.
     Backlog,
     /// No stall alone, but the stalls in its backlog together took more than both slacks.
@@ -104,6 +106,17 @@ fn lost(run: &Timeline, cores: &[usize], (from, to): (u64, u64)) -> u64 {
     (from..to).map(stalled).sum()
 }
 
+/// Whether the ticks a completed job held a core stalled number at least its lateness and
+/// more than `slack`.
+fn took_its_lateness(run: &Timeline, i: usize, slack: u64) -> bool {
+    let j = &run.jobs[i];
+    let Some(late) = j.completion.map(|f| f - j.deadline) else {
+        return false;
+    };
+    let stalled = (j.ran.iter()).filter(|&&(c, t)| run.stalled(c, t)).count() as u64;
+    stalled >= late && stalled > slack
+}
+
 /// Every missed job of `run`, the rule's verdict and what decided it, in the order of
 /// `run.jobs`.
 pub fn verdicts(run: &Timeline) -> Vec<(Verdict, Decided)> {
@@ -147,6 +160,7 @@ fn verdict(run: &Timeline, root: &[usize], i: usize) -> (Verdict, Decided) {
         None => (Decided::Schedule, None, None),
         Some((own, room)) => match longest_stall(run, &held, (r, d)).filter(|&l| l > own) {
             Some(l) => (Decided::Window, Some(own), Some(l)),
+            None if took_its_lateness(run, i, own) => (Decided::Own, Some(own), None),
             None => {
                 let larger = own.max(room);
                 let longest = longest_stall(run, &cores, (b, d));
@@ -165,7 +179,7 @@ fn verdict(run: &Timeline, root: &[usize], i: usize) -> (Verdict, Decided) {
         job: j.job,
         host: matches!(
             decided,
-            Decided::Window | Decided::Backlog | Decided::Summed
+            Decided::Window | Decided::Own | Decided::Backlog | Decided::Summed
         ),
         slack,
         stall,

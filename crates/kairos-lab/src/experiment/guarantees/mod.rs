@@ -89,7 +89,7 @@ pub(super) fn run(request: &Request, text: &str, observe: Observer) -> Result<Ou
     };
     let charged = profile::obtain(&study, &out, resumed, observe)?;
     let setup = Setup {
-        profile: charged.overheads,
+        profile: study.quantile.cap(&charged.overheads),
         quantile: study.quantile,
         duration: study.duration,
         execution,

@@ -27,6 +27,9 @@ pub enum Execution {
 
 /// What every set of a study shares.
 pub struct Setup {
+    /// The profile cut at `quantile` ([`Quantile::cap`]): what the analysis charges, and no
+    /// draw of a simulation above it, so that a simulated miss breaks the guarantee and a real
+    /// one is weighed against the schedule the guarantee promises.
     pub profile: Overheads,
     pub quantile: Quantile,
     pub duration: Duration,
@@ -135,9 +138,10 @@ pub fn judge(
     Ok(judged.with_run(counts, real, || Kept {
         files: vec![(".toml", kairos_model::workload_write::to_toml(&ready))],
         run_args: format!(
-            "--policy {} --dispatch user --duration {} --seed {seed} --compare --overheads {{profile}}",
+            "--policy {} --dispatch user --duration {} --seed {seed} --compare --overheads {{profile}} --overhead-quantile {}",
             family.name(),
-            setup.duration
+            setup.duration,
+            setup.quantile.name(),
         ),
     }))
 }

@@ -137,8 +137,9 @@ impl VmFamily {
         Ok(judged.with_run(counts, real, || Kept {
             files: vec![(".toml", kairos_model::vm_load::to_toml(&budgeted))],
             run_args: format!(
-                "--duration {} --seed {seed} --compare --overheads {{profile}}",
-                setup.duration
+                "--duration {} --seed {seed} --compare --overheads {{profile}} --overhead-quantile {}",
+                setup.duration,
+                setup.quantile.name(),
             ),
         }))
     }

@@ -2,7 +2,7 @@
 
 use super::super::{attribute, Cause, MissCause, MissesByCause, RunView, SlackFrom};
 use super::*;
-use crate::stalls::Stall;
+use crate::stalls::{Seen, Stall};
 use kairos_trace::{Trace, TraceEvent};
 
 const MS: u64 = 1_000_000;
@@ -17,6 +17,7 @@ fn stall(core: usize, start: u64, length: u64) -> Stall {
         start: ms(start),
         length: Duration::from_millis(length),
         held: Duration::ZERO,
+        seen: Seen::Watcher,
     }
 }
 
@@ -85,6 +86,7 @@ fn causes(jobs: &[Job], stalls: &[Stall], end: u64) -> (MissesByCause, Vec<MissC
         stalls,
         cores: &[0],
         worker_segments: &[],
+        timer_core: None,
         end: end * MS,
     };
     attribute(&records, &run, None)

@@ -11,12 +11,14 @@
 
 mod switch;
 
+use super::late::{LateWakes, Woken};
 use super::metered::{Timings, PASS_HISTOGRAMS};
 use super::scheduler::LOCK_WAIT;
 use super::shared::{decode, Shared};
 use crate::doorbell::Ticket;
 use crate::measure::Measurements;
 use crate::parking::wait_for_origin;
+use crate::stalls::Stall;
 use kairos_os::futex::Woke;
 use kairos_os::{clock, memory};
 use kairos_policy::JobId;
@@ -56,6 +58,10 @@ pub struct DispatcherLog {
     pub measurements: Measurements,
     /// `(mode epoch, time)`: when this core first ran what a changed mode wants.
     pub rescheduled: Vec<(u64, u64)>,
+    /// Its wake-ups that came late, as host stalls ([`super::late`]), and how many more it
+    /// did not keep.
+    pub late_wakes: Vec<Stall>,
+    pub late_wakes_dropped: u64,
 }
 
 struct Dispatcher<'a> {
@@ -77,6 +83,12 @@ struct Dispatcher<'a> {
     old_wake: Vec<u64>,
     wake: Vec<u64>,
     rescheduled: Vec<(u64, u64)>,
+    /// When its last sleep began (run time), if it slept.
+    slept_from: Option<u64>,
+    /// When it last woke (CLOCK_MONOTONIC ns): the start of the stretch it adds to
+    /// [`super::shared::CoreShared::dispatching`] when it sleeps again.
+    awake_from: u64,
+    late: LateWakes,
 }
 
 /// A core's job at a pass's time (its promise once prepared), its promise and that instant.
@@ -103,11 +115,17 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
         old_wake: Vec::with_capacity(cores),
         wake: vec![0; cores],
         rescheduled: Vec::with_capacity(RESCHEDULED_RESERVED),
+        slept_from: None,
+        awake_from: clock::now_ns(),
+        late: LateWakes::default(),
     };
     d.run();
     d.switch_now(None, 0);
+    let kinds = (TIMER_TO_HANDLER, DOORBELL_TO_HANDLER);
     DispatcherLog {
         core,
+        late_wakes: d.late.stalls(core, &d.timings.measurements, kinds),
+        late_wakes_dropped: d.late.dropped(),
         measurements: d.timings.measurements,
         rescheduled: d.rescheduled,
     }
@@ -135,6 +153,7 @@ impl Dispatcher<'_> {
         loop {
             let (pass_alarm, early) = self.pass_alarm(wake_at, end);
             let alarm = pass_alarm.min(self.promise_alarm());
+            self.slept_from = None;
             let timed_out = self.sleep(seen, alarm);
             let now = clock::now_ns().saturating_sub(self.origin);
             self.shared.cores[self.core].heartbeat.beat();
@@ -146,6 +165,7 @@ impl Dispatcher<'_> {
             }
             // The ticket moves on before any look at the state (see `crate::doorbell`).
             let rang_at = doorbell.advance(&mut seen);
+            self.note_late_wake(timed_out.then_some(alarm), rang_at, now);
             if !timed_out || rang_at.is_some() || now >= pass_alarm {
                 // The pass's own alarm, not a ring or a promise's alarm before it, woke it.
                 let timed = timed_out && now >= pass_alarm;
@@ -175,6 +195,23 @@ impl Dispatcher<'_> {
             (None, None) => return,
         };
         (self.timings.measurements).record(name, delay);
+    }
+
+    /// Notes the wake-up at `now` if it came late ([`super::late`]): due at the alarm that
+    /// passed, else at the ring or the start of the sleep, whichever is later; nothing when it
+    /// did not sleep.
+    fn note_late_wake(&mut self, alarm: Option<u64>, rang_at: Option<u64>, now: u64) {
+        let Some(slept) = self.slept_from else {
+            return;
+        };
+        match (alarm, rang_at) {
+            (Some(alarm), _) => self.late.note(Woken::Timer, alarm, now),
+            (None, Some(rung)) => {
+                let rung = rung.saturating_sub(self.origin);
+                self.late.note(Woken::Ring, rung.max(slept), now)
+            }
+            (None, None) => {}
+        }
     }
 
     /// When to pass for an event at `wake_at`, and whether that is ahead of it. After a
@@ -211,15 +248,19 @@ impl Dispatcher<'_> {
     }
 
     /// One bounded futex sleep on the doorbell; true if `alarm` passed.
-    fn sleep(&self, seen: Ticket, alarm: u64) -> bool {
+    fn sleep(&mut self, seen: Ticket, alarm: u64) -> bool {
         let deadline = self.origin.saturating_add(alarm);
         let now = clock::now_ns();
         if now >= deadline {
             return true;
         }
+        self.slept_from = Some(now.saturating_sub(self.origin));
+        let core = &self.shared.cores[self.core];
+        (core.dispatching).fetch_add(now.saturating_sub(self.awake_from), Ordering::Release);
         let step = deadline.min(now + SLEEP_STEP_NS);
-        let woke = self.shared.cores[self.core].doorbell.wait_until(seen, step);
-        woke == Woke::TimedOut && clock::now_ns() >= deadline
+        let woke = core.doorbell.wait_until(seen, step);
+        self.awake_from = clock::now_ns();
+        woke == Woke::TimedOut && self.awake_from >= deadline
     }
 
     /// A pass under the lock at schedule time `now`; rings the cores whose job, or promise,

@@ -1,7 +1,7 @@
 use super::*;
 use crate::dispatcher::ModeChangeRecord;
 use crate::measure::WorkerTime;
-use crate::stalls::Stall;
+use crate::stalls::{Seen, Stall};
 use kairos_model::{Dag, Interval, LevelTable, McSystem, McTask, TableSet};
 
 const MS: u64 = 1_000_000;
@@ -62,6 +62,8 @@ fn ran(number: u64, (from, to): (u64, u64), (on_cpu, work): (u64, u64)) -> Segme
         worker_time: Some(WorkerTime {
             on_cpu: Duration::from_micros(on_cpu),
             work: Duration::from_micros(work),
+            // Off its CPU only while the dispatcher was awake: nothing taken there.
+            dispatching: Duration::from_micros((to - from).saturating_sub(on_cpu)),
         }),
     }
 }
@@ -72,6 +74,7 @@ fn stall(start_us: u64, length_us: u64) -> Stall {
         start: Instant::from_nanos(start_us * 1000),
         length: Duration::from_micros(length_us),
         held: Duration::ZERO,
+        seen: Seen::Watcher,
     }
 }
 
@@ -79,7 +82,7 @@ fn stall(start_us: u64, length_us: u64) -> Stall {
 /// given the run's `stalls` and `segments`; the other segments of the run lose 1 %.
 fn cause(number: u64, stalls: &[Stall], segments: &[SegmentRecord]) -> RaiseCause {
     let plan = plan();
-    let usual = (0..5).map(|k| ran(100 + k, (0, 0), (1000, 990)));
+    let usual = (0..5).map(|k| ran(100 + k, (0, 1000), (1000, 990)));
     let segments: Vec<SegmentRecord> = segments.iter().copied().chain(usual).collect();
     let evidence = Evidence::of(&plan, stalls, &segments);
     let at = number * 4 * MS + 2 * MS;
@@ -103,10 +106,16 @@ fn change(nominal: u64, from: usize, to: usize) -> ModeChangeRecord {
 
 #[test]
 fn a_raise_is_the_hosts_when_the_host_took_the_work_its_job_lacked() {
-    // 900 us done, 100 lacking; off the CPU half its interval (another thread, unseen), 80 us
-    // slowed beyond the usual share (10 us) and the segment's allowance (10 us): the schedule's.
+    // 900 us done, 100 lacking; off the CPU half its interval while its dispatcher was awake
+    // (the run's own), 100 us slowed, 70 beyond the usual share (1 % of its 2000 us) and the
+    // segment's allowance (10 us): less than lacked, the schedule's.
     let off_cpu = ran(0, (0, 2000), (1000, 900));
     assert_eq!(cause(0, &[], &[off_cpu]), RaiseCause::Schedule);
+    // Off the CPU with its dispatcher asleep: another thread or the hypervisor took the core,
+    // 1070 us beyond the usual share and the allowance: the host's.
+    let mut taken = off_cpu;
+    (taken.worker_time.as_mut().unwrap()).dispatching = Duration::ZERO;
+    assert_eq!(cause(0, &[], &[taken]), RaiseCause::Host);
     // The same with a 100 us stall inside its interval: the host's.
     assert_eq!(cause(0, &[stall(500, 100)], &[off_cpu]), RaiseCause::Host);
     // A stall after its interval, or the same stall for the next hyper-period's job, is not.
