@@ -64,9 +64,11 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
 mod backlog;
+mod own;
 mod slowed;
 mod timer;
 pub use backlog::{Backlog, Backlogs};
+use own::OwnLoss;
 pub use slowed::Slowness;
 use slowed::{slowed_by_job, SlowedSegments};
 
@@ -248,46 +250,35 @@ pub fn attribute(
 ) -> (MissesByCause, Vec<MissCause>) {
     let segments = segments_of(run.measured);
     let completions = simulated.map(completions_of);
-    let index = StallIndex::new(run.stalls);
+    let index = StallIndex::new(&own::idle_only(run.stalls, &segments));
+    let every_stall = StallIndex::new(run.stalls);
     let backlogs = Backlogs::new(jobs, &segments, &index, (run.cores, run.end));
     let slowed = slowed_by_job(run.worker_segments);
     let causes: Vec<MissCause> = (jobs.iter().filter(|j| j.missed(run.end)))
         .map(|j| {
-            let own = segments.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
-            let (own_segments, slowed_segments) = (own, slowed.get(&(j.task, j.job)));
+            let segs = segments.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
+            let slowed_segments = slowed.get(&(j.task, j.job));
+            let loss = OwnLoss::of(segs, slowed_segments, &index);
             let (release, deadline) = window(j);
             let slack = match &completions {
                 Some(done) => slack_simulated(deadline, done.get(&(j.task, j.job)).copied()),
-                None => {
-                    // Its execution less what the host took inside it: stalls and slowing.
-                    let lost = slowed
-                        .get(&(j.task, j.job))
-                        .map_or(Duration::ZERO, |s| s.before(u64::MAX));
-                    slack_alone(
-                        release,
-                        deadline,
-                        own_execution(own, &index).saturating_sub(lost),
-                    )
-                }
+                None => slack_alone(release, deadline, loss.execution(segs)),
             };
             let backlog = backlogs.of(j);
-            let cores = cores_of(j, own, &backlog.cores);
-            let slowed = slowed
-                .get(&(j.task, j.job))
-                .map_or(Duration::ZERO, |s| s.before(j.deadline));
+            let cores = cores_of(j, segs, &backlog.cores);
+            let slowed = slowed_segments.map_or(Duration::ZERO, |s| s.before(j.deadline));
             let (cause, stall, slack) = match slack.zip(backlog.demand_slack) {
                 None => (Cause::Schedule, None, None),
-                Some((own, room)) => {
-                    match cause_of((release, deadline), &cores, Some(own), &index) {
-                        (Cause::Host, stall) => (Cause::Host, stall, Some(own)),
-                        _ if slowed > own => (Cause::Host, None, Some(own)),
-                        _ if took_its_lateness(j, own, own_segments, slowed_segments, &index) => {
-                            (Cause::Host, None, Some(own))
-                        }
-                        _ => match timer_stall(j, run, own, &index) {
-                            Some(stall) => (Cause::Host, Some(stall), Some(own)),
+                Some((s_j, s_b)) => {
+                    match cause_of((release, deadline), &cores, Some(s_j), &index) {
+                        (Cause::Host, stall) => (Cause::Host, stall, Some(s_j)),
+                        _ if slowed > s_j => (Cause::Host, None, Some(s_j)),
+                        _ => match (loss.took_its_lateness(j, s_j))
+                            .or_else(|| timer_stall(j, run, s_j, &every_stall).map(Some))
+                        {
+                            Some(stall) => (Cause::Host, stall, Some(s_j)),
                             None => {
-                                let larger = own.max(room);
+                                let larger = s_j.max(s_b);
                                 let window = (backlog.from, deadline);
                                 let (cause, stall) =
                                     stalls_outlast(window, &backlog.cores, larger, &index);
@@ -320,42 +311,21 @@ pub fn attribute(
     (counts, causes)
 }
 
-/// Whether the host took from the job's own segments, up to its completion, at least its
-/// lateness and more than its slack `s_j`: the larger of what a slowed core took from them and
-/// the stalls inside them. Without that time the job would have done its work that much
-/// earlier in the time its core was its own, so it would have completed by its deadline (the
-/// counterfactual of the tables' rule, `crate::table::cause`); and that time alone overran the
-/// room the schedule left it. When only one holds, the schedule's own delay was needed too, and
-/// the miss stays the schedule's. An unfinished job has no lateness to weigh.
-fn took_its_lateness(
-    job: &JobRecord,
-    slack: Duration,
-    own: &[Segment],
-    slowed: Option<&SlowedSegments>,
-    index: &StallIndex,
-) -> bool {
-    let Some(late) = job.completion.and_then(|c| c.checked_sub(job.deadline)) else {
-        return false;
-    };
-    let slowed = slowed.map_or(Duration::ZERO, |s| s.before(u64::MAX));
-    let stalled = (own.iter())
-        .map(|&(core, start, end)| lost_in((start, end), &[core], index))
-        .fold(Duration::ZERO, |a, b| a + b);
-    let took = slowed.max(stalled);
-    took >= Duration::from_nanos(late) && took > slack
-}
-
 /// A stall on the run's timer core that held the job's optional-deadline timer past its
-/// slack `own` ([`timer`]).
-fn timer_stall(job: &JobRecord, run: &RunView, own: Duration, index: &StallIndex) -> Option<Stall> {
+/// slack `s_j` ([`timer`]).
+fn timer_stall(job: &JobRecord, run: &RunView, s_j: Duration, every: &StallIndex) -> Option<Stall> {
     let core = run.timer_core?;
     let od = (run.measured.optional_deadlines.get(job.task))
         .copied()
         .flatten()?;
     let at = Instant::from_nanos(job.release) + od;
-    (at.as_nanos() < job.deadline)
-        .then(|| timer::timer_held(core, at, own, index))
-        .flatten()
+    if at.as_nanos() >= job.deadline {
+        return None;
+    }
+    let own: Vec<&SegmentRecord> = (run.worker_segments.iter())
+        .filter(|s| (s.task, s.job) == (job.task, job.job))
+        .collect();
+    timer::timer_held(core, at, s_j, every, &own)
 }
 
 fn window(job: &JobRecord) -> (Instant, Instant) {

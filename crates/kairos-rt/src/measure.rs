@@ -12,15 +12,16 @@
 use crate::attribution::{self, MissCause, MissesByCause, RunView};
 use crate::calibrate::Calibration;
 use crate::stalls::{CoreLost, LostTime, Stall};
-use kairos_model::Duration;
 use kairos_trace::{OptionalMetrics, Trace, TraceEvent};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 mod distribution;
 mod trace;
+mod worker_time;
 pub use distribution::{Distribution, Measurements, Summary};
 use trace::build_trace;
+pub use worker_time::WorkerTime;
 
 /// Names of the distributions, stable in the JSON output.
 pub mod names {
@@ -95,34 +96,6 @@ pub struct SegmentRecord {
     /// calibrated units (the user-space dispatcher's workers); `None` under kernel dispatch,
     /// whose bodies count CPU time, so a slow core only makes their jobs longer.
     pub worker_time: Option<WorkerTime>,
-}
-
-/// The worker's thread CPU time over one segment, the work it did in it (calibrated units, at
-/// the core's undisturbed speed) and the time its core's dispatcher was awake meanwhile.
-/// CPU time the work does not account for is time the core ran slower than at calibration
-/// while the worker held it: the host's (a busy sibling of the host's core, a lower clock) or
-/// interrupts'. Wall time that is neither the worker's CPU time nor its dispatcher's is time
-/// the core was taken from it: by a thread outside the run, the kernel, or the hypervisor
-/// (steal accounting keeps the vCPU's absence out of the thread's CPU time).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct WorkerTime {
-    pub on_cpu: Duration,
-    pub work: Duration,
-    pub dispatching: Duration,
-}
-
-impl WorkerTime {
-    /// The CPU time the work does not account for.
-    pub fn slowed(&self) -> Duration {
-        self.on_cpu.saturating_sub(self.work)
-    }
-
-    /// What a segment of `wall` lost besides the run's own dispatching: the CPU time without
-    /// work and the wall time off the CPU that the dispatcher did not take.
-    pub fn lost(&self, wall: Duration) -> Duration {
-        let taken = (wall.saturating_sub(self.on_cpu)).saturating_sub(self.dispatching);
-        self.slowed() + taken
-    }
 }
 
 /// What one runtime thread observed; merged into a [`RunResult`].

@@ -12,6 +12,9 @@ use std::collections::BTreeMap;
 /// How many of the stalls that explain host misses the report names.
 const NAMED_STALLS: usize = 5;
 
+/// How many schedule misses the report names.
+const NAMED_MISSES: usize = 5;
+
 /// The first lines of every run report: what ran where and for how long, an early stop, and
 /// the calibration. `under` names the policy (and, for tables, where they came from).
 pub fn report_header(name: &str, under: &str, r: &RunResult) -> String {
@@ -145,7 +148,7 @@ fn schedule_misses(r: &RunResult) -> String {
         .filter(|m| m.cause == Cause::Schedule)
         .collect();
     let mut out = String::new();
-    for m in misses.iter().take(NAMED_STALLS) {
+    for m in misses.iter().take(NAMED_MISSES) {
         let name = r.tasks.get(m.task).map_or("?", |t| t.task.as_str());
         let late = (r.jobs.iter())
             .find(|j| (j.task, j.job) == (m.task, m.job))
@@ -164,10 +167,10 @@ fn schedule_misses(r: &RunResult) -> String {
         };
         out.push_str(&format!("  schedule: {name}#{} {late}; {why}\n", m.job));
     }
-    if misses.len() > NAMED_STALLS {
+    if misses.len() > NAMED_MISSES {
         out.push_str(&format!(
             "  schedule: {} more miss(es)\n",
-            misses.len() - NAMED_STALLS
+            misses.len() - NAMED_MISSES
         ));
     }
     out

@@ -78,10 +78,14 @@ impl Slowness {
     }
 }
 
-/// What `segment` lost ([`kairos_rt::measure::WorkerTime::lost`]), if its worker counted.
+/// What `segment` lost ([`crate::measure::WorkerTime::lost`]), if its worker counted its work
+/// outside an optional part: a best-effort part shares its CPU by design, and is cut at its
+/// optional deadline whatever it lost, so its time is neither usual nor evidence.
 fn lost(segment: &SegmentRecord) -> Option<Duration> {
     let wall = Duration::from_nanos(segment.end.saturating_sub(segment.start));
-    segment.worker_time.map(|t| t.lost(wall))
+    (segment.worker_time)
+        .filter(|t| !t.optional)
+        .map(|t| t.lost(wall))
 }
 
 /// Each job's segments that counted their work: `(start, end, lost beyond the usual share)`.
@@ -134,6 +138,7 @@ mod tests {
                 on_cpu: Duration::from_micros(on_cpu),
                 work: Duration::from_micros(work),
                 dispatching: Duration::from_micros(dispatching),
+                optional: false,
             }),
         }
     }

@@ -1,28 +1,44 @@
-//! A job held by the core that handles its optional deadline's timer.
+//! A job held by the core whose dispatcher wakes for its optional deadline's timer.
 //!
-//! kairos's user-space dispatcher handles every timer of the policy on one core
-//! ([`crate::dispatcher::TIMER_CORE`]): an imprecise job's optional deadline is seen there, and
-//! only then does its own core switch from the optional part (or from idling after it) to the
-//! wind-up. A stall of that core covering the timer's instant therefore holds the job even
-//! when it runs on another core of a partition: the wind-up cannot start before the stall
-//! ends. The delay it adds is the stall's end less the instant; a stall that begins after the
-//! instant is not counted (the timer may have been handled before it), which errs towards
-//! `schedule`, as the rest of the rule does.
+//! kairos's user-space dispatcher sets the policy's timers on one core
+//! ([`crate::dispatcher::TIMER_CORE`]): an imprecise job's optional deadline wakes that core's
+//! dispatcher (another core's pass handles it too if one happens to come first), and only then
+//! does the job's own core switch from its optional part, or from idling after it, to its
+//! wind-up. A stall of the timer core covering the instant can therefore hold a job on another
+//! core of a partition. It is weighed only with evidence from the job's own segments that it
+//! did: no real-time part of the job ran at the instant (it was waiting for the wind-up, or in
+//! its best-effort optional part), and its next segment began only after the stall ended. The
+//! delay is then the stall's end less the instant. A stall that begins after the instant is not
+//! counted (the timer may have been handled before it), which errs towards `schedule`, as the
+//! rest of the rule does.
 
 use super::StallIndex;
+use crate::measure::SegmentRecord;
 use crate::stalls::Stall;
 use kairos_model::{Duration, Instant};
 
-/// The stall on `timer_core` covering the job's optional-deadline instant `at` that delayed it
-/// past `slack`, if any.
+/// The stall on `timer_core` that held the job's optional-deadline timer at `at` past its
+/// `slack`, given the job's own segments `own` as its worker recorded them.
 pub fn timer_held(
     timer_core: usize,
     at: Instant,
     slack: Duration,
     stalls: &StallIndex,
+    own: &[&SegmentRecord],
 ) -> Option<Stall> {
+    let t = at.as_nanos();
+    let optional = |s: &SegmentRecord| s.worker_time.is_some_and(|w| w.optional);
+    if (own.iter()).any(|s| s.start <= t && t < s.end && !optional(s)) {
+        return None;
+    }
+    let next = (own.iter())
+        .filter(|s| s.start >= t)
+        .map(|s| s.start)
+        .min()
+        .unwrap_or(u64::MAX);
     let covering = stalls.overlapping(timer_core, at, at + Duration::from_nanos(1));
     (covering.iter())
+        .filter(|s| s.end().as_nanos() <= next)
         .find(|s| s.end().saturating_since(at) > slack)
         .copied()
 }
@@ -30,6 +46,7 @@ pub fn timer_held(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::WorkerTime;
     use crate::stalls::Seen;
 
     fn stall(core: usize, start_us: u64, length_us: u64) -> Stall {
@@ -42,24 +59,50 @@ mod tests {
         }
     }
 
+    /// A segment of the job on core 1 over `[from, to)` us.
+    fn ran(from: u64, to: u64, optional: bool) -> SegmentRecord {
+        let time = WorkerTime {
+            on_cpu: Duration::from_micros(to - from),
+            work: Duration::from_micros(to - from),
+            dispatching: Duration::ZERO,
+            optional,
+        };
+        SegmentRecord {
+            cpu: 1,
+            task: 0,
+            job: 0,
+            start: from * 1000,
+            end: to * 1000,
+            worker_time: Some(time),
+        }
+    }
+
     #[test]
     fn only_a_stall_covering_the_instant_and_ending_past_the_slack_holds_the_timer() {
         let at = Instant::from_nanos(1_000_000);
         let slack = Duration::from_micros(190);
-        // Covers 1 ms and ends 200 us after it: held past the slack.
-        let index = StallIndex::new(&[stall(0, 950, 250)]);
-        assert_eq!(timer_held(0, at, slack, &index), Some(stall(0, 950, 250)));
+        let (before, windup) = (ran(0, 900, false), ran(1_250, 1_400, false));
+        let own = [&before, &windup];
+        let held = |stalls: &[Stall], own: &[&SegmentRecord]| {
+            timer_held(0, at, slack, &StallIndex::new(stalls), own)
+        };
+        // Covers 1 ms and ends 200 us after it, the wind-up after it: held past the slack.
+        assert_eq!(held(&[stall(0, 950, 250)], &own), Some(stall(0, 950, 250)));
         // Ends 150 us after the instant: within the slack.
-        let index = StallIndex::new(&[stall(0, 900, 250)]);
-        assert_eq!(timer_held(0, at, slack, &index), None);
-        // Begins after the instant, however long: the timer may have been handled first.
-        let index = StallIndex::new(&[stall(0, 1_001, 900)]);
-        assert_eq!(timer_held(0, at, slack, &index), None);
+        assert_eq!(held(&[stall(0, 900, 250)], &own), None);
+        // Begins after the instant, however long: the timer may have been handled before it.
+        assert_eq!(held(&[stall(0, 1_001, 900)], &own), None);
         // On another core than the timers'.
-        let index = StallIndex::new(&[stall(1, 950, 250)]);
-        assert_eq!(timer_held(0, at, slack, &index), None);
+        assert_eq!(held(&[stall(1, 950, 250)], &own), None);
         // A late wake-up due at the instant itself.
-        let index = StallIndex::new(&[stall(0, 1_000, 191)]);
-        assert!(timer_held(0, at, slack, &index).is_some());
+        assert!(held(&[stall(0, 1_000, 191)], &own).is_some());
+        // The wind-up began before the stall ended: another pass handled the timer.
+        assert_eq!(held(&[stall(0, 950, 400)], &own), None);
+        // A mandatory part still ran at the instant: the job was not waiting for the timer.
+        let busy = ran(800, 1_100, false);
+        assert_eq!(held(&[stall(0, 950, 250)], &[&busy, &windup]), None);
+        // Its optional part ran on past the instant, uncut: held.
+        let optional = ran(800, 1_250, true);
+        assert!(held(&[stall(0, 950, 250)], &[&optional, &windup]).is_some());
     }
 }

@@ -23,7 +23,6 @@
 //! the ring and the start of the sleep: a ring that came while the dispatcher was still busy
 //! in a pass found it awake, and its wait is the run's own.
 
-use crate::measure::Measurements;
 use crate::stalls::{Seen, Stall};
 use kairos_model::{Duration, Instant};
 
@@ -79,17 +78,12 @@ impl LateWakes {
         self.dropped
     }
 
-    /// The kept wake-ups as stalls of `core`, each less the median wake-up of its kind in
-    /// `measurements` (histograms `timer` and `ring`).
-    pub fn stalls(
-        &self,
-        core: usize,
-        measurements: &Measurements,
-        (timer, ring): (&str, &str),
-    ) -> Vec<Stall> {
+    /// The kept wake-ups as stalls of `core`, each less the usual wake-up of its kind
+    /// (`(timer, ring)`, ns: the dispatcher's medians).
+    pub fn stalls(&self, core: usize, (timer, ring): (u64, u64)) -> Vec<Stall> {
         let usual = |what| match what {
-            Woken::Timer => measurements.summary(timer).p50,
-            Woken::Ring => measurements.summary(ring).p50,
+            Woken::Timer => timer,
+            Woken::Ring => ring,
         };
         (self.kept.iter())
             .map(|&(what, due, woke)| Stall {
@@ -106,6 +100,7 @@ impl LateWakes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::Measurements;
 
     #[test]
     fn only_wake_ups_past_the_floor_are_kept_each_less_the_usual_one() {
@@ -123,7 +118,7 @@ mod tests {
         late.note(Woken::Timer, 1_000_000, 1_000_000 + LATE_WAKE_FLOOR_NS);
         late.note(Woken::Timer, 2_000_000, 2_300_000);
         late.note(Woken::Ring, 3_000_000, 3_150_000);
-        let stalls = late.stalls(1, &m, ("timer", "ring"));
+        let stalls = late.stalls(1, (timer, ring));
         // A wake-up at the floor is ordinary; 300 us late less the median timer wake-up;
         // 150 us late less the median ring.
         let holes: Vec<(u64, u64)> = (stalls.iter())

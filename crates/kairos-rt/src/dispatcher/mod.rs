@@ -32,7 +32,6 @@ mod decide;
 mod events;
 mod floor;
 pub mod late;
-pub use scheduler::TIMER_CORE;
 mod metered;
 mod parts;
 mod percore;
@@ -45,6 +44,8 @@ mod side;
 mod tests;
 mod threads;
 mod worker;
+
+pub use scheduler::TIMER_CORE;
 
 pub use floor::same_core_floor;
 pub use metered::{DECIDE, END_MANDATORY, END_OPTIONAL, JOB_COMPLETED, JOB_RELEASED, TIMER_FIRED};

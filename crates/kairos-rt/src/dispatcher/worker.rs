@@ -156,10 +156,11 @@ fn activation(
     }
     // Read before the start is stamped: the system call (about a microsecond here) is then
     // part of the dispatch the profile measures, not of the job's time.
-    let cpu_from = clock::thread_cpu_ns();
-    let dispatching = &shared.cores[core].dispatching;
-    let mut dispatched = dispatching.load(Ordering::Acquire);
-    let mut start = clock::now_ns().saturating_sub(origin);
+    let mut cpu_from = clock::thread_cpu_ns();
+    let here = &shared.cores[core];
+    let started = clock::now_ns();
+    let mut dispatched = here.dispatched_by(started);
+    let mut start = started.saturating_sub(origin);
     let last = slot.last_core.swap(core + 1, Ordering::Relaxed);
     let m = &mut log.measurements;
     m.record(REQUEST_TO_START, start.saturating_sub(requested));
@@ -169,23 +170,31 @@ fn activation(
         log.migrations += 1;
         m.record(MIGRATION_REQUEST_TO_START, start.saturating_sub(requested));
     }
-    let first = log.segments.len();
-    let (ended, work) = execute(shared, id, core, unit, |at, work| {
-        // A cut moved the job to its next part while it ran here: one segment per part, its
-        // CPU time shared out at the end (no system call between the parts).
-        let now_dispatched = dispatching.load(Ordering::Acquire);
-        let others = (work, now_dispatched.saturating_sub(dispatched));
-        log.segments.push(segment(id, core, (start, at), others));
-        (start, dispatched) = (at, now_dispatched);
+    let (ended, work, optional) = execute(shared, id, core, unit, |at, work| {
+        // A cut moved the job from an optional part to its next part while it ran here: one
+        // segment per part, each with its own CPU time (a system call at the cut, under a
+        // microsecond, so that a best-effort part's share of its CPU is not lent to the next).
+        let cpu_now = clock::thread_cpu_ns();
+        let now_dispatched = here.dispatched_by(origin + at);
+        let time = WorkerTime {
+            on_cpu: Duration::from_nanos(cpu_now.saturating_sub(cpu_from)),
+            work: Duration::from_nanos(work),
+            dispatching: Duration::from_nanos(now_dispatched.saturating_sub(dispatched)),
+            optional: true,
+        };
+        log.segments.push(segment(id, core, (start, at), time));
+        (start, dispatched, cpu_from) = (at, now_dispatched, cpu_now);
     });
-    let end = clock::now_ns().saturating_sub(origin);
-    let others = (
-        work,
-        dispatching
-            .load(Ordering::Acquire)
-            .saturating_sub(dispatched),
-    );
-    log.segments.push(segment(id, core, (start, end), others));
+    let ended_at = clock::now_ns();
+    let end = ended_at.saturating_sub(origin);
+    let dispatched = here.dispatched_by(ended_at).saturating_sub(dispatched);
+    let time = WorkerTime {
+        on_cpu: Duration::ZERO,
+        work: Duration::from_nanos(work),
+        dispatching: Duration::from_nanos(dispatched),
+        optional,
+    };
+    log.segments.push(segment(id, core, (start, end), time));
     release(shared, id, core);
     match ended {
         Ended::Completed => {
@@ -206,47 +215,23 @@ fn activation(
         shared.cores[core].ring();
     }
     // Read once the dispatcher knows: the system call is off its path. The release's CPU time
-    // (and the doorbell's, when it rang) counts in the segments: a few microseconds, which the
-    // allowance of `crate::attribution::Slowness` covers.
+    // (and the doorbell's, when it rang) counts in the last segment: a few microseconds, which
+    // the allowance of `crate::attribution::Slowness` covers.
     let on_cpu = clock::thread_cpu_ns().saturating_sub(cpu_from);
-    share_cpu_time(&mut log.segments[first..], on_cpu);
-}
-
-/// Shares an activation's CPU time among its segments (one per part it ran) by wall time.
-fn share_cpu_time(segments: &mut [SegmentRecord], on_cpu: u64) {
-    let wall: u64 = segments.iter().map(|s| s.end - s.start).sum();
-    let count = segments.len().max(1) as u64;
-    for s in segments {
-        let share = match wall {
-            0 => on_cpu / count,
-            _ => (on_cpu as u128 * (s.end - s.start) as u128 / wall as u128) as u64,
-        };
-        if let Some(time) = &mut s.worker_time {
-            time.on_cpu = Duration::from_nanos(share);
-        }
+    if let Some(time) = log.segments.last_mut().and_then(|s| s.worker_time.as_mut()) {
+        time.on_cpu = Duration::from_nanos(on_cpu);
     }
 }
 
-/// A segment `(start, end)` of `id` on `core` with the work its worker did in it and the time
-/// its core's dispatcher was awake meanwhile (its CPU time filled in at the activation's end,
-/// [`share_cpu_time`]).
-fn segment(
-    id: JobId,
-    core: usize,
-    (start, end): (u64, u64),
-    (work, dispatching): (u64, u64),
-) -> SegmentRecord {
+/// A segment `(start, end)` of `id` on `core` and what its worker had of the core and did.
+fn segment(id: JobId, core: usize, (start, end): (u64, u64), time: WorkerTime) -> SegmentRecord {
     SegmentRecord {
         cpu: core,
         task: id.task,
         job: id.number,
         start,
         end,
-        worker_time: Some(WorkerTime {
-            on_cpu: Duration::ZERO,
-            work: Duration::from_nanos(work),
-            dispatching: Duration::from_nanos(dispatching),
-        }),
+        worker_time: Some(time),
     }
 }
 
@@ -269,15 +254,15 @@ enum Ended {
 
 /// Busy work until the part's work is done, the dispatcher's next store, or the stop instant
 /// of a promised switch; `part_changed(at, work)` when a cut replaced the part meanwhile (ns
-/// since the origin, the work done since the last cut). Returns why it ended and the work
-/// done since the last cut (ns at the calibrated speed).
+/// since the origin, the work done since the last cut). Returns why it ended, the work done
+/// since the last cut (ns at the calibrated speed) and whether that was an optional part.
 fn execute(
     shared: &Shared,
     id: JobId,
     core: usize,
     unit: u64,
     mut part_changed: impl FnMut(u64, u64),
-) -> (Ended, u64) {
+) -> (Ended, u64, bool) {
     let w = shared.worker(id.task, core);
     let slot = shared.slot(id);
     let origin = shared.origin.load(Ordering::Acquire);
@@ -286,11 +271,11 @@ fn execute(
     let mut work = 0;
     loop {
         if w.go.load(Ordering::Acquire) != RUNNING {
-            return (Ended::Told, work);
+            return (Ended::Told, work, is_optional_part(part));
         }
         let stop_at = w.stop_at.load(Ordering::Acquire);
         if stop_at != u64::MAX && clock::now_ns() >= origin + stop_at {
-            return (Ended::Switched, work);
+            return (Ended::Switched, work, is_optional_part(part));
         }
         // Only an optional part can be cut under a running worker: the other parts (and plain
         // jobs) keep the loop of plain stores.
@@ -316,7 +301,7 @@ fn execute(
                 true => Ended::Completed,
                 false => Ended::PartDone(word),
             };
-            return (ended, work);
+            return (ended, work, is_optional_part(part));
         }
         let step = remaining.min(UNIT_NS);
         std::hint::black_box(spin(unit * step / UNIT_NS));

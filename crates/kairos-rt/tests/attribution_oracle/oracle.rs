@@ -117,6 +117,15 @@ fn took_its_lateness(run: &Timeline, i: usize, slack: u64) -> bool {
     stalled >= late && stalled > slack
 }
 
+/// The longest stall over a tick the job held a core.
+fn longest_inside(run: &Timeline, i: usize) -> Option<u64> {
+    let ran = &run.jobs[i].ran;
+    (run.stalls.iter())
+        .filter(|&&(c, s, l)| ran.iter().any(|&(rc, t)| rc == c && s <= t && t < s + l))
+        .map(|s| s.2)
+        .max()
+}
+
 /// Every missed job of `run`, the rule's verdict and what decided it, in the order of
 /// `run.jobs`.
 pub fn verdicts(run: &Timeline) -> Vec<(Verdict, Decided)> {
@@ -160,7 +169,9 @@ fn verdict(run: &Timeline, root: &[usize], i: usize) -> (Verdict, Decided) {
         None => (Decided::Schedule, None, None),
         Some((own, room)) => match longest_stall(run, &held, (r, d)).filter(|&l| l > own) {
             Some(l) => (Decided::Window, Some(own), Some(l)),
-            None if took_its_lateness(run, i, own) => (Decided::Own, Some(own), None),
+            None if took_its_lateness(run, i, own) => {
+                (Decided::Own, Some(own), longest_inside(run, i))
+            }
             None => {
                 let larger = own.max(room);
                 let longest = longest_stall(run, &cores, (b, d));

@@ -14,7 +14,7 @@ mod switch;
 use super::late::{LateWakes, Woken};
 use super::metered::{Timings, PASS_HISTOGRAMS};
 use super::scheduler::LOCK_WAIT;
-use super::shared::{decode, Shared};
+use super::shared::{decode, Shared, SWITCH_BACK_NS};
 use crate::doorbell::Ticket;
 use crate::measure::Measurements;
 use crate::parking::wait_for_origin;
@@ -61,6 +61,7 @@ pub struct DispatcherLog {
     /// Its wake-ups that came late, as host stalls ([`super::late`]), and how many more it
     /// did not keep.
     pub late_wakes: Vec<Stall>,
+    /// Late wake-ups past the room of its list, counted only.
     pub late_wakes_dropped: u64,
 }
 
@@ -85,8 +86,8 @@ struct Dispatcher<'a> {
     rescheduled: Vec<(u64, u64)>,
     /// When its last sleep began (run time), if it slept.
     slept_from: Option<u64>,
-    /// When it last woke (CLOCK_MONOTONIC ns): the start of the stretch it adds to
-    /// [`super::shared::CoreShared::dispatching`] when it sleeps again.
+    /// When its current stretch awake began (CLOCK_MONOTONIC ns): its wake-up, or the instant
+    /// that wake-up was due when it came late ([`super::shared::CoreShared::dispatching`]).
     awake_from: u64,
     late: LateWakes,
 }
@@ -119,12 +120,15 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
         awake_from: clock::now_ns(),
         late: LateWakes::default(),
     };
+    d.stay_awake_since(d.awake_from);
     d.run();
+    d.end_stretch(clock::now_ns());
     d.switch_now(None, 0);
-    let kinds = (TIMER_TO_HANDLER, DOORBELL_TO_HANDLER);
+    let usual = |name| d.timings.measurements.summary(name).p50;
+    let medians = (usual(TIMER_TO_HANDLER), usual(DOORBELL_TO_HANDLER));
     DispatcherLog {
         core,
-        late_wakes: d.late.stalls(core, &d.timings.measurements, kinds),
+        late_wakes: d.late.stalls(core, medians),
         late_wakes_dropped: d.late.dropped(),
         measurements: d.timings.measurements,
         rescheduled: d.rescheduled,
@@ -165,7 +169,16 @@ impl Dispatcher<'_> {
             }
             // The ticket moves on before any look at the state (see `crate::doorbell`).
             let rang_at = doorbell.advance(&mut seen);
-            self.note_late_wake(timed_out.then_some(alarm), rang_at, now);
+            let due = self.due(timed_out.then_some(alarm), rang_at);
+            if let Some(due) = due {
+                // Its wake-up was due then: what came after is its own time or the host's,
+                // never the worker's to lose.
+                self.stay_awake_since(self.awake_from.min(self.origin + due));
+                let what = if timed_out { Woken::Timer } else { Woken::Ring };
+                let event = self.event_of(alarm, (pass_alarm, early, wake_at));
+                self.late
+                    .note(what, if timed_out { event } else { due }, now);
+            }
             if !timed_out || rang_at.is_some() || now >= pass_alarm {
                 // The pass's own alarm, not a ring or a promise's alarm before it, woke it.
                 let timed = timed_out && now >= pass_alarm;
@@ -197,21 +210,48 @@ impl Dispatcher<'_> {
         (self.timings.measurements).record(name, delay);
     }
 
-    /// Notes the wake-up at `now` if it came late ([`super::late`]): due at the alarm that
-    /// passed, else at the ring or the start of the sleep, whichever is later; nothing when it
-    /// did not sleep.
-    fn note_late_wake(&mut self, alarm: Option<u64>, rang_at: Option<u64>, now: u64) {
-        let Some(slept) = self.slept_from else {
-            return;
-        };
+    /// When the wake-up that ended its sleep was due (run time): the alarm that passed, else
+    /// the ring or the start of the sleep, whichever is later; none when it did not sleep or a
+    /// sleep step ended.
+    fn due(&self, alarm: Option<u64>, rang_at: Option<u64>) -> Option<u64> {
+        let slept = self.slept_from?;
         match (alarm, rang_at) {
-            (Some(alarm), _) => self.late.note(Woken::Timer, alarm, now),
-            (None, Some(rung)) => {
-                let rung = rung.saturating_sub(self.origin);
-                self.late.note(Woken::Ring, rung.max(slept), now)
-            }
-            (None, None) => {}
+            (Some(alarm), _) => Some(alarm),
+            (None, Some(rung)) => Some(rung.saturating_sub(self.origin).max(slept)),
+            (None, None) => None,
         }
+    }
+
+    /// The instant an alarm stood for: the event when it was set ahead of it on purpose (an
+    /// idle core's pass, a promised switch it prepares), so that a late wake-up is timed from
+    /// when the core was needed ([`super::late`]).
+    fn event_of(&self, alarm: u64, (pass_alarm, early, wake_at): (u64, bool, u64)) -> u64 {
+        if alarm == pass_alarm {
+            return if early { wake_at } else { alarm };
+        }
+        let promised = self.shared.cores[self.core]
+            .ahead_at
+            .load(Ordering::Acquire);
+        match promised {
+            u64::MAX => alarm,
+            at => at.clamp(alarm, alarm + self.shared.lead_ns),
+        }
+    }
+
+    /// Starts the stretch it is awake in at `since` (CLOCK_MONOTONIC ns).
+    fn stay_awake_since(&mut self, since: u64) {
+        self.awake_from = since;
+        let core = &self.shared.cores[self.core];
+        core.awake_since.store(since, Ordering::SeqCst);
+    }
+
+    /// Ends its stretch awake at `now` (CLOCK_MONOTONIC ns), crediting it
+    /// ([`super::shared::CoreShared::dispatching`]).
+    fn end_stretch(&self, now: u64) {
+        let core = &self.shared.cores[self.core];
+        let stretch = now.saturating_sub(self.awake_from) + SWITCH_BACK_NS;
+        core.dispatching.fetch_add(stretch, Ordering::SeqCst);
+        core.awake_since.store(0, Ordering::SeqCst);
     }
 
     /// When to pass for an event at `wake_at`, and whether that is ahead of it. After a
@@ -255,12 +295,12 @@ impl Dispatcher<'_> {
             return true;
         }
         self.slept_from = Some(now.saturating_sub(self.origin));
-        let core = &self.shared.cores[self.core];
-        (core.dispatching).fetch_add(now.saturating_sub(self.awake_from), Ordering::Release);
+        self.end_stretch(now);
         let step = deadline.min(now + SLEEP_STEP_NS);
-        let woke = core.doorbell.wait_until(seen, step);
-        self.awake_from = clock::now_ns();
-        woke == Woke::TimedOut && self.awake_from >= deadline
+        let woke = self.shared.cores[self.core].doorbell.wait_until(seen, step);
+        let back = clock::now_ns();
+        self.stay_awake_since(back);
+        woke == Woke::TimedOut && back >= deadline
     }
 
     /// A pass under the lock at schedule time `now`; rings the cores whose job, or promise,

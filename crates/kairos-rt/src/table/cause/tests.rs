@@ -64,6 +64,7 @@ fn ran(number: u64, (from, to): (u64, u64), (on_cpu, work): (u64, u64)) -> Segme
             work: Duration::from_micros(work),
             // Off its CPU only while the dispatcher was awake: nothing taken there.
             dispatching: Duration::from_micros((to - from).saturating_sub(on_cpu)),
+            optional: false,
         }),
     }
 }

@@ -1,0 +1,156 @@
+//! What the host took from a job's own segments, and which stalls are evidence where.
+//!
+//! A watcher's stall is a hole of its whole core. A late wake-up of a dispatcher
+//! ([`Seen::Dispatcher`]) says only that the dispatcher was held: while a worker of that core
+//! ran, the worker's own clocks say what it lost ([`Slowness`](super::Slowness)), and a ring's
+//! lateness is timed from the ringing core's stamp, so the hole may even have been there. Such
+//! a stall is therefore kept only where its core ran no job ([`idle_only`]): a wait, where a
+//! late dispatcher is what holds the next job back.
+//!
+//! Inside a job's own segments the host took the watcher's stalls there and what a slowed
+//! core took ([`OwnLoss`]); both see a hole the worker sat out, so the larger of the two
+//! counts, never their sum.
+
+use super::{lost_in, Segment, SlowedSegments, StallIndex};
+use crate::measure::JobRecord;
+use crate::stalls::{Seen, Stall};
+use kairos_model::{Duration, Instant};
+use std::collections::{BTreeMap, HashMap};
+
+/// `stalls` with each dispatcher's late wake-up cut to the time its core ran no segment of
+/// `segments` (every job's, by job).
+pub fn idle_only(stalls: &[Stall], segments: &HashMap<(usize, u64), Vec<Segment>>) -> Vec<Stall> {
+    let mut busy: BTreeMap<usize, Vec<(Instant, Instant)>> = BTreeMap::new();
+    for &(core, start, end) in segments.values().flatten() {
+        busy.entry(core).or_default().push((start, end));
+    }
+    let mut kept = Vec::with_capacity(stalls.len());
+    for stall in stalls {
+        match stall.seen {
+            Seen::Watcher => kept.push(*stall),
+            Seen::Dispatcher => {
+                let ran = busy.get(&stall.core).map_or(&[][..], |b| &b[..]);
+                kept.extend(cut_out(stall, ran));
+            }
+        }
+    }
+    kept
+}
+
+/// The pieces of `stall` outside every interval of `ran`.
+fn cut_out(stall: &Stall, ran: &[(Instant, Instant)]) -> Vec<Stall> {
+    let mut inside: Vec<(Instant, Instant)> = (ran.iter())
+        .filter(|&&(start, end)| start < stall.end() && end > stall.start)
+        .copied()
+        .collect();
+    inside.sort_unstable();
+    let mut pieces = Vec::new();
+    let mut from = stall.start;
+    for (start, end) in inside {
+        if start > from {
+            pieces.push((from, start));
+        }
+        from = from.max(end);
+    }
+    if stall.end() > from {
+        pieces.push((from, stall.end()));
+    }
+    (pieces.into_iter())
+        .map(|(start, end)| Stall {
+            start,
+            length: end.saturating_since(start),
+            ..*stall
+        })
+        .collect()
+}
+
+/// What the host took from one job's own segments.
+pub struct OwnLoss {
+    /// The stalls inside them, and the longest of those.
+    pub stalled: Duration,
+    pub longest: Option<Stall>,
+    /// What a slowed core took from them, in all.
+    pub slowed: Duration,
+}
+
+impl OwnLoss {
+    pub fn of(own: &[Segment], slowed: Option<&SlowedSegments>, index: &StallIndex) -> OwnLoss {
+        let inside = |&(core, start, end): &Segment| index.overlapping(core, start, end);
+        OwnLoss {
+            stalled: (own.iter())
+                .map(|&(core, start, end)| lost_in((start, end), &[core], index))
+                .fold(Duration::ZERO, |a, b| a + b),
+            longest: (own.iter().flat_map(inside))
+                .max_by_key(|s| s.length)
+                .copied(),
+            slowed: slowed.map_or(Duration::ZERO, |s| s.before(u64::MAX)),
+        }
+    }
+
+    /// The larger of the stalls and the slowing: both see a hole the worker sat out.
+    pub fn larger(&self) -> Duration {
+        self.stalled.max(self.slowed)
+    }
+
+    /// The job's own execution: its segments less what the host took there.
+    pub fn execution(&self, own: &[Segment]) -> Duration {
+        let wall = (own.iter())
+            .map(|&(_, start, end)| end.saturating_since(start))
+            .fold(Duration::ZERO, |a, b| a + b);
+        wall.saturating_sub(self.larger())
+    }
+
+    /// Whether the host took from the job's own segments, up to its completion, at least its
+    /// lateness and more than its slack `s_j`. Without that time the job would have done its
+    /// work that much earlier in the time its core was its own, so it would have completed by
+    /// its deadline (the counterfactual of the tables' rule, `crate::table::cause`); and that
+    /// time alone overran the room the schedule left it. When only one holds, the schedule's
+    /// own delay was needed too, and the miss stays the schedule's. An unfinished job has no
+    /// lateness to weigh. The stall to name, when the stalls were the larger.
+    pub fn took_its_lateness(&self, job: &JobRecord, slack: Duration) -> Option<Option<Stall>> {
+        let late = job.completion?.checked_sub(job.deadline)?;
+        let took = self.larger();
+        (took >= Duration::from_nanos(late) && took > slack)
+            .then(|| self.longest.filter(|_| self.stalled >= self.slowed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(us: u64) -> Instant {
+        Instant::from_nanos(us * 1000)
+    }
+
+    fn late_wake(core: usize, start_us: u64, length_us: u64) -> Stall {
+        Stall {
+            core,
+            start: at(start_us),
+            length: Duration::from_micros(length_us),
+            held: Duration::ZERO,
+            seen: Seen::Dispatcher,
+        }
+    }
+
+    #[test]
+    fn a_late_wake_up_counts_only_where_its_core_ran_no_job() {
+        // Core 0 ran [100, 200) and [250, 300) us; a late wake-up over [50, 400) us.
+        let segments = HashMap::from([
+            ((0, 0), vec![(0, at(100), at(200))]),
+            ((1, 0), vec![(0, at(250), at(300)), (1, at(0), at(1000))]),
+        ]);
+        let pieces: Vec<(u64, u64)> = idle_only(&[late_wake(0, 50, 350)], &segments)
+            .iter()
+            .map(|s| (s.start.as_nanos() / 1000, s.length.as_nanos() / 1000))
+            .collect();
+        assert_eq!(pieces, vec![(50, 50), (200, 50), (300, 100)]);
+        // On core 1, busy throughout: nothing left. A watcher's stall stays whole.
+        assert!(idle_only(&[late_wake(1, 50, 350)], &segments).is_empty());
+        let watched = Stall {
+            seen: Seen::Watcher,
+            ..late_wake(1, 50, 350)
+        };
+        assert_eq!(idle_only(&[watched], &segments), vec![watched]);
+    }
+}

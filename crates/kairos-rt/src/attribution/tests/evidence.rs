@@ -1,0 +1,120 @@
+//! The host's evidence besides the stalls of a job's own cores: the timer core over an
+//! optional deadline, and what the host took from a job's own segments against its lateness.
+
+use super::*;
+
+/// `b#0` on core 1, with an optional deadline at 8 ms: its mandatory and optional parts run
+/// [0, 1) ms, its wind-up [8.3, 10.2) ms, past its 10 ms deadline; the simulation of the run
+/// completes it at 9.9 ms, 100 us of slack.
+fn imprecise(core0_stall: Stall, timer_core: Option<usize>) -> (MissesByCause, Vec<MissCause>) {
+    let jobs = vec![JobRecord {
+        cpu: Some(1),
+        ..job(1, 0, (0, 10 * MS), 10_200_000)
+    }];
+    let measured = Trace {
+        optional_deadlines: vec![None, Some(Duration::from_millis(8))],
+        ..trace(vec![
+            segment(1, 1, 0, 0, MS),
+            segment(1, 1, 0, 8_300_000, 10_200_000),
+        ])
+    };
+    let stalls = [core0_stall];
+    let run = RunView {
+        measured: &measured,
+        stalls: &stalls,
+        cores: &[0, 1],
+        worker_segments: &[],
+        timer_core,
+        end: 30 * MS,
+    };
+    let simulated = trace(vec![TraceEvent::Completion {
+        task: 1,
+        job: 0,
+        at: at(9_900_000),
+    }]);
+    attribute(&jobs, &run, Some(&simulated))
+}
+
+#[test]
+fn a_stall_of_the_timer_core_over_an_optional_deadline_holds_the_job_on_another_core() {
+    // A late wake-up of core 0's dispatcher due at the optional deadline, 300 us long: the
+    // wind-up could not start before 8.3 ms, 300 us > 100 us of slack.
+    let late = Stall {
+        seen: Seen::Dispatcher,
+        ..stall(0, 8 * MS, 300_000)
+    };
+    let (counts, causes) = imprecise(late, Some(0));
+    assert_eq!((counts.host, counts.schedule), (1, 0));
+    assert_eq!(causes[0].stall, Some(late));
+    // Not under a runtime without a timer core: core 1 itself lost nothing.
+    let (counts, _) = imprecise(late, None);
+    assert_eq!((counts.host, counts.schedule), (0, 1));
+    // A stall over the instant that ends 50 us after it leaves the job 50 us of slack.
+    let short = stall(0, 7_900_000, 150_000);
+    assert_eq!(imprecise(short, Some(0)).0.schedule, 1);
+    // A stall that begins after the instant: the timer may have been handled before it.
+    let after = stall(0, 8_010_000, 2 * MS);
+    assert_eq!(imprecise(after, Some(0)).0.schedule, 1);
+}
+
+#[test]
+fn a_job_late_by_less_than_the_host_took_from_its_own_segments_is_the_hosts() {
+    // c#0 alone on core 0, its deadline at 10 ms, done at 10.1 ms: its segment [8, 10.1) ms
+    // lost 150 us (off its CPU, its dispatcher asleep), the usual share being none.
+    let jobs = vec![job(0, 0, (0, 10 * MS), 10_100_000)];
+    let measured = trace(vec![segment(0, 0, 0, 8 * MS, 10_100_000)]);
+    let taken = |lost_us: u64| SegmentRecord {
+        cpu: 0,
+        task: 0,
+        job: 0,
+        start: 8 * MS,
+        end: 10_100_000,
+        worker_time: Some(WorkerTime {
+            on_cpu: Duration::from_micros(2_100 - lost_us),
+            work: Duration::from_micros(2_100 - lost_us),
+            dispatching: Duration::ZERO,
+            optional: false,
+        }),
+    };
+    // Other segments of the run lose nothing, so the usual share is none.
+    let usual = |k: u64| SegmentRecord {
+        job: 100 + k,
+        start: 0,
+        end: MS,
+        worker_time: Some(WorkerTime {
+            on_cpu: Duration::from_millis(1),
+            work: Duration::from_millis(1),
+            dispatching: Duration::ZERO,
+            optional: false,
+        }),
+        ..taken(0)
+    };
+    // The simulation completes it at `planned` ms: 100 us of slack at 9.9 ms, more than the 40
+    // us of the segment's loss surely before the deadline (150 less the allowance, less the
+    // 100 us after it): only the loss up to its completion tells.
+    let cause = |lost_us, planned| {
+        let simulated = trace(vec![TraceEvent::Completion {
+            task: 0,
+            job: 0,
+            at: at(planned),
+        }]);
+        let segments = [taken(lost_us), usual(0), usual(1), usual(2)];
+        let run = RunView {
+            measured: &measured,
+            stalls: &[],
+            cores: &[0, 1],
+            worker_segments: &segments,
+            timer_core: None,
+            end: 30 * MS,
+        };
+        attribute(&jobs, &run, Some(&simulated)).1[0].cause
+    };
+    // 150 us lost less the 10 us allowance: 140 us, at least the 100 us it was late and more
+    // than its 100 us of slack: the host's.
+    assert_eq!(cause(150, 9_900_000), Cause::Host);
+    // 105 us lost, 95 us beyond the allowance: less than it was late, the schedule's.
+    assert_eq!(cause(105, 9_900_000), Cause::Schedule);
+    // 140 us taken but 300 us of slack: the host alone would not have made it miss, the
+    // schedule's own delay was needed too.
+    assert_eq!(cause(150, 9_700_000), Cause::Schedule);
+}
