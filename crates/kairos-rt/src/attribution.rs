@@ -68,6 +68,7 @@ mod own;
 mod slowed;
 mod timer;
 pub use backlog::{Backlog, Backlogs};
+pub(crate) use own::idle_only;
 use own::OwnLoss;
 pub use slowed::Slowness;
 use slowed::{slowed_by_job, SlowedSegments};
@@ -250,7 +251,8 @@ pub fn attribute(
 ) -> (MissesByCause, Vec<MissCause>) {
     let segments = segments_of(run.measured);
     let completions = simulated.map(completions_of);
-    let index = StallIndex::new(&own::idle_only(run.stalls, &segments));
+    let ran = segments.values().flatten().copied();
+    let index = StallIndex::new(&own::idle_only(run.stalls, ran));
     let every_stall = StallIndex::new(run.stalls);
     let backlogs = Backlogs::new(jobs, &segments, &index, (run.cores, run.end));
     let slowed = slowed_by_job(run.worker_segments);

@@ -267,15 +267,18 @@ mod tests {
     use super::*;
 
     /// A millisecond of work in [`UNIT_NS`] pieces at the calibrated rate, as a dispatcher's
-    /// worker counts it, takes a millisecond of CPU time: at least 0.985 ms (when it was
-    /// written, the rate timed in one long call made it 0.977 ms; on today's machine that
-    /// defect stays within the bounds, so this guards the calibration's accuracy, not that
-    /// defect). The upper side allows 5 %: tests running in parallel on the other vCPU slow
-    /// the loop (1.023 ms seen in CI), which is noise, not a calibration error; the rate is
-    /// the core's undisturbed one, so any slowing of the millisecond's work shows in full. Each of 21
-    /// rounds measures the rate afresh and then the work, and the median round counts: with
-    /// one rate for all rounds, a rate measured in a slow moment made every round short
-    /// (0.9850 ms seen in CI).
+    /// worker counts it, takes a millisecond of CPU time: at least 0.985 ms in the median round
+    /// (when it was written, the rate timed in one long call made it 0.977 ms; on today's
+    /// machine that defect stays within the bounds, so this guards the calibration's accuracy,
+    /// not that defect), and at most 1.05 ms in the fastest. The rate is the core's undisturbed
+    /// one, so any slowing of a round's work shows in full: tests running in parallel on the
+    /// other vCPU (1.023 ms seen in CI), or this cloud host running a CPU slower for tens of
+    /// milliseconds with no stall (a median round of 1.0615 ms seen; the runs count that as a
+    /// slowed core, `crate::attribution::Slowness`). Disturbances only slow the loop, so the
+    /// fastest of the rounds, spread over some 200 ms, is the calibration's own error on that
+    /// side. Each of 21 rounds measures the rate afresh and then the work: with one rate for
+    /// all rounds, a rate measured in a slow moment made every round short (0.9850 ms seen in
+    /// CI).
     #[test]
     fn calibrated_pieces_take_the_time_they_stand_for() {
         let pieces = 1_000_000 / UNIT_NS;
@@ -291,10 +294,14 @@ mod tests {
             })
             .collect();
         took.sort_unstable();
-        let ratio = took[10] as f64 / 1e6;
+        let (fastest, median) = (took[0] as f64 / 1e6, took[10] as f64 / 1e6);
         assert!(
-            (0.985..=1.05).contains(&ratio),
-            "1 ms of work took {ratio:.4} ms"
+            median >= 0.985,
+            "1 ms of work took {median:.4} ms in the median round"
+        );
+        assert!(
+            fastest <= 1.05,
+            "1 ms of work took {fastest:.4} ms in the fastest round"
         );
     }
 

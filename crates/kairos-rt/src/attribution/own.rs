@@ -8,22 +8,23 @@
 //! late dispatcher is what holds the next job back.
 //!
 //! Inside a job's own segments the host took the watcher's stalls there and what a slowed
-//! core took ([`OwnLoss`]); both see a hole the worker sat out, so the larger of the two
-//! counts, never their sum.
+//! core took ([`OwnLoss`]); both see a hole the worker sat out, so in each segment the larger
+//! of the two counts, never their sum.
 
 use super::{lost_in, Segment, SlowedSegments, StallIndex};
 use crate::measure::JobRecord;
 use crate::stalls::{Seen, Stall};
 use kairos_model::{Duration, Instant};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-/// `stalls` with each dispatcher's late wake-up cut to the time its core ran no segment of
-/// `segments` (every job's, by job).
-pub fn idle_only(stalls: &[Stall], segments: &HashMap<(usize, u64), Vec<Segment>>) -> Vec<Stall> {
+/// `stalls` with each dispatcher's late wake-up cut to the time its core ran none of the
+/// segments `ran` (every job's).
+pub fn idle_only(stalls: &[Stall], ran: impl IntoIterator<Item = Segment>) -> Vec<Stall> {
     let mut busy: BTreeMap<usize, Vec<(Instant, Instant)>> = BTreeMap::new();
-    for &(core, start, end) in segments.values().flatten() {
+    for (core, start, end) in ran {
         busy.entry(core).or_default().push((start, end));
     }
+    busy.values_mut().for_each(|b| b.sort_unstable());
     let mut kept = Vec::with_capacity(stalls.len());
     for stall in stalls {
         match stall.seen {
@@ -37,16 +38,14 @@ pub fn idle_only(stalls: &[Stall], segments: &HashMap<(usize, u64), Vec<Segment>
     kept
 }
 
-/// The pieces of `stall` outside every interval of `ran`.
+/// The pieces of `stall` outside every interval of `ran` (sorted by start). Two workers may
+/// overlap a little at a promised switch, so the intervals are searched by start only.
 fn cut_out(stall: &Stall, ran: &[(Instant, Instant)]) -> Vec<Stall> {
-    let mut inside: Vec<(Instant, Instant)> = (ran.iter())
-        .filter(|&&(start, end)| start < stall.end() && end > stall.start)
-        .copied()
-        .collect();
-    inside.sort_unstable();
+    let past = ran.partition_point(|&(start, _)| start < stall.end());
+    let inside = ran[..past].iter().filter(|&&(_, end)| end > stall.start);
     let mut pieces = Vec::new();
     let mut from = stall.start;
-    for (start, end) in inside {
+    for &(start, end) in inside {
         if start > from {
             pieces.push((from, start));
         }
@@ -66,7 +65,9 @@ fn cut_out(stall: &Stall, ran: &[(Instant, Instant)]) -> Vec<Stall> {
 
 /// What the host took from one job's own segments.
 pub struct OwnLoss {
-    /// The stalls inside them, and the longest of those.
+    /// In each segment the larger of its stalls and its slowing, summed.
+    pub took: Duration,
+    /// The stalls inside them in all, and the longest of those.
     pub stalled: Duration,
     pub longest: Option<Stall>,
     /// What a slowed core took from them, in all.
@@ -76,20 +77,28 @@ pub struct OwnLoss {
 impl OwnLoss {
     pub fn of(own: &[Segment], slowed: Option<&SlowedSegments>, index: &StallIndex) -> OwnLoss {
         let inside = |&(core, start, end): &Segment| index.overlapping(core, start, end);
-        OwnLoss {
-            stalled: (own.iter())
-                .map(|&(core, start, end)| lost_in((start, end), &[core], index))
-                .fold(Duration::ZERO, |a, b| a + b),
+        let mut loss = OwnLoss {
+            took: Duration::ZERO,
+            stalled: Duration::ZERO,
             longest: (own.iter().flat_map(inside))
                 .max_by_key(|s| s.length)
                 .copied(),
             slowed: slowed.map_or(Duration::ZERO, |s| s.before(u64::MAX)),
+        };
+        for &(core, start, end) in own {
+            let stalled = lost_in((start, end), &[core], index);
+            let (from, to) = (start.as_nanos(), end.as_nanos());
+            let slowed = slowed.map_or(Duration::ZERO, |s| s.begun_in(from, to));
+            loss.stalled += stalled;
+            loss.took += stalled.max(slowed);
         }
+        loss
     }
 
-    /// The larger of the stalls and the slowing: both see a hole the worker sat out.
+    /// What the host took from them: in each segment the larger of the stalls and the slowing,
+    /// both seeing a hole the worker sat out.
     pub fn larger(&self) -> Duration {
-        self.stalled.max(self.slowed)
+        self.took
     }
 
     /// The job's own execution: its segments less what the host took there.
@@ -118,6 +127,7 @@ impl OwnLoss {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     fn at(us: u64) -> Instant {
         Instant::from_nanos(us * 1000)
@@ -133,6 +143,10 @@ mod tests {
         }
     }
 
+    fn every(by_job: &HashMap<(usize, u64), Vec<Segment>>) -> Vec<Segment> {
+        by_job.values().flatten().copied().collect()
+    }
+
     #[test]
     fn a_late_wake_up_counts_only_where_its_core_ran_no_job() {
         // Core 0 ran [100, 200) and [250, 300) us; a late wake-up over [50, 400) us.
@@ -140,17 +154,17 @@ mod tests {
             ((0, 0), vec![(0, at(100), at(200))]),
             ((1, 0), vec![(0, at(250), at(300)), (1, at(0), at(1000))]),
         ]);
-        let pieces: Vec<(u64, u64)> = idle_only(&[late_wake(0, 50, 350)], &segments)
+        let pieces: Vec<(u64, u64)> = idle_only(&[late_wake(0, 50, 350)], every(&segments))
             .iter()
             .map(|s| (s.start.as_nanos() / 1000, s.length.as_nanos() / 1000))
             .collect();
         assert_eq!(pieces, vec![(50, 50), (200, 50), (300, 100)]);
         // On core 1, busy throughout: nothing left. A watcher's stall stays whole.
-        assert!(idle_only(&[late_wake(1, 50, 350)], &segments).is_empty());
+        assert!(idle_only(&[late_wake(1, 50, 350)], every(&segments)).is_empty());
         let watched = Stall {
             seen: Seen::Watcher,
             ..late_wake(1, 50, 350)
         };
-        assert_eq!(idle_only(&[watched], &segments), vec![watched]);
+        assert_eq!(idle_only(&[watched], every(&segments)), vec![watched]);
     }
 }

@@ -6,8 +6,9 @@
 //! does the job's own core switch from its optional part, or from idling after it, to its
 //! wind-up. A stall of the timer core covering the instant can therefore hold a job on another
 //! core of a partition. It is weighed only with evidence from the job's own segments that it
-//! did: no real-time part of the job ran at the instant (it was waiting for the wind-up, or in
-//! its best-effort optional part), and its next segment began only after the stall ended. The
+//! did: the job had reached its optional part (its last segment begun by the instant ran it:
+//! it was in that best-effort part, or done with it and waiting for the wind-up), and its next
+//! segment began only after the stall ended. The
 //! delay is then the stall's end less the instant. A stall that begins after the instant is not
 //! counted (the timer may have been handled before it), which errs towards `schedule`, as the
 //! rest of the rule does.
@@ -28,7 +29,10 @@ pub fn timer_held(
 ) -> Option<Stall> {
     let t = at.as_nanos();
     let optional = |s: &SegmentRecord| s.worker_time.is_some_and(|w| w.optional);
-    if (own.iter()).any(|s| s.start <= t && t < s.end && !optional(s)) {
+    let last_begun = (own.iter())
+        .filter(|s| s.start <= t)
+        .max_by_key(|s| s.start);
+    if !last_begun.is_some_and(|s| optional(s)) {
         return None;
     }
     let next = (own.iter())
@@ -81,7 +85,8 @@ mod tests {
     fn only_a_stall_covering_the_instant_and_ending_past_the_slack_holds_the_timer() {
         let at = Instant::from_nanos(1_000_000);
         let slack = Duration::from_micros(190);
-        let (before, windup) = (ran(0, 900, false), ran(1_250, 1_400, false));
+        // Its optional part done at 900 us, it waits for its wind-up.
+        let (before, windup) = (ran(0, 900, true), ran(1_250, 1_400, false));
         let own = [&before, &windup];
         let held = |stalls: &[Stall], own: &[&SegmentRecord]| {
             timer_held(0, at, slack, &StallIndex::new(stalls), own)
@@ -98,9 +103,13 @@ mod tests {
         assert!(held(&[stall(0, 1_000, 191)], &own).is_some());
         // The wind-up began before the stall ended: another pass handled the timer.
         assert_eq!(held(&[stall(0, 950, 400)], &own), None);
-        // A mandatory part still ran at the instant: the job was not waiting for the timer.
+        // A mandatory part still ran at the instant, or was preempted before it: the job was
+        // not waiting for the timer. Without segments, no evidence either.
         let busy = ran(800, 1_100, false);
         assert_eq!(held(&[stall(0, 950, 250)], &[&busy, &windup]), None);
+        let preempted = ran(800, 900, false);
+        assert_eq!(held(&[stall(0, 950, 250)], &[&preempted, &windup]), None);
+        assert_eq!(held(&[stall(0, 950, 250)], &[]), None);
         // Its optional part ran on past the instant, uncut: held.
         let optional = ran(800, 1_250, true);
         assert!(held(&[stall(0, 950, 250)], &[&optional, &windup]).is_some());

@@ -157,10 +157,11 @@ fn activation(
     // Read before the start is stamped: the system call (about a microsecond here) is then
     // part of the dispatch the profile measures, not of the job's time.
     let mut cpu_from = clock::thread_cpu_ns();
+    // The dispatcher's time is read before each stamp: a stretch of it between the two counts
+    // in the later segment, which errs towards the schedule (`crate::attribution`).
     let here = &shared.cores[core];
-    let started = clock::now_ns();
-    let mut dispatched = here.dispatched_by(started);
-    let mut start = started.saturating_sub(origin);
+    let mut dispatched = here.dispatched_by(clock::now_ns());
+    let mut start = clock::now_ns().saturating_sub(origin);
     let last = slot.last_core.swap(core + 1, Ordering::Relaxed);
     let m = &mut log.measurements;
     m.record(REQUEST_TO_START, start.saturating_sub(requested));
@@ -170,12 +171,13 @@ fn activation(
         log.migrations += 1;
         m.record(MIGRATION_REQUEST_TO_START, start.saturating_sub(requested));
     }
-    let (ended, work, optional) = execute(shared, id, core, unit, |at, work| {
+    let (ended, work, optional) = execute(shared, id, core, unit, |work| {
         // A cut moved the job from an optional part to its next part while it ran here: one
         // segment per part, each with its own CPU time (a system call at the cut, under a
         // microsecond, so that a best-effort part's share of its CPU is not lent to the next).
+        let now_dispatched = here.dispatched_by(clock::now_ns());
+        let at = clock::now_ns().saturating_sub(origin);
         let cpu_now = clock::thread_cpu_ns();
-        let now_dispatched = here.dispatched_by(origin + at);
         let time = WorkerTime {
             on_cpu: Duration::from_nanos(cpu_now.saturating_sub(cpu_from)),
             work: Duration::from_nanos(work),
@@ -185,9 +187,10 @@ fn activation(
         log.segments.push(segment(id, core, (start, at), time));
         (start, dispatched, cpu_from) = (at, now_dispatched, cpu_now);
     });
-    let ended_at = clock::now_ns();
-    let end = ended_at.saturating_sub(origin);
-    let dispatched = here.dispatched_by(ended_at).saturating_sub(dispatched);
+    let dispatched = here
+        .dispatched_by(clock::now_ns())
+        .saturating_sub(dispatched);
+    let end = clock::now_ns().saturating_sub(origin);
     let time = WorkerTime {
         on_cpu: Duration::ZERO,
         work: Duration::from_nanos(work),
@@ -253,15 +256,15 @@ enum Ended {
 }
 
 /// Busy work until the part's work is done, the dispatcher's next store, or the stop instant
-/// of a promised switch; `part_changed(at, work)` when a cut replaced the part meanwhile (ns
-/// since the origin, the work done since the last cut). Returns why it ended, the work done
+/// of a promised switch; `part_changed(work)` when a cut replaced the part meanwhile (the work
+/// done since the last cut; it stamps the cut itself). Returns why it ended, the work done
 /// since the last cut (ns at the calibrated speed) and whether that was an optional part.
 fn execute(
     shared: &Shared,
     id: JobId,
     core: usize,
     unit: u64,
-    mut part_changed: impl FnMut(u64, u64),
+    mut part_changed: impl FnMut(u64),
 ) -> (Ended, u64, bool) {
     let w = shared.worker(id.task, core);
     let slot = shared.slot(id);
@@ -284,7 +287,7 @@ fn execute(
             let word = slot.part.load(Ordering::Acquire);
             if word != part {
                 part = word;
-                part_changed(clock::now_ns().saturating_sub(origin), work);
+                part_changed(work);
                 work = 0;
                 continue;
             }

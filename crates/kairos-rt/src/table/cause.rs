@@ -31,7 +31,7 @@
 //! core); an `asked` one counts as the schedule's, and so does one whose job has no interval
 //! in the mode in force.
 
-use crate::attribution::{lost_in, Cause, SlackFrom, Slowness, StallIndex};
+use crate::attribution::{idle_only, lost_in, Cause, SlackFrom, Slowness, StallIndex};
 use crate::dispatcher::ModeChangeRecord;
 use crate::measure::{RunResult, SegmentRecord};
 use crate::stalls::Stall;
@@ -177,9 +177,15 @@ impl<'a> Evidence<'a> {
         for s in segments.iter().filter(|s| s.worker_time.is_some()) {
             by_job.entry((s.task, s.job)).or_default().push(*s);
         }
+        // A late wake-up of a dispatcher counts only where its core ran no job: a worker's own
+        // clocks say what it lost (`crate::attribution`).
+        let ran = segments.iter().map(|s| {
+            let at = Instant::from_nanos;
+            (s.cpu, at(s.start), at(s.end))
+        });
         Evidence {
             plan,
-            stalls: StallIndex::new(stalls),
+            stalls: StallIndex::new(&idle_only(stalls, ran)),
             segments: by_job,
             slowness: Slowness::of(segments),
         }

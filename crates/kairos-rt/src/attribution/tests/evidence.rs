@@ -3,10 +3,28 @@
 
 use super::*;
 
-/// `b#0` on core 1, with an optional deadline at 8 ms: its mandatory and optional parts run
-/// [0, 1) ms, its wind-up [8.3, 10.2) ms, past its 10 ms deadline; the simulation of the run
-/// completes it at 9.9 ms, 100 us of slack.
+/// `b#0` on core 1, with an optional deadline at 8 ms: its mandatory part runs [0, 0.2) ms
+/// and its optional part [0.2, 1) ms, its wind-up [8.3, 10.2) ms, past its 10 ms deadline;
+/// the simulation of the run completes it at 9.9 ms, 100 us of slack. Its worker lost nothing.
 fn imprecise(core0_stall: Stall, timer_core: Option<usize>) -> (MissesByCause, Vec<MissCause>) {
+    let part = |(start, end): (u64, u64), optional| SegmentRecord {
+        cpu: 1,
+        task: 1,
+        job: 0,
+        start,
+        end,
+        worker_time: Some(WorkerTime {
+            on_cpu: Duration::from_nanos(end - start),
+            work: Duration::from_nanos(end - start),
+            dispatching: Duration::ZERO,
+            optional,
+        }),
+    };
+    let parts = [
+        part((0, 200_000), false),
+        part((200_000, MS), true),
+        part((8_300_000, 10_200_000), false),
+    ];
     let jobs = vec![JobRecord {
         cpu: Some(1),
         ..job(1, 0, (0, 10 * MS), 10_200_000)
@@ -23,7 +41,7 @@ fn imprecise(core0_stall: Stall, timer_core: Option<usize>) -> (MissesByCause, V
         measured: &measured,
         stalls: &stalls,
         cores: &[0, 1],
-        worker_segments: &[],
+        worker_segments: &parts,
         timer_core,
         end: 30 * MS,
     };

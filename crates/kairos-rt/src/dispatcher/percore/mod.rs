@@ -122,8 +122,8 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
     };
     d.stay_awake_since(d.awake_from);
     d.run();
-    d.end_stretch(clock::now_ns());
     d.switch_now(None, 0);
+    d.end_stretch(clock::now_ns());
     let usual = |name| d.timings.measurements.summary(name).p50;
     let medians = (usual(TIMER_TO_HANDLER), usual(DOORBELL_TO_HANDLER));
     DispatcherLog {
