@@ -10,8 +10,9 @@
 //!      wall time that was neither its work nor the run's own dispatching, beyond the run's
 //!      usual share);
 //!    - or the host took from its own segments, up to its completion, at least its lateness
-//!      and more than `s_j` (the larger of the slowing and the stalls inside them): without
-//!      that time it would have completed by `d`, and that time alone overran its room;
+//!      and more than `s_j` (in each segment the larger of its slowing and the stalls inside
+//!      it): without that time it would have completed by `d`, and that time alone overran
+//!      its room;
 //!    - or a stall of the core that handles the policy's timers covering its optional
 //!      deadline ended more than `s_j` after it ([`timer`]): its wind-up could not start
 //!      before; or
