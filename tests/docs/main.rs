@@ -25,6 +25,8 @@
 //! Written by hand rather than with trycmd: the documented commands are shell lines (pipes,
 //! `; echo "exit $?"`, here-documents), which trycmd does not run.
 
+mod rerun;
+
 use std::{path::Path, path::PathBuf, process::Command, sync::Mutex};
 
 /// The plain and the real-time examples take turns (see the module doc).
@@ -254,9 +256,10 @@ fn normalized(lines: impl Iterator<Item = String>, mode: &Mode) -> Vec<String> {
     out
 }
 
-/// What is wrong with one example, if anything. With `KAIROS_DOCS_BLESS=1` a differing
-/// documented output is replaced by what was printed (for a person to review with git diff).
-fn check(example: &Example, dir: &Path) -> Option<String> {
+/// What is wrong with one run of an example, if anything ([`rerun::check`] may run it twice).
+/// With `KAIROS_DOCS_BLESS=1` a differing documented output is replaced by what was printed
+/// (for a person to review with git diff).
+fn check_once(example: &Example, dir: &Path) -> Option<String> {
     let (output, code) = run(example, dir);
     let blessable = example.expected.is_some() && example.mode != Mode::RealRun;
     if std::env::var_os("KAIROS_DOCS_BLESS").is_some() && blessable {
@@ -336,7 +339,7 @@ fn run_examples(tag: &str, select: fn(&Example) -> bool, at_least: usize) {
             continue;
         }
         ran += 1;
-        if let Some(problem) = check(&example, &dir) {
+        if let Some(problem) = rerun::check(&example, &dir) {
             failures.push(format!("== {place}\n{}\n{problem}", example.script));
         }
     }

@@ -1,0 +1,58 @@
+//! When a documented real run may run once more: only on its own report's evidence that the
+//! host, not kairos, made it print something else (a raise or a miss the host caused).
+
+use super::{check_once, Example, Mode};
+use std::path::Path;
+
+/// What is wrong with one example, if anything. A real run that differs runs once more only
+/// when its own report blames the host for what it did differently, and that evidence is
+/// printed first.
+pub fn check(example: &Example, dir: &Path) -> Option<String> {
+    let problem = check_once(example, dir)?;
+    let printed = problem.split_once("\n--- printed").map_or("", |p| p.1);
+    let evidence = (example.mode == Mode::RealRun)
+        .then(|| host_evidence(printed))
+        .flatten()?;
+    eprintln!(
+        "host: {}:{} differs from the docs, and its report blames the host: {evidence}; running once more",
+        example.file, example.line
+    );
+    check_once(example, dir)
+}
+
+/// The lines of a real run's report that blame the host (a raise or a miss it caused), if
+/// some do and none blames the schedule.
+pub fn host_evidence(printed: &str) -> Option<String> {
+    let lines = || printed.lines().map(str::trim);
+    let schedule = |l: &str| l.starts_with("schedule:") || l.contains("cause: the schedule's");
+    if lines().any(schedule) {
+        return None;
+    }
+    let host: Vec<&str> = lines()
+        .filter(|l| l.starts_with("host:") || l.contains("cause: the host's"))
+        .collect();
+    (!host.is_empty()).then(|| host.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_evidence;
+
+    #[test]
+    fn only_a_report_that_blames_the_host_alone_is_evidence() {
+        let host = "jobs: 650 released\n  cause: the host's: it lacked 237us\n  host: stall of 1.1ms on CPU 0 at 1.2s (1 miss(es))\n";
+        assert_eq!(
+            host_evidence(host).as_deref(),
+            Some("cause: the host's: it lacked 237us; host: stall of 1.1ms on CPU 0 at 1.2s (1 miss(es))")
+        );
+        let both = format!(
+            "{host}  schedule: T1#3 50us late; slack 1ms, no stall or slowed core took as much\n"
+        );
+        assert_eq!(host_evidence(&both), None);
+        assert_eq!(
+            host_evidence("  cause: the schedule's: it lacked 3us\n  cause: the host's: x\n"),
+            None
+        );
+        assert_eq!(host_evidence("jobs: 650 released\n"), None);
+    }
+}
