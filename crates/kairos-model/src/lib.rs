@@ -45,7 +45,7 @@ pub use duration_text::parse_duration;
 pub use input::{Input, InputKind, LoadOptions, Loaded};
 pub use load::{check_source, Checked};
 pub use mc::{Dag, McSystem, McTask, TaskRef};
-pub use overheads::{Cost, Overheads, Quantiles, RtThrottle};
+pub use overheads::{Cost, ExecutionLoss, Overheads, Quantiles, RtThrottle};
 pub use overheads_load::{distributions_lacking, overheads_from_source};
 pub use tables::{Interval, LevelTable, TableSet};
 pub use time::{Duration, Instant};

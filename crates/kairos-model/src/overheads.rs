@@ -33,6 +33,10 @@ pub struct Overheads {
     /// throttles them (analysis only): `None` when it does not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rt_throttle: Option<RtThrottle>,
+    /// The share of a running job's wall time the measured machine kept from its work
+    /// (simulation and analysis): zero unless measured.
+    #[serde(skip_serializing_if = "ExecutionLoss::is_zero")]
+    pub execution_loss: ExecutionLoss,
 }
 
 /// Linux's real-time throttling: on each CPU, real-time threads may run `runtime` of every
@@ -55,8 +59,52 @@ impl RtThrottle {
     }
 }
 
+/// The share of a running job's wall time in which it did no work of its own on the measured
+/// machine, in parts per million (`kairos bench overheads` measures it on the dispatcher's
+/// workers: their segments' wall time less their calibrated work and their dispatcher's
+/// passes). It is what interrupts (which this kernel charges to the thread they interrupt),
+/// kairos's own stall watcher (a real-time thread waking every millisecond on each core) and a
+/// core slower than at calibration take: a job of work `C` holds its core
+/// `C / (1 - loss)`, and its real-time CPU time counts against the kernel's throttling.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct ExecutionLoss {
+    ppm: u32,
+}
+
+impl ExecutionLoss {
+    /// The largest loss a profile may give: above it a job would need ten times its work.
+    pub const MAX_PPM: u32 = 900_000;
+
+    /// `None` above [`ExecutionLoss::MAX_PPM`].
+    pub fn from_ppm(ppm: u32) -> Option<ExecutionLoss> {
+        (ppm <= Self::MAX_PPM).then_some(ExecutionLoss { ppm })
+    }
+
+    pub fn ppm(self) -> u32 {
+        self.ppm
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.ppm == 0
+    }
+
+    /// `1 - loss`: the share of its wall time a running job works.
+    pub fn kept(self) -> f64 {
+        1.0 - f64::from(self.ppm) / 1e6
+    }
+
+    /// The wall time `work` holds its core, `work / (1 - loss)`, rounded up; exactly `work`
+    /// without a loss.
+    pub fn stretch(self, work: Duration) -> Duration {
+        let kept = u128::from(1_000_000 - self.ppm);
+        let stretched = (u128::from(work.as_nanos()) * 1_000_000).div_ceil(kept);
+        Duration::from_nanos(u64::try_from(stretched).unwrap_or(u64::MAX))
+    }
+}
+
 impl Overheads {
-    /// Every cost fixed at the given durations.
+    /// Every cost at the given durations.
     pub fn fixed(scheduling: Duration, context_switch: Duration, migration: Duration) -> Self {
         Overheads {
             scheduling: Cost::Fixed(scheduling),
@@ -250,6 +298,18 @@ mod tests {
         assert_eq!(measured().with_p999(us(60)).unwrap().p999, Some(us(60)));
         assert!(measured().with_p999(us(30)).is_some() && measured().with_p999(us(100)).is_some());
         assert!(measured().with_p999(us(29)).is_none() && measured().with_p999(us(101)).is_none());
+    }
+
+    #[test]
+    fn a_loss_stretches_work_by_its_share_rounding_up() {
+        let loss = |ppm| ExecutionLoss::from_ppm(ppm).unwrap();
+        assert_eq!(loss(0).stretch(us(970)), us(970));
+        assert_eq!(loss(30_000).stretch(us(970)), us(1000));
+        // 1 ns of work at 1 ppm: 1.000001 ns, rounded up.
+        assert_eq!(loss(1).stretch(Duration::from_nanos(1)).as_nanos(), 2);
+        assert_eq!(loss(900_000).stretch(us(1)), us(10));
+        assert!(ExecutionLoss::from_ppm(900_001).is_none());
+        assert_eq!(loss(250_000).kept(), 0.75);
     }
 
     #[test]

@@ -4,7 +4,9 @@
 use crate::decode::{Decoder, ZeroAllowed, OVERHEAD_KEYS};
 use crate::diagnostics::Diagnostics;
 use crate::document::{self, Format, Node, Value};
-use crate::overheads::{Cost, Overheads, Quantiles, RtThrottle, P999_KEY, QUANTILE_KEYS};
+use crate::overheads::{
+    Cost, ExecutionLoss, Overheads, Quantiles, RtThrottle, P999_KEY, QUANTILE_KEYS,
+};
 use crate::time::Duration;
 
 /// The `[overheads]` table of `source`; every other key of the file is ignored. An error if the
@@ -40,7 +42,7 @@ pub(crate) fn decode_overheads(decoder: &mut Decoder, node: &Node) -> Option<Ove
     let known: Vec<&str> = OVERHEAD_KEYS
         .iter()
         .copied()
-        .chain([THROTTLE_KEY])
+        .chain([THROTTLE_KEY, LOSS_KEY])
         .collect();
     decoder.reject_unknown_keys(entries, &known, path);
     // Every key is read before giving up, so every bad value is reported.
@@ -53,8 +55,14 @@ pub(crate) fn decode_overheads(decoder: &mut Decoder, node: &Node) -> Option<Ove
     let throttle_path = format!("{path}.{THROTTLE_KEY}");
     let rt_throttle = (decoder.field(entries, THROTTLE_KEY, path))
         .map(|n| decode_throttle(decoder, n, &throttle_path));
+    let loss_path = format!("{path}.{LOSS_KEY}");
+    let execution_loss = match decoder.field(entries, LOSS_KEY, path) {
+        Some(n) => decode_loss(decoder, n, &loss_path),
+        None => Some(ExecutionLoss::default()),
+    };
     let costs: Vec<Cost> = costs.into_iter().collect::<Option<_>>()?;
     let rt_throttle = rt_throttle.map_or(Some(None), |t| t.map(Some))?;
+    let execution_loss = execution_loss?;
     let [scheduling, context_switch, migration, release, release_latency, ipi, part_callback] =
         costs.try_into().ok()?;
     Some(Overheads {
@@ -66,7 +74,17 @@ pub(crate) fn decode_overheads(decoder: &mut Decoder, node: &Node) -> Option<Ove
         ipi,
         part_callback,
         rt_throttle,
+        execution_loss,
     })
+}
+
+/// The key of the measured execution loss in an `[overheads]` table.
+pub const LOSS_KEY: &str = "execution_loss_ppm";
+
+/// Parts per million, at most [`ExecutionLoss::MAX_PPM`].
+fn decode_loss(decoder: &mut Decoder, node: &Node, path: &str) -> Option<ExecutionLoss> {
+    let ppm = decoder.count(node, path, u64::from(ExecutionLoss::MAX_PPM))?;
+    ExecutionLoss::from_ppm(u32::try_from(ppm).ok()?)
 }
 
 /// The key of the kernel's real-time throttling in an `[overheads]` table.
@@ -270,6 +288,29 @@ migration = { min = "1us", p50 = "1us", p90 = "2us", p99 = "3us", max = "4us" }
             let text = text.join("\n");
             assert!(text.contains(expected), "{value}: {text}");
             assert!(text.contains("o.toml:2:"), "{value}: not located: {text}");
+        }
+    }
+
+    #[test]
+    fn the_execution_loss_is_read_in_parts_per_million_and_checked() {
+        let source = "[overheads]\nexecution_loss_ppm = 31000\n";
+        let o = overheads_from_source(source, Format::Toml).unwrap();
+        assert_eq!(o.execution_loss.ppm(), 31_000);
+        assert!(o.is_zero(), "a loss is not a cost");
+        for (value, expected) in [
+            ("900001", "larger than the supported maximum 900000"),
+            ("-1", "must not be negative"),
+            ("0.03", "an integer"),
+        ] {
+            let source = format!("[overheads]\nexecution_loss_ppm = {value}\n");
+            let errors = overheads_from_source(&source, Format::Toml).unwrap_err();
+            let text: Vec<String> = errors.iter().map(|d| d.render("o.toml")).collect();
+            let text = text.join("\n");
+            assert!(text.contains(expected), "{value}: {text}");
+            assert!(
+                text.contains("o.toml:2:") && text.contains("overheads.execution_loss_ppm"),
+                "{value}: not located: {text}"
+            );
         }
     }
 

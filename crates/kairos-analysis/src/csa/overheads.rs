@@ -19,8 +19,9 @@
 //!    asks for it. With that loss `δ`, a VCPU of budget `Θ + δ` still gives its guest `Θ`
 //!    per period, anywhere in the period as the periodic resource model assumes; the budget
 //!    is also scaled by the interrupt share `1 / s`, because budgets are charged in wall time
-//!    (`s = σ - u_rel`, `σ` the share of a core the kernel's real-time throttling leaves, as
-//!    in [`crate::overheads`]; guest tasks are not charged `σ` again).
+//!    (`s = σ (1 - ℓ) - u_rel`, `σ` the share of a core the kernel's real-time throttling
+//!    leaves and `ℓ` the measured execution loss, as in [`crate::overheads`]; guest tasks are
+//!    not charged `σ` or `ℓ` again).
 //!    A computed interface gets the least `Θ` for the inflated tasks, then `Θ' = (Θ + δ) / s`;
 //!    a file's own VCPUs are checked with `Θ s - δ` left to their guests.
 //! 3. **The VMM** is checked, unchanged, on the VCPUs with the budgets of step 2, which already
@@ -120,13 +121,15 @@ fn inflate_domain(
         (GuestScheduler::Gedf | GuestScheduler::Gdm, _) | (_, true) => Placement::Global,
         _ => Placement::Partitioned,
     };
-    // The kernel's throttling caps a physical core, so it is charged once, to the VCPUs.
+    // The kernel's throttling caps a physical core, and the execution loss is wall time a VCPU
+    // holds its core without its guest working: each is charged once, to the VCPUs.
     let c = &Charges {
         context_switch: match vmm_global {
             true => c.context_switch + c.migration,
             false => c.context_switch,
         },
         rt_throttle: None,
+        execution_loss: Default::default(),
         ..*c
     };
     let inflation =

@@ -2,7 +2,7 @@
 //! measured distribution (a fixed cost is its own value at every quantile).
 
 use crate::nanos;
-use kairos_model::{Cost, Duration, Overheads, RtThrottle};
+use kairos_model::{Cost, Duration, ExecutionLoss, Overheads, RtThrottle};
 use serde::Serialize;
 
 /// Which point of each measured distribution the analysis charges.
@@ -57,7 +57,7 @@ impl Quantile {
     /// `overheads` with each measured distribution cut at this quantile: what the analysis
     /// charging it assumes no cost exceeds. A simulation charging the result is the schedule
     /// the overhead-aware verdict promises, the baseline a real run's misses are weighed
-    /// against; fixed costs and the throttling are unchanged.
+    /// against; fixed costs, the throttling and the execution loss are unchanged.
     pub fn cap(self, overheads: &Overheads) -> Overheads {
         let cut = |cost: Cost| match cost {
             Cost::Fixed(_) => cost,
@@ -72,6 +72,7 @@ impl Quantile {
             ipi: cut(overheads.ipi),
             part_callback: cut(overheads.part_callback),
             rt_throttle: overheads.rt_throttle,
+            execution_loss: overheads.execution_loss,
         }
     }
 
@@ -114,6 +115,9 @@ pub struct Charges {
     /// The kernel's real-time throttling on the measured machine, if it throttles.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rt_throttle: Option<RtThrottle>,
+    /// `ℓ`: the share of a running job's wall time the machine keeps from its work.
+    #[serde(skip_serializing_if = "ExecutionLoss::is_zero")]
+    pub execution_loss: ExecutionLoss,
 }
 
 impl Charges {
@@ -129,12 +133,18 @@ impl Charges {
             ipi: q(overheads.ipi),
             part_callback: q(overheads.part_callback),
             rt_throttle: overheads.rt_throttle,
+            execution_loss: overheads.execution_loss,
         }
     }
 
-    /// The share of a core real-time work may use: 1, or the throttling's runtime over its
-    /// period.
+    /// `σ (1 - ℓ)`: the share of a core real-time jobs' work may fill. `σ` is 1, or the
+    /// throttling's runtime over its period; of the wall time a job holds its core, it works
+    /// `1 - ℓ` ([`ExecutionLoss`]). Exactly 1 without either.
     pub fn rt_share(&self) -> f64 {
-        self.rt_throttle.map_or(1.0, |t| t.share())
+        let sigma = self.rt_throttle.map_or(1.0, |t| t.share());
+        match self.execution_loss.is_zero() {
+            true => sigma,
+            false => sigma * self.execution_loss.kept(),
+        }
     }
 }

@@ -6,15 +6,23 @@
 //! Carolina at Chapel Hill, 2011), chapter 3, as SchedCAT's `overheads/jlfp.py` implements it,
 //! with no periodic tick (kairos's dispatcher is event-driven) and no dedicated interrupt core:
 //! 1. Release handling is interrupt load: `u_rel = sum_i Δrel / T_i`, and the share of a core
-//!    left to jobs is `s = σ - u_rel` (`s <= 0`: interrupt overload, nothing is schedulable),
-//!    where `σ` is the share of a core the kernel lets real-time threads use: 1, or on a
-//!    machine whose profile records Linux's real-time throttling, its runtime over its period
-//!    (0.95 by default). A core loaded past `σ` loses the rest of the throttling period to
-//!    normal threads (its real-time threads are throttled; from Linux 6.12 the fair deadline
-//!    server runs runnable normal ones): a blackout no deadline of the set survives, so the
-//!    share the tests may fill is `σ`, not 1 (kairos's own extension of the accounting: a
-//!    LITMUS^RT kernel does not throttle). `σ` is a long-run share: a throttling period can also
-//!    hold work carried in from before it, which this does not bound.
+//!    left to jobs is `s = σ (1 - ℓ) - u_rel` (`s <= 0`: interrupt overload, nothing is
+//!    schedulable), where `σ` is the share of a core the kernel lets real-time threads use:
+//!    1, or on a machine whose profile records Linux's real-time throttling, its runtime over
+//!    its period (0.95 by default). A core loaded past `σ` loses the rest of the throttling
+//!    period to normal threads (its real-time threads are throttled; from Linux 6.12 the fair
+//!    deadline server runs runnable normal ones): a blackout no deadline of the set survives,
+//!    so the share the tests may fill is `σ`, not 1 (kairos's own extension of the accounting:
+//!    a LITMUS^RT kernel does not throttle). `σ` is a long-run share: a throttling period can also
+//!    hold work carried in from before it, which this does not bound. `ℓ` is the measured
+//!    **execution loss** (`kairos_model::ExecutionLoss`): the share of a running job's wall time
+//!    it does no work of its own (interrupts, which this kernel charges to the thread they
+//!    interrupt; kairos's stall watcher, a real-time thread waking every millisecond on each
+//!    core; a core slower than at calibration), so work `C` holds its core `C / (1 - ℓ)`. With
+//!    both, jobs fit when `sum C / (1 - ℓ) + u_rel <= σ`, that is `sum C <= (σ - u_rel)(1 - ℓ)`,
+//!    which `σ (1 - ℓ) - u_rel` never exceeds (kairos's extension too: partitioned sets whose
+//!    fullest core the accounting without `ℓ` filled to 0.86-0.89 met the throttling's
+//!    blackout on this machine kind, their jobs being 2-3 % slower than their work).
 //! 2. One preemption costs `c_pre = (n Δrel + Δev u_rel) / s` for `n` tasks.
 //! 3. Each task becomes `T' = T - Δev`, `D' = D - Δev` (a release is handled up to `Δev`
 //!    late) and `C' = (C + 2 (Δsch + Δcxs) + Δcpmd) / s + 2 c_pre + Δipi`: each job causes at
@@ -82,7 +90,8 @@ pub enum Placement {
 /// The task set as the tests see it with the overheads charged.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Inflation {
-    /// `s`, the share of a core left to jobs after release interrupts (and the kernel's throttling).
+    /// `s`, the share of a core left to jobs after release interrupts (and the kernel's
+    /// throttling and the execution loss).
     pub scale: f64,
     /// `c_pre`, the cost of one preemption.
     #[serde(serialize_with = "crate::nanos::one")]

@@ -24,9 +24,10 @@
 //!   `lead` ahead to ask the coming worker and to tell the leaving one to stop): `Δev`.
 //!
 //! So every slot keeps `S - g` of usable time, with the **guard**
-//! `g = 2 Δev + Δsch + Δcxs (+ Δcpmd + (m - 1)(Δipi + Δsch) on m > 1 cores) + (1 - σ) S`,
+//! `g = 2 Δev + Δsch + Δcxs (+ Δcpmd + (m - 1)(Δipi + Δsch) on m > 1 cores) + (1 - σ (1 - ℓ)) S`,
 //! the last term on a machine whose kernel throttles real-time threads to a share `σ` of each
-//! core ([`super`]): a core booked in every slot then stays within its share.
+//! core, and whose jobs work `1 - ℓ` of the time they hold it ([`super`]): a core booked in
+//! every slot then stays within its share, and each slot gives its job the work it is charged.
 //!
 //! A **mode change** is seen in the boundary's pass (already in `g`); then the policy is asked
 //! again in the new mode and the cores whose job the new table changes switch a second time:
@@ -108,16 +109,20 @@ impl SlotGuard {
     }
 }
 
-/// `(1 - σ) S`, rounded up: the part of every slot the kernel's real-time throttling keeps
-/// from real-time work (`σ`, [`Charges::rt_share`]). A core booked in every slot still uses at
-/// most `σ` of it, so the tables never meet the throttling's blackout.
+/// `(1 - σ (1 - ℓ)) S`, rounded up: the part of every slot the kernel's real-time throttling
+/// (`σ`) and the execution loss (`ℓ`) keep from jobs' work ([`Charges::rt_share`]). A core
+/// booked in every slot still uses at most `σ` of it, so the tables never meet the
+/// throttling's blackout; and a job holding a slot less the rest of the guard `g'` works
+/// `(S - g')(1 - ℓ)`, at least the `σ (1 - ℓ) S - g'` this leaves it.
 fn throttled(slot: Duration, c: &Charges) -> Duration {
-    let Some(t) = c.rt_throttle.filter(|t| !t.period.is_zero()) else {
-        return Duration::ZERO;
-    };
-    // In integers, exactly: S - floor(S runtime / period).
     let slot_ns = u128::from(slot.as_nanos());
-    let left = slot_ns * u128::from(t.runtime.as_nanos()) / u128::from(t.period.as_nanos());
+    let mut left = slot_ns;
+    // In integers, exactly: S - floor(floor(S runtime / period) (1 - ℓ)).
+    if let Some(t) = c.rt_throttle.filter(|t| !t.period.is_zero()) {
+        left = left * u128::from(t.runtime.as_nanos()) / u128::from(t.period.as_nanos());
+    }
+    let kept = u128::from(1_000_000 - c.execution_loss.ppm());
+    left = left * kept / 1_000_000;
     Duration::from_nanos(u64::try_from(slot_ns - left.min(slot_ns)).unwrap_or(u64::MAX))
 }
 

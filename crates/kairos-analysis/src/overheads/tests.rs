@@ -20,7 +20,7 @@ pub(crate) fn charges() -> Charges {
         migration: us(30),
         ipi: us(8),
         part_callback: us(3),
-        rt_throttle: None,
+        ..Charges::default()
     }
 }
 
@@ -122,6 +122,38 @@ fn a_throttled_core_leaves_its_share_to_the_tasks() {
     };
     let inflation = inflate(&two_tasks(), Placement::Uniprocessor, &both).unwrap();
     assert!((inflation.scale - 0.9465).abs() < 1e-12);
+}
+
+#[test]
+fn the_execution_loss_shrinks_the_share_left_to_jobs() {
+    // A 3 % loss on a throttled core: s = 0.95 * 0.97 = 0.9215. 9.2 ms / 0.9215 =
+    // 9983722.19 -> 9983723 ns fits in 10 ms; 9.3 ms does not, though it fits 0.95 alone.
+    let loss = kairos_model::ExecutionLoss::from_ppm(30_000).unwrap();
+    let c = Charges {
+        rt_throttle: throttled(),
+        execution_loss: loss,
+        ..Charges::default()
+    };
+    let one = |wcet| [task_ns(wcet, 10_000_000, 10_000_000)];
+    let fits = inflate(&one(9_200_000), Placement::Uniprocessor, &c).unwrap();
+    assert!((fits.scale - 0.9215).abs() < 1e-12);
+    assert_eq!(wcets(&fits), vec![9_983_723]);
+    assert_eq!(
+        inflate(&one(9_300_000), Placement::Uniprocessor, &c),
+        Err(Overload::Task(0))
+    );
+    let throttle_alone = Charges {
+        execution_loss: Default::default(),
+        ..c
+    };
+    assert!(inflate(&one(9_300_000), Placement::Uniprocessor, &throttle_alone).is_ok());
+    // Without throttling the loss alone: s = 0.97.
+    let unthrottled = Charges {
+        execution_loss: loss,
+        ..Charges::default()
+    };
+    let alone = inflate(&one(9_200_000), Placement::Uniprocessor, &unthrottled).unwrap();
+    assert!((alone.scale - 0.97).abs() < 1e-12);
 }
 
 #[test]

@@ -78,7 +78,8 @@ pub(super) fn chosen(
         Some(profile) => Some(("profile", profile)),
         None => {
             let o = workload.overheads;
-            (!o.is_zero() || o.rt_throttle.is_some()).then_some(("workload", o))
+            (!o.is_zero() || o.rt_throttle.is_some() || !o.execution_loss.is_zero())
+                .then_some(("workload", o))
         }
     }
 }

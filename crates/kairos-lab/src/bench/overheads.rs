@@ -16,7 +16,11 @@
 //! - `release`: a dispatcher pass with its lock wait, which is how kairos handles a release;
 //! - `release_latency`: the timer's lateness (timer to handler);
 //! - `ipi`: a doorbell from one core's dispatcher to another's handler;
-//! - `part_callback`: the policy's callback at the end of an imprecise job's part.
+//! - `part_callback`: the policy's callback at the end of an imprecise job's part;
+//!
+//! and two shares of each core: the kernel's real-time throttling (`rt_throttle`), and the
+//! execution loss (`execution_loss_ppm`), the share of the workers' wall time on their cores
+//! that held no work (`kairos_model::ExecutionLoss`), which the simulator also charges.
 //!
 //! Sums of measured distributions are taken quantile by quantile: exact when they move
 //! together, otherwise an upper bound on the sum's maximum, and on its other quantiles erring
@@ -36,7 +40,7 @@ use kairos_rt::dispatcher::{
     run_user, same_core_floor, UserRunConfig, DECISION_COST, DOORBELL_TO_HANDLER, LOCK_WAIT,
     MIGRATION_REQUEST_TO_START, PART_POLICY, REQUEST_TO_START, TIMER_TO_HANDLER,
 };
-use kairos_rt::measure::{HistogramJson, RunResult};
+use kairos_rt::measure::{execution_loss, HistogramJson, RunResult};
 use kairos_rt::watchdog::RunControl;
 
 /// What to measure.
@@ -71,6 +75,9 @@ pub struct Measured {
     /// The kernel's real-time throttling when measured, in microseconds: runtime of every
     /// period (`None`: unlimited or unreadable).
     pub rt_throttle_us: Option<(u64, u64)>,
+    /// The share of the workers' wall time they did no work, parts per million
+    /// ([`kairos_rt::measure::execution_loss`]).
+    pub execution_loss_ppm: u32,
     pub decisions: u64,
     pub switch_ins: u64,
     pub migrations: u64,
@@ -152,6 +159,7 @@ fn measure(
         part_callback: quantiles_of(result, PART_POLICY).ok(),
         same_core_floor,
         rt_throttle_us: rt_throttle_us(),
+        execution_loss_ppm: execution_loss(&result.segments).ppm(),
         decisions: count(DECISION_COST),
         switch_ins: count(REQUEST_TO_START),
         migrations: count(MIGRATION_REQUEST_TO_START),
@@ -197,6 +205,12 @@ fn overheads_table(m: &Measured, provenance: &str) -> String {
             "rt_throttle = {{ runtime = \"{runtime}us\", period = \"{period}us\" }}\n"
         ));
     }
+    out.push_str(&format!(
+        "# of the workers' wall time on their cores, the share without work: interrupts, the\n\
+         # stall watcher, a core slower than at calibration (stretches every job)\n\
+         execution_loss_ppm = {}\n",
+        m.execution_loss_ppm
+    ));
     out
 }
 

@@ -59,6 +59,13 @@ pub fn charged(c: &Charges) -> String {
             t.share()
         ));
     }
+    if !c.execution_loss.is_zero() {
+        line.push_str(&format!(
+            "; execution loss {:.2} % (a job of work C holds its core C / {:.4})",
+            f64::from(c.execution_loss.ppm()) / 1e4,
+            c.execution_loss.kept()
+        ));
+    }
     line
 }
 
