@@ -11,6 +11,7 @@ mod tables;
 mod text;
 mod vm;
 
+pub use tables::mode_changes;
 pub use text::{lost_time, report_header, summary};
 
 use crate::compare::{Compare, RealRun};

@@ -215,6 +215,17 @@ fn summary(system: &McSystem, run: &TableRun, source: &str) -> String {
     for (name, h) in &r.histograms {
         out.push_str(&format!("{name:<38} {}\n", h.summary.display_us()));
     }
+    out.push_str(&mode_changes(system, run));
+    for note in &r.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
+    out
+}
+
+/// Each mode change of the run with the job that raised it and its cause, a line or two each.
+pub fn mode_changes(system: &McSystem, run: &TableRun) -> String {
+    let r = &run.result;
+    let mut out = String::new();
     for (m, job, raise) in raises(run) {
         out.push_str(&format!(
             "mode change {} -> {} at {} (detected {} after the end of {}#{}'s budget)\n",
@@ -228,9 +239,6 @@ fn summary(system: &McSystem, run: &TableRun, source: &str) -> String {
         if let Some(raise) = raise {
             out.push_str(&format!("  cause: {}\n", cause_text(raise)));
         }
-    }
-    for note in &r.notes {
-        out.push_str(&format!("note: {note}\n"));
     }
     out
 }

@@ -80,9 +80,11 @@ pub fn judge(sets: &Sets, seed: u64, utilization: f64, setup: &Setup) -> Result<
             "{NAME} runs on real cores only (execution = \"real\")"
         ));
     };
-    let counts = on_cores(&system, &synthesis.tables, seed, setup, calibration)?;
+    let (counts, evidence) = on_cores(&system, &synthesis.tables, seed, setup, calibration)?;
     Ok(judged.with_run(counts, true, || {
-        kept(&system, &synthesis.tables, seed, setup)
+        let mut kept = kept(&system, &synthesis.tables, seed, setup);
+        kept.files.push((set::EVIDENCE, evidence));
+        kept
     }))
 }
 
@@ -102,14 +104,15 @@ fn kept(system: &McSystem, tables: &TableSet, seed: u64, setup: &Setup) -> Kept 
 }
 
 /// A run of `tables` on the table dispatcher, its deadline misses attributed against the
-/// tables' simulation and the jobs its mode changes discarded counted as misses.
+/// tables' simulation and the jobs its mode changes discarded counted as misses; with the
+/// attribution's text and each mode change's cause.
 fn on_cores(
     system: &McSystem,
     tables: &TableSet,
     seed: u64,
     setup: &Setup,
     calibration: &Calibration,
-) -> Result<Counts, String> {
+) -> Result<(Counts, String), String> {
     set::stopped()?;
     let mut config = TableRunConfig::new(setup.duration.as_nanos());
     // The calibrated CPUs, named: what the first online CPUs are can change during a study.
@@ -138,7 +141,8 @@ fn on_cores(
     counts.misses += host + schedule;
     counts.host += host;
     counts.schedule += schedule;
-    Ok(counts)
+    let evidence = crate::run::lost_time(&run.result) + &crate::run::mode_changes(system, &run);
+    Ok((counts, evidence))
 }
 
 /// The jobs the run discarded, counted by the cause of the raise that discarded each (the

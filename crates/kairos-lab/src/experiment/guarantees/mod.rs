@@ -204,6 +204,59 @@ fn keep_broken(kept: &Kept, stem: &Path, profile: &Path, observe: Observer) -> R
         "a broken guarantee kept: kairos run {}.toml {args}",
         stem.display()
     );
+    let notice = match kept.files.iter().any(|(e, _)| *e == set::EVIDENCE) {
+        true => format!(
+            "{notice}\n  (what its run saw: {}{})",
+            stem.display(),
+            set::EVIDENCE
+        ),
+        false => notice,
+    };
     observe(Event::Notice(&notice));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_set_is_written_with_what_its_run_saw_and_the_notice_names_both() {
+        let folder = std::env::temp_dir().join(format!("kairos-kept-{}", std::process::id()));
+        let stem = folder.join("broken").join("pedf-u0.9-s1");
+        let kept = Kept {
+            files: vec![
+                (".toml", "cores = 1\n".into()),
+                (
+                    set::EVIDENCE,
+                    "deadline misses by cause: 0 host, 1 schedule\n".into(),
+                ),
+            ],
+            run_args: "--policy pedf --overheads {profile}".into(),
+        };
+        let notices = std::sync::Mutex::new(Vec::new());
+        let observe = |e: Event| {
+            if let Event::Notice(text) = e {
+                notices.lock().unwrap().push(text.to_string());
+            }
+        };
+        keep_broken(&kept, &stem, Path::new("p.toml"), &observe).unwrap();
+        let read = |ext: &str| std::fs::read_to_string(format!("{}{ext}", stem.display()));
+        assert_eq!(read(".toml").unwrap(), "cores = 1\n");
+        assert!(read(".run.txt").unwrap().contains("1 schedule"));
+        let notices = notices.into_inner().unwrap();
+        let text = notices.join("\n");
+        assert!(
+            text.contains(&format!(
+                "kairos run {}.toml --policy pedf --overheads p.toml",
+                stem.display()
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("what its run saw: {}.run.txt", stem.display())),
+            "{text}"
+        );
+        std::fs::remove_dir_all(&folder).unwrap();
+    }
 }

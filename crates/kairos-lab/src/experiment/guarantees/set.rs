@@ -130,13 +130,16 @@ pub fn judge(
         None => return Ok(judged),
     };
     let ready = family::prepared(family, workload, verdict).map_err(|f| f.message)?;
-    let counts = match &setup.execution {
+    let (counts, evidence) = match &setup.execution {
         Execution::Real(calibration) => on_cores(family, &ready, seed, setup, calibration)?,
-        Execution::Simulated => simulated(family, &ready, seed, setup)?,
+        Execution::Simulated => (simulated(family, &ready, seed, setup)?, String::new()),
     };
     let real = matches!(setup.execution, Execution::Real(_));
     Ok(judged.with_run(counts, real, || Kept {
-        files: vec![(".toml", kairos_model::workload_write::to_toml(&ready))],
+        files: vec![
+            (".toml", kairos_model::workload_write::to_toml(&ready)),
+            (EVIDENCE, evidence),
+        ],
         run_args: format!(
             "--policy {} --dispatch user --duration {} --seed {seed} --compare --overheads {{profile}} --overhead-quantile {}",
             family.name(),
@@ -154,17 +157,22 @@ fn accepting(tests: &[TestVerdict]) -> &Verdict {
         .verdict
 }
 
+/// The file beside a kept set with what its run in the study saw: its misses by cause, the
+/// stalls and schedule misses named, each core's lost time (as `kairos run` prints them). A
+/// rerun meets another moment of the host; this is the evidence the study judged.
+pub const EVIDENCE: &str = ".run.txt";
+
 /// A run on the dispatcher (one dispatcher thread and SCHED_FIFO workers per core, as
 /// `kairos run --dispatch user` runs), stopped cleanly by SIGINT or SIGTERM; its misses
 /// attributed against its twin, the simulation of the same run charging the profile (as
-/// `kairos run --compare --overheads PROFILE` attributes them).
+/// `kairos run --compare --overheads PROFILE` attributes them); with the attribution's text.
 fn on_cores(
     family: Family,
     workload: &Workload,
     seed: u64,
     setup: &Setup,
     calibration: &Calibration,
-) -> Result<Counts, String> {
+) -> Result<(Counts, String), String> {
     stopped()?;
     let mut config = UserRunConfig::new(setup.duration.as_nanos());
     // The calibrated CPUs, named: what the first online CPUs are can change during a study.
@@ -185,7 +193,8 @@ fn on_cores(
     let twin = simulate_same(workload, kind, order, ran, setup.profile, draws, &mut quiet)
         .map_err(|f| f.message)?;
     run.result.attribute_misses(Some(&twin));
-    Ok(Counts::of(&run.result))
+    let evidence = crate::run::lost_time(&run.result);
+    Ok((Counts::of(&run.result), evidence))
 }
 
 /// An error once SIGINT or SIGTERM came: no run starts after it, and the one it ended does

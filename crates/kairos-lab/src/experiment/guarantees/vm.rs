@@ -129,13 +129,16 @@ impl VmFamily {
         };
         let budgeted = with_vcpus(&system, &report)?;
         let plan = VmPlan::new(&budgeted).map_err(|r| r.0)?;
-        let counts = match &setup.execution {
+        let (counts, evidence) = match &setup.execution {
             Execution::Real(calibration) => on_cores(&plan, seed, setup, calibration)?,
-            Execution::Simulated => simulated(&plan, seed, setup)?,
+            Execution::Simulated => (simulated(&plan, seed, setup)?, String::new()),
         };
         let real = matches!(setup.execution, Execution::Real(_));
         Ok(judged.with_run(counts, real, || Kept {
-            files: vec![(".toml", kairos_model::vm_load::to_toml(&budgeted))],
+            files: vec![
+                (".toml", kairos_model::vm_load::to_toml(&budgeted)),
+                (set::EVIDENCE, evidence),
+            ],
             run_args: format!(
                 "--duration {} --seed {seed} --compare --overheads {{profile}} --overhead-quantile {}",
                 setup.duration,
@@ -148,13 +151,14 @@ impl VmFamily {
 /// A run of `plan` on the dispatcher (the VMM and guest policies over one dispatcher thread
 /// and SCHED_FIFO workers per calibrated core, VCPU budgets enforced, as `kairos run VM`
 /// runs), its misses attributed against its twin, the two-level simulation of the same run
-/// charging the profile (as `kairos run VM --compare --overheads PROFILE` attributes them).
+/// charging the profile (as `kairos run VM --compare --overheads PROFILE` attributes them);
+/// with the attribution's text.
 fn on_cores(
     plan: &VmPlan,
     seed: u64,
     setup: &Setup,
     calibration: &Calibration,
-) -> Result<Counts, String> {
+) -> Result<(Counts, String), String> {
     set::stopped()?;
     let mut config = UserRunConfig::new(setup.duration.as_nanos());
     // The calibrated CPUs, named: what the first online CPUs are can change during a study.
@@ -176,7 +180,7 @@ fn on_cores(
     let (outcome, _) = simulate_vm(plan, &twin).map_err(|e| e.to_string())?;
     let trace = outcome.trace.ok_or("the simulation kept no trace")?;
     run.result.attribute_misses(Some(&trace));
-    Ok(Counts::of(&run.result))
+    Ok((Counts::of(&run.result), crate::run::lost_time(&run.result)))
 }
 
 /// The same run in the two-level simulator, every switch charged a draw of the profile.
