@@ -111,8 +111,12 @@ pub struct MissCause {
     pub job: u64,
     pub cause: Cause,
     /// The slack the rule weighed the stalls against (in a table run, the work the job
-    /// lacked at its stop); `None`: the job had none.
+    /// lacked at its stop); `None`: the job had none. The larger of the job's own and its
+    /// backlog's when the backlog rule decided.
     pub slack: Option<Duration>,
+    /// The job's own slack `s_j` (its twin's deadline less its completion, or alone on its
+    /// core), whichever rule decided.
+    pub own_slack: Option<Duration>,
     pub stall: Option<Stall>,
     /// What a slowed core took from its own segments before its deadline ([`Slowness`]).
     pub slowed: Duration,
@@ -263,14 +267,14 @@ pub fn attribute(
             let slowed_segments = slowed.get(&(j.task, j.job));
             let loss = OwnLoss::of(segs, slowed_segments, &index);
             let (release, deadline) = window(j);
-            let slack = match &completions {
+            let s_j = match &completions {
                 Some(done) => slack_simulated(deadline, done.get(&(j.task, j.job)).copied()),
                 None => slack_alone(release, deadline, loss.execution(segs)),
             };
             let backlog = backlogs.of(j);
             let cores = cores_of(j, segs, &backlog.cores);
             let slowed = slowed_segments.map_or(Duration::ZERO, |s| s.before(j.deadline));
-            let (cause, stall, slack) = match slack.zip(backlog.demand_slack) {
+            let (cause, stall, slack) = match s_j.zip(backlog.demand_slack) {
                 None => (Cause::Schedule, None, None),
                 Some((s_j, s_b)) => {
                     match cause_of((release, deadline), &cores, Some(s_j), &index) {
@@ -296,6 +300,7 @@ pub fn attribute(
                 job: j.job,
                 cause,
                 slack,
+                own_slack: s_j,
                 stall,
                 slowed,
                 backlog_from: backlog.from,

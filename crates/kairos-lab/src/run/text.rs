@@ -154,16 +154,22 @@ fn schedule_misses(r: &RunResult) -> String {
             .find(|j| (j.task, j.job) == (m.task, m.job))
             .and_then(|j| j.completion.map(|c| c.saturating_sub(j.deadline)))
             .map_or("unfinished".into(), |ns| format!("{} late", human_ns(ns)));
-        let why = match m.slack {
-            Some(slack) => format!(
+        let why = match (m.slack, m.own_slack) {
+            (Some(slack), Some(own)) if own != slack => format!(
+                "slack {}, its backlog's from {} {}; no stall or slowed core took as much",
+                human_ns(own.as_nanos()),
+                human_ns(m.backlog_from.as_nanos()),
+                human_ns(slack.as_nanos())
+            ),
+            (Some(slack), _) => format!(
                 "slack {}, no stall or slowed core took as much",
                 human_ns(slack.as_nanos())
             ),
-            None if r.misses_by_cause.slack_from == SlackFrom::Simulation => {
+            (None, _) if r.misses_by_cause.slack_from == SlackFrom::Simulation => {
                 "no slack: the simulation misses it too, or its backlog needs more than its window"
                     .into()
             }
-            None => "no slack: it, or its backlog, needs more than its window".into(),
+            (None, _) => "no slack: it, or its backlog, needs more than its window".into(),
         };
         out.push_str(&format!("  schedule: {name}#{} {late}; {why}\n", m.job));
     }
@@ -346,5 +352,24 @@ mod tests {
              lost time on CPU 2: 1 stall(s), 12.300ms (largest 12.300ms, 0ns held by other threads), steal 20.000ms\n\
              lost time on CPU 3: 0 stall(s), 0ns (largest 0ns, 0ns held by other threads), steal unknown\n"
         );
+    }
+
+    #[test]
+    fn a_schedule_miss_the_backlog_rule_decided_shows_both_slacks() {
+        let mut r = result();
+        let c = (r.miss_causes.iter_mut()).find(|m| m.task == 2).unwrap();
+        (c.own_slack, c.slack) = (
+            Some(Duration::from_micros(238)),
+            Some(Duration::from_millis(111)),
+        );
+        c.backlog_from = Instant::from_nanos(143 * MS);
+        assert!(lost_time(&r).contains(
+            "  schedule: c#0 4.000ms late; slack 238.000us, its backlog's from 143.000ms \
+             111.000ms; no stall or slowed core took as much\n"
+        ));
+        // One slack when the job's own decided.
+        let c = (r.miss_causes.iter_mut()).find(|m| m.task == 2).unwrap();
+        c.own_slack = c.slack;
+        assert!(lost_time(&r).contains("c#0 4.000ms late; slack 111.000ms, no stall"));
     }
 }

@@ -136,6 +136,7 @@ pub fn attribute_misses(
             Some(r) => (Cause::Schedule, None, Some(r.lacked)),
             None => (Cause::Schedule, None, None),
         };
+        miss.own_slack = miss.slack;
         miss.slowed = raise.map_or(Duration::ZERO, |r| r.slowed);
     }
     let host = causes.iter().filter(|m| m.cause == Cause::Host).count() as u64;
