@@ -4,9 +4,8 @@
 //! test's policy, with synchronous release, random offsets and sporadic gaps, executing its WCET.
 //!
 //! The simulator charges less than the analysis (no release interrupts, no release latency, no
-//! doorbells), so these cases check the accounting's switch and migration terms, its execution
-//! loss (the simulator stretches every job's work by it) and that the inflation reaches every
-//! test; the analysis's other terms only make it more cautious.
+//! doorbells), so these cases check the accounting's switch and migration terms and that the
+//! inflation reaches every test; the analysis's other terms only make it more cautious.
 //! Non-vacuous: each test must accept a share of the cases, and some set every test accepts
 //! ideally must be refused with overheads.
 
@@ -55,18 +54,10 @@ struct Case {
 fn arb_case(cores: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Case> {
     let task = (0..PERIODS_MS.len(), 1u64..=100, 70u64..=100);
     let us = |max: u64| (0..=max).prop_map(|v| Duration::from_nanos(v * US));
-    let charges = (
-        us(20),
-        us(40),
-        us(15),
-        us(30),
-        us(60),
-        us(20),
-        0u32..=60_000,
-    );
+    let charges = (us(20), us(40), us(15), us(30), us(60), us(20));
     let shape = (cores, 40u64..=100, prop::collection::vec(task, 2..=6));
     (shape, charges, any::<u64>()).prop_map(
-        |((cores, u_pct, raw), (release, latency, sch, cxs, mig, ipi, loss), seed)| {
+        |((cores, u_pct, raw), (release, latency, sch, cxs, mig, ipi), seed)| {
             let weights: u64 = raw.iter().map(|r| r.1).sum();
             Case {
                 cores,
@@ -87,9 +78,9 @@ fn arb_case(cores: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Cas
                     migration: mig,
                     ipi,
                     part_callback: Duration::ZERO,
-                    // The simulator does not throttle.
+                    // The simulator neither throttles nor models an execution loss.
                     rt_throttle: None,
-                    execution_loss: kairos_model::ExecutionLoss::from_ppm(loss).expect("small"),
+                    execution_loss: Default::default(),
                 },
                 seed,
             }
@@ -115,10 +106,7 @@ fn misses(
     mapping: Option<&[usize]>,
 ) -> u64 {
     let c = &case.charges;
-    let overheads = Overheads {
-        execution_loss: c.execution_loss,
-        ..Overheads::fixed(c.scheduling, c.context_switch, c.migration)
-    };
+    let overheads = Overheads::fixed(c.scheduling, c.context_switch, c.migration);
     let hyper = 120_000_000;
     let mut total = 0;
     for pattern in 0..3u64 {

@@ -34,7 +34,7 @@ pub struct Overheads {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rt_throttle: Option<RtThrottle>,
     /// The share of a running job's wall time the measured machine kept from its work
-    /// (simulation and analysis): zero unless measured.
+    /// (analysis only): zero unless measured.
     #[serde(skip_serializing_if = "ExecutionLoss::is_zero")]
     pub execution_loss: ExecutionLoss,
 }
@@ -93,18 +93,10 @@ impl ExecutionLoss {
     pub fn kept(self) -> f64 {
         1.0 - f64::from(self.ppm) / 1e6
     }
-
-    /// The wall time `work` holds its core, `work / (1 - loss)`, rounded up; exactly `work`
-    /// without a loss.
-    pub fn stretch(self, work: Duration) -> Duration {
-        let kept = u128::from(1_000_000 - self.ppm);
-        let stretched = (u128::from(work.as_nanos()) * 1_000_000).div_ceil(kept);
-        Duration::from_nanos(u64::try_from(stretched).unwrap_or(u64::MAX))
-    }
 }
 
 impl Overheads {
-    /// Every cost at the given durations.
+    /// Every cost fixed at the given durations.
     pub fn fixed(scheduling: Duration, context_switch: Duration, migration: Duration) -> Self {
         Overheads {
             scheduling: Cost::Fixed(scheduling),
@@ -301,15 +293,12 @@ mod tests {
     }
 
     #[test]
-    fn a_loss_stretches_work_by_its_share_rounding_up() {
+    fn a_loss_is_a_share_of_at_most_nine_tenths() {
         let loss = |ppm| ExecutionLoss::from_ppm(ppm).unwrap();
-        assert_eq!(loss(0).stretch(us(970)), us(970));
-        assert_eq!(loss(30_000).stretch(us(970)), us(1000));
-        // 1 ns of work at 1 ppm: 1.000001 ns, rounded up.
-        assert_eq!(loss(1).stretch(Duration::from_nanos(1)).as_nanos(), 2);
-        assert_eq!(loss(900_000).stretch(us(1)), us(10));
-        assert!(ExecutionLoss::from_ppm(900_001).is_none());
+        assert_eq!(loss(0).kept(), 1.0);
         assert_eq!(loss(250_000).kept(), 0.75);
+        assert!((loss(900_000).kept() - 0.1).abs() < 1e-12);
+        assert!(ExecutionLoss::from_ppm(900_001).is_none());
     }
 
     #[test]

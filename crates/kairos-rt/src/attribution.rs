@@ -114,7 +114,7 @@ pub struct MissCause {
     /// lacked at its stop); `None`: the job had none. The larger of the job's own and its
     /// backlog's when the backlog rule decided.
     pub slack: Option<Duration>,
-    /// The job's own slack `s_j` (its twin's deadline less its completion, or alone on its
+    /// The job's own slack `s_j` (its deadline less its twin's completion, or alone on its
     /// core), whichever rule decided.
     pub own_slack: Option<Duration>,
     pub stall: Option<Stall>,

@@ -262,6 +262,14 @@ mod tests {
             ..Charges::default()
         };
         assert_eq!(analyze_with_overheads(&s, &none).schedulable, Some(false));
+        // A 3 % execution loss as well, charged once, to the VCPU: 1 ms / (0.95 x 0.97) =
+        // 1085187.19 -> 1085188 ns (charged to the guest too, the guest's 1 ms would first
+        // become 1 ms / 0.97, and the VCPU ask about 1.119 ms).
+        let lossy = Charges {
+            execution_loss: kairos_model::ExecutionLoss::from_ppm(30_000).unwrap(),
+            ..c
+        };
+        assert_eq!(budget(&analyze_with_overheads(&s, &lossy)), 1_085_188);
     }
 
     #[test]

@@ -115,8 +115,12 @@ pub struct Charges {
     /// The kernel's real-time throttling on the measured machine, if it throttles.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rt_throttle: Option<RtThrottle>,
-    /// `ℓ`: the share of a running job's wall time the machine keeps from its work.
-    #[serde(skip_serializing_if = "ExecutionLoss::is_zero")]
+    /// `ℓ`: the share of a running job's wall time the machine keeps from its work, in parts
+    /// per million.
+    #[serde(
+        rename = "execution_loss_ppm",
+        skip_serializing_if = "ExecutionLoss::is_zero"
+    )]
     pub execution_loss: ExecutionLoss,
 }
 
@@ -141,10 +145,6 @@ impl Charges {
     /// throttling's runtime over its period; of the wall time a job holds its core, it works
     /// `1 - ℓ` ([`ExecutionLoss`]). Exactly 1 without either.
     pub fn rt_share(&self) -> f64 {
-        let sigma = self.rt_throttle.map_or(1.0, |t| t.share());
-        match self.execution_loss.is_zero() {
-            true => sigma,
-            false => sigma * self.execution_loss.kept(),
-        }
+        self.rt_throttle.map_or(1.0, |t| t.share()) * self.execution_loss.kept()
     }
 }

@@ -84,7 +84,7 @@ impl SlotGuard {
         };
         SlotGuard {
             slot,
-            guard: ev + ev + sch + cxs + cpmd + doorbell + throttled(slot, c),
+            guard: ev + ev + sch + cxs + cpmd + doorbell + kept_from_work(slot, c),
             mode_change: sch + cxs + cpmd,
         }
     }
@@ -114,12 +114,15 @@ impl SlotGuard {
 /// booked in every slot still uses at most `σ` of it, so the tables never meet the
 /// throttling's blackout; and a job holding a slot less the rest of the guard `g'` works
 /// `(S - g')(1 - ℓ)`, at least the `σ (1 - ℓ) S - g'` this leaves it.
-fn throttled(slot: Duration, c: &Charges) -> Duration {
+fn kept_from_work(slot: Duration, c: &Charges) -> Duration {
     let slot_ns = u128::from(slot.as_nanos());
     let mut left = slot_ns;
     // In integers, exactly: S - floor(floor(S runtime / period) (1 - ℓ)).
     if let Some(t) = c.rt_throttle.filter(|t| !t.period.is_zero()) {
-        left = left * u128::from(t.runtime.as_nanos()) / u128::from(t.period.as_nanos());
+        // σ is at most 1 (as `RtThrottle::share` has it): a runtime above its period comes
+        // only from code, a file's reader refuses it.
+        let runtime = u128::from(t.runtime.as_nanos());
+        left = (left * runtime / u128::from(t.period.as_nanos())).min(slot_ns);
     }
     let kept = u128::from(1_000_000 - c.execution_loss.ppm());
     left = left * kept / 1_000_000;

@@ -251,6 +251,16 @@ fn a_profile_capped_at_a_quantile_draws_nothing_above_its_charge() {
         context_switch: Cost::Fixed(us(6)),
         ..Default::default()
     };
+    let lossy = kairos_model::Overheads {
+        execution_loss: kairos_model::ExecutionLoss::from_ppm(30_000).unwrap(),
+        ..overheads
+    };
+    // The shares are no distributions: the cut and the charges carry them as they are.
+    assert_eq!(Quantile::P99.cap(&lossy).execution_loss.ppm(), 30_000);
+    assert_eq!(
+        Charges::at(&lossy, Quantile::P99).execution_loss.ppm(),
+        30_000
+    );
     let capped = Quantile::P99.cap(&overheads);
     let Cost::Measured(q) = capped.scheduling else {
         panic!("a measured cost stays measured: {capped:?}");

@@ -20,7 +20,7 @@
 //!
 //! and two shares of each core: the kernel's real-time throttling (`rt_throttle`), and the
 //! execution loss (`execution_loss_ppm`), the share of the workers' wall time on their cores
-//! that held no work (`kairos_model::ExecutionLoss`), which the simulator also charges.
+//! that held no work (`kairos_model::ExecutionLoss`), both charged by the analysis only.
 //!
 //! Sums of measured distributions are taken quantile by quantile: exact when they move
 //! together, otherwise an upper bound on the sum's maximum, and on its other quantiles erring
@@ -159,7 +159,13 @@ fn measure(
         part_callback: quantiles_of(result, PART_POLICY).ok(),
         same_core_floor,
         rt_throttle_us: rt_throttle_us(),
-        execution_loss_ppm: execution_loss(&result.segments).ppm(),
+        execution_loss_ppm: execution_loss(&result.segments)
+            .ok_or_else(|| {
+                Failure::environment(
+                    "the run's workers did no work for over 90 % of their time: the machine is too disturbed to measure",
+                )
+            })?
+            .ppm(),
         decisions: count(DECISION_COST),
         switch_ins: count(REQUEST_TO_START),
         migrations: count(MIGRATION_REQUEST_TO_START),

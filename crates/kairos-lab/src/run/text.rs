@@ -156,10 +156,10 @@ fn schedule_misses(r: &RunResult) -> String {
             .map_or("unfinished".into(), |ns| format!("{} late", human_ns(ns)));
         let why = match (m.slack, m.own_slack) {
             (Some(slack), Some(own)) if own != slack => format!(
-                "slack {}, its backlog's from {} {}; no stall or slowed core took as much",
+                "slack {}, its backlog's {} (from {}); no stall or slowed core took as much",
                 human_ns(own.as_nanos()),
-                human_ns(m.backlog_from.as_nanos()),
-                human_ns(slack.as_nanos())
+                human_ns(slack.as_nanos()),
+                human_ns(m.backlog_from.as_nanos())
             ),
             (Some(slack), _) => format!(
                 "slack {}, no stall or slowed core took as much",
@@ -364,8 +364,8 @@ mod tests {
         );
         c.backlog_from = Instant::from_nanos(143 * MS);
         assert!(lost_time(&r).contains(
-            "  schedule: c#0 4.000ms late; slack 238.000us, its backlog's from 143.000ms \
-             111.000ms; no stall or slowed core took as much\n"
+            "  schedule: c#0 4.000ms late; slack 238.000us, its backlog's 111.000ms \
+             (from 143.000ms); no stall or slowed core took as much\n"
         ));
         // One slack when the job's own decided.
         let c = (r.miss_causes.iter_mut()).find(|m| m.task == 2).unwrap();

@@ -363,7 +363,6 @@ fn logs_of(
 /// to the worker's first instruction; as `migration` what a migration adds to it on average.
 /// Means, not medians: these distributions have long tails, and a median left the simulation
 /// ahead of the run. A simulation with them follows the run closely (`kairos run --compare`).
-/// And the run's execution loss ([`crate::measure::execution_loss`]), which stretches each job.
 pub fn measured_overheads(result: &RunResult) -> kairos_model::Overheads {
     let summary = |name: &str| result.histograms.get(name).map(|h| &h.summary);
     let mean = |name: &str| summary(name).map_or(0, |s| s.mean);
@@ -375,12 +374,9 @@ pub fn measured_overheads(result: &RunResult) -> kairos_model::Overheads {
         + total(EVENT_TO_HANDLER)
         + total(DOORBELL_TO_HANDLER)
         + total(PART_POLICY);
-    kairos_model::Overheads {
-        execution_loss: crate::measure::execution_loss(&result.segments),
-        ..kairos_model::Overheads::fixed(
-            ns(passes / switches),
-            ns(start),
-            ns(mean(MIGRATION_REQUEST_TO_START).saturating_sub(start)),
-        )
-    }
+    kairos_model::Overheads::fixed(
+        ns(passes / switches),
+        ns(start),
+        ns(mean(MIGRATION_REQUEST_TO_START).saturating_sub(start)),
+    )
 }

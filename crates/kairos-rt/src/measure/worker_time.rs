@@ -36,13 +36,15 @@ impl WorkerTime {
     }
 }
 
-/// The execution loss of a run ([`ExecutionLoss`]): of the wall time of every segment whose
-/// worker counted its work outside an optional part, the share it lost ([`WorkerTime::lost`]),
-/// all such segments together. A total rather than a median of segments: the kernel's
-/// throttling and a busy core's response times see the long-run share, host holes inside the
-/// run's segments included, which errs towards charging too much. Zero when no segment counted
-/// its work.
-pub fn execution_loss(segments: &[SegmentRecord]) -> ExecutionLoss {
+/// The execution loss of a run ([`ExecutionLoss`]), rounded up: of the wall time of every
+/// segment whose worker counted its work outside an optional part (best-effort threads, whose
+/// pace is no measure of the machine's), the share it lost ([`WorkerTime::lost`]), all such
+/// segments together. A long-run average rather than a median of segments, because the
+/// kernel's throttling sees the long-run share; host holes inside the run's segments count in
+/// it, and so do the release and the doorbell a segment's end pays, which the analysis also
+/// charges as `release` and `ipi` (twice, on the safe side). Zero when no segment counted its
+/// work; `None` above [`ExecutionLoss::MAX_PPM`], a run too disturbed to measure.
+pub fn execution_loss(segments: &[SegmentRecord]) -> Option<ExecutionLoss> {
     let (lost, wall) = (segments.iter())
         .filter_map(|s| {
             let time = s.worker_time.filter(|t| !t.optional)?;
@@ -57,10 +59,7 @@ pub fn execution_loss(segments: &[SegmentRecord]) -> ExecutionLoss {
         0 => 0,
         wall => (lost * 1_000_000).div_ceil(wall),
     };
-    let ppm = u32::try_from(ppm)
-        .unwrap_or(u32::MAX)
-        .min(ExecutionLoss::MAX_PPM);
-    ExecutionLoss::from_ppm(ppm).expect("clamped to the largest loss")
+    ExecutionLoss::from_ppm(u32::try_from(ppm).ok()?)
 }
 
 #[cfg(test)]
@@ -96,12 +95,13 @@ mod tests {
             worker_time: None,
             ..segments[0]
         });
-        assert_eq!(execution_loss(&segments).ppm(), 20_000);
-        assert!(execution_loss(&segments[2..]).is_zero());
+        let ppm = |s: &[SegmentRecord]| execution_loss(s).map(|l| l.ppm());
+        assert_eq!(ppm(&segments), Some(20_000));
+        assert_eq!(ppm(&segments[2..]), Some(0));
         // Rounded up: 1 ns of 3.
-        assert_eq!(execution_loss(&[segment(3, 3, 2, false)]).ppm(), 333_334);
-        // Clamped to the largest a profile may give.
-        let all_lost = execution_loss(&[segment(1_000, 1_000, 0, false)]);
-        assert_eq!(all_lost.ppm(), ExecutionLoss::MAX_PPM);
+        assert_eq!(ppm(&[segment(3, 3, 2, false)]), Some(333_334));
+        // Past the largest a profile may give: no figure.
+        assert_eq!(ppm(&[segment(1_000, 1_000, 100, false)]), Some(900_000));
+        assert_eq!(ppm(&[segment(1_000, 1_000, 99, false)]), None);
     }
 }

@@ -110,18 +110,8 @@ impl Side<'_> {
         let drawn = self.hosts.source.work(task, spec, number);
         let gap = self.hosts.source.inter_arrival(task, spec, number);
         let parts = (spec.imprecise.as_ref()).filter(|_| c.runs_parts());
-        // A machine that keeps a share of a running job's time from its work stretches every
-        // part it must finish; the optional part asks for time, not work.
-        let loss = self.config.overheads.execution_loss;
-        let part_work = parts.map(|p| {
-            let split = PartWork::split(drawn, p);
-            PartWork {
-                mandatory: loss.stretch(split.mandatory),
-                windup: loss.stretch(split.windup),
-                ..split
-            }
-        });
-        let work = part_work.map_or(loss.stretch(drawn), |w| w.mandatory);
+        let part_work = parts.map(|p| PartWork::split(drawn, p));
+        let work = part_work.map_or(drawn, |w| w.mandatory);
         let id = JobId { task, number };
         let deadline = now + spec.deadline;
         self.metrics.jobs_released += 1;

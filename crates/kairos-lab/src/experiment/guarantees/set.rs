@@ -53,7 +53,8 @@ pub struct Judged {
 /// A set as files `kairos run` reads, and the arguments that run it as the study did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Kept {
-    /// `(extension, contents)`: the set's `.toml` first, then any file its run needs.
+    /// `(extension, contents)`: the set's `.toml` first, then any file its run needs and
+    /// what its run saw ([`EVIDENCE`]).
     pub files: Vec<(&'static str, String)>,
     /// The `kairos run` arguments after the set's file: `{stem}` stands for the files' path
     /// without extension, `{profile}` for the profile's.
