@@ -213,7 +213,7 @@ fn overheads_table(m: &Measured, provenance: &str) -> String {
     }
     out.push_str(&format!(
         "# of the workers' wall time on their cores, the share without work: interrupts, the\n\
-         # stall watcher, a core slower than at calibration (stretches every job)\n\
+         # stall watcher, a core slower than at calibration (charged by the analysis)\n\
          execution_loss_ppm = {}\n",
         m.execution_loss_ppm
     ));
