@@ -115,7 +115,7 @@ pub struct MissCause {
     /// backlog's when the backlog rule decided.
     pub slack: Option<Duration>,
     /// The job's own slack `s_j` (its deadline less its twin's completion, or alone on its
-    /// core), whichever rule decided.
+    /// core), whichever rule decided and also when none could (its backlog had no slack).
     pub own_slack: Option<Duration>,
     pub stall: Option<Stall>,
     /// What a slowed core took from its own segments before its deadline ([`Slowness`]).

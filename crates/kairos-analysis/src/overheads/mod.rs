@@ -22,7 +22,7 @@
 //!    both, jobs fit when `sum C / (1 - ℓ) + u_rel <= σ`, that is `sum C <= (σ - u_rel)(1 - ℓ)`,
 //!    which `σ (1 - ℓ) - u_rel` never exceeds (kairos's extension too: partitioned sets whose
 //!    fullest core the accounting without `ℓ` filled to 0.86-0.89 met the throttling's
-//!    blackout on this machine kind, their jobs being 2-3 % slower than their work).
+//!    blackout on this machine kind, their jobs about 3 % slower than their work).
 //! 2. One preemption costs `c_pre = (n Δrel + Δev u_rel) / s` for `n` tasks.
 //! 3. Each task becomes `T' = T - Δev`, `D' = D - Δev` (a release is handled up to `Δev`
 //!    late) and `C' = (C + 2 (Δsch + Δcxs) + Δcpmd) / s + 2 c_pre + Δipi`: each job causes at

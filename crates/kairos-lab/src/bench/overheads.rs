@@ -188,7 +188,8 @@ fn overheads_table(m: &Measured, provenance: &str) -> String {
          # same-core futex hand-off without a decision): p50 {}ns, p99 {}ns. Simulate this\n\
          # machine with `kairos simulate WORKLOAD --policy P --overheads THIS_FILE`; analyse a\n\
          # set as it runs here with `kairos analyze WORKLOAD --overheads THIS_FILE` (release,\n\
-         # release_latency, ipi and part_callback are charged by the analysis only).\n\
+         # release_latency, ipi, part_callback, rt_throttle and execution_loss_ppm are charged\n\
+         # by the analysis only).\n\
          [overheads]\n",
         m.cpus, m.decisions, m.switch_ins, m.migrations, m.same_core_floor[1], m.same_core_floor[3],
     );
@@ -213,7 +214,7 @@ fn overheads_table(m: &Measured, provenance: &str) -> String {
     }
     out.push_str(&format!(
         "# of the workers' wall time on their cores, the share without work: interrupts, the\n\
-         # stall watcher, a core slower than at calibration (charged by the analysis)\n\
+         # stall watcher, a core slower than at calibration\n\
          execution_loss_ppm = {}\n",
         m.execution_loss_ppm
     ));

@@ -54,8 +54,8 @@ fn a_throttled_machine_keeps_its_part_of_every_slot() {
     };
     assert_eq!(SlotGuard::new(us(1000), 1, &c).guard, us(110));
     assert_eq!(SlotGuard::new(us(1000), 2, &c).guard, us(153));
-    // A 3 % execution loss besides: 1000 - floor(950 x 0.97) = 1000 - 921.5 -> 78.5 us, in
-    // nanoseconds exactly; the loss alone keeps 30 us.
+    // A 3 % execution loss besides: in ns, 1,000,000 - floor(950,000 x 0.97) = 1,000,000 -
+    // 921,500 = 78,500; the loss alone keeps 30 us.
     let loss = kairos_model::ExecutionLoss::from_ppm(30_000).unwrap();
     let lossy = Charges {
         execution_loss: loss,
