@@ -21,7 +21,7 @@ mod trace;
 mod worker_time;
 pub use distribution::{Distribution, Measurements, Summary};
 use trace::build_trace;
-pub use worker_time::{execution_loss, WorkerTime};
+pub use worker_time::{counted_loss, execution_loss, WorkerTime};
 
 /// Names of the distributions, stable in the JSON output.
 pub mod names {

@@ -38,7 +38,7 @@ use kairos_model::{Domain, Duration, GuestScheduler, VmSystem, VmmScheduler};
 /// The report of `system` with the overheads `c` charged (module doc).
 pub fn analyze_with_overheads(system: &VmSystem, c: &Charges) -> CsaReport {
     let population = interrupt_periods(system);
-    let scale = c.rt_share() - population.iter().map(|t| share(c.release, *t)).sum::<f64>();
+    let scale = c.work_share() - population.iter().map(|t| share(c.release, *t)).sum::<f64>();
     let loss = supply_loss(system, c);
     let mut inflated = system.clone();
     let mut notes: Vec<Option<String>> = vec![None; system.domains.len()];

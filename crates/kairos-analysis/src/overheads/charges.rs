@@ -144,7 +144,7 @@ impl Charges {
     /// `σ (1 - ℓ)`: the share of a core real-time jobs' work may fill. `σ` is 1, or the
     /// throttling's runtime over its period; of the wall time a job holds its core, it works
     /// `1 - ℓ` ([`ExecutionLoss`]). Exactly 1 without either.
-    pub fn rt_share(&self) -> f64 {
+    pub fn work_share(&self) -> f64 {
         self.rt_throttle.map_or(1.0, |t| t.share()) * self.execution_loss.kept()
     }
 }

@@ -172,7 +172,7 @@ pub fn inflate_among(
 ) -> Result<Inflation, Overload> {
     let rel = c.release.as_nanos() as f64;
     let u_rel: f64 = interrupts.iter().map(|t| rel / t.as_nanos() as f64).sum();
-    let scale = c.rt_share() - u_rel;
+    let scale = c.work_share() - u_rel;
     if scale <= 0.0 {
         return Err(Overload::Interrupts);
     }

@@ -110,7 +110,7 @@ impl SlotGuard {
 }
 
 /// `(1 - σ (1 - ℓ)) S`, rounded up: the part of every slot the kernel's real-time throttling
-/// (`σ`) and the execution loss (`ℓ`) keep from jobs' work ([`Charges::rt_share`]). A core
+/// (`σ`) and the execution loss (`ℓ`) keep from jobs' work ([`Charges::work_share`]). A core
 /// booked in every slot still uses at most `σ` of it, so the tables never meet the
 /// throttling's blackout; and a job holding a slot less the rest of the guard `g'` works
 /// `(S - g')(1 - ℓ)`, at least the `σ (1 - ℓ) S - g'` this leaves it.
@@ -126,7 +126,7 @@ fn kept_from_work(slot: Duration, c: &Charges) -> Duration {
     }
     let kept = u128::from(1_000_000 - c.execution_loss.ppm());
     left = left * kept / 1_000_000;
-    Duration::from_nanos(u64::try_from(slot_ns - left.min(slot_ns)).unwrap_or(u64::MAX))
+    Duration::from_nanos(u64::try_from(slot_ns - left).unwrap_or(u64::MAX))
 }
 
 /// One task's WCETs before and after the guard, per level.

@@ -23,7 +23,7 @@
 //! A stall the watcher saw inside a segment is also time off the worker's CPU, so the two can
 //! overlap: callers weigh the larger of the two, never their sum.
 
-use crate::measure::SegmentRecord;
+use crate::measure::{counted_loss, SegmentRecord};
 use kairos_model::Duration;
 use std::collections::HashMap;
 
@@ -48,7 +48,7 @@ impl Slowness {
     pub fn of(segments: &[SegmentRecord]) -> Slowness {
         let mut shares: Vec<u64> = (segments.iter())
             .filter(|s| s.end > s.start)
-            .filter_map(|s| Some(lost(s)?.as_nanos() * MILLION / (s.end - s.start)))
+            .filter_map(|s| Some(counted_loss(s)?.as_nanos() * MILLION / (s.end - s.start)))
             .collect();
         let typical = match shares.len() {
             0 => 0,
@@ -70,22 +70,12 @@ impl Slowness {
     /// did not count its work.
     pub fn excess(&self, segment: &SegmentRecord) -> Option<Duration> {
         let usual = (segment.end - segment.start).saturating_mul(self.typical) / MILLION;
-        let lost = lost(segment)?;
+        let lost = counted_loss(segment)?;
         Some(
             lost.saturating_sub(Duration::from_nanos(usual))
                 .saturating_sub(SEGMENT_ALLOWANCE),
         )
     }
-}
-
-/// What `segment` lost ([`crate::measure::WorkerTime::lost`]), if its worker counted its work
-/// outside an optional part: a best-effort part shares its CPU by design, and is cut at its
-/// optional deadline whatever it lost, so its time is neither usual nor evidence.
-fn lost(segment: &SegmentRecord) -> Option<Duration> {
-    let wall = Duration::from_nanos(segment.end.saturating_sub(segment.start));
-    (segment.worker_time)
-        .filter(|t| !t.optional)
-        .map(|t| t.lost(wall))
 }
 
 /// Each job's segments that counted their work: `(start, end, lost beyond the usual share)`.

@@ -36,6 +36,16 @@ impl WorkerTime {
     }
 }
 
+/// What `segment` lost ([`WorkerTime::lost`]), if its worker counted its work outside an
+/// optional part: a best-effort part shares its CPU by design, and is cut at its optional
+/// deadline whatever it lost, so its time is neither the machine's usual loss nor evidence.
+pub fn counted_loss(segment: &SegmentRecord) -> Option<Duration> {
+    let wall = Duration::from_nanos(segment.end.saturating_sub(segment.start));
+    (segment.worker_time)
+        .filter(|t| !t.optional)
+        .map(|t| t.lost(wall))
+}
+
 /// The execution loss of a run ([`ExecutionLoss`]), rounded up: of the wall time of every
 /// segment whose worker counted its work outside an optional part (best-effort threads, whose
 /// pace is no measure of the machine's), the share it lost ([`WorkerTime::lost`]), all such
@@ -47,12 +57,9 @@ impl WorkerTime {
 pub fn execution_loss(segments: &[SegmentRecord]) -> Option<ExecutionLoss> {
     let (lost, wall) = (segments.iter())
         .filter_map(|s| {
-            let time = s.worker_time.filter(|t| !t.optional)?;
-            let wall = Duration::from_nanos(s.end.saturating_sub(s.start));
-            Some((
-                u128::from(time.lost(wall).as_nanos()),
-                u128::from(wall.as_nanos()),
-            ))
+            let lost = counted_loss(s)?;
+            let wall = s.end.saturating_sub(s.start);
+            Some((u128::from(lost.as_nanos()), u128::from(wall)))
         })
         .fold((0u128, 0u128), |(l, w), (dl, dw)| (l + dl, w + dw));
     let ppm = match wall {

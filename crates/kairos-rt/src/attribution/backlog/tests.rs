@@ -117,6 +117,7 @@ fn a_backlog_behind_a_stall_is_the_hosts() {
     for (k, c) in causes.iter().enumerate() {
         assert_eq!((c.task, c.job), (0, k as u64));
         assert_eq!(c.slack, Some(Duration::from_millis(k as u64 + 1)));
+        assert_eq!(c.own_slack, Some(Duration::from_millis(1)));
         assert_eq!((c.stall, c.backlog_from), (Some(stall(0, 1, 5)), ms(0)));
     }
 }
@@ -171,6 +172,7 @@ fn stalls_that_together_outlast_the_backlogs_room_are_the_hosts() {
     let last = both_seen.last().expect("job 4 missed");
     assert_eq!((last.job, last.cause), (4, Cause::Host));
     assert_eq!(last.slack, Some(Duration::from_millis(5)));
+    assert_eq!(last.own_slack, Some(Duration::from_millis(1)));
     assert_eq!(last.stall, Some(stall(0, 1, 3)));
     // With the first stall unseen, [0, 50) lost 3 ms, less than its room: job 4 is the
     // schedule's, and so are jobs 0 and 1, with nothing seen in their way. Job 3's own window
