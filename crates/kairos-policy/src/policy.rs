@@ -105,4 +105,9 @@ pub trait Policy {
     /// that `view.jobs` is every released, unfinished job and that their `running_on` is the
     /// placement of the previous decision (minus completed jobs).
     fn decide(&mut self, view: &View<'_>) -> Decision;
+
+    /// The engine is done with `decision`, the last one this policy returned: a policy may keep
+    /// its vectors and decide into them next time, so that a decision allocates nothing. The
+    /// default drops it.
+    fn recycle(&mut self, _decision: Decision) {}
 }

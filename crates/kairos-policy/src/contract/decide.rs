@@ -69,7 +69,9 @@ impl<J> Contract<J> {
         if inside {
             self.place(now, &decision, host)?;
         }
-        Ok(Answer::Placed(decision.ahead))
+        let ahead = decision.ahead.clone();
+        policy.recycle(decision);
+        Ok(Answer::Placed(ahead))
     }
 
     /// One question: the policy decides from the view at `now`, and the decision is checked

@@ -141,3 +141,6 @@ impl ReorderTimer {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod choice_twin;

@@ -6,8 +6,24 @@ use kairos_model::{Instant, Workload};
 /// Where a job stands in an order: the smaller runs first. Orders build it from the job's
 /// times and identity (never from a bare priority number) and make it distinct for distinct
 /// jobs, so every run is deterministic (`docs/simulate.md`, ties).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Precedence([u64; 4]);
+
+/// Field by field, the first most significant, as a derived order would: written out because
+/// the derived one compares the array as a slice, element by element in a loop, and this
+/// comparison is the inner step of every global decision's sort.
+impl Ord for Precedence {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let ([a0, a1, a2, a3], [b0, b1, b2, b3]) = (self.0, other.0);
+        (a0, a1, a2, a3).cmp(&(b0, b1, b2, b3))
+    }
+}
+
+impl PartialOrd for Precedence {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl Precedence {
     /// Compared field by field, the first most significant.

@@ -11,7 +11,19 @@ pub fn place_on_cores<'a>(
     cores: usize,
     chosen: impl Iterator<Item = &'a JobView> + Clone,
 ) -> Vec<Option<JobId>> {
-    let mut placed = vec![None; cores];
+    let mut placed = Vec::new();
+    place_on_cores_into(cores, chosen, &mut placed);
+    placed
+}
+
+/// [`place_on_cores`] into `placed` (cleared first), for a policy that reuses its vector.
+pub fn place_on_cores_into<'a>(
+    cores: usize,
+    chosen: impl Iterator<Item = &'a JobView> + Clone,
+    placed: &mut Vec<Option<JobId>>,
+) {
+    placed.clear();
+    placed.resize(cores, None);
     for job in chosen.clone() {
         if let Some(core) = job.running_on {
             placed[core] = Some(job.id);
@@ -26,5 +38,4 @@ pub fn place_on_cores<'a>(
             placed[core] = Some(job.id);
         }
     }
-    placed
 }

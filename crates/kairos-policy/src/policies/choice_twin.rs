@@ -1,0 +1,62 @@
+//! Global EDF's choice against a brute-force twin: every open job sorted by (deadline, release,
+//! task, number), the first `m` taken and placed. Below the ready queues' threshold the policy
+//! keeps only the best `m` of one pass over the view; from it on, it reads its queues; both
+//! must choose what sorting every job chooses, ties and running jobs included.
+
+use super::edf::Edf;
+use super::global::Global;
+use super::placement::place_on_cores;
+use crate::policy::Policy;
+use crate::{JobId, JobView, View};
+use kairos_model::{Duration, Instant, Part};
+use proptest::prelude::*;
+
+/// Open jobs of distinct ids: (deadline, release) in ms from small ranges so that ties are
+/// common, and which of the `cores` cores the first few run on.
+fn jobs(cores: usize) -> impl Strategy<Value = Vec<JobView>> {
+    let job = (0u64..6, 0u64..4, 0u64..3);
+    (prop::collection::vec(job, 0..45), Just(cores)).prop_map(|(drawn, cores)| {
+        (drawn.into_iter().enumerate())
+            .map(|(i, (deadline, release, number))| {
+                let running_on = (i < cores && i % 2 == 0).then_some(i);
+                JobView {
+                    id: JobId { task: i, number },
+                    release: Instant::ZERO + Duration::from_millis(release),
+                    absolute_deadline: Instant::ZERO + Duration::from_millis(release + deadline),
+                    part: Part::Mandatory,
+                    budget: Duration::from_millis(1),
+                    executed: Duration::ZERO,
+                    running_on,
+                    last_core: running_on.or((i % 3 == 0).then_some(i % cores)),
+                }
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #[test]
+    fn global_edf_chooses_what_sorting_every_job_chooses(
+        (cores, jobs) in (1usize..6).prop_flat_map(|m| (Just(m), jobs(m)))
+    ) {
+        let view = View {
+            now: Instant::ZERO + Duration::from_millis(3),
+            cores,
+            mode: 0,
+            jobs: &jobs,
+            index: None,
+            tasks: &[],
+            servers: &[],
+        };
+        let mut sorted: Vec<&JobView> = jobs.iter().collect();
+        sorted.sort_by_key(|j| (j.absolute_deadline, j.release, j.id.task, j.id.number));
+        let expected = place_on_cores(cores, sorted.into_iter().take(cores));
+        let mut policy = Global::new("gedf", Edf);
+        // Twice: the second decision reuses the first one's vector.
+        for _ in 0..2 {
+            let decision = policy.decide(&view);
+            prop_assert_eq!(&decision.cores, &expected);
+            policy.recycle(decision);
+        }
+    }
+}
