@@ -217,13 +217,13 @@ fn successor_first(system: &McSystem, tables: &mut TableSet, pick: usize) -> boo
     let intervals = &mut tables.tables[l].intervals;
     let a_end = intervals
         .iter()
-        .filter(|i| i.task == a && i.job == 0)
+        .filter(|i| *i.task == *a && i.job == 0)
         .map(|i| i.end)
         .max();
     let b_first = intervals
         .iter()
         .enumerate()
-        .filter(|(_, i)| i.task == b && i.job == 0)
+        .filter(|(_, i)| *i.task == *b && i.job == 0)
         .min_by_key(|(_, i)| i.start)
         .map(|(index, _)| index);
     let (Some(a_end), Some(index)) = (a_end, b_first) else {

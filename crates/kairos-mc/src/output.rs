@@ -7,10 +7,11 @@
 
 use crate::gmh::{BuiltLevel, Context};
 use kairos_model::{Interval, LevelTable, TableSet, TaskRef};
+use std::sync::Arc;
 
 /// Every task's `dag/task` name, flat: task `t` of DAG `g` is number `first[g] + t`.
 pub(crate) struct Labels {
-    pub names: Vec<String>,
+    pub names: Vec<Arc<str>>,
     /// The task of each flat number.
     pub tasks: Vec<TaskRef>,
     first: Vec<usize>,
@@ -26,7 +27,7 @@ impl Labels {
         }
         let names = tasks
             .iter()
-            .map(|&t| ctx.system.qualified_name(t))
+            .map(|&t| Arc::from(ctx.system.qualified_name(t)))
             .collect();
         Labels {
             names,

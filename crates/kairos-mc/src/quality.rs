@@ -100,7 +100,7 @@ pub fn measure(tables: &TableSet) -> Quality {
             .enumerate()
             .map(|(i, x)| {
                 let next = ids.len() as u32;
-                let id = *ids.entry(x.task.as_str()).or_insert(next);
+                let id = *ids.entry(&*x.task).or_insert(next);
                 (id, x.job, x.start, i as u32)
             })
             .collect();
@@ -152,11 +152,7 @@ pub(crate) fn of_built(
     level_names: &[String],
 ) -> Option<Quality> {
     let mut distinct = HashSet::with_capacity(labels.names.len());
-    if !labels
-        .names
-        .iter()
-        .all(|name| distinct.insert(name.as_str()))
-    {
+    if !labels.names.iter().all(|name| distinct.insert(&**name)) {
         return None;
     }
     // Name numbers in order of first appearance in the tables, as `measure` assigns them.
@@ -190,7 +186,10 @@ pub(crate) fn of_built(
         });
     }
     Some(Quality {
-        tasks: task_of.iter().map(|&t| labels.names[t].clone()).collect(),
+        tasks: task_of
+            .iter()
+            .map(|&t| labels.names[t].to_string())
+            .collect(),
         levels,
         total,
         jobs,

@@ -106,7 +106,7 @@ fn one_level_is_plain_forward_scheduling() {
     let iv = &out.tables.tables[0].intervals;
     assert_eq!(iv.len(), 2);
     assert_eq!(
-        (iv[0].task.as_str(), iv[0].start, iv[1].start),
+        (&*iv[0].task, iv[0].start, iv[1].start),
         ("g/a", 0, 1_000_000)
     );
 }

@@ -39,7 +39,10 @@ pub struct LevelTable {
 /// Job `job` of `task` runs on `core` over `[start, end)`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Interval {
-    pub task: String,
+    /// Shared by every interval of the task: a synthesized table holds tens of thousands of
+    /// intervals of a few dozen tasks, and a string each was an allocation each (a seventh of
+    /// a synthesis's time).
+    pub task: std::sync::Arc<str>,
     pub job: u64,
     pub core: usize,
     pub start: u64,

@@ -148,7 +148,7 @@ fn mc_dag() -> (McSystem, TableSet) {
         }],
     };
     let iv = |task: &str, core, start: u64, end: u64| Interval {
-        task: format!("g/{task}"),
+        task: format!("g/{task}").into(),
         job: 0,
         core,
         start: start * MS,

@@ -134,7 +134,7 @@ fn brute_force(system: &McSystem, tables: &TableSet) -> BTreeSet<ViolationKind> 
         .map(|t| {
             let mut m: JobSpans = HashMap::new();
             for i in &t.intervals {
-                m.entry((i.task.clone(), i.job))
+                m.entry((i.task.to_string(), i.job))
                     .or_default()
                     .push((i.start, i.end, i.core));
             }

@@ -241,7 +241,7 @@ fn header_mistakes_are_reported() {
 #[test]
 fn missing_jobs_in_a_row_are_one_violation() {
     let mut tables = sequential_tables(&small());
-    tables.tables[0].intervals.retain(|i| i.task != "g/t1");
+    tables.tables[0].intervals.retain(|i| &*i.task != "g/t1");
     let report = check(&tables);
     assert_eq!(kinds(&report), vec![ViolationKind::Budget]);
     assert!(

@@ -204,7 +204,7 @@ pub fn gantt(system: &McSystem, tables: &TableSet, file: &str, view: &GanttOptio
                 .filter_map(|iv| {
                     Some(TraceEvent::Segment {
                         core: iv.core,
-                        task: *index.get(iv.task.as_str())?,
+                        task: *index.get(&*iv.task)?,
                         job: iv.job,
                         start: Instant::from_nanos(iv.start),
                         end: Instant::from_nanos(iv.end),

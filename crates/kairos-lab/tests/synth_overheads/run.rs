@@ -13,7 +13,7 @@ pub fn job_intervals(tables: &TableSet) -> JobIntervals {
     let mut jobs: JobIntervals = HashMap::new();
     for (level, table) in tables.tables.iter().enumerate() {
         for iv in &table.intervals {
-            let entry = jobs.entry((iv.task.clone(), iv.job));
+            let entry = jobs.entry((iv.task.to_string(), iv.job));
             entry.or_insert_with(|| vec![Vec::new(); levels])[level].push((iv.start, iv.end));
         }
     }

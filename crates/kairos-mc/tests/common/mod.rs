@@ -62,7 +62,9 @@ pub fn violations(system: &McSystem, tables: &TableSet) -> Vec<String> {
 fn by_job(intervals: &[Interval]) -> HashMap<(String, u64), Vec<&Interval>> {
     let mut map: HashMap<(String, u64), Vec<&Interval>> = HashMap::new();
     for iv in intervals {
-        map.entry((iv.task.clone(), iv.job)).or_default().push(iv);
+        map.entry((iv.task.to_string(), iv.job))
+            .or_default()
+            .push(iv);
     }
     for list in map.values_mut() {
         list.sort_by_key(|iv| iv.start);
@@ -133,7 +135,7 @@ fn check_level(
         }
     }
     overlaps(intervals, |iv| iv.core.to_string(), "core", level, out);
-    overlaps(intervals, |iv| iv.task.clone(), "task", level, out);
+    overlaps(intervals, |iv| iv.task.to_string(), "task", level, out);
 }
 
 fn overlaps(

@@ -116,7 +116,7 @@ impl Context<'_> {
             );
             let task = *self
                 .names
-                .get(interval.task.as_str())
+                .get(&*interval.task)
                 .ok_or_else(|| bad(format!("unknown task {:?}", interval.task)))?;
             self.check_interval(interval, task, level)
                 .map_err(|what| bad(format!("{at}: {what}")))?;

@@ -14,7 +14,7 @@ fn ns(v: u64) -> Duration {
 
 fn interval(task: String, job: u64, core: usize, start: u64, end: u64) -> Interval {
     Interval {
-        task,
+        task: task.into(),
         job,
         core,
         start,
@@ -198,7 +198,7 @@ mod tests {
                 let got: u64 = table
                     .intervals
                     .iter()
-                    .filter(|i| i.task == name)
+                    .filter(|i| *i.task == *name)
                     .map(|i| i.end - i.start)
                     .sum();
                 let want = task.wcet_at(level).map_or(0, |w| w.as_nanos());
@@ -232,7 +232,7 @@ mod tests {
         let t0: Vec<usize> = t.tables[0]
             .intervals
             .iter()
-            .filter(|i| i.task == "cyc/t0")
+            .filter(|i| &*i.task == "cyc/t0")
             .map(|i| i.core)
             .collect();
         assert_eq!(t0, vec![0, 1, 0, 1]);

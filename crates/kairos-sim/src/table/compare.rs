@@ -38,12 +38,12 @@ pub fn table_matches_trace(
         let generation = base / tables.hyperperiod;
         for interval in &table.intervals {
             let per = jobs_per_hyperperiod
-                .get(&interval.task)
+                .get(&*interval.task)
                 .ok_or_else(|| format!("the table names an unknown task {}", interval.task))?;
             let (start, stop) = (base + interval.start, (base + interval.end).min(end));
             if start < stop {
                 let job = generation * per + interval.job;
-                expected.push((interval.core, interval.task.clone(), job, start, stop));
+                expected.push((interval.core, interval.task.to_string(), job, start, stop));
             }
         }
     }

@@ -336,7 +336,7 @@ fn uniform_times_finish_early_inside_table_zero() {
         assert!(
             table
                 .iter()
-                .any(|i| &i.task == name && i.core == core && i.start <= start && end <= i.end),
+                .any(|i| *i.task == **name && i.core == core && i.start <= start && end <= i.end),
             "{name} [{start}, {end}) on core {core} is outside table 0"
         );
     }

@@ -68,7 +68,7 @@ fn level_intervals(system: &McSystem, level: usize, h: u64) -> Vec<Interval> {
                 let task = &dag.tasks[t];
                 if let Some(c) = task.wcet_at(level) {
                     out.push(Interval {
-                        task: format!("{}/{}", dag.name, task.name),
+                        task: format!("{}/{}", dag.name, task.name).into(),
                         job,
                         core,
                         start: at,
@@ -99,6 +99,6 @@ pub fn find(tables: &TableSet, level: usize, task: &str, job: u64) -> usize {
     tables.tables[level]
         .intervals
         .iter()
-        .position(|i| i.task == task && i.job == job)
+        .position(|i| *i.task == *task && i.job == job)
         .unwrap()
 }
