@@ -63,6 +63,7 @@ enum Command {
 
 fn main() -> ExitCode {
     kairos_os::signals::restore_default_sigpipe();
+    kairos_os::memory::keep_freed_memory();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => commands::check::run(&args),

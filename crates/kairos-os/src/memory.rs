@@ -14,6 +14,23 @@ pub fn lock_all_memory() -> Result<(), PlatformError> {
     Ok(())
 }
 
+/// Keeps the memory the process frees for its next allocations instead of handing it back to
+/// the kernel (glibc's `mallopt`: blocks below 32 MB come from the heap, not from a mapping of
+/// their own, and up to 256 MB free at the heap's top stay mapped). A table synthesis or a
+/// simulation frees its large vectors at its end; by default glibc unmaps them and the next one
+/// maps them again, a page fault every 4 kB (about 3 us each on a virtual machine). Measured
+/// with `kairos bench synth --repeat 21` on a 200,760-slot, 144,030-job system (22 syntheses in
+/// one process): 88,000 page faults with the defaults, 9,700 with this, and a quarter less CPU
+/// time. Costs nothing but memory held until exit.
+pub fn keep_freed_memory() {
+    // SAFETY: mallopt sets two parameters of the C allocator; it touches no Rust-visible
+    // memory, and a value it refuses leaves the default in place.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
+    }
+}
+
 /// How much stack [`prefault_stack`] touches.
 pub const PREFAULT_STACK_BYTES: usize = 256 * 1024;
 
