@@ -40,8 +40,8 @@ pub struct LevelTable {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Interval {
     /// Shared by every interval of the task: a synthesized table holds tens of thousands of
-    /// intervals of a few dozen tasks, and a string each was an allocation each (a seventh of
-    /// a synthesis's time).
+    /// intervals of a few dozen tasks, and a string each was an allocation each (16 % of a
+    /// synthesis's instructions).
     pub task: std::sync::Arc<str>,
     pub job: u64,
     pub core: usize,

@@ -1,6 +1,6 @@
 //! Memory set-up before real-time work: lock every page (`mlockall(MCL_CURRENT|MCL_FUTURE)`)
 //! and touch the stack, so no page fault lands inside a measured job (`linux-platform.md`,
-//! "Release").
+//! "Release"); and, for every command, freed memory kept for the next allocations.
 
 use super::PlatformError;
 
@@ -16,13 +16,15 @@ pub fn lock_all_memory() -> Result<(), PlatformError> {
 
 /// Keeps the memory the process frees for its next allocations instead of handing it back to
 /// the kernel (glibc's `mallopt`: blocks below 32 MB come from the heap, not from a mapping of
-/// their own, and up to 256 MB free at the heap's top stay mapped). A table synthesis or a
+/// their own, and the heap's free top is handed back only past 256 MB). A table synthesis or a
 /// simulation frees its large vectors at its end; by default glibc unmaps them and the next one
 /// maps them again, a page fault every 4 kB (about 3 us each on a virtual machine). Measured
 /// with `kairos bench synth --repeat 21` on a 200,760-slot, 144,030-job system (22 syntheses in
 /// one process): 88,000 page faults with the defaults, 9,700 with this, and a quarter less CPU
 /// time. Costs nothing but memory held until exit.
 pub fn keep_freed_memory() {
+    // glibc's parameters: another C library keeps its own defaults.
+    #[cfg(target_env = "gnu")]
     // SAFETY: mallopt sets two parameters of the C allocator; it touches no Rust-visible
     // memory, and a value it refuses leaves the default in place.
     unsafe {

@@ -110,6 +110,9 @@ impl<P: Policy> Policy for Recorder<P> {
     fn mode_changed(&mut self, now: Instant, from: usize, to: usize) {
         self.inner.mode_changed(now, from, to);
     }
+    fn recycle(&mut self, decision: Decision) {
+        self.inner.recycle(decision);
+    }
     fn decide(&mut self, view: &View<'_>) -> Decision {
         let decision = self.inner.decide(view);
         self.steps.push(Step {

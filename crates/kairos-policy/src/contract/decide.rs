@@ -51,7 +51,7 @@ impl<J> Contract<J> {
         &mut self,
         now: Instant,
         first: bool,
-        decision: Decision,
+        mut decision: Decision,
         tasks: &[Task],
         host: &mut H,
         policy: &mut dyn Policy,
@@ -69,7 +69,8 @@ impl<J> Contract<J> {
         if inside {
             self.place(now, &decision, host)?;
         }
-        let ahead = decision.ahead.clone();
+        // The policy gets its vectors back; the promise is the caller's.
+        let ahead = decision.ahead.take();
         policy.recycle(decision);
         Ok(Answer::Placed(ahead))
     }

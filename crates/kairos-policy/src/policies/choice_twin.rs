@@ -16,11 +16,17 @@ use proptest::prelude::*;
 fn jobs(cores: usize) -> impl Strategy<Value = Vec<JobView>> {
     let job = (0u64..6, 0u64..4, 0u64..3);
     (prop::collection::vec(job, 0..45), Just(cores)).prop_map(|(drawn, cores)| {
+        let n = drawn.len();
         (drawn.into_iter().enumerate())
             .map(|(i, (deadline, release, number))| {
                 let running_on = (i < cores && i % 2 == 0).then_some(i);
                 JobView {
-                    id: JobId { task: i, number },
+                    // Task indices in the reverse of the view's order, so that a choice that
+                    // fell back on positions would differ from the order's own tie-break.
+                    id: JobId {
+                        task: n - 1 - i,
+                        number,
+                    },
                     release: Instant::ZERO + Duration::from_millis(release),
                     absolute_deadline: Instant::ZERO + Duration::from_millis(release + deadline),
                     part: Part::Mandatory,
@@ -39,21 +45,23 @@ proptest! {
     fn global_edf_chooses_what_sorting_every_job_chooses(
         (cores, jobs) in (1usize..6).prop_flat_map(|m| (Just(m), jobs(m)))
     ) {
-        let view = View {
-            now: Instant::ZERO + Duration::from_millis(3),
-            cores,
-            mode: 0,
-            jobs: &jobs,
-            index: None,
-            tasks: &[],
-            servers: &[],
-        };
-        let mut sorted: Vec<&JobView> = jobs.iter().collect();
-        sorted.sort_by_key(|j| (j.absolute_deadline, j.release, j.id.task, j.id.number));
-        let expected = place_on_cores(cores, sorted.into_iter().take(cores));
         let mut policy = Global::new("gedf", Edf);
-        // Twice: the second decision reuses the first one's vector.
-        for _ in 0..2 {
+        // The second view lists the jobs the other way round, and its decision reuses the
+        // first one's vector.
+        let reversed: Vec<JobView> = jobs.iter().rev().cloned().collect();
+        for jobs in [&jobs, &reversed] {
+            let view = View {
+                now: Instant::ZERO + Duration::from_millis(3),
+                cores,
+                mode: 0,
+                jobs,
+                index: None,
+                tasks: &[],
+                servers: &[],
+            };
+            let mut sorted: Vec<&JobView> = jobs.iter().collect();
+            sorted.sort_by_key(|j| (j.absolute_deadline, j.release, j.id.task, j.id.number));
+            let expected = place_on_cores(cores, sorted.into_iter().take(cores));
             let decision = policy.decide(&view);
             prop_assert_eq!(&decision.cores, &expected);
             policy.recycle(decision);

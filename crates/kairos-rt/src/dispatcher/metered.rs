@@ -150,4 +150,7 @@ impl Policy for Metered<'_> {
     fn decide(&mut self, view: &View<'_>) -> Decision {
         self.timed(DECIDE, |p| p.decide(view))
     }
+    fn recycle(&mut self, decision: Decision) {
+        self.policy.recycle(decision);
+    }
 }
