@@ -14,8 +14,8 @@
 //!      it): without that time it would have completed by `d`, and that time alone overran
 //!      its room;
 //!    - or a stall of the core that handles the policy's timers covering its optional
-//!      deadline ended more than `s_j` after it ([`timer`]): its wind-up could not start
-//!      before; or
+//!      deadline held its wind-up more than `s_j` past it: the stall ended that late, or the
+//!      wind-up began that late on a core where nothing else ran meanwhile ([`timer`]); or
 //! 2. a stall on a core of its group overlapping its backlog `[b, d)` is longer than both
 //!    `s_j` and `s_b`, or the stalls there, each cut to `[b, d)`, add up to more than both:
 //!    the work it waited behind was held;
@@ -333,7 +333,12 @@ fn timer_stall(job: &JobRecord, run: &RunView, s_j: Duration, every: &StallIndex
     let own: Vec<&SegmentRecord> = (run.worker_segments.iter())
         .filter(|s| (s.task, s.job) == (job.task, job.job))
         .collect();
-    timer::timer_held(core, at, s_j, every, &own)
+    let busy = |cpu: usize, from: u64, to: u64| {
+        (run.worker_segments.iter()).any(|s| {
+            s.cpu == cpu && (s.task, s.job) != (job.task, job.job) && s.start < to && s.end > from
+        })
+    };
+    timer::timer_held(core, at, s_j, every, &own, busy)
 }
 
 fn window(job: &JobRecord) -> (Instant, Instant) {

@@ -7,6 +7,7 @@
 
 mod periodic;
 mod prior;
+mod seen;
 mod tables;
 mod text;
 mod vm;

@@ -172,6 +172,7 @@ fn schedule_misses(r: &RunResult) -> String {
             (None, _) => "no slack: it, or its backlog, needs more than its window".into(),
         };
         out.push_str(&format!("  schedule: {name}#{} {late}; {why}\n", m.job));
+        out.push_str(&super::seen::segments_line(r, m.task, m.job).unwrap_or_default());
     }
     if misses.len() > NAMED_MISSES {
         out.push_str(&format!(
@@ -236,7 +237,7 @@ mod tests {
     use super::*;
     use kairos_model::{Duration, Instant};
     use kairos_rt::calibrate::Calibration;
-    use kairos_rt::measure::{JobRecord, RunInputs, SegmentRecord, ThreadLog};
+    use kairos_rt::measure::{JobRecord, RunInputs, SegmentRecord, ThreadLog, WorkerTime};
     use kairos_rt::stalls::LostTime;
 
     const MS: u64 = 1_000_000;
@@ -349,9 +350,26 @@ mod tests {
             "deadline misses by cause: 2 host, 1 schedule (slack from the run)\n\
              \x20 host: stall of 12.300ms on CPU 2 at 1.204s (2 miss(es))\n\
              \x20 schedule: c#0 4.000ms late; no slack: it, or its backlog, needs more than its window\n\
+             \x20   its segments: CPU 3 at 1.000s for 11.000ms past its deadline\n\
              lost time on CPU 2: 1 stall(s), 12.300ms (largest 12.300ms, 0ns held by other threads), steal 20.000ms\n\
              lost time on CPU 3: 0 stall(s), 0ns (largest 0ns, 0ns held by other threads), steal unknown\n"
         );
+    }
+
+    #[test]
+    fn a_schedule_miss_shows_what_its_segments_had_of_their_core() {
+        let mut r = result();
+        let c = (r.segments.iter_mut()).find(|s| s.task == 2).unwrap();
+        c.worker_time = Some(WorkerTime {
+            on_cpu: Duration::from_millis(10),
+            work: Duration::from_millis(6),
+            dispatching: Duration::ZERO,
+            optional: true,
+        });
+        assert!(lost_time(&r).contains(
+            "    its segments: CPU 3 at 1.000s for 11.000ms past its deadline \
+             (work 6.000ms, on the CPU 10.000ms, best effort)\n"
+        ));
     }
 
     #[test]

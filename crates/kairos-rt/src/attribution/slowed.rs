@@ -68,9 +68,18 @@ impl Slowness {
 
     /// What `segment` lost beyond the typical share and its allowance; `None` if its worker
     /// did not count its work.
+    ///
+    /// The usual share is that of the segment's time without its loss, `kept * typical / (1 -
+    /// typical)`, which is `wall * typical` for a segment that lost the usual share: a hole
+    /// that stretches a segment does not grow the share excused in it (a 216 us wind-up held
+    /// 8 ms off its CPU would otherwise be excused 250 us at a 3 % share).
     pub fn excess(&self, segment: &SegmentRecord) -> Option<Duration> {
-        let usual = (segment.end - segment.start).saturating_mul(self.typical) / MILLION;
         let lost = counted_loss(segment)?;
+        let kept = (segment.end - segment.start).saturating_sub(lost.as_nanos());
+        let usual = match MILLION.checked_sub(self.typical) {
+            Some(rest) if rest > 0 => kept.saturating_mul(self.typical) / rest,
+            _ => u64::MAX,
+        };
         Some(
             lost.saturating_sub(Duration::from_nanos(usual))
                 .saturating_sub(SEGMENT_ALLOWANCE),
@@ -158,17 +167,39 @@ mod tests {
         // The upper median of four: 4 %.
         assert_eq!(slowness.typical, 40_000);
         let excess = |s: &SegmentRecord| slowness.excess(s).unwrap();
-        // 1000 us lost of 2000, 80 us of them usual, 10 us the segment's allowance.
-        assert_eq!(excess(&segments[3]), Duration::from_micros(910));
+        // 1000 us lost of 2000: the usual share of the 1000 us kept is 1000 * 4 / 96 =
+        // 41.666 us, and 10 us the segment's allowance.
+        assert_eq!(excess(&segments[3]), Duration::from_nanos(948_334));
         assert_eq!(excess(&segments[0]), Duration::ZERO);
         assert_eq!(slowness.excess(&segments[4]), None);
         assert_eq!(Slowness::of(&segments[4..]).typical, 0);
-        // Core 0's total: 910 us from the slowed segment, none from the usual ones.
+        // Core 0's total: from the slowed segment alone, none from the usual ones.
         assert_eq!(
             slowness.on_core(&segments, 0),
-            Some(Duration::from_micros(910))
+            Some(Duration::from_nanos(948_334))
+        );
+        // A segment that lost exactly the usual share is excused all of it (4 % of 1000 us).
+        assert_eq!(excess(&segment(1000, 1000, 960, 0)), Duration::ZERO);
+        assert_eq!(
+            excess(&segment(1000, 1000, 949, 0)),
+            Duration::from_nanos(1_459)
         );
         assert_eq!(slowness.on_core(&segments, 1), None);
+    }
+
+    #[test]
+    fn a_hole_that_stretches_a_segment_is_not_excused_in_proportion_to_it() {
+        // 3 % usual; a wind-up of 216 us of work held 8.05 ms off its CPU over 8.331 ms.
+        let slowness = Slowness { typical: 30_000 };
+        let held = segment(8_331, 281, 216, 0);
+        // Lost: 65 us slowed on the CPU and 8.05 ms off it; kept 216 us, of which 6.68 us usual.
+        let excess = slowness.excess(&held).unwrap();
+        assert_eq!(excess, Duration::from_nanos(8_098_320));
+        // Every share excused: nothing counts.
+        assert_eq!(
+            Slowness { typical: 1_000_000 }.excess(&held),
+            Some(Duration::ZERO)
+        );
     }
 
     #[test]

@@ -8,10 +8,13 @@
 //! core of a partition. It is weighed only with evidence from the job's own segments that it
 //! did: the job had reached its optional part (its last segment begun by the instant ran it:
 //! it was in that best-effort part, or done with it and waiting for the wind-up), and its next
-//! segment began only after the stall ended. The
-//! delay is then the stall's end less the instant. A stall that begins after the instant is not
-//! counted (the timer may have been handled before it), which errs towards `schedule`, as the
-//! rest of the rule does.
+//! segment began only after the stall ended, or, earlier, on a core where no other job ran
+//! since the instant: another core's pass, due anyway (a release), handled the timer before
+//! the timer core came back, and the job waited for nothing else. The delay is then the
+//! stall's end, or that segment's start if earlier, less the instant. A stall that begins
+//! after the instant is not counted (the timer may have been handled before it), and neither is
+//! one after which the wind-up may have waited behind another job, which errs towards
+//! `schedule`, as the rest of the rule does.
 
 use super::StallIndex;
 use crate::measure::SegmentRecord;
@@ -19,13 +22,15 @@ use crate::stalls::Stall;
 use kairos_model::{Duration, Instant};
 
 /// The stall on `timer_core` that held the job's optional-deadline timer at `at` past its
-/// `slack`, given the job's own segments `own` as its worker recorded them.
+/// `slack`, given the job's own segments `own` as its worker recorded them and `busy(core,
+/// from, to)`, whether another job ran on `core` in `[from, to)`.
 pub fn timer_held(
     timer_core: usize,
     at: Instant,
     slack: Duration,
     stalls: &StallIndex,
     own: &[&SegmentRecord],
+    busy: impl Fn(usize, u64, u64) -> bool,
 ) -> Option<Stall> {
     let t = at.as_nanos();
     let optional = |s: &SegmentRecord| s.worker_time.is_some_and(|w| w.optional);
@@ -37,13 +42,17 @@ pub fn timer_held(
     }
     let next = (own.iter())
         .filter(|s| s.start >= t)
-        .map(|s| s.start)
-        .min()
-        .unwrap_or(u64::MAX);
+        .min_by_key(|s| s.start);
+    let next_start = next.map_or(u64::MAX, |s| s.start);
+    // Begun before the stall ended: held until then only if nothing else kept the job waiting.
+    let waited_for_nothing_else = next.is_some_and(|n| !busy(n.cpu, t, n.start));
     let covering = stalls.overlapping(timer_core, at, at + Duration::from_nanos(1));
     (covering.iter())
-        .filter(|s| s.end().as_nanos() <= next)
-        .find(|s| s.end().saturating_since(at) > slack)
+        .filter(|s| s.end().as_nanos() <= next_start || waited_for_nothing_else)
+        .find(|s| {
+            let until = s.end().as_nanos().min(next_start);
+            Duration::from_nanos(until.saturating_sub(t)) > slack
+        })
         .copied()
 }
 
@@ -89,7 +98,7 @@ mod tests {
         let (before, windup) = (ran(0, 900, true), ran(1_250, 1_400, false));
         let own = [&before, &windup];
         let held = |stalls: &[Stall], own: &[&SegmentRecord]| {
-            timer_held(0, at, slack, &StallIndex::new(stalls), own)
+            timer_held(0, at, slack, &StallIndex::new(stalls), own, |_, _, _| true)
         };
         // Covers 1 ms and ends 200 us after it, the wind-up after it: held past the slack.
         assert_eq!(held(&[stall(0, 950, 250)], &own), Some(stall(0, 950, 250)));
@@ -101,7 +110,8 @@ mod tests {
         assert_eq!(held(&[stall(1, 950, 250)], &own), None);
         // A late wake-up due at the instant itself.
         assert!(held(&[stall(0, 1_000, 191)], &own).is_some());
-        // The wind-up began before the stall ended: another pass handled the timer.
+        // The wind-up began before the stall ended, after another job on its core: it may
+        // have waited behind that job rather than for the timer.
         assert_eq!(held(&[stall(0, 950, 400)], &own), None);
         // A mandatory part still ran at the instant, or was preempted before it: the job was
         // not waiting for the timer. Without segments, no evidence either.
@@ -113,5 +123,38 @@ mod tests {
         // Its optional part ran on past the instant, uncut: held.
         let optional = ran(800, 1_250, true);
         assert!(held(&[stall(0, 950, 250)], &[&optional, &windup]).is_some());
+    }
+
+    #[test]
+    fn a_wind_up_begun_by_another_pass_during_the_stall_was_held_until_it_began() {
+        let at = Instant::from_nanos(1_000_000);
+        let slack = Duration::from_micros(190);
+        let before = ran(0, 900, true);
+        // The timer core stalls from 950 us to 1.35 ms; another core's pass, at a release,
+        // begins the wind-up on an idle core 1 at 1.25 ms: held 250 us, past the slack.
+        let idle = |_: usize, _: u64, _: u64| false;
+        let held = |windup: &SegmentRecord| {
+            let stalls = StallIndex::new(&[stall(0, 950, 400)]);
+            timer_held(0, at, slack, &stalls, &[&before, windup], idle)
+        };
+        assert_eq!(held(&ran(1_250, 1_400, false)), Some(stall(0, 950, 400)));
+        // Begun 150 us after the instant: within the slack.
+        assert_eq!(held(&ran(1_150, 1_300, false)), None);
+        // The busy check asks about the wind-up's core from the instant to its start.
+        let asked = std::cell::Cell::new(None);
+        let windup = ran(1_250, 1_400, false);
+        let stalls = StallIndex::new(&[stall(0, 950, 400)]);
+        timer_held(
+            0,
+            at,
+            slack,
+            &stalls,
+            &[&before, &windup],
+            |core, from, to| {
+                asked.set(Some((core, from, to)));
+                false
+            },
+        );
+        assert_eq!(asked.get(), Some((1, 1_000_000, 1_250_000)));
     }
 }

@@ -73,6 +73,12 @@ fn a_stall_of_the_timer_core_over_an_optional_deadline_holds_the_job_on_another_
     // A stall that begins after the instant: the timer may have been handled before it.
     let after = stall(0, 8_010_000, 2 * MS);
     assert_eq!(imprecise(after, Some(0)).0.schedule, 1);
+    // A stall over the instant until 9.9 ms, the wind-up begun by another pass at 8.3 ms on
+    // core 1, where nothing else ran: held 300 us, the stall's.
+    let longer = stall(0, 7_900_000, 2 * MS);
+    let (counts, causes) = imprecise(longer, Some(0));
+    assert_eq!((counts.host, counts.schedule), (1, 0));
+    assert_eq!(causes[0].stall, Some(longer));
 }
 
 #[test]
