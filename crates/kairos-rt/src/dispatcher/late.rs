@@ -8,6 +8,14 @@
 //! that instant to its first instruction after the sleep is time the host took, seen exactly
 //! where the schedule needed the core.
 //!
+//! It is timed on to the moment its pass holds the scheduler's lock, since a dispatcher that
+//! is awake but cannot decide serves its core no better. Another core's pass holds that lock a
+//! few microseconds; holding it hundreds is the host's doing too: that core's vCPU was taken
+//! in the middle of its pass (lock-holder preemption). Probing a G-RMWP run on this machine
+//! showed one: the timer core woke for an optional deadline on time and waited 511 us for the
+//! lock while the other core's pass, begun at the part end it reported, finished 570 us later;
+//! the wind-up it decided started that much late, with no stall and no late wake-up seen.
+//!
 //! The stall watcher sees the same kind of hole, but only at its own wake-ups (a 1 ms grid) and
 //! above its floor (500 us). A hole of a few hundred microseconds on the path of an optional
 //! deadline's timer, of a release or of a cross-core ring, unseen by it, is enough to make a job

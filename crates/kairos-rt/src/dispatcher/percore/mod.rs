@@ -90,6 +90,8 @@ struct Dispatcher<'a> {
     /// that wake-up was due when it came late ([`super::shared::CoreShared::dispatching`]).
     awake_from: u64,
     late: LateWakes,
+    /// When its last pass took the scheduler's lock (run time).
+    locked_at: u64,
 }
 
 /// A core's job at a pass's time (its promise once prepared), its promise and that instant.
@@ -119,6 +121,7 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
         slept_from: None,
         awake_from: clock::now_ns(),
         late: LateWakes::default(),
+        locked_at: 0,
     };
     d.stay_awake_since(d.awake_from);
     d.run();
@@ -170,15 +173,17 @@ impl Dispatcher<'_> {
             // The ticket moves on before any look at the state (see `crate::doorbell`).
             let rang_at = doorbell.advance(&mut seen);
             let due = self.due(timed_out.then_some(alarm), rang_at);
+            let mut late = None;
             if let Some(due) = due {
                 // Its wake-up was due then: what came after is its own time or the host's,
                 // never the worker's to lose.
                 self.stay_awake_since(self.awake_from.min(self.origin + due));
                 let what = if timed_out { Woken::Timer } else { Woken::Ring };
                 let event = self.event_of(alarm, (pass_alarm, early, wake_at));
-                self.late
-                    .note(what, if timed_out { event } else { due }, now);
+                late = Some((what, if timed_out { event } else { due }));
             }
+            // Timed to when it could act: its pass's hold of the scheduler, if it makes one.
+            let mut acted = now;
             if !timed_out || rang_at.is_some() || now >= pass_alarm {
                 // The pass's own alarm, not a ring or a promise's alarm before it, woke it.
                 let timed = timed_out && now >= pass_alarm;
@@ -189,6 +194,10 @@ impl Dispatcher<'_> {
                     timed.then_some((now, early, wake_at, pass_alarm)),
                 );
                 wake_at = self.pass(at);
+                acted = self.locked_at;
+            }
+            if let Some((what, due)) = late {
+                self.late.note(what, due, acted);
             }
             self.settle();
         }
@@ -314,6 +323,7 @@ impl Dispatcher<'_> {
         let mut scheduler = (shared.scheduler.lock()).unwrap_or_else(|p| p.into_inner());
         let locked = clock::now_ns();
         let clock_now = locked.saturating_sub(self.origin);
+        self.locked_at = clock_now;
         words(shared, clock_now, &mut self.before);
         self.old_wake.clear();
         (self.old_wake).extend(
