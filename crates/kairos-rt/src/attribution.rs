@@ -14,8 +14,9 @@
 //!      it): without that time it would have completed by `d`, and that time alone overran
 //!      its room;
 //!    - or a stall of the core that handles the policy's timers covering its optional
-//!      deadline held its wind-up more than `s_j` past it: the stall ended that late, or the
-//!      wind-up began that late on a core where nothing else ran meanwhile ([`timer`]); or
+//!      deadline held its wind-up more than `s_j` past it: the stall ended that late with the
+//!      wind-up begun after it, or the wind-up began during the stall, that late beyond an
+//!      ordinary start, on a core where nothing else ran meanwhile ([`timer`]); or
 //! 2. a stall on a core of its group overlapping its backlog `[b, d)` is longer than both
 //!    `s_j` and `s_b`, or the stalls there, each cut to `[b, d)`, add up to more than both:
 //!    the work it waited behind was held;

@@ -350,7 +350,7 @@ mod tests {
             "deadline misses by cause: 2 host, 1 schedule (slack from the run)\n\
              \x20 host: stall of 12.300ms on CPU 2 at 1.204s (2 miss(es))\n\
              \x20 schedule: c#0 4.000ms late; no slack: it, or its backlog, needs more than its window\n\
-             \x20   its segments: CPU 3 at 1.000s for 11.000ms past its deadline\n\
+             \x20   its segments, from its release at 1.000s: CPU 3 +0ns for 11.000ms past its deadline\n\
              lost time on CPU 2: 1 stall(s), 12.300ms (largest 12.300ms, 0ns held by other threads), steal 20.000ms\n\
              lost time on CPU 3: 0 stall(s), 0ns (largest 0ns, 0ns held by other threads), steal unknown\n"
         );
@@ -367,8 +367,8 @@ mod tests {
             optional: true,
         });
         assert!(lost_time(&r).contains(
-            "    its segments: CPU 3 at 1.000s for 11.000ms past its deadline \
-             (work 6.000ms, on the CPU 10.000ms, best effort)\n"
+            "    its segments, from its release at 1.000s: CPU 3 +0ns for 11.000ms past its \
+             deadline (work 6.000ms, on the CPU 10.000ms, best effort)\n"
         ));
     }
 

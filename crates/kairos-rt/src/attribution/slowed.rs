@@ -16,9 +16,10 @@
 //! Some of it is the run's own: the loop's clock and word reads between units, the interrupts
 //! of the dispatcher's timers and the switches to it, a few percent of every segment on this
 //! machine, and the release and doorbell its end pays. So a segment counts as slowed only by
-//! what it lost beyond the run's median share of its wall time ([`Slowness::typical`]) and
-//! [`SEGMENT_ALLOWANCE`]: a core slowed through the whole run is then not counted at all, which
-//! errs towards the schedule, as the stall watcher's floor does.
+//! what it lost beyond the run's median share ([`Slowness::typical`], taken of the time the
+//! segment kept, see [`Slowness::excess`]) and [`SEGMENT_ALLOWANCE`]: a core slowed through
+//! the whole run is then not counted at all, which errs towards the schedule, as the stall
+//! watcher's floor does.
 //!
 //! A stall the watcher saw inside a segment is also time off the worker's CPU, so the two can
 //! overlap: callers weigh the larger of the two, never their sum.
@@ -75,7 +76,8 @@ impl Slowness {
     /// 8 ms off its CPU would otherwise be excused 250 us at a 3 % share).
     pub fn excess(&self, segment: &SegmentRecord) -> Option<Duration> {
         let lost = counted_loss(segment)?;
-        let kept = (segment.end - segment.start).saturating_sub(lost.as_nanos());
+        let wall = segment.end.saturating_sub(segment.start);
+        let kept = wall.saturating_sub(lost.as_nanos());
         let usual = match MILLION.checked_sub(self.typical) {
             Some(rest) if rest > 0 => kept.saturating_mul(self.typical) / rest,
             _ => u64::MAX,

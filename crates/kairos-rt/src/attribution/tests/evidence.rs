@@ -7,6 +7,15 @@ use super::*;
 /// and its optional part [0.2, 1) ms, its wind-up [8.3, 10.2) ms, past its 10 ms deadline;
 /// the simulation of the run completes it at 9.9 ms, 100 us of slack. Its worker lost nothing.
 fn imprecise(core0_stall: Stall, timer_core: Option<usize>) -> (MissesByCause, Vec<MissCause>) {
+    imprecise_beside(core0_stall, timer_core, &[])
+}
+
+/// [`imprecise`] with `others`, segments of other jobs, in the run's worker segments too.
+fn imprecise_beside(
+    core0_stall: Stall,
+    timer_core: Option<usize>,
+    others: &[SegmentRecord],
+) -> (MissesByCause, Vec<MissCause>) {
     let part = |(start, end): (u64, u64), optional| SegmentRecord {
         cpu: 1,
         task: 1,
@@ -20,11 +29,12 @@ fn imprecise(core0_stall: Stall, timer_core: Option<usize>) -> (MissesByCause, V
             optional,
         }),
     };
-    let parts = [
+    let mut parts = vec![
         part((0, 200_000), false),
         part((200_000, MS), true),
         part((8_300_000, 10_200_000), false),
     ];
+    parts.extend_from_slice(others);
     let jobs = vec![JobRecord {
         cpu: Some(1),
         ..job(1, 0, (0, 10 * MS), 10_200_000)
@@ -79,6 +89,20 @@ fn a_stall_of_the_timer_core_over_an_optional_deadline_holds_the_job_on_another_
     let (counts, causes) = imprecise(longer, Some(0));
     assert_eq!((counts.host, counts.schedule), (1, 0));
     assert_eq!(causes[0].stall, Some(longer));
+    // The same with another job on core 1 from 8.1 to 8.3 ms: the wind-up may have waited
+    // behind it, so the stall explains nothing. Another job on core 0 changes nothing.
+    let other = |cpu, (start, end)| SegmentRecord {
+        cpu,
+        task: 0,
+        job: 7,
+        start,
+        end,
+        worker_time: None,
+    };
+    let beside = [other(1, (8_100_000, 8_300_000))];
+    assert_eq!(imprecise_beside(longer, Some(0), &beside).0.schedule, 1);
+    let elsewhere = [other(0, (8_100_000, 8_300_000))];
+    assert_eq!(imprecise_beside(longer, Some(0), &elsewhere).0.host, 1);
 }
 
 #[test]

@@ -11,7 +11,7 @@
 
 mod switch;
 
-use super::late::{LateWakes, Woken};
+use super::late::{acted_at, LateWakes, Woken};
 use super::metered::{Timings, PASS_HISTOGRAMS};
 use super::scheduler::LOCK_WAIT;
 use super::shared::{decode, Shared, SWITCH_BACK_NS};
@@ -90,8 +90,8 @@ struct Dispatcher<'a> {
     /// that wake-up was due when it came late ([`super::shared::CoreShared::dispatching`]).
     awake_from: u64,
     late: LateWakes,
-    /// When its last pass took the scheduler's lock (run time).
-    locked_at: u64,
+    /// How long its last pass waited for the scheduler's lock (ns).
+    lock_wait: u64,
 }
 
 /// A core's job at a pass's time (its promise once prepared), its promise and that instant.
@@ -121,7 +121,7 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
         slept_from: None,
         awake_from: clock::now_ns(),
         late: LateWakes::default(),
-        locked_at: 0,
+        lock_wait: 0,
     };
     d.stay_awake_since(d.awake_from);
     d.run();
@@ -182,7 +182,7 @@ impl Dispatcher<'_> {
                 let event = self.event_of(alarm, (pass_alarm, early, wake_at));
                 late = Some((what, if timed_out { event } else { due }));
             }
-            // Timed to when it could act: its pass's hold of the scheduler, if it makes one.
+            // Timed to when it could act: a long wait for the scheduler's lock counts.
             let mut acted = now;
             if !timed_out || rang_at.is_some() || now >= pass_alarm {
                 // The pass's own alarm, not a ring or a promise's alarm before it, woke it.
@@ -194,7 +194,7 @@ impl Dispatcher<'_> {
                     timed.then_some((now, early, wake_at, pass_alarm)),
                 );
                 wake_at = self.pass(at);
-                acted = self.locked_at;
+                acted = acted_at(now, self.lock_wait);
             }
             if let Some((what, due)) = late {
                 self.late.note(what, due, acted);
@@ -323,7 +323,7 @@ impl Dispatcher<'_> {
         let mut scheduler = (shared.scheduler.lock()).unwrap_or_else(|p| p.into_inner());
         let locked = clock::now_ns();
         let clock_now = locked.saturating_sub(self.origin);
-        self.locked_at = clock_now;
+        self.lock_wait = locked.saturating_sub(asked);
         words(shared, clock_now, &mut self.before);
         self.old_wake.clear();
         (self.old_wake).extend(

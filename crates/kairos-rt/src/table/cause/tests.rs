@@ -108,12 +108,13 @@ fn change(nominal: u64, from: usize, to: usize) -> ModeChangeRecord {
 #[test]
 fn a_raise_is_the_hosts_when_the_host_took_the_work_its_job_lacked() {
     // 900 us done, 100 lacking; off the CPU half its interval while its dispatcher was awake
-    // (the run's own), 100 us slowed, 70 beyond the usual share (1 % of its 2000 us) and the
-    // segment's allowance (10 us): less than lacked, the schedule's.
+    // (the run's own), 100 us slowed, 70.8 beyond the usual share (1 % of its wall time, taken
+    // of the 1900 us it kept: 19.2 us) and the segment's allowance (10 us): less than lacked,
+    // the schedule's.
     let off_cpu = ran(0, (0, 2000), (1000, 900));
     assert_eq!(cause(0, &[], &[off_cpu]), RaiseCause::Schedule);
     // Off the CPU with its dispatcher asleep: another thread or the hypervisor took the core,
-    // 1070 us beyond the usual share and the allowance: the host's.
+    // 1081 us beyond the usual share and the allowance: the host's.
     let mut taken = off_cpu;
     (taken.worker_time.as_mut().unwrap()).dispatching = Duration::ZERO;
     assert_eq!(cause(0, &[], &[taken]), RaiseCause::Host);
