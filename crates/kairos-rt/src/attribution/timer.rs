@@ -51,9 +51,12 @@ pub fn timer_held(
         .filter(|s| s.start >= t && !optional(s))
         .min_by_key(|s| s.start);
     let next_start = next.map_or(u64::MAX, |s| s.start);
+    let covering = stalls.overlapping(timer_core, at, at + Duration::from_nanos(1));
+    if covering.is_empty() {
+        return None;
+    }
     // Begun before the stall ended: held until then only if nothing else kept the job waiting.
     let waited_for_nothing_else = next.is_some_and(|n| !busy(n.cpu, t, n.start));
-    let covering = stalls.overlapping(timer_core, at, at + Duration::from_nanos(1));
     (covering.iter())
         .filter(|s| s.end().as_nanos() <= next_start || waited_for_nothing_else)
         .find(|s| {

@@ -79,8 +79,7 @@ impl Default for LateWakes {
 
 impl LateWakes {
     /// Notes a wake-up at `woke` (or the instant it could act, [`acted_at`]) that was due at
-    /// `due`, if it was late past the floor; never
-    /// allocates.
+    /// `due`, if it was late past the floor; never allocates.
     pub fn note(&mut self, what: Woken, due: u64, woke: u64) {
         if woke.saturating_sub(due) <= LATE_WAKE_FLOOR_NS {
             return;
