@@ -66,10 +66,12 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
 mod backlog;
+mod host;
 mod own;
 mod slowed;
 mod timer;
 pub use backlog::{Backlog, Backlogs};
+pub use host::host_evidence;
 pub(crate) use own::idle_only;
 use own::OwnLoss;
 pub use slowed::Slowness;

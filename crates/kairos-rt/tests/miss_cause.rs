@@ -239,6 +239,8 @@ fn a_late_task_is_the_schedules_fault(dispatch: Dispatch) {
     assert!(b_misses
         .iter()
         .all(|m| m.cause == Cause::Schedule && m.slack.is_none()));
+    // A run with misses of the schedule's is no evidence to run it again.
+    assert_eq!(kairos_rt::attribution::host_evidence(&result), None);
 }
 
 #[test]

@@ -36,9 +36,10 @@ use kairos_model::overheads::P999_KEY;
 use kairos_model::{Duration, Quantiles, Workload};
 use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::{PolicyKind, PriorityOrder};
+use kairos_rt::attribution::host_evidence;
 use kairos_rt::dispatcher::{
-    run_user, same_core_floor, UserRunConfig, DECISION_COST, DOORBELL_TO_HANDLER, LOCK_WAIT,
-    MIGRATION_REQUEST_TO_START, PART_POLICY, REQUEST_TO_START, TIMER_TO_HANDLER,
+    run_user, same_core_floor, UserRun, UserRunConfig, DECISION_COST, DOORBELL_TO_HANDLER,
+    LOCK_WAIT, MIGRATION_REQUEST_TO_START, PART_POLICY, REQUEST_TO_START, TIMER_TO_HANDLER,
 };
 use kairos_rt::measure::{execution_loss, HistogramJson, RunResult};
 use kairos_rt::watchdog::RunControl;
@@ -53,6 +54,9 @@ pub struct Request<'a> {
     /// How early an idle core's dispatcher wakes before a release (as `kairos run --lead`).
     pub lead: Duration,
 }
+
+/// Runs at most, when the host stops them early ([`whole_run`]).
+const RUNS: u32 = 3;
 
 /// Same-core hand-offs timed for the floor (0.4 s).
 const FLOOR_SAMPLES: u32 = 2000;
@@ -94,22 +98,13 @@ pub fn run(args: &Request, notify: Notify) -> Result<Measured, Failure> {
     privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
     let mut config = UserRunConfig::new(args.duration.as_nanos());
     config.lead_ns = args.lead.as_nanos();
-    config.control = Some(RunControl::new());
     notify(&format!(
         "measuring: {} under {} (user dispatch) for {}",
         workload.name.as_deref().unwrap_or("the workload"),
         kind.cli_name(),
         args.duration
     ));
-    let signals = StopSignals::install();
-    let run = run_user(workload, kind.build(PriorityOrder::Auto), &config);
-    drop(signals);
-    let run = run.map_err(|e| Failure::environment(e.to_string()))?;
-    if let Some(reason) = &run.result.stopped_by {
-        return Err(Failure::environment(format!(
-            "the run stopped early: {reason}"
-        )));
-    }
+    let run = whole_run(workload, kind, &mut config, notify)?;
     let floor = same_core_floor(run.result.cpus[0], FLOOR_SAMPLES)
         .map_err(|e| Failure::environment(e.to_string()))?;
     let floor = quantiles(&HistogramJson {
@@ -123,6 +118,53 @@ pub fn run(args: &Request, notify: Notify) -> Result<Measured, Failure> {
         floor[3] as f64 / 1000.0
     ));
     measure(&run.result, args, kind, floor)
+}
+
+/// Runs the workload until one run is whole: a run the host stopped early (every miss the
+/// host's, [`host_evidence`]) runs again, at most [`RUNS`] in all, its evidence told first; a
+/// run stopped for any other reason is a failure.
+fn whole_run(
+    workload: &Workload,
+    kind: PolicyKind,
+    config: &mut UserRunConfig,
+    notify: Notify,
+) -> Result<UserRun, Failure> {
+    let mut attempt = 1;
+    loop {
+        // A control of its own per run: a stopped one stays stopped.
+        config.control = Some(RunControl::new());
+        let signals = StopSignals::install();
+        let run = run_user(workload, kind.build(PriorityOrder::Auto), config);
+        let interrupted = signals.received().is_some();
+        drop(signals);
+        let run = run.map_err(|e| Failure::environment(e.to_string()))?;
+        let Some(reason) = &run.result.stopped_by else {
+            return Ok(run);
+        };
+        let evidence = (!interrupted).then(|| host_evidence(&run.result)).flatten();
+        let failure = match evidence {
+            Some(evidence) if attempt < RUNS => {
+                attempt += 1;
+                notify(&format!(
+                    "host: the run stopped early ({reason}), and the host caused it: \
+                     {evidence}; measuring again ({attempt} of {RUNS})"
+                ));
+                continue;
+            }
+            Some(evidence) => format!(
+                "the run stopped early {RUNS} times, the last: {reason}; \
+                 the host caused it: {evidence}"
+            ),
+            None => {
+                let by = run.result.misses_by_cause;
+                format!(
+                    "the run stopped early: {reason} (misses: {} the schedule's, {} the host's)",
+                    by.schedule, by.host
+                )
+            }
+        };
+        return Err(Failure::environment(failure));
+    }
 }
 
 /// The run's histograms as the simulator's three overheads.
