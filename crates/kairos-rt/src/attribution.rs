@@ -3,16 +3,16 @@
 //! **The rule.** A missed job `j` (release `r`, absolute deadline `d`) is a `host` miss when
 //! its slack `s_j` and its backlog's demand slack `s_b` both exist and
 //! 1. the job itself was held:
-//!    - a stall ([`crate::stalls`]: seen by the core's watcher, or a late wake-up of its
-//!      dispatcher) on a core it ran on (any of its group's if it never ran) overlapping its
+//!    - a stall ([`crate::stalls`]: seen by the core's watcher, a late wake-up of its
+//!      dispatcher or a late start of one of its workers) on a core it ran on (any of its group's if it never ran) overlapping its
 //!      window `[r, d)` is longer than `s_j`;
 //!    - or its own segments before `d` lost more than `s_j` to a slowed core ([`Slowness`]:
 //!      wall time that was neither its work nor the run's own dispatching, beyond the run's
 //!      usual share);
 //!    - or the host took from its own segments, up to its completion, at least its lateness
 //!      and more than `s_j` (in each segment the larger of its slowing and the stalls inside
-//!      it): without that time it would have completed by `d`, and that time alone overran
-//!      its room;
+//!      it, plus its worker's late start before it): without that time it would have
+//!      completed by `d`, and that time alone overran its room;
 //!    - or a stall of the core that handles the policy's timers covering its optional
 //!      deadline held its wind-up more than `s_j` past it: the stall ended that late with the
 //!      wind-up begun after it, or the wind-up began during the stall, that late beyond an

@@ -41,7 +41,7 @@ use kairos_rt::dispatcher::{
     run_user, same_core_floor, UserRun, UserRunConfig, DECISION_COST, DOORBELL_TO_HANDLER,
     LOCK_WAIT, MIGRATION_REQUEST_TO_START, PART_POLICY, REQUEST_TO_START, TIMER_TO_HANDLER,
 };
-use kairos_rt::measure::{execution_loss, HistogramJson, RunResult};
+use kairos_rt::measure::{execution_loss, HistogramJson, RunResult, SegmentRecord};
 use kairos_rt::watchdog::RunControl;
 
 /// What to measure.
@@ -201,17 +201,22 @@ fn measure(
         part_callback: quantiles_of(result, PART_POLICY).ok(),
         same_core_floor,
         rt_throttle_us: rt_throttle_us(),
-        execution_loss_ppm: execution_loss(&result.segments)
-            .ok_or_else(|| {
-                Failure::environment(
-                    "the run's workers did no work for over 90 % of their time: the machine is too disturbed to measure",
-                )
-            })?
-            .ppm(),
+        execution_loss_ppm: loss_ppm(&result.segments)?,
         decisions: count(DECISION_COST),
         switch_ins: count(REQUEST_TO_START),
         migrations: count(MIGRATION_REQUEST_TO_START),
     })
+}
+
+/// The run's execution loss in parts per million; a run whose workers did no work for over
+/// 90 % of their time is refused (no analysis could charge it).
+fn loss_ppm(segments: &[SegmentRecord]) -> Result<u32, Failure> {
+    let loss = execution_loss(segments).ok_or_else(|| {
+        Failure::environment(
+            "the run's workers did no work for over 90 % of their time: the machine is too disturbed to measure",
+        )
+    })?;
+    Ok(loss.ppm())
 }
 
 impl Measured {
@@ -330,4 +335,38 @@ pub fn summary_lines(table: &str) -> String {
         .filter(|l| !l.starts_with('#'))
         .map(|l| format!("{l}\n"))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kairos_rt::measure::WorkerTime;
+
+    /// A segment of 1 ms of wall time in which the worker did `work_us` of work.
+    fn worked(work_us: u64) -> SegmentRecord {
+        SegmentRecord {
+            cpu: 0,
+            task: 0,
+            job: 0,
+            start: 0,
+            end: 1_000_000,
+            worker_time: Some(WorkerTime {
+                on_cpu: Duration::from_millis(1),
+                work: Duration::from_micros(work_us),
+                dispatching: Duration::ZERO,
+                optional: false,
+            }),
+        }
+    }
+
+    #[test]
+    fn a_run_whose_workers_mostly_did_no_work_is_refused() {
+        assert_eq!(loss_ppm(&[worked(970)]).ok(), Some(30_000));
+        assert_eq!(loss_ppm(&[worked(100)]).ok(), Some(900_000));
+        let refused = loss_ppm(&[worked(99)]).expect_err("over 90 % lost");
+        assert!(
+            format!("{refused:?}").contains("too disturbed to measure"),
+            "{refused:?}"
+        );
+    }
 }

@@ -115,6 +115,7 @@ pub fn lost_time(r: &RunResult) -> String {
         let what = match stall.seen {
             Seen::Watcher => "stall",
             Seen::Dispatcher => "late wake-up of the dispatcher",
+            Seen::Worker => "late start of a worker",
         };
         out.push_str(&format!(
             "  host: {what} of {} on CPU {} at {} ({misses} miss(es))\n",
@@ -215,13 +216,19 @@ fn core_line(c: &CoreLost) -> String {
     let slowed = (c.slowed)
         .map(|d| format!(", slowed {} under its jobs", human_ns(d.as_nanos())))
         .unwrap_or_default();
-    let late = match c.late_wakes {
+    let late = |n: u64, what: &str, total: kairos_model::Duration| match n {
         0 => String::new(),
-        n => format!(
-            ", {n} late wake-up(s) of its dispatcher ({})",
-            human_ns(c.late_wake_total.as_nanos())
-        ),
+        n => format!(", {n} {what} ({})", human_ns(total.as_nanos())),
     };
+    let late = late(
+        c.late_wakes,
+        "late wake-up(s) of its dispatcher",
+        c.late_wake_total,
+    ) + &late(
+        c.late_starts,
+        "late start(s) of its workers",
+        c.late_start_total,
+    );
     format!(
         "lost time on CPU {}: {} stall(s), {} (largest {}, {} held by other threads), steal {steal}{slowed}{late}\n",
         c.cpu,
@@ -276,6 +283,8 @@ mod tests {
             dropped: 0,
             late_wakes: 0,
             late_wake_total: Duration::ZERO,
+            late_starts: 0,
+            late_start_total: Duration::ZERO,
             slowed: None,
         }
     }

@@ -44,6 +44,7 @@ fn describe(s: &Stall) -> String {
     let what = match s.seen {
         Seen::Watcher => "stall",
         Seen::Dispatcher => "late wake-up of the dispatcher",
+        Seen::Worker => "late start of a worker",
     };
     let ms = s.length.as_nanos() as f64 / 1e6;
     format!("{what} of {ms:.2}ms on CPU {} at {}", s.core, s.start)

@@ -7,9 +7,14 @@
 //! a stall is therefore kept only where its core ran no job ([`idle_only`]): a wait, where a
 //! late dispatcher is what holds the next job back.
 //!
+//! A late start of a worker ([`Seen::Worker`]) is a hole of its core between its dispatcher's
+//! request and the job's first instruction, which no job's segment covers: cut the same way.
+//!
 //! Inside a job's own segments the host took the watcher's stalls there and what a slowed
 //! core took ([`OwnLoss`]); both see a hole the worker sat out, so in each segment the larger
-//! of the two counts, never their sum.
+//! of the two counts, never their sum. Before each segment the host took its worker's late
+//! start, if it had one: the job was due to run there and did not, so it counts with them
+//! towards the job's lateness, though not against its execution.
 
 use super::{lost_in, Segment, SlowedSegments, StallIndex};
 use crate::measure::JobRecord;
@@ -29,7 +34,7 @@ pub fn idle_only(stalls: &[Stall], ran: impl IntoIterator<Item = Segment>) -> Ve
     for stall in stalls {
         match stall.seen {
             Seen::Watcher => kept.push(*stall),
-            Seen::Dispatcher => {
+            Seen::Dispatcher | Seen::Worker => {
                 let ran = busy.get(&stall.core).map_or(&[][..], |b| &b[..]);
                 kept.extend(cut_out(stall, ran));
             }
@@ -63,6 +68,15 @@ fn cut_out(stall: &Stall, ran: &[(Instant, Instant)]) -> Vec<Stall> {
         .collect()
 }
 
+/// The late start of the worker of a segment: the stall of its worker that ends where the
+/// segment begins ([`crate::dispatcher`] records it so).
+fn late_start(&(core, start, _): &Segment, index: &StallIndex) -> Option<Stall> {
+    let just_before = Instant::from_nanos(start.as_nanos().saturating_sub(1));
+    (index.overlapping(core, just_before, start).iter())
+        .find(|s| s.seen == Seen::Worker && s.end() == start)
+        .copied()
+}
+
 /// What the host took from one job's own segments.
 pub struct OwnLoss {
     /// In each segment the larger of its stalls and its slowing, summed.
@@ -72,18 +86,22 @@ pub struct OwnLoss {
     pub longest: Option<Stall>,
     /// What a slowed core took from them, in all.
     pub slowed: Duration,
+    /// The late starts of its workers just before them, in all.
+    pub late_starts: Duration,
 }
 
 impl OwnLoss {
     pub fn of(own: &[Segment], slowed: Option<&SlowedSegments>, index: &StallIndex) -> OwnLoss {
         let inside = |&(core, start, end): &Segment| index.overlapping(core, start, end);
+        let late_starts: Vec<Stall> = own.iter().filter_map(|s| late_start(s, index)).collect();
         let mut loss = OwnLoss {
             took: Duration::ZERO,
             stalled: Duration::ZERO,
-            longest: (own.iter().flat_map(inside))
+            longest: (own.iter().flat_map(inside).chain(&late_starts))
                 .max_by_key(|s| s.length)
                 .copied(),
             slowed: slowed.map_or(Duration::ZERO, |s| s.before(u64::MAX)),
+            late_starts: (late_starts.iter()).fold(Duration::ZERO, |a, s| a + s.length),
         };
         for &(core, start, end) in own {
             let stalled = lost_in((start, end), &[core], index);
@@ -101,6 +119,12 @@ impl OwnLoss {
         self.took
     }
 
+    /// What the host took from the job where it was due to run: inside its segments
+    /// ([`OwnLoss::larger`]) and at their late starts.
+    pub fn held(&self) -> Duration {
+        self.took + self.late_starts
+    }
+
     /// The job's own execution: its segments less what the host took there.
     pub fn execution(&self, own: &[Segment]) -> Duration {
         let wall = (own.iter())
@@ -109,8 +133,8 @@ impl OwnLoss {
         wall.saturating_sub(self.larger())
     }
 
-    /// Whether the host took from the job's own segments, up to its completion, at least its
-    /// lateness and more than its slack `s_j`. Without that time the job would have done its
+    /// Whether the host took from the job ([`OwnLoss::held`]: its own segments, up to its
+    /// completion, and their late starts) at least its lateness and more than its slack `s_j`. Without that time the job would have done its
     /// work that much earlier in the time its core was its own, so it would have completed by
     /// its deadline (the counterfactual of the tables' rule, `crate::table::cause`); and that
     /// time alone overran the room the schedule left it. When only one holds, the schedule's
@@ -118,9 +142,11 @@ impl OwnLoss {
     /// lateness to weigh. The stall to name, when the stalls were the larger.
     pub fn took_its_lateness(&self, job: &JobRecord, slack: Duration) -> Option<Option<Stall>> {
         let late = job.completion?.checked_sub(job.deadline)?;
-        let took = self.larger();
-        (took >= Duration::from_nanos(late) && took > slack)
-            .then(|| self.longest.filter(|_| self.stalled >= self.slowed))
+        let took = self.held();
+        (took >= Duration::from_nanos(late) && took > slack).then(|| {
+            self.longest
+                .filter(|_| self.stalled + self.late_starts >= self.slowed)
+        })
     }
 }
 

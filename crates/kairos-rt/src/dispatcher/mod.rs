@@ -32,6 +32,7 @@ mod decide;
 mod events;
 mod floor;
 pub mod late;
+mod late_start;
 mod metered;
 mod parts;
 mod percore;
@@ -254,17 +255,7 @@ pub fn run_user_from(
     let mut lost = stall_watch.stop();
     let intervention = watchdog.stop();
     notes.extend(failures);
-    lost.add_late_wakes(
-        dispatcher_logs
-            .iter()
-            .flat_map(|d| d.late_wakes.iter().copied()),
-    );
-    let dropped: u64 = dispatcher_logs.iter().map(|d| d.late_wakes_dropped).sum();
-    if dropped > 0 {
-        notes.push(format!(
-            "{dropped} late wake-up(s) of the dispatchers were not kept as stalls (their lists were full)"
-        ));
-    }
+    late_start::add_late_ones(&mut lost, &dispatcher_logs, &worker_logs, &mut notes);
     if let Some(note) = dma.note() {
         notes.push(note.to_string());
     }

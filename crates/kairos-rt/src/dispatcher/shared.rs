@@ -102,6 +102,10 @@ pub struct WorkerShared {
     /// The job starts at this time at the earliest (the schedule time of the decision, ahead
     /// of the clock when an idle core's dispatcher woke early), ns since the origin.
     pub not_before: AtomicU64,
+    /// Its core's dispatcher's time awake ([`CoreShared::dispatched_by`]) at the request: the
+    /// worker takes what its dispatcher spent since out of its start's lateness
+    /// (`super::late_start`).
+    pub dispatched_at_request: AtomicU64,
     /// The worker stops by itself at this time (a promised switch), ns since the origin;
     /// `u64::MAX`: only when told.
     pub stop_at: AtomicU64,

@@ -15,11 +15,13 @@
 //! Work is counted in calibrated iterations, not with the CPU clock: counting keeps a
 //! preempted worker's waiting out of its progress, which is what a budget is about.
 
+use super::late_start::{start_delay, LateStarts};
 use super::shared::{decode, is_last_part, is_optional_part, part_word, slot_index, Shared};
 use crate::calibrate::spin;
 use crate::handoff::Take;
 use crate::measure::{Measurements, SegmentRecord, WorkerTime};
 use crate::parking::{park, PARK, RUN, RUNNING};
+use crate::stalls::Stall;
 use kairos_model::Duration;
 use kairos_os::{clock, memory};
 use kairos_policy::JobId;
@@ -44,6 +46,15 @@ pub struct WorkerLog {
     pub first_starts: Vec<(u64, u64, u64)>,
     pub migrations: u64,
     pub measurements: Measurements,
+    pub late_starts: LateStarts,
+}
+
+impl WorkerLog {
+    /// Its late starts as stalls, each less its usual start (its median request to start).
+    pub fn late_start_stalls(&self) -> Vec<Stall> {
+        let usual = self.measurements.summary(REQUEST_TO_START).p50;
+        self.late_starts.stalls(self.core, usual)
+    }
 }
 
 /// Most jobs a worker's log has room for before the run: a 1 ms task's minute (4.2 MB of
@@ -85,8 +96,20 @@ pub fn run_worker(
         // one waits for its start or its slot.
         let requested =
             (w.requested_at.load(Ordering::Relaxed)).max(w.not_before.load(Ordering::Relaxed));
-        if wait_for_start(shared, id, core) && take(shared, id, core) {
-            activation(shared, (id, requested), core, unit, &mut log);
+        let dispatched = w.dispatched_at_request.load(Ordering::Relaxed);
+        if !wait_for_start(shared, id, core) {
+            continue;
+        }
+        let taking = clock::now_ns();
+        if take(shared, id, core) {
+            let handoff = clock::now_ns() - taking;
+            let taken = Taken {
+                id,
+                requested,
+                dispatched,
+                handoff,
+            };
+            activation(shared, taken, core, unit, &mut log);
         }
     }
     log
@@ -127,14 +150,18 @@ fn take(shared: &Shared, id: JobId, core: usize) -> bool {
     true
 }
 
+/// A request as its worker took it up: the job, when it was asked for (or its start time, if
+/// later), its core's dispatcher's time awake then, and the wait for its hand-off (ns).
+struct Taken {
+    id: JobId,
+    requested: u64,
+    dispatched: u64,
+    handoff: u64,
+}
+
 /// From taking the slot to a stop, the end of a part, or the job's completion.
-fn activation(
-    shared: &Shared,
-    (id, requested): (JobId, u64),
-    core: usize,
-    unit: u64,
-    log: &mut WorkerLog,
-) {
+fn activation(shared: &Shared, taken: Taken, core: usize, unit: u64, log: &mut WorkerLog) {
+    let (id, requested) = (taken.id, taken.requested);
     let origin = shared.origin.load(Ordering::Acquire);
     let slot = shared.slot(id);
     let w = shared.worker(id.task, core);
@@ -163,6 +190,12 @@ fn activation(
     let mut dispatched = here.dispatched_by(clock::now_ns());
     let mut start = clock::now_ns().saturating_sub(origin);
     let last = slot.last_core.swap(core + 1, Ordering::Relaxed);
+    // An optional part starts as a best-effort thread, behind any other of the machine's.
+    if !is_optional_part(slot.part.load(Ordering::Acquire)) {
+        let on_the_way = dispatched.saturating_sub(taken.dispatched);
+        let delay = start_delay(requested, start, on_the_way, taken.handoff);
+        log.late_starts.note(start, delay);
+    }
     let m = &mut log.measurements;
     m.record(REQUEST_TO_START, start.saturating_sub(requested));
     if last == 0 {

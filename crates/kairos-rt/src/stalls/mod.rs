@@ -72,6 +72,9 @@ pub enum Seen {
     /// The core's dispatcher, by a wake-up of its own that came late
     /// (`crate::dispatcher::late`): a hole between the watcher's wake-ups or under its floor.
     Dispatcher,
+    /// A worker of the core, by its start that came late after its dispatcher's request
+    /// (`crate::dispatcher::late_start`): the hole ends at the job's first instruction.
+    Worker,
 }
 
 impl Stall {
@@ -149,6 +152,11 @@ pub struct CoreLost {
     pub late_wakes: u64,
     #[serde(rename = "late_wakes_ns", serialize_with = "nanos")]
     pub late_wake_total: Duration,
+    /// Late starts of the core's workers outside every stall seen otherwise, kept as stalls
+    /// of their own ([`Seen::Worker`]), and their total.
+    pub late_starts: u64,
+    #[serde(rename = "late_starts_ns", serialize_with = "nanos")]
+    pub late_start_total: Duration,
     /// The CPU time the jobs held there that their calibrated work does not account for,
     /// beyond the run's usual share: the core ran slower than at calibration
     /// ([`crate::attribution::Slowness`]); `None` when the run's workers do not count work in
@@ -177,21 +185,26 @@ pub struct LostTime {
 }
 
 impl LostTime {
-    /// Adds the dispatchers' late wake-ups as stalls, each that overlaps none the watcher of
-    /// its core saw: one hole seen twice counts once, and the stalls stay disjoint per core.
-    pub fn add_late_wakes(&mut self, wakes: impl IntoIterator<Item = Stall>) {
-        let watched = self.stalls.clone();
-        for wake in wakes {
-            let seen =
-                (watched.iter()).any(|s| s.core == wake.core && s.overlaps(wake.start, wake.end()));
+    /// Adds the late wake-ups of the dispatchers or the late starts of the workers as stalls,
+    /// each that overlaps none seen before on its core: one hole seen twice counts once, and
+    /// the stalls stay disjoint per core.
+    pub fn add_late(&mut self, late: impl IntoIterator<Item = Stall>) {
+        let before = self.stalls.clone();
+        for stall in late {
+            let seen = (before.iter())
+                .any(|s| s.core == stall.core && s.overlaps(stall.start, stall.end()));
             if seen {
                 continue;
             }
-            if let Some(core) = self.cores.iter_mut().find(|c| c.core == wake.core) {
-                core.late_wakes += 1;
-                core.late_wake_total += wake.length;
+            if let Some(core) = self.cores.iter_mut().find(|c| c.core == stall.core) {
+                let (count, total) = match stall.seen {
+                    Seen::Worker => (&mut core.late_starts, &mut core.late_start_total),
+                    _ => (&mut core.late_wakes, &mut core.late_wake_total),
+                };
+                *count += 1;
+                *total += stall.length;
             }
-            self.stalls.push(wake);
+            self.stalls.push(stall);
         }
         self.stalls.sort_by_key(|s| (s.core, s.start));
     }
@@ -326,7 +339,63 @@ fn core_lost(w: &Watcher, watched: bool, log: &WatchLog, steal: Option<Duration>
         dropped: log.dropped,
         late_wakes: 0,
         late_wake_total: Duration::ZERO,
+        late_starts: 0,
+        late_start_total: Duration::ZERO,
         // Known once the workers' segments are merged (`RunResult::build`).
         slowed: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn core(core: usize) -> CoreLost {
+        CoreLost {
+            core,
+            cpu: core,
+            watched: true,
+            count: 0,
+            total: Duration::ZERO,
+            largest: Duration::ZERO,
+            largest_at: None,
+            held: Duration::ZERO,
+            steal: None,
+            dropped: 0,
+            late_wakes: 0,
+            late_wake_total: Duration::ZERO,
+            late_starts: 0,
+            late_start_total: Duration::ZERO,
+            slowed: None,
+        }
+    }
+
+    fn stall(core: usize, start_us: u64, length_us: u64, seen: Seen) -> Stall {
+        Stall {
+            core,
+            start: Instant::from_nanos(start_us * 1000),
+            length: Duration::from_micros(length_us),
+            held: Duration::ZERO,
+            seen,
+        }
+    }
+
+    #[test]
+    fn a_hole_seen_before_counts_once_and_late_starts_are_counted_apart() {
+        let watched = stall(0, 1_000, 900, Seen::Watcher);
+        let mut lost = LostTime {
+            cores: vec![core(0), core(1)],
+            stalls: vec![watched],
+        };
+        let wake = stall(1, 500, 200, Seen::Dispatcher);
+        lost.add_late([wake, stall(0, 1_500, 300, Seen::Dispatcher)]);
+        // Inside the watcher's stall, a worker's late start is the same hole; beside the
+        // dispatcher's late wake-up on core 1, one of its own.
+        let start = stall(1, 800, 150, Seen::Worker);
+        lost.add_late([stall(0, 1_200, 120, Seen::Worker), start]);
+        assert_eq!(lost.stalls, vec![watched, wake, start]);
+        let counts = |c: &CoreLost| (c.late_wakes, c.late_starts, c.late_start_total);
+        assert_eq!(counts(&lost.cores[0]), (0, 0, Duration::ZERO));
+        assert_eq!(counts(&lost.cores[1]), (1, 1, Duration::from_micros(150)));
     }
 }

@@ -166,3 +166,60 @@ fn a_job_late_by_less_than_the_host_took_from_its_own_segments_is_the_hosts() {
     // schedule's own delay was needed too.
     assert_eq!(cause(150, 9_700_000), Cause::Schedule);
 }
+
+#[test]
+fn a_late_start_counts_with_the_loss_inside_the_segment_it_held() {
+    // c#0 alone on core 0, due at 10 ms, done at 10.1 ms, its segment [8, 10.1) ms losing
+    // 105 us off its CPU (95 us beyond the allowance, less than its 100 us of lateness);
+    // the simulation completes it at 9.9 ms, 100 us of slack.
+    let jobs = vec![job(0, 0, (0, 10 * MS), 10_100_000)];
+    let measured = trace(vec![segment(0, 0, 0, 8 * MS, 10_100_000)]);
+    let worked = |job, (start, end): (u64, u64), lost_us: u64| SegmentRecord {
+        cpu: 0,
+        task: 0,
+        job,
+        start,
+        end,
+        worker_time: Some(WorkerTime {
+            on_cpu: Duration::from_nanos(end - start - lost_us * 1000),
+            work: Duration::from_nanos(end - start - lost_us * 1000),
+            dispatching: Duration::ZERO,
+            optional: false,
+        }),
+    };
+    let segments = [
+        worked(0, (8 * MS, 10_100_000), 105),
+        worked(100, (0, MS), 0),
+        worked(101, (0, MS), 0),
+        worked(102, (0, MS), 0),
+    ];
+    let simulated = trace(vec![TraceEvent::Completion {
+        task: 0,
+        job: 0,
+        at: at(9_900_000),
+    }]);
+    let cause = |late_start: Stall| {
+        let stalls = [late_start];
+        let run = RunView {
+            measured: &measured,
+            stalls: &stalls,
+            cores: &[0, 1],
+            worker_segments: &segments,
+            timer_core: None,
+            end: 30 * MS,
+        };
+        attribute(&jobs, &run, Some(&simulated)).1[0]
+    };
+    let worker = |start, length| Stall {
+        seen: Seen::Worker,
+        ..stall(0, start, length)
+    };
+    // Its worker began 60 us late, the hole ending at its first instruction: 60 + 95 us taken,
+    // at least its lateness and more than its slack, though neither alone is: the host's.
+    assert_eq!(cause(worker(7_940_000, 60_000)).cause, Cause::Host);
+    // The same hole ending 100 us before the segment held some other start: the schedule's.
+    assert_eq!(cause(worker(7_840_000, 60_000)).cause, Cause::Schedule);
+    // A late start long enough alone, inside the job's window: the host's by the first case.
+    let long = worker(7_850_000, 150_000);
+    assert_eq!(cause(long).stall, Some(long));
+}

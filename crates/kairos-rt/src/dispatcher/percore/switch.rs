@@ -122,7 +122,10 @@ impl Dispatcher<'_> {
 
     fn request(&mut self, job: JobId, not_before: u64) {
         let w = self.shared.worker(job.task, self.core);
-        let now = clock::now_ns().saturating_sub(self.origin);
+        let clock_now = clock::now_ns();
+        let now = clock_now.saturating_sub(self.origin);
+        let dispatched = self.shared.cores[self.core].dispatched_by(clock_now);
+        w.dispatched_at_request.store(dispatched, Ordering::Relaxed);
         w.stop_at.store(u64::MAX, Ordering::Relaxed);
         w.job.store(job.number, Ordering::Relaxed);
         w.requested_at.store(now, Ordering::Relaxed);
