@@ -44,9 +44,11 @@ impl Labels {
 
 /// Per job id of one level, its task's flat number and DAG job.
 pub(crate) fn level_jobs(labels: &Labels, built: &BuiltLevel) -> Vec<(usize, u64)> {
-    (built.jobs.each())
-        .map(|(task, k)| (labels.flat(task), k))
-        .collect()
+    // Sized up front: a nested iterator gives no length, and growing by doubling would touch
+    // (and, in a fresh process, fault in) about twice the memory.
+    let mut jobs = Vec::with_capacity(built.jobs.count());
+    jobs.extend((built.jobs.each()).map(|(task, k)| (labels.flat(task), k)));
+    jobs
 }
 
 /// Converts the built levels (lowest first) to a table set in ns, intervals by start then core.
