@@ -280,12 +280,7 @@ mod tests {
                 .map(|s| s.held)
                 .fold(Duration::ZERO, |a, b| a + b),
             steal: steal.map(Duration::from_nanos),
-            dropped: 0,
-            late_wakes: 0,
-            late_wake_total: Duration::ZERO,
-            late_starts: 0,
-            late_start_total: Duration::ZERO,
-            slowed: None,
+            ..CoreLost::default()
         }
     }
 

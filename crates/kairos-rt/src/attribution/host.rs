@@ -53,18 +53,9 @@ fn describe(s: &Stall) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::attribution::tests::stall;
     use crate::attribution::{Cause, SlackFrom};
     use kairos_model::Instant;
-
-    fn stall(core: usize, start_us: u64, length_us: u64) -> Stall {
-        Stall {
-            core,
-            start: Instant::from_nanos(start_us * 1_000),
-            length: Duration::from_micros(length_us),
-            held: Duration::ZERO,
-            seen: Seen::Watcher,
-        }
-    }
 
     fn miss(job: u64, cause: Cause, stall: Option<Stall>) -> MissCause {
         MissCause {
@@ -89,11 +80,11 @@ mod tests {
 
     #[test]
     fn misses_all_the_hosts_name_the_longest_stalls_once_each() {
-        let long = stall(0, 513, 62_000);
+        let long = stall(0, 513_000, 62_000_000);
         let causes = [
             miss(0, Cause::Host, Some(long)),
             miss(1, Cause::Host, Some(long)),
-            miss(2, Cause::Host, Some(stall(1, 2_513, 900))),
+            miss(2, Cause::Host, Some(stall(1, 2_513_000, 900_000))),
         ];
         assert_eq!(
             evidence(counted(3, 0), &causes, &[]).as_deref(),
@@ -107,7 +98,7 @@ mod tests {
     #[test]
     fn one_miss_of_the_schedule_or_none_at_all_is_no_evidence() {
         let causes = [
-            miss(0, Cause::Host, Some(stall(0, 513, 62_000))),
+            miss(0, Cause::Host, Some(stall(0, 513_000, 62_000_000))),
             miss(1, Cause::Schedule, None),
         ];
         assert_eq!(evidence(counted(1, 1), &causes, &[]), None);

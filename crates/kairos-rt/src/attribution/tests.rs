@@ -10,7 +10,8 @@ fn at(ns: u64) -> Instant {
     Instant::from_nanos(ns)
 }
 
-fn stall(core: usize, start: u64, length: u64) -> Stall {
+/// A watcher's stall of `core` from `start` for `length` (ns); the other rules' tests use it too.
+pub(super) fn stall(core: usize, start: u64, length: u64) -> Stall {
     Stall {
         core,
         start: at(start),

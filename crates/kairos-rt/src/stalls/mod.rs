@@ -123,7 +123,7 @@ pub enum CoreNumbers {
 }
 
 /// Lost time of one core of a run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct CoreLost {
     /// The core as the run's segments number it.
     pub core: usize,
@@ -355,18 +355,7 @@ mod tests {
             core,
             cpu: core,
             watched: true,
-            count: 0,
-            total: Duration::ZERO,
-            largest: Duration::ZERO,
-            largest_at: None,
-            held: Duration::ZERO,
-            steal: None,
-            dropped: 0,
-            late_wakes: 0,
-            late_wake_total: Duration::ZERO,
-            late_starts: 0,
-            late_start_total: Duration::ZERO,
-            slowed: None,
+            ..CoreLost::default()
         }
     }
 
