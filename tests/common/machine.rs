@@ -78,12 +78,21 @@ pub fn changed(before: &BTreeMap<String, String>, after: &BTreeMap<String, Strin
 }
 
 /// Every cgroup directory of the cpu, cpuacct and cpuset hierarchies (v1) and the unified one,
-/// with the control files kairos writes at their roots.
+/// with the control files kairos writes at their roots. Only those: kairos uses no other
+/// controller, and other hierarchies hold groups other programs make and remove while a test
+/// runs (a sandbox's process manager keeps one per command in the memory hierarchy).
 fn cgroups(out: &mut BTreeMap<String, String>) {
     let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
     for line in mounts.lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
-        if f.len() > 2 && (f[2] == "cgroup" || f[2] == "cgroup2") {
+        let v1_of_kairos =
+            |options: &str| (options.split(',')).any(|o| matches!(o, "cpu" | "cpuacct" | "cpuset"));
+        let watched = match f.get(2..4) {
+            Some(["cgroup2", _]) => true,
+            Some(["cgroup", options]) => v1_of_kairos(options),
+            _ => false,
+        };
+        if watched {
             walk(Path::new(f[1]), out);
             for file in ["cpuset.sched_load_balance", "cgroup.subtree_control"] {
                 if let Ok(v) = std::fs::read_to_string(Path::new(f[1]).join(file)) {

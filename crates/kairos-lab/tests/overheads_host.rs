@@ -24,13 +24,17 @@ wcet = "2ms"
 period = "10ms"
 "#;
 
-/// Whether a thread of this process has a name starting with `prefix`.
+/// Whether a thread of this process is named `prefix` and a number (a CPU's: the stall
+/// watchers, not the watchdog).
 fn thread_named(prefix: &str) -> bool {
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
         return false;
     };
     tasks.flatten().any(|task| {
-        std::fs::read_to_string(task.path().join("comm")).is_ok_and(|n| n.starts_with(prefix))
+        std::fs::read_to_string(task.path().join("comm")).is_ok_and(|n| {
+            (n.strip_prefix(prefix))
+                .is_some_and(|cpu| cpu.starts_with(|c: char| c.is_ascii_digit()))
+        })
     })
 }
 

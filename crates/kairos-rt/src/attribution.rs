@@ -261,7 +261,13 @@ pub fn attribute(
     let completions = simulated.map(completions_of);
     let ran = segments.values().flatten().copied();
     let index = StallIndex::new(&own::idle_only(run.stalls, ran));
-    let every_stall = StallIndex::new(run.stalls);
+    // A worker's late start is placed at its end, and says nothing of the timer core's
+    // dispatcher: no evidence for the timer rule.
+    let timer_evidence: Vec<Stall> = (run.stalls.iter())
+        .filter(|s| s.seen != crate::stalls::Seen::Worker)
+        .copied()
+        .collect();
+    let every_stall = StallIndex::new(&timer_evidence);
     let backlogs = Backlogs::new(jobs, &segments, &index, (run.cores, run.end));
     let slowed = slowed_by_job(run.worker_segments);
     let causes: Vec<MissCause> = (jobs.iter().filter(|j| j.missed(run.end)))

@@ -39,7 +39,8 @@ use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_rt::attribution::host_evidence;
 use kairos_rt::dispatcher::{
     run_user, same_core_floor, UserRun, UserRunConfig, DECISION_COST, DOORBELL_TO_HANDLER,
-    LOCK_WAIT, MIGRATION_REQUEST_TO_START, PART_POLICY, REQUEST_TO_START, TIMER_TO_HANDLER,
+    LOCK_WAIT, MIGRATION_REQUEST_TO_START, OVERLOADED, PART_POLICY, REQUEST_TO_START,
+    TIMER_TO_HANDLER,
 };
 use kairos_rt::measure::{execution_loss, HistogramJson, RunResult, SegmentRecord};
 use kairos_rt::watchdog::RunControl;
@@ -141,7 +142,9 @@ fn whole_run(
         let Some(reason) = &run.result.stopped_by else {
             return Ok(run);
         };
-        let evidence = (!interrupted).then(|| host_evidence(&run.result)).flatten();
+        // Only a pile-up of jobs is the host's to cause; a watchdog's or a policy's stop is not.
+        let piled_up = !interrupted && reason.ends_with(OVERLOADED);
+        let evidence = piled_up.then(|| host_evidence(&run.result)).flatten();
         let failure = match evidence {
             Some(evidence) if attempt < RUNS => {
                 attempt += 1;

@@ -30,7 +30,7 @@ fn evidence(by_cause: MissesByCause, causes: &[MissCause], cores: &[CoreLost]) -
     stalls.sort_by_key(|s| (std::cmp::Reverse(s.length), s.core, s.start));
     stalls.dedup();
     let mut parts = vec![format!("{} miss(es), every one the host's", by_cause.host)];
-    parts.extend(stalls.iter().take(SHOWN).map(describe));
+    parts.extend(stalls.iter().take(SHOWN).map(|s| describe(s, cores)));
     let steal: u64 = (cores.iter().filter_map(|c| c.steal))
         .map(Duration::as_nanos)
         .sum();
@@ -40,14 +40,16 @@ fn evidence(by_cause: MissesByCause, causes: &[MissCause], cores: &[CoreLost]) -
     Some(parts.join("; "))
 }
 
-fn describe(s: &Stall) -> String {
+/// A stall as the report names it, on its CPU (the run numbers its cores by index).
+fn describe(s: &Stall, cores: &[CoreLost]) -> String {
+    let cpu = (cores.iter().find(|c| c.core == s.core)).map_or(s.core, |c| c.cpu);
     let what = match s.seen {
         Seen::Watcher => "stall",
         Seen::Dispatcher => "late wake-up of the dispatcher",
         Seen::Worker => "late start of a worker",
     };
     let ms = s.length.as_nanos() as f64 / 1e6;
-    format!("{what} of {ms:.2}ms on CPU {} at {}", s.core, s.start)
+    format!("{what} of {ms:.2}ms on CPU {cpu} at {}", s.start)
 }
 
 #[cfg(test)]
@@ -81,16 +83,28 @@ mod tests {
     #[test]
     fn misses_all_the_hosts_name_the_longest_stalls_once_each() {
         let long = stall(0, 513_000, 62_000_000);
+        let short = |at_us: u64| stall(1, at_us * 1_000, 600_000);
         let causes = [
             miss(0, Cause::Host, Some(long)),
             miss(1, Cause::Host, Some(long)),
             miss(2, Cause::Host, Some(stall(1, 2_513_000, 900_000))),
+            miss(3, Cause::Host, Some(short(5_513))),
+            miss(4, Cause::Host, Some(short(7_513))),
         ];
+        // The run's cores 0 and 1 are CPUs 2 and 3; the hypervisor stole 10 ms of CPU 3.
+        let cpu = |core, steal_ms| CoreLost {
+            core,
+            cpu: core + 2,
+            steal: Some(Duration::from_millis(steal_ms)),
+            ..CoreLost::default()
+        };
+        // The three longest, the first of two equal ones.
         assert_eq!(
-            evidence(counted(3, 0), &causes, &[]).as_deref(),
+            evidence(counted(5, 0), &causes, &[cpu(0, 0), cpu(1, 10)]).as_deref(),
             Some(
-                "3 miss(es), every one the host's; stall of 62.00ms on CPU 0 at 513us; \
-                 stall of 0.90ms on CPU 1 at 2.513ms"
+                "5 miss(es), every one the host's; stall of 62.00ms on CPU 2 at 513us; \
+                 stall of 0.90ms on CPU 3 at 2.513ms; stall of 0.60ms on CPU 3 at 5.513ms; \
+                 steal 10ms"
             )
         );
     }

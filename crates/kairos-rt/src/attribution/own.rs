@@ -69,12 +69,23 @@ fn cut_out(stall: &Stall, ran: &[(Instant, Instant)]) -> Vec<Stall> {
 }
 
 /// The late start of the worker of a segment: the stall of its worker that ends where the
-/// segment begins ([`crate::dispatcher`] records it so).
-fn late_start(&(core, start, _): &Segment, index: &StallIndex) -> Option<Stall> {
+/// segment begins ([`crate::dispatcher`] records it so), from the end of the job's previous
+/// segment at the earliest: after a migration the hole, placed at its end, may reach back
+/// into time the job was still running on its previous core.
+fn late_start(&(core, start, _): &Segment, own: &[Segment], index: &StallIndex) -> Option<Stall> {
     let just_before = Instant::from_nanos(start.as_nanos().saturating_sub(1));
-    (index.overlapping(core, just_before, start).iter())
-        .find(|s| s.seen == Seen::Worker && s.end() == start)
-        .copied()
+    let hole = (index.overlapping(core, just_before, start).iter())
+        .find(|s| s.seen == Seen::Worker && s.end() == start)?;
+    let previous = (own.iter())
+        .filter(|&&(_, from, _)| from < start)
+        .map(|&(_, _, end)| end.min(start))
+        .max();
+    let from = previous.map_or(hole.start, |end| end.max(hole.start));
+    (from < start).then(|| Stall {
+        start: from,
+        length: start.saturating_since(from),
+        ..*hole
+    })
 }
 
 /// What the host took from one job's own segments.
@@ -93,7 +104,9 @@ pub struct OwnLoss {
 impl OwnLoss {
     pub fn of(own: &[Segment], slowed: Option<&SlowedSegments>, index: &StallIndex) -> OwnLoss {
         let inside = |&(core, start, end): &Segment| index.overlapping(core, start, end);
-        let late_starts: Vec<Stall> = own.iter().filter_map(|s| late_start(s, index)).collect();
+        let late_starts: Vec<Stall> = (own.iter())
+            .filter_map(|s| late_start(s, own, index))
+            .collect();
         let mut loss = OwnLoss {
             took: Duration::ZERO,
             stalled: Duration::ZERO,

@@ -13,6 +13,9 @@ use std::sync::atomic::Ordering;
 
 type C = Contract<RunJob>;
 
+/// How the reason of a run stopped by too many unfinished jobs of a task ends.
+pub const OVERLOADED: &str = "the run is overloaded";
+
 impl Pass<'_> {
     /// Execution received by each job, from its slot (the workers' progress). Only the views
     /// of jobs that executed since are written: a line another core's pass reads next stays
@@ -81,7 +84,7 @@ impl Pass<'_> {
             let name = &self.tasks[id.task].name;
             let at = Instant::from_nanos(self.side.next_release[id.task]);
             self.side.fail(format!(
-                "task {name} has {SLOTS_PER_TASK} released, unfinished jobs at {at}: the run is overloaded",
+                "task {name} has {SLOTS_PER_TASK} released, unfinished jobs at {at}: {OVERLOADED}",
             ));
             return false;
         }

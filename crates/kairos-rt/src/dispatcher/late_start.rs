@@ -5,8 +5,8 @@
 //! worker's first instruction, only three things of the run can take the core: the
 //! dispatcher's own pass (its time awake, [`CoreShared::dispatched_by`]), the wait for the
 //! job's hand-off from the core it ran on (the holder word, [`crate::handoff`]), and the
-//! stopped worker's last unit of work. What is left beyond the usual start is time the host
-//! took: an interrupt, the kernel, a thread above the run, or the hypervisor running something
+//! stopped worker's last steps (a few microseconds, under the floor: not taken out). What is
+//! left beyond the usual start is time the host took: an interrupt, the kernel, a thread above the run, or the hypervisor running something
 //! else on the vCPU. Probing a G-RMWP run on this machine showed one: a wind-up decided on its
 //! idle core at its optional deadline began 340 us after the decision, with no stall seen
 //! (the watcher's floor is 500 us) and its dispatcher asleep.

@@ -48,6 +48,7 @@ mod worker;
 
 pub use scheduler::TIMER_CORE;
 
+pub use events::OVERLOADED;
 pub use floor::same_core_floor;
 pub use metered::{DECIDE, END_MANDATORY, END_OPTIONAL, JOB_COMPLETED, JOB_RELEASED, TIMER_FIRED};
 pub use percore::TIMER_TO_HANDLER;

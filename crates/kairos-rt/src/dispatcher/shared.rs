@@ -106,6 +106,9 @@ pub struct WorkerShared {
     /// worker takes what its dispatcher spent since out of its start's lateness
     /// (`super::late_start`).
     pub dispatched_at_request: AtomicU64,
+    /// When the worker last became a real-time thread again after an optional part (ns since
+    /// the origin): a wait before it was a best-effort thread's, behind any other.
+    pub realtime_since: AtomicU64,
     /// The worker stops by itself at this time (a promised switch), ns since the origin;
     /// `u64::MAX`: only when told.
     pub stop_at: AtomicU64,

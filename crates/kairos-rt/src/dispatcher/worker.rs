@@ -193,7 +193,8 @@ fn activation(shared: &Shared, taken: Taken, core: usize, unit: u64, log: &mut W
     // An optional part starts as a best-effort thread, behind any other of the machine's.
     if !is_optional_part(slot.part.load(Ordering::Acquire)) {
         let on_the_way = dispatched.saturating_sub(taken.dispatched);
-        let delay = start_delay(requested, start, on_the_way, taken.handoff);
+        let from = requested.max(w.realtime_since.load(Ordering::Acquire));
+        let delay = start_delay(from, start, on_the_way, taken.handoff);
         log.late_starts.note(start, delay);
     }
     let m = &mut log.measurements;

@@ -186,12 +186,11 @@ pub struct LostTime {
 
 impl LostTime {
     /// Adds the late wake-ups of the dispatchers or the late starts of the workers as stalls,
-    /// each that overlaps none seen before on its core: one hole seen twice counts once, and
-    /// the stalls stay disjoint per core.
+    /// each that overlaps none kept before it on its core (the watchers' and those added
+    /// already): one hole seen twice counts once, and the stalls stay disjoint per core.
     pub fn add_late(&mut self, late: impl IntoIterator<Item = Stall>) {
-        let before = self.stalls.clone();
         for stall in late {
-            let seen = (before.iter())
+            let seen = (self.stalls.iter())
                 .any(|s| s.core == stall.core && s.overlaps(stall.start, stall.end()));
             if seen {
                 continue;

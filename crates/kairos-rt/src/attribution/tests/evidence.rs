@@ -187,6 +187,7 @@ fn a_late_start_counts_with_the_loss_inside_the_segment_it_held() {
             optional: false,
         }),
     };
+    // Three other jobs that lose nothing keep the run's usual share at none.
     let segments = [
         worked(0, (8 * MS, 10_100_000), 105),
         worked(100, (0, MS), 0),

@@ -64,6 +64,12 @@ impl Dispatcher<'_> {
             false => sched::set_fifo(tid, priority::WORKER_MAX),
         };
         (self.timings.measurements).record(PART_POLICY, clock::now_ns().saturating_sub(began));
+        if changed.is_ok() && !on {
+            // Its start's lateness is timed from here at the earliest (`super::super::late_start`).
+            let now = clock::now_ns().saturating_sub(self.origin);
+            let w = self.shared.worker(task, self.core);
+            w.realtime_since.store(now, Ordering::Release);
+        }
         match changed {
             Ok(()) => self.best_effort[task] = on,
             Err(e) => (self.shared.control)
