@@ -9,10 +9,13 @@
 //!    - or its own segments before `d` lost more than `s_j` to a slowed core ([`Slowness`]:
 //!      wall time that was neither its work nor the run's own dispatching, beyond the run's
 //!      usual share);
-//!    - or the host took from its own segments, up to its completion, at least its lateness
-//!      and more than `s_j` (in each segment the larger of its slowing and the stalls inside
-//!      it, plus its worker's late start before it): without that time it would have
-//!      completed by `d`, and that time alone overran its room;
+//!    - or the host took from its own time, up to its completion, at least its lateness (in
+//!      each of its real-time segments the larger of its slowing and the stalls inside it,
+//!      plus its worker's late start before it; and, for an imprecise job whose wind-up core
+//!      stayed idle after its optional deadline, its wait for its wind-up beyond its twin's
+//!      and an ordinary path, [`windup`]), and the platform (that time, and the ordinary
+//!      path the twin does not charge) more than `s_j`: without the host's time it would
+//!      have completed by `d`, and the platform's time alone overran its room;
 //!    - or a stall of the core that handles the policy's timers covering its optional
 //!      deadline held its wind-up more than `s_j` past it: the stall ended that late with the
 //!      wind-up begun after it, or the wind-up began during the stall, that late beyond an
@@ -63,19 +66,21 @@ use crate::stalls::Stall;
 use kairos_model::{Duration, Instant};
 use kairos_trace::{Trace, TraceEvent};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 mod backlog;
 mod host;
 mod own;
 mod slowed;
 mod timer;
+mod windup;
 pub use backlog::{Backlog, Backlogs};
 pub use host::host_evidence;
 pub(crate) use own::idle_only;
 use own::OwnLoss;
-pub use slowed::Slowness;
-use slowed::{slowed_by_job, SlowedSegments};
+use slowed::slowed_by_job;
+pub use slowed::{SlowedSegments, Slowness};
+use windup::own_time_held;
 
 /// Why a job missed its deadline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -224,13 +229,22 @@ pub fn slack_alone(release: Instant, deadline: Instant, executed: Duration) -> O
     deadline.saturating_since(release).checked_sub(executed)
 }
 
-/// A job's own execution: its segments `(core, start, end)` less the stall time inside them.
-pub fn own_execution(segments: &[Segment], stalls: &StallIndex) -> Duration {
+/// A job's own execution: its segments `(core, start, end)` less what the host took in each,
+/// the larger of the stall time inside it and what a slowed core took from it (`slowed`, the
+/// job's: both see a hole its worker sat out).
+pub fn own_execution(
+    segments: &[Segment],
+    slowed: Option<&SlowedSegments>,
+    stalls: &StallIndex,
+) -> Duration {
     segments
         .iter()
         .map(|&(core, start, end)| {
-            let lost = lost_in((start, end), &[core], stalls);
-            end.saturating_since(start).saturating_sub(lost)
+            let stalled = lost_in((start, end), &[core], stalls);
+            let (from, to) = (start.as_nanos(), end.as_nanos());
+            let slowed = slowed.map_or(Duration::ZERO, |s| s.begun_in(from, to));
+            end.saturating_since(start)
+                .saturating_sub(stalled.max(slowed))
         })
         .fold(Duration::ZERO, |a, b| a + b)
 }
@@ -259,6 +273,7 @@ pub fn attribute(
 ) -> (MissesByCause, Vec<MissCause>) {
     let segments = segments_of(run.measured);
     let completions = simulated.map(completions_of);
+    let twins = simulated.map(segments_of);
     let ran = segments.values().flatten().copied();
     let index = StallIndex::new(&own::idle_only(run.stalls, ran));
     // A worker's late start is placed at its end, and says nothing of the timer core's
@@ -268,17 +283,26 @@ pub fn attribute(
         .copied()
         .collect();
     let every_stall = StallIndex::new(&timer_evidence);
-    let backlogs = Backlogs::new(jobs, &segments, &index, (run.cores, run.end));
     let slowed = slowed_by_job(run.worker_segments);
+    let backlogs = Backlogs::new(jobs, (&segments, &slowed), &index, (run.cores, run.end));
+    let best_effort: HashSet<(usize, u64, u64)> = (run.worker_segments.iter())
+        .filter(|s| s.worker_time.is_some_and(|w| w.optional))
+        .map(|s| (s.task, s.job, s.start))
+        .collect();
     let causes: Vec<MissCause> = (jobs.iter().filter(|j| j.missed(run.end)))
         .map(|j| {
             let segs = segments.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
             let slowed_segments = slowed.get(&(j.task, j.job));
-            let loss = OwnLoss::of(segs, slowed_segments, &index);
+            let optional = |s: &Segment| best_effort.contains(&(j.task, j.job, s.1.as_nanos()));
+            let loss = OwnLoss::of(segs, optional, slowed_segments, &index);
             let (release, deadline) = window(j);
             let s_j = match &completions {
                 Some(done) => slack_simulated(deadline, done.get(&(j.task, j.job)).copied()),
-                None => slack_alone(release, deadline, loss.execution(segs)),
+                None => slack_alone(
+                    release,
+                    deadline,
+                    own_execution(segs, slowed_segments, &index),
+                ),
             };
             let backlog = backlogs.of(j);
             let cores = cores_of(j, segs, &backlog.cores);
@@ -289,18 +313,18 @@ pub fn attribute(
                     match cause_of((release, deadline), &cores, Some(s_j), &index) {
                         (Cause::Host, stall) => (Cause::Host, stall, Some(s_j)),
                         _ if slowed > s_j => (Cause::Host, None, Some(s_j)),
-                        _ => match (loss.took_its_lateness(j, s_j))
-                            .or_else(|| timer_stall(j, run, s_j, &every_stall).map(Some))
-                        {
-                            Some(stall) => (Cause::Host, stall, Some(s_j)),
-                            None => {
-                                let larger = s_j.max(s_b);
-                                let window = (backlog.from, deadline);
-                                let (cause, stall) =
-                                    stalls_outlast(window, &backlog.cores, larger, &index);
-                                (cause, stall, Some(larger))
+                        _ => {
+                            match own_time_held(j, run, &loss, twins.as_ref(), s_j, &every_stall) {
+                                Some(stall) => (Cause::Host, stall, Some(s_j)),
+                                None => {
+                                    let larger = s_j.max(s_b);
+                                    let window = (backlog.from, deadline);
+                                    let (cause, stall) =
+                                        stalls_outlast(window, &backlog.cores, larger, &index);
+                                    (cause, stall, Some(larger))
+                                }
                             }
-                        },
+                        }
                     }
                 }
             };
@@ -326,28 +350,6 @@ pub fn attribute(
         },
     };
     (counts, causes)
-}
-
-/// A stall on the run's timer core that held the job's optional-deadline timer past its
-/// slack `s_j` ([`timer`]).
-fn timer_stall(job: &JobRecord, run: &RunView, s_j: Duration, every: &StallIndex) -> Option<Stall> {
-    let core = run.timer_core?;
-    let od = (run.measured.optional_deadlines.get(job.task))
-        .copied()
-        .flatten()?;
-    let at = Instant::from_nanos(job.release) + od;
-    if at.as_nanos() >= job.deadline {
-        return None;
-    }
-    let own: Vec<&SegmentRecord> = (run.worker_segments.iter())
-        .filter(|s| (s.task, s.job) == (job.task, job.job))
-        .collect();
-    let busy = |cpu: usize, from: u64, to: u64| {
-        (run.worker_segments.iter()).any(|s| {
-            s.cpu == cpu && (s.task, s.job) != (job.task, job.job) && s.start < to && s.end > from
-        })
-    };
-    timer::timer_held(core, at, s_j, every, &own, busy)
 }
 
 fn window(job: &JobRecord) -> (Instant, Instant) {

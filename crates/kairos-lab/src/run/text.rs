@@ -116,6 +116,7 @@ pub fn lost_time(r: &RunResult) -> String {
             Seen::Watcher => "stall",
             Seen::Dispatcher => "late wake-up of the dispatcher",
             Seen::Worker => "late start of a worker",
+            Seen::Path => "late wind-up",
         };
         out.push_str(&format!(
             "  host: {what} of {} on CPU {} at {} ({misses} miss(es))\n",

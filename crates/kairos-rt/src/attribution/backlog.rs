@@ -11,18 +11,22 @@
 //! With fewer than `m` jobs pending just before `r`, `b = r`.
 //!
 //! The backlog's **demand slack** is `m (d - b)` less the work of the jobs released in `[b, d)`
-//! on those cores with deadlines at or before `d` (each job's execution in the run, stall time
-//! left out; an unfinished job's at least its task's longest completed one): the time the
+//! on those cores with deadlines at or before `d` (each job's execution in the run, what the
+//! host took from it left out, stalls or a slowed core; an unfinished job's at least its task's
+//! longest completed one): the time the
 //! cores could lose in `[b, d)` and still have room for every job due by `d`. It is the processor-demand criterion of Baruah, Rosier and Howell ("Algorithms and
 //! complexity concerning the preemptive scheduling of periodic, real-time tasks on one
 //! processor", Real-Time Systems 2(4), 1990, section 3) over the one interval `[b, d)`, taken
 //! on `m` cores as their summed capacity: necessary for any schedule, so a negative one is an
 //! overload no stall explains.
 
-use super::{own_execution, Segment, StallIndex};
+use super::{own_execution, Segment, SlowedSegments, StallIndex};
 use crate::measure::JobRecord;
 use kairos_model::{Duration, Instant};
 use std::collections::{BTreeSet, HashMap};
+
+/// What a slowed core took from each job's segments.
+type Slowed = HashMap<(usize, u64), SlowedSegments>;
 
 /// Where a missed job's backlog began, on which cores, and how much they could lose.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,11 +62,12 @@ pub struct Backlogs {
 }
 
 impl Backlogs {
-    /// `segments` are every job's measured execution, `cores` every core of the run, `end` the
-    /// run's end (a job unfinished by then stops pending there).
+    /// `segments` are every job's measured execution and `slowed` what a slowed core took from
+    /// them, `cores` every core of the run, `end` the run's end (a job unfinished by then stops
+    /// pending there).
     pub fn new(
         jobs: &[JobRecord],
-        segments: &HashMap<(usize, u64), Vec<Segment>>,
+        (segments, slowed): (&HashMap<(usize, u64), Vec<Segment>>, &Slowed),
         stalls: &StallIndex,
         (cores, end): (&[usize], u64),
     ) -> Self {
@@ -83,10 +88,10 @@ impl Backlogs {
             })
             .collect();
         let group_of = task_groups(jobs, segments, &parts);
-        let longest = longest_completed(jobs, segments, stalls);
+        let longest = longest_completed(jobs, (segments, slowed), stalls);
         for j in jobs {
             let own = segments.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
-            let executed = own_execution(own, stalls);
+            let executed = own_execution(own, slowed.get(&(j.task, j.job)), stalls);
             // An unfinished job needs at least what its task's longest completed job ran.
             let executed = match j.completion {
                 Some(_) => executed,
@@ -129,13 +134,13 @@ impl Backlogs {
 /// Each task's longest own execution among its completed jobs.
 fn longest_completed(
     jobs: &[JobRecord],
-    segments: &HashMap<(usize, u64), Vec<Segment>>,
+    (segments, slowed): (&HashMap<(usize, u64), Vec<Segment>>, &Slowed),
     stalls: &StallIndex,
 ) -> HashMap<usize, Duration> {
     let mut longest: HashMap<usize, Duration> = HashMap::new();
     for j in jobs.iter().filter(|j| j.completion.is_some()) {
         let own = segments.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
-        let executed = own_execution(own, stalls);
+        let executed = own_execution(own, slowed.get(&(j.task, j.job)), stalls);
         let entry = longest.entry(j.task).or_default();
         *entry = (*entry).max(executed);
     }

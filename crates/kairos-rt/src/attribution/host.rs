@@ -47,6 +47,7 @@ fn describe(s: &Stall, cores: &[CoreLost]) -> String {
         Seen::Watcher => "stall",
         Seen::Dispatcher => "late wake-up of the dispatcher",
         Seen::Worker => "late start of a worker",
+        Seen::Path => "late wind-up",
     };
     let ms = s.length.as_nanos() as f64 / 1e6;
     format!("{what} of {ms:.2}ms on CPU {cpu} at {}", s.start)
@@ -107,6 +108,25 @@ mod tests {
                  steal 10ms"
             )
         );
+    }
+
+    #[test]
+    fn each_kind_of_hole_is_named_for_what_saw_it() {
+        let named = |seen| {
+            let hole = Stall {
+                seen,
+                ..stall(1, 1_435_000_000, 209_262)
+            };
+            describe(&hole, &[])
+        };
+        let at = "of 0.21ms on CPU 1 at 1.435s";
+        assert_eq!(named(Seen::Watcher), format!("stall {at}"));
+        assert_eq!(
+            named(Seen::Dispatcher),
+            format!("late wake-up of the dispatcher {at}")
+        );
+        assert_eq!(named(Seen::Worker), format!("late start of a worker {at}"));
+        assert_eq!(named(Seen::Path), format!("late wind-up {at}"));
     }
 
     #[test]

@@ -16,6 +16,7 @@
 //! start, if it had one: the job was due to run there and did not, so it counts with them
 //! towards the job's lateness, though not against its execution.
 
+use super::windup::WindUpWait;
 use super::{lost_in, Segment, SlowedSegments, StallIndex};
 use crate::measure::JobRecord;
 use crate::stalls::{Seen, Stall};
@@ -34,7 +35,7 @@ pub fn idle_only(stalls: &[Stall], ran: impl IntoIterator<Item = Segment>) -> Ve
     for stall in stalls {
         match stall.seen {
             Seen::Watcher => kept.push(*stall),
-            Seen::Dispatcher | Seen::Worker => {
+            Seen::Dispatcher | Seen::Worker | Seen::Path => {
                 let ran = busy.get(&stall.core).map_or(&[][..], |b| &b[..]);
                 kept.extend(cut_out(stall, ran));
             }
@@ -89,76 +90,114 @@ fn late_start(&(core, start, _): &Segment, own: &[Segment], index: &StallIndex) 
 }
 
 /// What the host took from one job's own segments.
+///
+/// A best-effort (optional) segment does not count: an imprecise job begins its wind-up at its
+/// optional deadline whatever its optional part lost, so a hole there delays its completion
+/// only through the path to its wind-up ([`super::timer`],
+/// [`super::windup`]), never by its length.
 pub struct OwnLoss {
-    /// In each segment the larger of its stalls and its slowing, summed.
-    pub took: Duration,
-    /// The stalls inside them in all, and the longest of those.
+    /// In each real-time segment the larger of its stalls and its slowing, summed.
+    pub real_time: Duration,
+    /// The stalls inside the real-time segments in all, and the longest of those and their
+    /// late starts.
     pub stalled: Duration,
     pub longest: Option<Stall>,
     /// What a slowed core took from them, in all.
     pub slowed: Duration,
-    /// The late starts of its workers just before them, in all.
+    /// The late starts of its workers just before them, in all, and each.
     pub late_starts: Duration,
+    starts: Vec<Stall>,
 }
 
 impl OwnLoss {
-    pub fn of(own: &[Segment], slowed: Option<&SlowedSegments>, index: &StallIndex) -> OwnLoss {
+    /// The loss of the job whose segments are `own`, `optional` telling its best-effort ones.
+    pub fn of(
+        own: &[Segment],
+        optional: impl Fn(&Segment) -> bool,
+        slowed: Option<&SlowedSegments>,
+        index: &StallIndex,
+    ) -> OwnLoss {
         let inside = |&(core, start, end): &Segment| index.overlapping(core, start, end);
         let late_starts: Vec<Stall> = (own.iter())
             .filter_map(|s| late_start(s, own, index))
             .collect();
+        let real_time = || own.iter().filter(|s| !optional(s));
         let mut loss = OwnLoss {
-            took: Duration::ZERO,
+            real_time: Duration::ZERO,
             stalled: Duration::ZERO,
-            longest: (own.iter().flat_map(inside).chain(&late_starts))
+            longest: (real_time().flat_map(inside).chain(&late_starts))
                 .max_by_key(|s| s.length)
                 .copied(),
             slowed: slowed.map_or(Duration::ZERO, |s| s.before(u64::MAX)),
             late_starts: (late_starts.iter()).fold(Duration::ZERO, |a, s| a + s.length),
+            starts: late_starts,
         };
-        for &(core, start, end) in own {
+        for &(core, start, end) in real_time() {
             let stalled = lost_in((start, end), &[core], index);
             let (from, to) = (start.as_nanos(), end.as_nanos());
             let slowed = slowed.map_or(Duration::ZERO, |s| s.begun_in(from, to));
             loss.stalled += stalled;
-            loss.took += stalled.max(slowed);
+            loss.real_time += stalled.max(slowed);
         }
         loss
     }
 
-    /// What the host took from them: in each segment the larger of the stalls and the slowing,
-    /// both seeing a hole the worker sat out.
-    pub fn larger(&self) -> Duration {
-        self.took
-    }
-
-    /// What the host took from the job where it was due to run: inside its segments
-    /// ([`OwnLoss::larger`]) and at their late starts.
+    /// What the host took from the job where it was due to run: inside its real-time
+    /// segments and at their late starts.
     pub fn held(&self) -> Duration {
-        self.took + self.late_starts
+        self.real_time + self.late_starts
     }
 
-    /// The job's own execution: its segments less what the host took there.
-    pub fn execution(&self, own: &[Segment]) -> Duration {
-        let wall = (own.iter())
-            .map(|&(_, start, end)| end.saturating_since(start))
-            .fold(Duration::ZERO, |a, b| a + b);
-        wall.saturating_sub(self.larger())
+    /// What the host took from the job, and what the platform took (the host's part and the
+    /// ordinary cost of the path to its wind-up), given its wait for its wind-up `wait`
+    /// ([`WindUpWait`]): with [`OwnLoss::held`], the wait's part in place of the late start of
+    /// the wind-up's worker when larger (both lie between the optional deadline and the
+    /// wind-up's start, so they count once).
+    fn with_wait(&self, wait: Option<&WindUpWait>) -> (Duration, Duration) {
+        let held = self.held();
+        let Some(w) = wait else {
+            return (held, held);
+        };
+        let its_start = (self.starts.iter())
+            .find(|s| s.core == w.core && s.end() == w.start)
+            .map_or(Duration::ZERO, |s| s.length);
+        let rest = held.saturating_sub(its_start);
+        (
+            rest + its_start.max(w.held()),
+            rest + its_start.max(w.platform),
+        )
     }
 
     /// Whether the host took from the job ([`OwnLoss::held`]: its own segments, up to its
-    /// completion, and their late starts) at least its lateness and more than its slack `s_j`. Without that time the job would have done its
-    /// work that much earlier in the time its core was its own, so it would have completed by
-    /// its deadline (the counterfactual of the tables' rule, `crate::table::cause`); and that
-    /// time alone overran the room the schedule left it. When only one holds, the schedule's
-    /// own delay was needed too, and the miss stays the schedule's. An unfinished job has no
-    /// lateness to weigh. The stall to name, when the stalls were the larger.
-    pub fn took_its_lateness(&self, job: &JobRecord, slack: Duration) -> Option<Option<Stall>> {
+    /// completion, and their late starts; and its wait for its wind-up beyond an ordinary
+    /// path, [`WindUpWait::held`]) at least its lateness, and the platform (the host, and the
+    /// ordinary cost of that path, which the twin does not charge) more than its slack `s_j`.
+    /// Without the host's time the job would have done its work that much earlier in the time
+    /// its core was its own, so it would have completed by its deadline (the counterfactual of
+    /// the tables' rule, `crate::table::cause`); and the platform's time alone overran the room
+    /// the schedule left it. When only one holds, the schedule's own delay was needed too, and
+    /// the miss stays the schedule's. An unfinished job has no lateness to weigh. The stall to
+    /// name: the wait's when it was the largest part, the longest stall when the stalls were
+    /// the larger than the slowing.
+    pub fn took_its_lateness(
+        &self,
+        job: &JobRecord,
+        slack: Duration,
+        wait: Option<&WindUpWait>,
+    ) -> Option<Option<Stall>> {
         let late = job.completion?.checked_sub(job.deadline)?;
-        let took = self.held();
-        (took >= Duration::from_nanos(late) && took > slack).then(|| {
-            self.longest
-                .filter(|_| self.stalled + self.late_starts >= self.slowed)
+        let (host, platform) = self.with_wait(wait);
+        if host < Duration::from_nanos(late) || platform <= slack {
+            return None;
+        }
+        let stalls = self.stalled + self.late_starts;
+        let path = wait.filter(|w| {
+            let held = w.held();
+            held > Duration::ZERO && held >= stalls && held >= self.slowed
+        });
+        Some(match path {
+            Some(w) => Some(w.as_stall()),
+            None => self.longest.filter(|_| stalls >= self.slowed),
         })
     }
 }

@@ -93,8 +93,6 @@ impl Slowness {
 pub struct SlowedSegments(Vec<(u64, u64, Duration)>);
 
 impl SlowedSegments {
-    /// What they surely lost before `at`: of a segment running past it, its loss less the
-    /// time after `at`.
     /// What the segments that began in `[from, to)` lost.
     pub fn begun_in(&self, from: u64, to: u64) -> Duration {
         (self.0.iter())
@@ -103,6 +101,8 @@ impl SlowedSegments {
             .fold(Duration::ZERO, |a, b| a + b)
     }
 
+    /// What they surely lost before `at`: of a segment running past it, its loss less the
+    /// time after `at`.
     pub fn before(&self, at: u64) -> Duration {
         (self.0.iter())
             .filter(|&&(start, _, _)| start < at)

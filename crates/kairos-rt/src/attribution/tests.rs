@@ -106,7 +106,10 @@ fn own_execution_leaves_out_the_stalls_inside_the_segments() {
     let index = StallIndex::new(&[stall(0, 10, 10), stall(1, 80, 20), stall(0, 55, 100)]);
     let segments = [(0, at(0), at(50)), (1, at(60), at(90))];
     // Core 0: 50 less [10, 20) = 40 ([55, ...) starts after it); core 1: 30 less [80, 90) = 20.
-    assert_eq!(own_execution(&segments, &index), Duration::from_nanos(60));
+    assert_eq!(
+        own_execution(&segments, None, &index),
+        Duration::from_nanos(60)
+    );
 }
 
 fn job(task: usize, job: u64, (release, deadline): (u64, u64), completion: u64) -> JobRecord {

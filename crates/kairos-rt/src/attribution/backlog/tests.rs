@@ -2,6 +2,7 @@
 
 use super::super::{attribute, Cause, MissCause, MissesByCause, RunView, SlackFrom};
 use super::*;
+use crate::measure::{SegmentRecord, WorkerTime};
 use crate::stalls::{Seen, Stall};
 use kairos_trace::{Trace, TraceEvent};
 
@@ -275,8 +276,59 @@ fn a_task_keeps_its_cores_when_its_last_job_never_ran() {
     };
     // Partitioned: task 0 on core 1, task 1 on core 0; task 0's second job never started.
     let jobs = [rec(0, 0, Some(1)), rec(1, 0, Some(0)), rec(0, 1, None)];
-    let backlogs = Backlogs::new(&jobs, &HashMap::new(), &StallIndex::new(&[]), (&[0, 1], 30));
+    let backlogs = Backlogs::new(
+        &jobs,
+        (&HashMap::new(), &HashMap::new()),
+        &StallIndex::new(&[]),
+        (&[0, 1], 30),
+    );
     // Its task ran on core 1 only: that is its group, not core 0, the first of the run.
     assert_eq!(backlogs.of(&jobs[2]).cores, vec![1]);
     assert_eq!(backlogs.of(&jobs[1]).cores, vec![0]);
+}
+
+#[test]
+fn what_a_slowed_core_took_is_no_demand() {
+    // a#0 ran [0, 8) ms doing 4 ms of work, its core slowed; b#0 ran [8, 11) ms, both due at
+    // 10 ms on core 0. Two more jobs that lose nothing keep the run's usual share at none.
+    let jobs = [job(0, 0, 0, &[(0, 8)]), job(1, 0, 0, &[(8, 11)])];
+    let (records, measured) = run_of(&jobs);
+    let segments = super::super::segments_of(&measured);
+    let worked = |task, job, (start, end): (u64, u64), work| SegmentRecord {
+        cpu: 0,
+        task,
+        job,
+        start: start * MS,
+        end: end * MS,
+        worker_time: Some(WorkerTime {
+            on_cpu: Duration::from_millis(end - start),
+            work: Duration::from_millis(work),
+            dispatching: Duration::ZERO,
+            optional: false,
+        }),
+    };
+    let worker_segments = [
+        worked(0, 0, (0, 8), 4),
+        worked(1, 0, (8, 11), 3),
+        worked(5, 0, (20, 21), 1),
+        worked(5, 1, (30, 31), 1),
+    ];
+    let slowed = super::super::slowed::slowed_by_job(&worker_segments);
+    let index = StallIndex::new(&[]);
+    let b = &records[1];
+    // a#0 lost 4 ms less the segment's 10 us allowance: its demand is 4.01 ms, b#0's 3 ms,
+    // 2.99 ms of 10 ms to spare.
+    let backlogs = Backlogs::new(&records, (&segments, &slowed), &index, (&[0], 60 * MS));
+    assert_eq!(
+        backlogs.of(b).demand_slack,
+        Some(Duration::from_nanos(2_990_000))
+    );
+    // Counted as demand, the slowed time made it an overload.
+    let counted = Backlogs::new(
+        &records,
+        (&segments, &HashMap::new()),
+        &index,
+        (&[0], 60 * MS),
+    );
+    assert_eq!(counted.of(b).demand_slack, None);
 }
