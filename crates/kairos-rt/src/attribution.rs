@@ -284,24 +284,27 @@ pub fn attribute(
         .collect();
     let every_stall = StallIndex::new(&timer_evidence);
     let slowed = slowed_by_job(run.worker_segments);
-    let backlogs = Backlogs::new(jobs, (&segments, &slowed), &index, (run.cores, run.end));
-    let best_effort: HashSet<(usize, u64, u64)> = (run.worker_segments.iter())
-        .filter(|s| s.worker_time.is_some_and(|w| w.optional))
-        .map(|s| (s.task, s.job, s.start))
-        .collect();
+    let real_time = real_time_of(&segments, run.worker_segments);
+    let ods = &run.measured.optional_deadlines;
+    let backlogs = Backlogs::new(
+        jobs,
+        (&real_time, &slowed, ods),
+        &index,
+        (run.cores, run.end),
+    );
     let causes: Vec<MissCause> = (jobs.iter().filter(|j| j.missed(run.end)))
         .map(|j| {
             let segs = segments.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
+            let rt = real_time.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
             let slowed_segments = slowed.get(&(j.task, j.job));
-            let optional = |s: &Segment| best_effort.contains(&(j.task, j.job, s.1.as_nanos()));
-            let loss = OwnLoss::of(segs, optional, slowed_segments, &index);
+            let loss = OwnLoss::of(segs, rt, slowed_segments, &index);
             let (release, deadline) = window(j);
             let s_j = match &completions {
                 Some(done) => slack_simulated(deadline, done.get(&(j.task, j.job)).copied()),
                 None => slack_alone(
                     release,
                     deadline,
-                    own_execution(segs, slowed_segments, &index),
+                    own_execution(rt, slowed_segments, &index),
                 ),
             };
             let backlog = backlogs.of(j);
@@ -381,6 +384,27 @@ fn cores_of(job: &JobRecord, segments: &[Segment], group: &[usize]) -> Vec<usize
     } else {
         cores
     }
+}
+
+/// Each job's real-time segments of `segments`: all but those its worker ran as an optional
+/// part (`worker`'s best-effort ones), which no real-time work ever waits behind.
+fn real_time_of(
+    segments: &HashMap<(usize, u64), Vec<Segment>>,
+    worker: &[SegmentRecord],
+) -> HashMap<(usize, u64), Vec<Segment>> {
+    let best_effort: HashSet<(usize, u64, u64)> = (worker.iter())
+        .filter(|s| s.worker_time.is_some_and(|w| w.optional))
+        .map(|s| (s.task, s.job, s.start))
+        .collect();
+    (segments.iter())
+        .map(|(&(task, job), segs)| {
+            let rt = (segs.iter())
+                .filter(|s| !best_effort.contains(&(task, job, s.1.as_nanos())))
+                .copied()
+                .collect();
+            ((task, job), rt)
+        })
+        .collect()
 }
 
 /// Each job's completion in a trace.

@@ -7,12 +7,14 @@
 //! light run where every task stayed on one core, each core is a group of its own, as under
 //! a partitioned policy); a task that never ran could have been anywhere (every core). On `m` such cores a job's **backlog** starts at the latest instant
 //! `b <= r` from which, up to its release `r`, at least `m` of their jobs were pending (released
-//! and not completed, discarded or past the run's end) at every instant: every core had work.
-//! With fewer than `m` jobs pending just before `r`, `b = r`.
+//! and not completed, discarded or past the run's end, and with real-time work: an imprecise
+//! job between the end of its mandatory part and its optional deadline has only its optional
+//! part, best effort, which yields to any real-time work at once) at every instant: every core
+//! had work. With fewer than `m` jobs pending just before `r`, `b = r`.
 //!
 //! The backlog's **demand slack** is `m (d - b)` less the work of the jobs released in `[b, d)`
-//! on those cores with deadlines at or before `d` (each job's execution in the run, what the
-//! host took from it left out, stalls or a slowed core; an unfinished job's at least its task's
+//! on those cores with deadlines at or before `d` (each job's real-time execution in the run, its
+//! optional part's left out, and what the host took from it, stalls or a slowed core; an unfinished job's at least its task's
 //! longest completed one): the time the
 //! cores could lose in `[b, d)` and still have room for every job due by `d`. It is the processor-demand criterion of Baruah, Rosier and Howell ("Algorithms and
 //! complexity concerning the preemptive scheduling of periodic, real-time tasks on one
@@ -24,6 +26,9 @@ use super::{own_execution, Segment, SlowedSegments, StallIndex};
 use crate::measure::JobRecord;
 use kairos_model::{Duration, Instant};
 use std::collections::{BTreeSet, HashMap};
+
+/// Each job's segments.
+type Segments = HashMap<(usize, u64), Vec<Segment>>;
 
 /// What a slowed core took from each job's segments.
 type Slowed = HashMap<(usize, u64), SlowedSegments>;
@@ -37,13 +42,16 @@ pub struct Backlog {
     pub demand_slack: Option<Duration>,
 }
 
-/// One pending job: release, deadline, when it stopped pending, its own execution.
+/// One pending job: release, deadline, when it stopped pending, its own execution, and the
+/// stretch inside in which it had no real-time work (an imprecise job between its mandatory
+/// part and its optional deadline).
 #[derive(Clone, Copy)]
 struct Pending {
     release: u64,
     deadline: u64,
     until: u64,
     executed: Duration,
+    optional: Option<(u64, u64)>,
 }
 
 /// The jobs of one group of cores, and the intervals in which every core of it had work.
@@ -62,12 +70,13 @@ pub struct Backlogs {
 }
 
 impl Backlogs {
-    /// `segments` are every job's measured execution and `slowed` what a slowed core took from
-    /// them, `cores` every core of the run, `end` the run's end (a job unfinished by then stops
+    /// `segments` are every job's measured real-time execution (its optional part's left
+    /// out), `slowed` what a slowed core took from them and `optional_deadlines` each task's,
+    /// `cores` every core of the run, `end` the run's end (a job unfinished by then stops
     /// pending there).
     pub fn new(
         jobs: &[JobRecord],
-        (segments, slowed): (&HashMap<(usize, u64), Vec<Segment>>, &Slowed),
+        (segments, slowed, optional_deadlines): (&Segments, &Slowed, &[Option<Duration>]),
         stalls: &StallIndex,
         (cores, end): (&[usize], u64),
     ) -> Self {
@@ -98,11 +107,13 @@ impl Backlogs {
                 None => executed.max(longest.get(&j.task).copied().unwrap_or_default()),
             };
             let g = group_of.get(&j.task).copied().unwrap_or(0);
+            let od = optional_deadlines.get(j.task).copied().flatten();
             groups[g].jobs.push(Pending {
                 release: j.release,
                 deadline: j.deadline,
                 until: j.completion.or(j.discarded).unwrap_or(end).max(j.release),
                 executed,
+                optional: od.and_then(|od| optional_wait(j.release + od.as_nanos(), own)),
             });
         }
         groups.iter_mut().for_each(|g| g.saturated = saturated(g));
@@ -131,10 +142,21 @@ impl Backlogs {
     }
 }
 
+/// When an imprecise job with its optional deadline at `at` had no real-time work: from the
+/// end of its real-time segments begun before `at` (its mandatory part) to `at`, when they
+/// ended before it. None when its mandatory part had not begun by then or ran past it.
+fn optional_wait(at: u64, real_time: &[Segment]) -> Option<(u64, u64)> {
+    let done = (real_time.iter())
+        .filter(|s| s.1.as_nanos() < at)
+        .map(|s| s.2.as_nanos())
+        .max()?;
+    (done < at).then_some((done, at))
+}
+
 /// Each task's longest own execution among its completed jobs.
 fn longest_completed(
     jobs: &[JobRecord],
-    (segments, slowed): (&HashMap<(usize, u64), Vec<Segment>>, &Slowed),
+    (segments, slowed): (&Segments, &Slowed),
     stalls: &StallIndex,
 ) -> HashMap<usize, Duration> {
     let mut longest: HashMap<usize, Duration> = HashMap::new();
@@ -199,9 +221,14 @@ fn core_groups(
 /// The maximal intervals in which at least as many of the group's jobs as it has cores were
 /// pending; a release at the instant another job stops pending keeps the interval going.
 fn saturated(group: &Group) -> Vec<(u64, u64)> {
-    let mut events: Vec<(u64, i64)> = (group.jobs.iter())
-        .flat_map(|p| [(p.release, 1), (p.until, -1)])
-        .collect();
+    let mut events: Vec<(u64, i64)> = Vec::with_capacity(4 * group.jobs.len());
+    for p in &group.jobs {
+        events.extend([(p.release, 1), (p.until, -1)]);
+        // Its optional part waits for nothing: no real-time work pending there.
+        if let Some((from, to)) = p.optional.filter(|&(_, to)| to <= p.until) {
+            events.extend([(from, -1), (to, 1)]);
+        }
+    }
     // At equal instants releases first, so no empty gap opens between two jobs.
     events.sort_by_key(|&(at, delta)| (at, -delta));
     let m = group.cores.len().max(1) as i64;

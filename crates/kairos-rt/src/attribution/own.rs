@@ -110,10 +110,11 @@ pub struct OwnLoss {
 }
 
 impl OwnLoss {
-    /// The loss of the job whose segments are `own`, `optional` telling its best-effort ones.
+    /// The loss of the job whose segments are `own`, `real_time` those not of its optional
+    /// part.
     pub fn of(
         own: &[Segment],
-        optional: impl Fn(&Segment) -> bool,
+        real_time: &[Segment],
         slowed: Option<&SlowedSegments>,
         index: &StallIndex,
     ) -> OwnLoss {
@@ -121,18 +122,17 @@ impl OwnLoss {
         let late_starts: Vec<Stall> = (own.iter())
             .filter_map(|s| late_start(s, own, index))
             .collect();
-        let real_time = || own.iter().filter(|s| !optional(s));
         let mut loss = OwnLoss {
             real_time: Duration::ZERO,
             stalled: Duration::ZERO,
-            longest: (real_time().flat_map(inside).chain(&late_starts))
+            longest: (real_time.iter().flat_map(inside).chain(&late_starts))
                 .max_by_key(|s| s.length)
                 .copied(),
             slowed: slowed.map_or(Duration::ZERO, |s| s.before(u64::MAX)),
             late_starts: (late_starts.iter()).fold(Duration::ZERO, |a, s| a + s.length),
             starts: late_starts,
         };
-        for &(core, start, end) in real_time() {
+        for &(core, start, end) in real_time {
             let stalled = lost_in((start, end), &[core], index);
             let (from, to) = (start.as_nanos(), end.as_nanos());
             let slowed = slowed.map_or(Duration::ZERO, |s| s.begun_in(from, to));

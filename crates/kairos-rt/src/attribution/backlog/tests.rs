@@ -254,11 +254,58 @@ fn on_two_cores_a_backlog_needs_both_busy() {
                 deadline: until,
                 until,
                 executed: Duration::ZERO,
+                optional: None,
             })
             .to_vec(),
         saturated: Vec::new(),
     };
     assert_eq!(saturated(&group), vec![(2, 9)]);
+}
+
+#[test]
+fn an_optional_part_is_no_backlog() {
+    // Two cores: a pending over [0, 10) with real-time work only in [0, 2) and [7, 10) (its
+    // optional part between), b over [1, 12), c over [3, 9): two pending in [1, 2) and
+    // [3, 10), not in [2, 3).
+    let pending = |release, until, optional| Pending {
+        release,
+        deadline: until,
+        until,
+        executed: Duration::ZERO,
+        optional,
+    };
+    let jobs = vec![
+        pending(0, 10, Some((2, 7))),
+        pending(1, 12, None),
+        pending(3, 9, None),
+    ];
+    let mut group = Group {
+        cores: vec![0, 1],
+        jobs,
+        saturated: Vec::new(),
+    };
+    assert_eq!(saturated(&group), vec![(1, 2), (3, 10)]);
+    // Counted as backlog, the optional part joins them.
+    group.jobs[0].optional = None;
+    assert_eq!(saturated(&group), vec![(1, 10)]);
+}
+
+#[test]
+fn an_imprecise_job_waits_without_real_time_work_from_its_mandatory_part_to_its_instant() {
+    let ran = |runs: &[(u64, u64)]| -> Vec<Segment> {
+        runs.iter().map(|&(s, e)| (0, ms(s), ms(e))).collect()
+    };
+    let at = 7 * MS;
+    // Mandatory part [0, 2) ms, optional deadline at 7 ms.
+    assert_eq!(optional_wait(at, &ran(&[(0, 2)])), Some((2 * MS, at)));
+    // Preempted and resumed before the instant: from its last end.
+    assert_eq!(
+        optional_wait(at, &ran(&[(0, 1), (3, 5)])),
+        Some((5 * MS, at))
+    );
+    // Running at the instant, or not begun by it: real-time work pending throughout.
+    assert_eq!(optional_wait(at, &ran(&[(0, 2), (6, 8)])), None);
+    assert_eq!(optional_wait(at, &ran(&[(8, 9)])), None);
 }
 
 #[test]
@@ -278,7 +325,7 @@ fn a_task_keeps_its_cores_when_its_last_job_never_ran() {
     let jobs = [rec(0, 0, Some(1)), rec(1, 0, Some(0)), rec(0, 1, None)];
     let backlogs = Backlogs::new(
         &jobs,
-        (&HashMap::new(), &HashMap::new()),
+        (&HashMap::new(), &HashMap::new(), &[]),
         &StallIndex::new(&[]),
         (&[0, 1], 30),
     );
@@ -318,7 +365,7 @@ fn what_a_slowed_core_took_is_no_demand() {
     let b = &records[1];
     // a#0 lost 4 ms less the segment's 10 us allowance: its demand is 4.01 ms, b#0's 3 ms,
     // 2.99 ms of 10 ms to spare.
-    let backlogs = Backlogs::new(&records, (&segments, &slowed), &index, (&[0], 60 * MS));
+    let backlogs = Backlogs::new(&records, (&segments, &slowed, &[]), &index, (&[0], 60 * MS));
     assert_eq!(
         backlogs.of(b).demand_slack,
         Some(Duration::from_nanos(2_990_000))
@@ -326,7 +373,7 @@ fn what_a_slowed_core_took_is_no_demand() {
     // Counted as demand, the slowed time made it an overload.
     let counted = Backlogs::new(
         &records,
-        (&segments, &HashMap::new()),
+        (&segments, &HashMap::new(), &[]),
         &index,
         (&[0], 60 * MS),
     );
