@@ -49,7 +49,7 @@ pub fn agreeing_run(w: &Workload, build: Build<'_>, config: &UserRunConfig) -> (
                 None => return (real, sim),
             },
         };
-        real.result.attribute_misses(Some(&sim));
+        (real.result).attribute_misses(Some(kairos_rt::attribution::Twin::new(&sim)));
         let own = (real.result.miss_causes.iter()).find(|c| Some((c.task, c.job)) == job);
         let evidence = format!("its miss: {own:?}\n{}", lost_time(&real.result));
         assert!(

@@ -11,11 +11,12 @@
 //!      usual share);
 //!    - or the host took from its own time, up to its completion, at least its lateness (in
 //!      each of its real-time segments the larger of its slowing and the stalls inside it,
-//!      plus its worker's late start before it; and, for an imprecise job whose wind-up core
-//!      stayed idle after its optional deadline, its wait for its wind-up beyond its twin's
-//!      and an ordinary path, [`windup`]), and the platform (that time, and the ordinary
-//!      path the twin does not charge) more than `s_j`: without the host's time it would
-//!      have completed by `d`, and the platform's time alone overran its room;
+//!      plus its worker's late start before it; and the holes recorded on the path of its wait
+//!      for its wind-up, [`windup`]), and the platform (that time, and the path's cost the
+//!      analysis charges and the twin does not, [`Twin::path`]) more than `s_j`: without the
+//!      host's time it would have completed by `d`, and the platform's time alone overran its
+//!      room. Of a job that had reached its optional part by its optional deadline only what
+//!      it lost from then on counts, here and in the slowed case ([`own`]);
 //!    - or a stall of the core that handles the policy's timers covering its optional
 //!      deadline held its wind-up more than `s_j` past it: the stall ended that late with the
 //!      wind-up begun after it, or the wind-up began during the stall, that late beyond an
@@ -29,18 +30,19 @@
 //! - its group is the cores its task shares work with: its own core under a partitioned
 //!   policy, the platform under a global one;
 //! - `b` is where its backlog began: the start of the interval, ending at `r`, in which every
-//!   one of those cores had a job pending throughout (`b = r` when some had none just before
-//!   `r`). A stall there held up the jobs `j` waited behind, so `j` waits for that backlog even
+//!   one of those cores had a job with real-time work pending throughout (`b = r` when some
+//!   had none just before `r`; an imprecise job's optional part is best effort, no backlog). A stall there held up the jobs `j` waited behind, so `j` waits for that backlog even
 //!   when its own window `[r, d)` does not overlap the stall; a stall that ended before the
 //!   backlog began, a core idle in between, explains nothing;
 //! - the two slacks are each a time the stalls must exceed to explain the miss by themselves,
 //!   and either missing is a fault of the schedule, never excused:
 //!   - `s_j`, the job's own: with a simulation of the same run `d - f`, `f` its completion
 //!     there (none if it does not complete by `d`: the schedule misses it by itself); without one
-//!     `(d - r) - e`, `e` its own execution in the run (its segments less the stall time inside
-//!     them; none if `e > d - r`, it would miss even alone);
+//!     `(d - r) - e`, `e` its own execution in the run (its real-time segments less, in each,
+//!     the larger of the stall time and the slowing inside it; none if `e > d - r`, it would
+//!     miss even alone);
 //!   - `s_b`, the backlog's demand slack: the capacity of its group over `[b, d)` less the
-//!     execution of the jobs released in it and due by `d`, the room a stall there had to use
+//!     real-time execution of the jobs released in it and due by `d` (counted as `e`), the room a stall there had to use
 //!     up (none when they need more: an overload, which a wrong partition or a policy that lets
 //!     a core fall behind makes, and no stall excuses).
 //!
@@ -63,24 +65,25 @@
 
 use crate::measure::{JobRecord, SegmentRecord};
 use crate::stalls::Stall;
-use kairos_model::{Duration, Instant};
-use kairos_trace::{Trace, TraceEvent};
+use kairos_model::{Duration, Instant, Overheads};
+use kairos_trace::Trace;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 mod backlog;
 mod host;
 mod own;
+mod per_job;
 mod slowed;
 mod timer;
 mod windup;
 pub use backlog::{Backlog, Backlogs};
 pub use host::host_evidence;
 pub(crate) use own::idle_only;
-use own::OwnLoss;
+use own::{own_time_held, OwnTime};
+use per_job::{completions_of, cores_of, real_time_of, segments_of, window};
 use slowed::slowed_by_job;
 pub use slowed::{SlowedSegments, Slowness};
-use windup::own_time_held;
 
 /// Why a job missed its deadline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -264,16 +267,47 @@ pub struct RunView<'a> {
     pub end: u64,
 }
 
+/// The simulation of a run that its misses are weighed against.
+#[derive(Clone, Copy)]
+pub struct Twin<'a> {
+    /// Its trace: each job's completion there gives the job's slack, its segments the
+    /// schedule's own wait for a wind-up.
+    pub trace: &'a Trace,
+    /// What the overhead-aware analysis charges for the path from an optional deadline's timer
+    /// to the job's wind-up and the simulation does not: the timer's lateness and the ring
+    /// ([`windup`]); zero without a profile.
+    pub path: Duration,
+}
+
+impl<'a> Twin<'a> {
+    /// A simulation that charged no profile.
+    pub fn new(trace: &'a Trace) -> Self {
+        Twin {
+            trace,
+            path: Duration::ZERO,
+        }
+    }
+
+    /// A simulation that drew its costs from `overheads`, the profile cut at the quantile the
+    /// analysis charged: the path its largest release latency and doorbell.
+    pub fn charging(trace: &'a Trace, overheads: &Overheads) -> Self {
+        Twin {
+            trace,
+            path: overheads.release_latency.at(1.0) + overheads.ipi.at(1.0),
+        }
+    }
+}
+
 /// Every missed job of `jobs` with its cause, and the counts, by the rule of the module
-/// documentation (slack from `simulated` when given).
+/// documentation (slack from the simulation `twin` when given).
 pub fn attribute(
     jobs: &[JobRecord],
     run: &RunView,
-    simulated: Option<&Trace>,
+    twin: Option<Twin>,
 ) -> (MissesByCause, Vec<MissCause>) {
     let segments = segments_of(run.measured);
-    let completions = simulated.map(completions_of);
-    let twins = simulated.map(segments_of);
+    let completions = twin.map(|t| completions_of(t.trace));
+    let twins = twin.map(|t| (segments_of(t.trace), t.path));
     let ran = segments.values().flatten().copied();
     let index = StallIndex::new(&own::idle_only(run.stalls, ran));
     // A worker's late start is placed at its end, and says nothing of the timer core's
@@ -283,6 +317,7 @@ pub fn attribute(
         .copied()
         .collect();
     let every_stall = StallIndex::new(&timer_evidence);
+    let all_stalls = StallIndex::new(run.stalls);
     let slowed = slowed_by_job(run.worker_segments);
     let real_time = real_time_of(&segments, run.worker_segments);
     let ods = &run.measured.optional_deadlines;
@@ -294,13 +329,13 @@ pub fn attribute(
     );
     let causes: Vec<MissCause> = (jobs.iter().filter(|j| j.missed(run.end)))
         .map(|j| {
-            let segs = segments.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
-            let rt = real_time.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
-            let slowed_segments = slowed.get(&(j.task, j.job));
-            let loss = OwnLoss::of(segs, rt, slowed_segments, &index);
+            let key = (j.task, j.job);
+            let segs = segments.get(&key).map_or(&[][..], |s| &s[..]);
+            let rt = real_time.get(&key).map_or(&[][..], |s| &s[..]);
+            let slowed_segments = slowed.get(&key);
             let (release, deadline) = window(j);
             let s_j = match &completions {
-                Some(done) => slack_simulated(deadline, done.get(&(j.task, j.job)).copied()),
+                Some(done) => slack_simulated(deadline, done.get(&key).copied()),
                 None => slack_alone(
                     release,
                     deadline,
@@ -309,7 +344,15 @@ pub fn attribute(
             };
             let backlog = backlogs.of(j);
             let cores = cores_of(j, segs, &backlog.cores);
-            let slowed = slowed_segments.map_or(Duration::ZERO, |s| s.before(j.deadline));
+            let own = OwnTime {
+                job: j,
+                segments: (segs, rt),
+                slowed: slowed_segments,
+                twin: (twins.as_ref())
+                    .map(|(t, path)| (t.get(&key).map_or(&[][..], |s| &s[..]), *path)),
+            };
+            let from = own.counted_from(run).map_or(0, |at| at.as_nanos());
+            let slowed = slowed_segments.map_or(Duration::ZERO, |s| s.within(from, j.deadline));
             let (cause, stall, slack) = match s_j.zip(backlog.demand_slack) {
                 None => (Cause::Schedule, None, None),
                 Some((s_j, s_b)) => {
@@ -317,7 +360,8 @@ pub fn attribute(
                         (Cause::Host, stall) => (Cause::Host, stall, Some(s_j)),
                         _ if slowed > s_j => (Cause::Host, None, Some(s_j)),
                         _ => {
-                            match own_time_held(j, run, &loss, twins.as_ref(), s_j, &every_stall) {
+                            let stalls = (&index, &every_stall, &all_stalls);
+                            match own_time_held(&own, run, s_j, stalls) {
                                 Some(stall) => (Cause::Host, stall, Some(s_j)),
                                 None => {
                                     let larger = s_j.max(s_b);
@@ -347,74 +391,12 @@ pub fn attribute(
     let counts = MissesByCause {
         host,
         schedule: causes.len() as u64 - host,
-        slack_from: match simulated {
+        slack_from: match twin {
             Some(_) => SlackFrom::Simulation,
             None => SlackFrom::Run,
         },
     };
     (counts, causes)
-}
-
-fn window(job: &JobRecord) -> (Instant, Instant) {
-    (
-        Instant::from_nanos(job.release),
-        Instant::from_nanos(job.deadline),
-    )
-}
-
-/// The measured segments of every job.
-fn segments_of(measured: &Trace) -> HashMap<(usize, u64), Vec<Segment>> {
-    let mut segments: HashMap<(usize, u64), Vec<Segment>> = HashMap::new();
-    for (core, task, job, start, end) in measured.segments() {
-        segments
-            .entry((task, job))
-            .or_default()
-            .push((core, start, end));
-    }
-    segments
-}
-
-/// The cores a job ran on, or every core of its group if it never ran.
-fn cores_of(job: &JobRecord, segments: &[Segment], group: &[usize]) -> Vec<usize> {
-    let mut cores: Vec<usize> = segments.iter().map(|s| s.0).chain(job.cpu).collect();
-    cores.sort_unstable();
-    cores.dedup();
-    if cores.is_empty() {
-        group.to_vec()
-    } else {
-        cores
-    }
-}
-
-/// Each job's real-time segments of `segments`: all but those its worker ran as an optional
-/// part (`worker`'s best-effort ones), which no real-time work ever waits behind.
-fn real_time_of(
-    segments: &HashMap<(usize, u64), Vec<Segment>>,
-    worker: &[SegmentRecord],
-) -> HashMap<(usize, u64), Vec<Segment>> {
-    let best_effort: HashSet<(usize, u64, u64)> = (worker.iter())
-        .filter(|s| s.worker_time.is_some_and(|w| w.optional))
-        .map(|s| (s.task, s.job, s.start))
-        .collect();
-    (segments.iter())
-        .map(|(&(task, job), segs)| {
-            let rt = (segs.iter())
-                .filter(|s| !best_effort.contains(&(task, job, s.1.as_nanos())))
-                .copied()
-                .collect();
-            ((task, job), rt)
-        })
-        .collect()
-}
-
-/// Each job's completion in a trace.
-fn completions_of(trace: &Trace) -> HashMap<(usize, u64), Instant> {
-    (trace.events.iter())
-        .filter_map(|e| match *e {
-            TraceEvent::Completion { task, job, at } => Some(((task, job), at)),
-            _ => None,
-        })
-        .collect()
 }
 
 #[cfg(test)]

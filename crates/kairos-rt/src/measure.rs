@@ -318,9 +318,9 @@ impl RunResult {
         result
     }
 
-    /// Attributes every miss ([`crate::attribution`]), the slack from `simulated`, the
+    /// Attributes every miss ([`crate::attribution`]), the slack from `twin`, the
     /// simulation of this very run (same jobs, same draws), when given.
-    pub fn attribute_misses(&mut self, simulated: Option<&Trace>) {
+    pub fn attribute_misses(&mut self, twin: Option<attribution::Twin>) {
         let cores: Vec<usize> = self.stalls.iter().map(|c| c.core).collect();
         let run = RunView {
             measured: &self.trace,
@@ -330,8 +330,7 @@ impl RunResult {
             timer_core: self.timer_core,
             end: self.ran_ns.min(self.duration_ns),
         };
-        (self.misses_by_cause, self.miss_causes) =
-            attribution::attribute(&self.jobs, &run, simulated);
+        (self.misses_by_cause, self.miss_causes) = attribution::attribute(&self.jobs, &run, twin);
     }
 }
 

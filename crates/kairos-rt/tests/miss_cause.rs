@@ -9,7 +9,7 @@
 use kairos_model::{check_source, Format, Instant, Workload};
 use kairos_os::{clock, priority, thread};
 use kairos_policy::{PolicyKind, PriorityOrder};
-use kairos_rt::attribution::{Cause, SlackFrom};
+use kairos_rt::attribution::{Cause, SlackFrom, Twin};
 use kairos_rt::calibrate::{calibrate, Calibration};
 use kairos_rt::dispatcher::{run_user, UserRunConfig};
 use kairos_rt::measure::RunResult;
@@ -232,7 +232,7 @@ fn a_late_task_is_the_schedules_fault(dispatch: Dispatch) {
     // Slack from the (hand-worked) simulation: it misses b too, so whatever the host did,
     // every miss of b is the schedule's.
     let simulated = hand_simulated(&result);
-    result.attribute_misses(Some(&simulated));
+    result.attribute_misses(Some(Twin::new(&simulated)));
     assert_eq!(result.misses_by_cause.slack_from, SlackFrom::Simulation);
     let b_misses: Vec<_> = result.miss_causes.iter().filter(|m| m.task == 1).collect();
     assert_eq!(b_misses.len() as u64, result.tasks[1].deadline_misses);

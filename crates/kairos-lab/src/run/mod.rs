@@ -24,6 +24,7 @@ use kairos_model::input::{Input, InputKind};
 use kairos_model::{Duration, Workload};
 use kairos_os::PlatformError;
 use kairos_policy::PriorityOrder;
+use kairos_rt::attribution::Twin;
 use kairos_rt::measure::RunResult;
 use kairos_rt::periodic::RunError;
 use kairos_sim::table::Overrun;
@@ -234,15 +235,21 @@ struct Extra {
 }
 
 /// The report of a run of `workload`'s threads: the result (its misses attributed with the
-/// simulation's slack when there is one), its comparison with the simulation, then `extra`.
+/// simulation's slack when there is one, and what `charged`, the profile the simulation drew
+/// from, charges for an optional deadline's path), its comparison with the simulation, then
+/// `extra`.
 fn finish(
     workload: Workload,
     mut result: RunResult,
-    simulated: Option<Trace>,
+    (simulated, charged): (Option<Trace>, Option<&kairos_model::Overheads>),
     extra: Extra,
 ) -> Run {
     if let Some(sim) = &simulated {
-        result.attribute_misses(Some(sim));
+        let twin = match charged {
+            Some(overheads) => Twin::charging(sim, overheads),
+            None => Twin::new(sim),
+        };
+        result.attribute_misses(Some(twin));
     }
     let compare = (simulated.as_ref()).map(|sim| crate::compare::compare(&result.trace, sim));
     let mut json = serde_json::to_value(&result).expect("run result serializes");

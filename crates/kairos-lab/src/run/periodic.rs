@@ -123,7 +123,8 @@ fn kernel(
         }
         _ => Extra::default(),
     };
-    Ok(finish(workload, result, simulated, extra))
+    let twin = (simulated, request.overheads.as_ref());
+    Ok(finish(workload, result, twin, extra))
 }
 
 /// kairos's dispatcher schedules the task threads, under the simulator's policy object.
@@ -148,7 +149,7 @@ fn user(
         false => None,
     };
     let run = on_dispatcher(request, &prepared, kind.build(request.priorities))?;
-    let (simulated, extra) = match charged {
+    let (simulated, extra) = match &charged {
         Some(charged) => {
             let draws = (request.execution_times, request.seed);
             let ran = real_run(&run.result);
@@ -165,7 +166,8 @@ fn user(
         }
         None => (None, Extra::default()),
     };
-    Ok(finish(workload, run.result, simulated, extra))
+    let charged = charged.as_ref().map(|c| &c.overheads);
+    Ok(finish(workload, run.result, (simulated, charged), extra))
 }
 
 /// Runs `workload` under `policy` on the user-space dispatcher with the request's duration,

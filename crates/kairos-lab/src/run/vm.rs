@@ -55,7 +55,7 @@ pub(super) fn run(system: &VmSystem, request: &Request, notify: Notify) -> Resul
         extra.text.push_str(&charged.line());
     }
     let trace = simulated.and_then(|(_, t)| t);
-    Ok(finish(plan.workload, run.result, trace, extra))
+    Ok(finish(plan.workload, run.result, (trace, None), extra))
 }
 
 /// Options that belong to other kinds of files or runs.

@@ -16,8 +16,8 @@
 //! start, if it had one: the job was due to run there and did not, so it counts with them
 //! towards the job's lateness, though not against its execution.
 
-use super::windup::WindUpWait;
-use super::{lost_in, Segment, SlowedSegments, StallIndex};
+use super::windup::{OptionalDeadline, WindUpWait};
+use super::{lost_in, timer, RunView, Segment, SlowedSegments, StallIndex};
 use crate::measure::JobRecord;
 use crate::stalls::{Seen, Stall};
 use kairos_model::{Duration, Instant};
@@ -91,68 +91,67 @@ fn late_start(&(core, start, _): &Segment, own: &[Segment], index: &StallIndex) 
 
 /// What the host took from one job's own segments.
 ///
-/// A best-effort (optional) segment does not count: an imprecise job begins its wind-up at its
-/// optional deadline whatever its optional part lost, so a hole there delays its completion
-/// only through the path to its wind-up ([`super::timer`],
-/// [`super::windup`]), never by its length.
+/// Only its real-time segments count, and of an imprecise job that had reached its optional
+/// part by its optional deadline only those from that instant on: it begins its wind-up at
+/// the instant whatever its mandatory and optional parts lost before, so a hole there delays
+/// its completion only through the path to its wind-up ([`super::timer`], [`super::windup`]).
 pub struct OwnLoss {
-    /// In each real-time segment the larger of its stalls and its slowing, summed.
+    /// In each counted segment the larger of its stalls and its slowing, summed.
     pub real_time: Duration,
-    /// The stalls inside the real-time segments in all, and the longest of those and their
-    /// late starts.
+    /// The stalls inside them in all, and the longest of those and their late starts.
     pub stalled: Duration,
     pub longest: Option<Stall>,
     /// What a slowed core took from them, in all.
     pub slowed: Duration,
-    /// The late starts of its workers just before them, in all, and each.
+    /// The late starts of their workers, in all, and each.
     pub late_starts: Duration,
     starts: Vec<Stall>,
 }
 
 impl OwnLoss {
-    /// The loss of the job whose segments are `own`, `real_time` those not of its optional
-    /// part.
+    /// The loss of the job whose segments are `own` in its `counted` ones (module
+    /// documentation of [`OwnLoss`]).
     pub fn of(
         own: &[Segment],
-        real_time: &[Segment],
+        counted: &[Segment],
         slowed: Option<&SlowedSegments>,
         index: &StallIndex,
     ) -> OwnLoss {
         let inside = |&(core, start, end): &Segment| index.overlapping(core, start, end);
-        let late_starts: Vec<Stall> = (own.iter())
+        let late_starts: Vec<Stall> = (counted.iter())
             .filter_map(|s| late_start(s, own, index))
             .collect();
         let mut loss = OwnLoss {
             real_time: Duration::ZERO,
             stalled: Duration::ZERO,
-            longest: (real_time.iter().flat_map(inside).chain(&late_starts))
+            longest: (counted.iter().flat_map(inside).chain(&late_starts))
                 .max_by_key(|s| s.length)
                 .copied(),
-            slowed: slowed.map_or(Duration::ZERO, |s| s.before(u64::MAX)),
+            slowed: Duration::ZERO,
             late_starts: (late_starts.iter()).fold(Duration::ZERO, |a, s| a + s.length),
             starts: late_starts,
         };
-        for &(core, start, end) in real_time {
+        for &(core, start, end) in counted {
             let stalled = lost_in((start, end), &[core], index);
             let (from, to) = (start.as_nanos(), end.as_nanos());
             let slowed = slowed.map_or(Duration::ZERO, |s| s.begun_in(from, to));
             loss.stalled += stalled;
+            loss.slowed += slowed;
             loss.real_time += stalled.max(slowed);
         }
         loss
     }
 
-    /// What the host took from the job where it was due to run: inside its real-time
-    /// segments and at their late starts.
+    /// What the host took from the job where it was due to run: inside its counted segments
+    /// and at their late starts.
     pub fn held(&self) -> Duration {
         self.real_time + self.late_starts
     }
 
-    /// What the host took from the job, and what the platform took (the host's part and the
-    /// ordinary cost of the path to its wind-up), given its wait for its wind-up `wait`
-    /// ([`WindUpWait`]): with [`OwnLoss::held`], the wait's part in place of the late start of
-    /// the wind-up's worker when larger (both lie between the optional deadline and the
-    /// wind-up's start, so they count once).
+    /// What the host took from the job, and what the platform took, given its wait for its
+    /// wind-up `wait` ([`WindUpWait`]): with [`OwnLoss::held`], the wait's part in place of the
+    /// late start of the wind-up's worker when larger (that late start is one of the holes on
+    /// the wait's path, so they count once).
     fn with_wait(&self, wait: Option<&WindUpWait>) -> (Duration, Duration) {
         let held = self.held();
         let Some(w) = wait else {
@@ -163,22 +162,22 @@ impl OwnLoss {
             .map_or(Duration::ZERO, |s| s.length);
         let rest = held.saturating_sub(its_start);
         (
-            rest + its_start.max(w.held()),
+            rest + its_start.max(w.host),
             rest + its_start.max(w.platform),
         )
     }
 
-    /// Whether the host took from the job ([`OwnLoss::held`]: its own segments, up to its
-    /// completion, and their late starts; and its wait for its wind-up beyond an ordinary
-    /// path, [`WindUpWait::held`]) at least its lateness, and the platform (the host, and the
-    /// ordinary cost of that path, which the twin does not charge) more than its slack `s_j`.
-    /// Without the host's time the job would have done its work that much earlier in the time
-    /// its core was its own, so it would have completed by its deadline (the counterfactual of
-    /// the tables' rule, `crate::table::cause`); and the platform's time alone overran the room
-    /// the schedule left it. When only one holds, the schedule's own delay was needed too, and
-    /// the miss stays the schedule's. An unfinished job has no lateness to weigh. The stall to
-    /// name: the wait's when it was the largest part, the longest stall when the stalls were
-    /// the larger than the slowing.
+    /// Whether the host took from the job ([`OwnLoss::held`], and the holes on the path of its
+    /// wait for its wind-up, [`WindUpWait::host`]) at least its lateness, and the platform
+    /// (that, and the path's ordinary cost the analysis charges and the twin does not,
+    /// [`WindUpWait::platform`]) more than its slack `s_j`. Without the host's time the job
+    /// would have done its work that much earlier in the time its core was its own, so it
+    /// would have completed by its deadline (the counterfactual of the tables' rule,
+    /// `crate::table::cause`); and the platform's time alone overran the room the schedule
+    /// left it. When only one holds, the schedule's own delay was needed too, and the miss
+    /// stays the schedule's. An unfinished job has no lateness to weigh. The stall to name:
+    /// the wait's when it was the largest part, else the longest stall when the stalls were
+    /// larger than the slowing.
     pub fn took_its_lateness(
         &self,
         job: &JobRecord,
@@ -191,15 +190,61 @@ impl OwnLoss {
             return None;
         }
         let stalls = self.stalled + self.late_starts;
-        let path = wait.filter(|w| {
-            let held = w.held();
-            held > Duration::ZERO && held >= stalls && held >= self.slowed
-        });
+        let path = wait.filter(|w| w.host >= stalls && w.host >= self.slowed);
         Some(match path {
             Some(w) => Some(w.as_stall()),
             None => self.longest.filter(|_| stalls >= self.slowed),
         })
     }
+}
+
+/// What the rule's first case weighs of a job's own time, besides the stalls of its window
+/// (`attribution`'s module documentation).
+pub struct OwnTime<'a> {
+    pub job: &'a JobRecord,
+    /// Its segments, and its real-time ones.
+    pub segments: (&'a [Segment], &'a [Segment]),
+    pub slowed: Option<&'a SlowedSegments>,
+    /// Its segments in the run's simulation and what the analysis charges for the path to a
+    /// wind-up that the simulation does not ([`super::Twin::path`]); none without one.
+    pub twin: Option<(&'a [Segment], Duration)>,
+}
+
+impl OwnTime<'_> {
+    /// Where the job's counted time begins ([`OwnLoss`]): its optional deadline if it had
+    /// reached its optional part by then, else its release (`None`).
+    pub fn counted_from(&self, run: &RunView) -> Option<Instant> {
+        let od = OptionalDeadline::of(self.job, run)?;
+        od.reached_optional().then_some(od.at)
+    }
+}
+
+/// The last two ways of the rule's first case: the host took the job's lateness from its own
+/// time (its counted segments, their late starts, the holes on the path to its wind-up), or
+/// held its optional deadline's timer ([`super::timer`]). The stall to name, if any.
+/// `index` holds the stalls cut to where no job ran, `every` those that are evidence on the
+/// timer core, `all` every stall of the run.
+pub fn own_time_held(
+    own: &OwnTime,
+    run: &RunView,
+    s_j: Duration,
+    (index, every, all): (&StallIndex, &StallIndex, &StallIndex),
+) -> Option<Option<Stall>> {
+    let (segments, real_time) = own.segments;
+    let od = OptionalDeadline::of(own.job, run);
+    let reached = od.as_ref().filter(|od| od.reached_optional());
+    let counted: Vec<Segment> = (real_time.iter())
+        .filter(|s| reached.is_none_or(|od| s.1 >= od.at))
+        .copied()
+        .collect();
+    let loss = OwnLoss::of(segments, &counted, own.slowed, index);
+    let timer = run.timer_core.map(|core| (every, core));
+    let wait = (reached.zip(own.twin)).and_then(|(od, twin)| od.wind_up_wait(all, timer, twin));
+    (loss.took_its_lateness(own.job, s_j, wait.as_ref())).or_else(|| {
+        let od = od.as_ref()?;
+        let busy = |cpu: usize, from: u64, to: u64| od.busy(cpu, from, to);
+        timer::timer_held(run.timer_core?, od.at, s_j, every, &od.own, busy).map(Some)
+    })
 }
 
 #[cfg(test)]

@@ -101,11 +101,11 @@ impl SlowedSegments {
             .fold(Duration::ZERO, |a, b| a + b)
     }
 
-    /// What they surely lost before `at`: of a segment running past it, its loss less the
-    /// time after `at`.
-    pub fn before(&self, at: u64) -> Duration {
+    /// What those begun at or after `from` surely lost before `at`: of a segment running past
+    /// it, its loss less the time after `at`.
+    pub fn within(&self, from: u64, at: u64) -> Duration {
         (self.0.iter())
-            .filter(|&&(start, _, _)| start < at)
+            .filter(|&&(start, _, _)| from <= start && start < at)
             .map(|&(_, end, lost)| {
                 lost.saturating_sub(Duration::from_nanos(end.saturating_sub(at)))
             })

@@ -3,6 +3,7 @@
 use super::*;
 use crate::measure::WorkerTime;
 use crate::stalls::Seen;
+use kairos_trace::TraceEvent;
 
 const MS: u64 = 1_000_000;
 
@@ -218,7 +219,7 @@ fn with_a_simulation_a_job_it_misses_too_is_the_schedules() {
         },
         done(0, 12),
     ]);
-    let (counts, causes) = attribute(&jobs, &run, Some(&simulated));
+    let (counts, causes) = attribute(&jobs, &run, Some(Twin::new(&simulated)));
     // a#0: no slack, schedule. b#0: 1.5 ms of slack, the 2 ms stall is longer: host.
     assert_eq!((counts.host, counts.schedule), (1, 1));
     assert_eq!(counts.slack_from, SlackFrom::Simulation);
@@ -232,7 +233,7 @@ fn with_a_simulation_a_job_it_misses_too_is_the_schedules() {
         stalls: &shorter,
         ..run
     };
-    let (counts, _) = attribute(&jobs, &run, Some(&simulated));
+    let (counts, _) = attribute(&jobs, &run, Some(Twin::new(&simulated)));
     assert_eq!((counts.host, counts.schedule), (0, 2));
     // The same, where b#0's worker held its CPU 10 ms over [0, 11) ms for 7 ms of work and
     // the other segments lost nothing (the usual share is 0): 3 ms slowed less the segment's
@@ -263,7 +264,7 @@ fn with_a_simulation_a_job_it_misses_too_is_the_schedules() {
         timer_core: None,
         ..run
     };
-    let (counts, causes) = attribute(&jobs, &run, Some(&simulated));
+    let (counts, causes) = attribute(&jobs, &run, Some(Twin::new(&simulated)));
     assert_eq!((counts.host, counts.schedule), (1, 1));
     assert_eq!((causes[1].cause, causes[1].stall), (Cause::Host, None));
     assert_eq!(causes[1].slowed, Duration::from_nanos(2 * MS - 10_000));
@@ -282,7 +283,7 @@ fn with_a_simulation_a_job_it_misses_too_is_the_schedules() {
         timer_core: None,
         ..run
     };
-    let (counts, _) = attribute(&jobs, &run, Some(&simulated));
+    let (counts, _) = attribute(&jobs, &run, Some(Twin::new(&simulated)));
     assert_eq!((counts.host, counts.schedule), (0, 2));
 }
 
@@ -307,3 +308,4 @@ fn a_job_that_never_ran_could_have_been_on_any_core() {
 }
 
 mod evidence;
+mod wait;

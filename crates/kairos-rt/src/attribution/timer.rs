@@ -8,12 +8,13 @@
 //! core of a partition. It is weighed only with evidence from the job's own segments that it
 //! did: the job had reached its optional part (its last segment begun by the instant ran it:
 //! it was in that best-effort part, or done with it and waiting for the wind-up), and its next
-//! wind-up began only after the stall ended, or, earlier, on a core where no other job ran
+//! wind-up began only after the stall ended, or, earlier, on a core where the schedule held
+//! nothing (no other job's real-time part ran and no optional part began there)
 //! since the instant: another core's pass, due anyway (a release), handled the timer before
 //! the timer core came back, and the job waited for nothing else. The delay is then the
 //! stall's end less the instant, or, when the wind-up began first, its start less the instant
-//! and less [`ORDINARY_START`] (what a timer's pass and a worker's start take without a stall,
-//! which the twin charges). A stall that begins after the instant is not counted (the timer
+//! and less [`ORDINARY_START`] (what a timer's pass and a worker's start take without a
+//! stall). A stall that begins after the instant is not counted (the timer
 //! may have been handled before it), and neither is one after which the wind-up may have
 //! waited behind another job, which errs towards `schedule`, as the rest of the rule does.
 
@@ -29,7 +30,8 @@ pub const ORDINARY_START: Duration = Duration::from_micros(100);
 
 /// The stall on `timer_core` that held the job's optional-deadline timer at `at` past its
 /// `slack`, given the job's own segments `own` as its worker recorded them and `busy(core,
-/// from, to)`, whether another job ran on `core` in `[from, to)`.
+/// from, to)`, whether the schedule stood on `core` in `[from, to)`
+/// ([`OptionalDeadline::busy`](super::windup::OptionalDeadline::busy)).
 pub fn timer_held(
     timer_core: usize,
     at: Instant,
@@ -39,16 +41,15 @@ pub fn timer_held(
     busy: impl Fn(usize, u64, u64) -> bool,
 ) -> Option<Stall> {
     let t = at.as_nanos();
-    let optional = |s: &SegmentRecord| s.worker_time.is_some_and(|w| w.optional);
     let last_begun = (own.iter())
         .filter(|s| s.start <= t)
         .max_by_key(|s| s.start);
-    if !last_begun.is_some_and(|s| optional(s)) {
+    if !last_begun.is_some_and(|s| s.is_optional()) {
         return None;
     }
     // The wind-up: the job's first real-time segment from the instant on.
     let next = (own.iter())
-        .filter(|s| s.start >= t && !optional(s))
+        .filter(|s| s.start >= t && !s.is_optional())
         .min_by_key(|s| s.start);
     let next_start = next.map_or(u64::MAX, |s| s.start);
     let covering = stalls.overlapping(timer_core, at, at + Duration::from_nanos(1));

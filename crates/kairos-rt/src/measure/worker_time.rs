@@ -36,6 +36,13 @@ impl WorkerTime {
     }
 }
 
+impl SegmentRecord {
+    /// Whether it ran an optional part of an imprecise job, as a best-effort thread.
+    pub fn is_optional(&self) -> bool {
+        self.worker_time.is_some_and(|t| t.optional)
+    }
+}
+
 /// What `segment` lost ([`WorkerTime::lost`]), if its worker counted its work outside an
 /// optional part: a best-effort part shares its CPU by design, and is cut at its optional
 /// deadline whatever it lost, so its time is neither the machine's usual loss nor evidence.

@@ -53,7 +53,7 @@ impl TableRun {
     /// ([`RunResult::attribute_misses`]), then every miss a table explains by the rule of
     /// raises ([`super::cause::attribute_misses`]).
     pub fn attribute_misses(&mut self, simulated: Option<&kairos_trace::Trace>) {
-        self.result.attribute_misses(simulated);
+        (self.result).attribute_misses(simulated.map(crate::attribution::Twin::new));
         let result = &mut self.result;
         cause::attribute_misses(&self.plan, result, &self.mode_changes, &self.asked);
     }

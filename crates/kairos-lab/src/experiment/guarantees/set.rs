@@ -11,6 +11,7 @@ use kairos_analysis::registry::TestList;
 use kairos_analysis::Verdict;
 use kairos_model::{Duration, Overheads, Workload};
 use kairos_os::signals;
+use kairos_rt::attribution::Twin;
 use kairos_rt::calibrate::Calibration;
 use kairos_rt::dispatcher::{run_user, UserRunConfig};
 use kairos_rt::measure::RunResult;
@@ -193,7 +194,7 @@ fn on_cores(
     let (kind, order) = (family.kind(), family.order());
     let twin = simulate_same(workload, kind, order, ran, setup.profile, draws, &mut quiet)
         .map_err(|f| f.message)?;
-    run.result.attribute_misses(Some(&twin));
+    (run.result).attribute_misses(Some(Twin::charging(&twin, &setup.profile)));
     let evidence = crate::run::lost_time(&run.result);
     Ok((Counts::of(&run.result), evidence))
 }

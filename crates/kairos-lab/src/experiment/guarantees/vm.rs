@@ -23,6 +23,7 @@ use kairos_model::{
     Workload,
 };
 use kairos_policy::policies::hierarchical::VmPlan;
+use kairos_rt::attribution::Twin;
 use kairos_rt::calibrate::Calibration;
 use kairos_rt::dispatcher::{run_user, UserRunConfig};
 use kairos_rt::watchdog::RunControl;
@@ -179,7 +180,7 @@ fn on_cores(
     };
     let (outcome, _) = simulate_vm(plan, &twin).map_err(|e| e.to_string())?;
     let trace = outcome.trace.ok_or("the simulation kept no trace")?;
-    run.result.attribute_misses(Some(&trace));
+    (run.result).attribute_misses(Some(Twin::new(&trace)));
     Ok((Counts::of(&run.result), crate::run::lost_time(&run.result)))
 }
 

@@ -60,7 +60,7 @@ fn imprecise_beside(
         job: 0,
         at: at(9_900_000),
     }]);
-    attribute(&jobs, &run, Some(&simulated))
+    attribute(&jobs, &run, Some(Twin::new(&simulated)))
 }
 
 #[test]
@@ -155,7 +155,7 @@ fn a_job_late_by_less_than_the_host_took_from_its_own_segments_is_the_hosts() {
             timer_core: None,
             end: 30 * MS,
         };
-        attribute(&jobs, &run, Some(&simulated)).1[0].cause
+        attribute(&jobs, &run, Some(Twin::new(&simulated))).1[0].cause
     };
     // 150 us lost less the 10 us allowance: 140 us, at least the 100 us it was late and more
     // than its 100 us of slack: the host's.
@@ -209,7 +209,7 @@ fn a_late_start_counts_with_the_loss_inside_the_segment_it_held() {
             timer_core: None,
             end: 30 * MS,
         };
-        attribute(&jobs, &run, Some(&simulated)).1[0]
+        attribute(&jobs, &run, Some(Twin::new(&simulated))).1[0]
     };
     let worker = |start, length| Stall {
         seen: Seen::Worker,
@@ -223,127 +223,4 @@ fn a_late_start_counts_with_the_loss_inside_the_segment_it_held() {
     // A late start long enough alone, inside the job's window: the host's by the first case.
     let long = worker(7_850_000, 150_000);
     assert_eq!(cause(long).stall, Some(long));
-}
-
-/// `b#0` of [`imprecise`]'s shape on core 1 with its optional deadline at 8 ms and its
-/// deadline at 10 ms: mandatory part [0, 0.2) ms, optional part [0.2, 1) ms (done early),
-/// wind-up of 1.738 ms begun 330 us after the instant, done at 10.068 ms, 68 us late; its
-/// workers lost nothing. Its twin runs the wind-up from `twin_from` and completes it at 9.738
-/// ms: 262 us of slack. `others` are other jobs' segments, `stalls` the run's.
-fn waited(
-    twin_from: u64,
-    others: &[SegmentRecord],
-    stalls: &[Stall],
-) -> (MissesByCause, Vec<MissCause>) {
-    let part = |(start, end): (u64, u64), optional| SegmentRecord {
-        cpu: 1,
-        task: 1,
-        job: 0,
-        start,
-        end,
-        worker_time: Some(WorkerTime {
-            on_cpu: Duration::from_nanos(end - start),
-            work: Duration::from_nanos(end - start),
-            dispatching: Duration::ZERO,
-            optional,
-        }),
-    };
-    let runs = [
-        (0, 200_000, false),
-        (200_000, MS, true),
-        (8_330_000, 10_068_000, false),
-    ];
-    let mut parts: Vec<SegmentRecord> = runs.iter().map(|&(s, e, o)| part((s, e), o)).collect();
-    parts.extend_from_slice(others);
-    let jobs = vec![JobRecord {
-        cpu: Some(1),
-        ..job(1, 0, (0, 10 * MS), 10_068_000)
-    }];
-    let measured = Trace {
-        optional_deadlines: vec![None, Some(Duration::from_millis(8))],
-        ..trace(
-            runs.iter()
-                .map(|&(s, e, _)| segment(1, 1, 0, s, e))
-                .collect(),
-        )
-    };
-    let run = RunView {
-        measured: &measured,
-        stalls,
-        cores: &[0, 1],
-        worker_segments: &parts,
-        timer_core: Some(0),
-        end: 30 * MS,
-    };
-    let simulated = trace(vec![
-        segment(1, 1, 0, 0, 200_000),
-        segment(1, 1, 0, twin_from, 9_738_000),
-        TraceEvent::Completion {
-            task: 1,
-            job: 0,
-            at: at(9_738_000),
-        },
-    ]);
-    attribute(&jobs, &run, Some(&simulated))
-}
-
-#[test]
-fn a_wind_up_that_waited_on_an_idle_core_past_an_ordinary_path_was_held_by_the_host() {
-    // No stall recorded. The twin begins the wind-up at the instant; the run 330 us after it
-    // with core 1 idle: 230 us beyond an ordinary path (100 us) is the host's, at least the
-    // 68 us it was late, and the platform's 330 us overran its 262 us of slack.
-    let (counts, causes) = waited(8 * MS, &[], &[]);
-    assert_eq!((counts.host, counts.schedule), (1, 0));
-    let named = causes[0].stall.expect("the wait is named");
-    assert_eq!(named.seen, Seen::Path);
-    assert_eq!((named.core, named.end()), (1, at(8_330_000)));
-    assert_eq!(named.length, Duration::from_micros(230));
-    // The twin itself waited 100 us: the platform's 230 us no longer overran the slack.
-    assert_eq!(waited(8_100_000, &[], &[]).0.schedule, 1);
-    // Another job ran on core 1 in between: the wind-up may have waited behind it.
-    let other = SegmentRecord {
-        cpu: 1,
-        task: 0,
-        job: 7,
-        start: 8_050_000,
-        end: 8_300_000,
-        worker_time: None,
-    };
-    assert_eq!(waited(8 * MS, &[other], &[]).0.schedule, 1);
-    // Its optional part, best effort, yields to a ready wind-up at once: nothing waited.
-    let best_effort = SegmentRecord {
-        worker_time: Some(WorkerTime {
-            on_cpu: Duration::from_micros(250),
-            work: Duration::from_micros(250),
-            dispatching: Duration::ZERO,
-            optional: true,
-        }),
-        ..other
-    };
-    assert_eq!(waited(8 * MS, &[best_effort], &[]).0.host, 1);
-    // On core 0 it changes nothing.
-    let elsewhere = SegmentRecord { cpu: 0, ..other };
-    assert_eq!(waited(8 * MS, &[elsewhere], &[]).0.host, 1);
-}
-
-#[test]
-fn holes_in_an_optional_part_do_not_count_against_the_lateness() {
-    // Two 200 us stalls of core 1, each within the 262 us slack, 400 us together. Inside the
-    // optional part, done well before its optional deadline, they delayed nothing: with the
-    // wind-up's wait excluded (another job on core 1 before it), the schedule's.
-    let other = SegmentRecord {
-        cpu: 1,
-        task: 0,
-        job: 7,
-        start: 8_050_000,
-        end: 8_300_000,
-        worker_time: None,
-    };
-    let in_optional = [stall(1, 300_000, 200_000), stall(1, 600_000, 200_000)];
-    assert_eq!(waited(8 * MS, &[other], &in_optional).0.schedule, 1);
-    // Inside the wind-up, 220 and 180 us, they took 400 us of it: the host's, the longer named.
-    let in_windup = [stall(1, 8_500_000, 220_000), stall(1, 9_000_000, 180_000)];
-    let (counts, causes) = waited(8 * MS, &[other], &in_windup);
-    assert_eq!((counts.host, counts.schedule), (1, 0));
-    assert_eq!(causes[0].stall, Some(in_windup[0]));
 }
