@@ -81,6 +81,7 @@ pub use backlog::{Backlog, Backlogs};
 pub use host::host_evidence;
 pub(crate) use own::idle_only;
 use own::{own_time_held, OwnTime};
+pub use per_job::own_execution;
 use per_job::{completions_of, cores_of, real_time_of, segments_of, window};
 use slowed::slowed_by_job;
 pub use slowed::{SlowedSegments, Slowness};
@@ -129,7 +130,8 @@ pub struct MissCause {
     /// core), whichever rule decided and also when none could (its backlog had no slack).
     pub own_slack: Option<Duration>,
     pub stall: Option<Stall>,
-    /// What a slowed core took from its own segments before its deadline ([`Slowness`]).
+    /// What a slowed core took from its own segments before its deadline ([`Slowness`]), from
+    /// its optional deadline on if it had reached its optional part by then.
     pub slowed: Duration,
     /// Where its backlog began (its release when it waited behind none).
     pub backlog_from: Instant,
@@ -232,26 +234,6 @@ pub fn slack_alone(release: Instant, deadline: Instant, executed: Duration) -> O
     deadline.saturating_since(release).checked_sub(executed)
 }
 
-/// A job's own execution: its segments `(core, start, end)` less what the host took in each,
-/// the larger of the stall time inside it and what a slowed core took from it (`slowed`, the
-/// job's: both see a hole its worker sat out).
-pub fn own_execution(
-    segments: &[Segment],
-    slowed: Option<&SlowedSegments>,
-    stalls: &StallIndex,
-) -> Duration {
-    segments
-        .iter()
-        .map(|&(core, start, end)| {
-            let stalled = lost_in((start, end), &[core], stalls);
-            let (from, to) = (start.as_nanos(), end.as_nanos());
-            let slowed = slowed.map_or(Duration::ZERO, |s| s.begun_in(from, to));
-            end.saturating_since(start)
-                .saturating_sub(stalled.max(slowed))
-        })
-        .fold(Duration::ZERO, |a, b| a + b)
-}
-
 /// What [`attribute`] looks at besides the jobs.
 pub struct RunView<'a> {
     /// The measured trace (its segments are each job's execution).
@@ -274,9 +256,16 @@ pub struct Twin<'a> {
     /// schedule's own wait for a wind-up.
     pub trace: &'a Trace,
     /// What the overhead-aware analysis charges for the path from an optional deadline's timer
-    /// to the job's wind-up and the simulation does not: the timer's lateness and the ring
-    /// ([`windup`]); zero without a profile.
-    pub path: Duration,
+    /// to the job's wind-up and the simulation does not ([`windup`]): the timer's lateness, and
+    /// the ring when the wind-up's core is not the timer's; zero without a profile.
+    pub path: Path,
+}
+
+/// The charged costs of the path from an optional deadline's timer to the job's wind-up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Path {
+    pub timer: Duration,
+    pub ring: Duration,
 }
 
 impl<'a> Twin<'a> {
@@ -284,17 +273,19 @@ impl<'a> Twin<'a> {
     pub fn new(trace: &'a Trace) -> Self {
         Twin {
             trace,
-            path: Duration::ZERO,
+            path: Path::default(),
         }
     }
 
     /// A simulation that drew its costs from `overheads`, the profile cut at the quantile the
-    /// analysis charged: the path its largest release latency and doorbell.
+    /// analysis charged: the path its largest release latency and doorbell (the profile kairos
+    /// measures before a run charges neither to the simulation and has none of them).
     pub fn charging(trace: &'a Trace, overheads: &Overheads) -> Self {
-        Twin {
-            trace,
-            path: overheads.release_latency.at(1.0) + overheads.ipi.at(1.0),
-        }
+        let path = Path {
+            timer: overheads.release_latency.at(1.0),
+            ring: overheads.ipi.at(1.0),
+        };
+        Twin { trace, path }
     }
 }
 
@@ -351,29 +342,29 @@ pub fn attribute(
                 twin: (twins.as_ref())
                     .map(|(t, path)| (t.get(&key).map_or(&[][..], |s| &s[..]), *path)),
             };
-            let from = own.counted_from(run).map_or(0, |at| at.as_nanos());
-            let slowed = slowed_segments.map_or(Duration::ZERO, |s| s.within(from, j.deadline));
+            // A job that reached its optional part by its optional deadline is weighed from then.
+            let from = own.counted_from(run).map_or(release, |at| at.max(release));
+            let slowed =
+                (slowed_segments).map_or(Duration::ZERO, |s| s.within(from.as_nanos(), j.deadline));
             let (cause, stall, slack) = match s_j.zip(backlog.demand_slack) {
                 None => (Cause::Schedule, None, None),
-                Some((s_j, s_b)) => {
-                    match cause_of((release, deadline), &cores, Some(s_j), &index) {
-                        (Cause::Host, stall) => (Cause::Host, stall, Some(s_j)),
-                        _ if slowed > s_j => (Cause::Host, None, Some(s_j)),
-                        _ => {
-                            let stalls = (&index, &every_stall, &all_stalls);
-                            match own_time_held(&own, run, s_j, stalls) {
-                                Some(stall) => (Cause::Host, stall, Some(s_j)),
-                                None => {
-                                    let larger = s_j.max(s_b);
-                                    let window = (backlog.from, deadline);
-                                    let (cause, stall) =
-                                        stalls_outlast(window, &backlog.cores, larger, &index);
-                                    (cause, stall, Some(larger))
-                                }
+                Some((s_j, s_b)) => match cause_of((from, deadline), &cores, Some(s_j), &index) {
+                    (Cause::Host, stall) => (Cause::Host, stall, Some(s_j)),
+                    _ if slowed > s_j => (Cause::Host, None, Some(s_j)),
+                    _ => {
+                        let stalls = (&index, &every_stall, &all_stalls);
+                        match own_time_held(&own, run, s_j, stalls) {
+                            Some(stall) => (Cause::Host, stall, Some(s_j)),
+                            None => {
+                                let larger = s_j.max(s_b);
+                                let window = (backlog.from, deadline);
+                                let (cause, stall) =
+                                    stalls_outlast(window, &backlog.cores, larger, &index);
+                                (cause, stall, Some(larger))
                             }
                         }
                     }
-                }
+                },
             };
             MissCause {
                 task: j.task,

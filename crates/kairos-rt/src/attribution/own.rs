@@ -17,7 +17,7 @@
 //! towards the job's lateness, though not against its execution.
 
 use super::windup::{OptionalDeadline, WindUpWait};
-use super::{lost_in, timer, RunView, Segment, SlowedSegments, StallIndex};
+use super::{lost_in, timer, Path, RunView, Segment, SlowedSegments, StallIndex};
 use crate::measure::JobRecord;
 use crate::stalls::{Seen, Stall};
 use kairos_model::{Duration, Instant};
@@ -207,7 +207,7 @@ pub struct OwnTime<'a> {
     pub slowed: Option<&'a SlowedSegments>,
     /// Its segments in the run's simulation and what the analysis charges for the path to a
     /// wind-up that the simulation does not ([`super::Twin::path`]); none without one.
-    pub twin: Option<(&'a [Segment], Duration)>,
+    pub twin: Option<(&'a [Segment], Path)>,
 }
 
 impl OwnTime<'_> {

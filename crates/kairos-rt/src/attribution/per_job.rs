@@ -1,9 +1,9 @@
-//! Each job's segments, real-time segments, cores and completion, as the rule of
+//! Each job's segments, real-time segments, execution, cores and completion, as the rule of
 //! [`super`] reads them from a run and its simulation.
 
-use super::Segment;
+use super::{lost_in, Segment, SlowedSegments, StallIndex};
 use crate::measure::{JobRecord, SegmentRecord};
-use kairos_model::Instant;
+use kairos_model::{Duration, Instant};
 use kairos_trace::{Trace, TraceEvent};
 use std::collections::{HashMap, HashSet};
 
@@ -67,4 +67,24 @@ pub fn completions_of(trace: &Trace) -> HashMap<(usize, u64), Instant> {
             _ => None,
         })
         .collect()
+}
+
+/// A job's own execution: its segments `(core, start, end)` less what the host took in each,
+/// the larger of the stall time inside it and what a slowed core took from it (`slowed`, the
+/// job's: both see a hole its worker sat out).
+pub fn own_execution(
+    segments: &[Segment],
+    slowed: Option<&SlowedSegments>,
+    stalls: &StallIndex,
+) -> Duration {
+    segments
+        .iter()
+        .map(|&(core, start, end)| {
+            let stalled = lost_in((start, end), &[core], stalls);
+            let (from, to) = (start.as_nanos(), end.as_nanos());
+            let slowed = slowed.map_or(Duration::ZERO, |s| s.begun_in(from, to));
+            end.saturating_since(start)
+                .saturating_sub(stalled.max(slowed))
+        })
+        .fold(Duration::ZERO, |a, b| a + b)
 }

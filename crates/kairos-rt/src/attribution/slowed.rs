@@ -190,6 +190,22 @@ mod tests {
     }
 
     #[test]
+    fn only_segments_begun_in_the_span_count_and_only_their_loss_before_its_end() {
+        let ns = Duration::from_nanos;
+        let lost = SlowedSegments(vec![
+            (0, 1_000, ns(300)),
+            (2_000, 3_000, ns(200)),
+            (4_000, 4_600, ns(500)),
+        ]);
+        assert_eq!(lost.within(2_000, 5_000), ns(700));
+        assert_eq!(lost.within(0, 5_000), ns(1_000));
+        // The third begins past 3,000; of one running past the end, only what it surely lost
+        // before it: 500 ns less the 400 ns after 4,200.
+        assert_eq!(lost.within(0, 3_000), ns(500));
+        assert_eq!(lost.within(2_500, 4_200), ns(100));
+    }
+
+    #[test]
     fn a_hole_that_stretches_a_segment_is_not_excused_in_proportion_to_it() {
         // 3 % usual; a wind-up of 216 us of work held 8.05 ms off its CPU over 8.331 ms.
         let slowness = Slowness { typical: 30_000 };

@@ -26,7 +26,7 @@
 //! contain them; [`OwnLoss`](super::own::OwnLoss) adds both to what the job's own segments
 //! lost after the instant.
 
-use super::{RunView, Segment, StallIndex};
+use super::{Path, RunView, Segment, StallIndex};
 use crate::measure::{JobRecord, SegmentRecord};
 use crate::stalls::{Seen, Stall};
 use kairos_model::{Duration, Instant};
@@ -99,7 +99,7 @@ impl<'a> OptionalDeadline<'a> {
         &self,
         holes: &StallIndex,
         timer: Option<(&StallIndex, usize)>,
-        (twin, path): (&[Segment], Duration),
+        (twin, path): (&[Segment], Path),
     ) -> Option<WindUpWait> {
         let windup = self.wind_up().filter(|_| self.reached_optional())?;
         let (t, start) = (self.at.as_nanos(), windup.start);
@@ -117,6 +117,11 @@ impl<'a> OptionalDeadline<'a> {
             seen.extend(covering);
         }
         let host = covered(&seen, (self.at, end)).min(beyond_twin);
+        // The ring is on the path only when another core's pass handles the timer.
+        let path = match timer {
+            Some((_, core)) if core != windup.cpu => path.timer + path.ring,
+            _ => path.timer,
+        };
         (host > Duration::ZERO).then_some(WindUpWait {
             core: windup.cpu,
             start: end,

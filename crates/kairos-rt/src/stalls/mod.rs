@@ -75,9 +75,10 @@ pub enum Seen {
     /// A worker of the core, by its start that came late after its dispatcher's request
     /// (`crate::dispatcher::late_start`): the hole ends at the job's first instruction.
     Worker,
-    /// The attribution, on the path from an optional deadline to its job's wind-up on an
-    /// idle core: the wait beyond an ordinary path (`crate::attribution`'s `windup`). Never
-    /// in a run's lost time; only a miss it explains names it.
+    /// The attribution, on the path from an optional deadline to its job's wind-up: the holes
+    /// recorded there, together, placed on the wind-up's core and ending at its start
+    /// (`crate::attribution`'s `windup`). Never in a run's lost time; only a miss it explains
+    /// names it.
     Path,
 }
 

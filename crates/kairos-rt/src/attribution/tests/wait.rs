@@ -9,8 +9,9 @@ struct Waited<'a> {
     twin_from: u64,
     /// Where the run's wind-up ends (its completion).
     done: u64,
-    /// What the analysis charges for the path ([`Twin::path`]).
-    path: Duration,
+    /// What the analysis charges for the path ([`Twin::path`]): the timer core is 0, the
+    /// wind-up's 1, so the timer's lateness and the ring.
+    path: Path,
     others: &'a [SegmentRecord],
     stalls: &'a [Stall],
 }
@@ -20,7 +21,10 @@ impl Default for Waited<'_> {
         Waited {
             twin_from: 8 * MS,
             done: 10_068_000,
-            path: Duration::from_micros(100),
+            path: Path {
+                timer: Duration::from_micros(60),
+                ring: Duration::from_micros(40),
+            },
             others: &[],
             stalls: &[],
         }
@@ -116,7 +120,7 @@ fn holes_on_the_path_to_a_wind_up_and_the_charged_path_overran_its_slack() {
     // Without a profile nothing is charged for the path: 209 us, within the slack.
     let uncharged = Waited {
         stalls: &stalls,
-        path: Duration::ZERO,
+        path: Path::default(),
         ..Waited::default()
     };
     assert_eq!(waited(uncharged).0.schedule, 1);
@@ -198,6 +202,25 @@ fn the_schedule_on_the_path_to_a_wind_up_leaves_the_miss_its_own() {
 }
 
 #[test]
+fn a_profile_charges_its_largest_release_latency_and_doorbell_to_the_path() {
+    use kairos_model::Cost;
+    let trace = Trace::default();
+    let overheads = Overheads {
+        release_latency: Cost::Fixed(Duration::from_micros(42)),
+        ipi: Cost::Fixed(Duration::from_micros(37)),
+        scheduling: Cost::Fixed(Duration::from_micros(8)),
+        ..Overheads::default()
+    };
+    let twin = Twin::charging(&trace, &overheads);
+    let expected = Path {
+        timer: Duration::from_micros(42),
+        ring: Duration::from_micros(37),
+    };
+    assert_eq!(twin.path, expected);
+    assert_eq!(Twin::new(&trace).path, Path::default());
+}
+
+#[test]
 fn what_a_job_lost_before_its_optional_deadline_delayed_nothing() {
     // Two 200 us stalls of core 1, each within the 262 us slack, 400 us together, with the
     // wait's evidence left out (another job's real-time part on core 1 before the wind-up).
@@ -224,6 +247,10 @@ fn what_a_job_lost_before_its_optional_deadline_delayed_nothing() {
     assert_eq!(with(&in_optional).0.schedule, 1);
     let split = [stall(1, 20_000, 150_000), stall(1, 8_500_000, 150_000)];
     assert_eq!(with(&split).0.schedule, 1);
+    // One stall of 300 us inside the optional part, longer than the slack alone: it still
+    // delayed nothing.
+    let long = [stall(1, 300_000, 300_000)];
+    assert_eq!(with(&long).0.schedule, 1);
     // Inside the wind-up, 220 and 180 us, they took 400 us of it: the host's, the longer named.
     let in_windup = [stall(1, 8_500_000, 220_000), stall(1, 9_000_000, 180_000)];
     let (counts, causes) = with(&in_windup);

@@ -37,6 +37,14 @@ fn us(n: u64) -> Duration {
     Duration::from_micros(n)
 }
 
+/// A charged path of `timer_us`, no ring.
+fn path(timer_us: u64) -> Path {
+    Path {
+        timer: us(timer_us),
+        ring: Duration::ZERO,
+    }
+}
+
 /// The optional deadline at 1 ms of job `(0, 0)` among `all`.
 fn deadline(all: &[SegmentRecord]) -> OptionalDeadline<'_> {
     OptionalDeadline {
@@ -74,7 +82,7 @@ fn holes_on_the_path_count_once_each_up_to_the_wait_beyond_the_twins() {
         hole(1, 1_180, 150, Seen::Worker),
         hole(1, 1_050, 100, Seen::Dispatcher),
     ]);
-    let wait = od.wind_up_wait(&holes, None, (&twin, us(80))).unwrap();
+    let wait = od.wind_up_wait(&holes, None, (&twin, path(80))).unwrap();
     assert_eq!(
         (wait.core, wait.start),
         (1, Instant::from_nanos(1_330 * US))
@@ -88,27 +96,30 @@ fn holes_on_the_path_count_once_each_up_to_the_wait_beyond_the_twins() {
         (named.end(), named.length, named.seen),
         (wait.start, us(250), Seen::Path)
     );
-    // Overlapping holes count once: a watcher's stall over [1.1, 1.25) ms adds 20 us.
+    // Overlapping holes count once: a watcher's stall over [1.1, 1.25) ms adds the 30 us
+    // between them.
     let overlapping = StallIndex::new(&[
         hole(1, 1_180, 150, Seen::Worker),
         hole(1, 1_050, 100, Seen::Dispatcher),
         hole(1, 1_100, 150, Seen::Watcher),
     ]);
     let wait = od
-        .wind_up_wait(&overlapping, None, (&twin, us(80)))
+        .wind_up_wait(&overlapping, None, (&twin, path(80)))
         .unwrap();
     assert_eq!(wait.host, us(280));
     // The twin itself waited 200 us: the platform's part is at most the other 130 us.
     let late_twin = self::twin(1_200);
-    let wait = od.wind_up_wait(&holes, None, (&late_twin, us(80))).unwrap();
+    let wait = od
+        .wind_up_wait(&holes, None, (&late_twin, path(80)))
+        .unwrap();
     assert_eq!((wait.host, wait.platform), (us(130), us(130)));
     // No hole recorded on the path: no evidence, however long the wait.
     assert_eq!(
-        od.wind_up_wait(&StallIndex::new(&[]), None, (&twin, us(80))),
+        od.wind_up_wait(&StallIndex::new(&[]), None, (&twin, path(80))),
         None
     );
     // Nor without the twin's wind-up.
-    assert_eq!(od.wind_up_wait(&holes, None, (&twin[..1], us(80))), None);
+    assert_eq!(od.wind_up_wait(&holes, None, (&twin[..1], path(80))), None);
 }
 
 #[test]
@@ -118,7 +129,7 @@ fn the_timer_cores_holes_count_only_over_the_instant() {
     let twin = twin(1_000);
     let timer = |stalls: &[Stall]| {
         let index = StallIndex::new(stalls);
-        od.wind_up_wait(&StallIndex::new(&[]), Some((&index, 0)), (&twin, us(0)))
+        od.wind_up_wait(&StallIndex::new(&[]), Some((&index, 0)), (&twin, path(0)))
     };
     // A late wake-up of core 0's dispatcher due at the instant, 209 us long.
     let at_instant = hole(0, 1_000, 209, Seen::Dispatcher);
@@ -138,7 +149,7 @@ fn the_schedule_on_the_path_leaves_no_evidence() {
     let twin = twin(1_000);
     let wait = |others: &[SegmentRecord]| {
         let all = job(others);
-        deadline(&all).wind_up_wait(&holes, None, (&twin, us(0)))
+        deadline(&all).wind_up_wait(&holes, None, (&twin, path(0)))
     };
     assert!(wait(&[]).is_some());
     // Another job's real-time part on core 1 meanwhile: it may have waited behind it.
@@ -164,11 +175,49 @@ fn only_a_job_waiting_for_its_wind_up_has_a_wait() {
     ];
     let od = deadline(&busy);
     assert!(!od.reached_optional());
-    assert_eq!(od.wind_up_wait(&holes, None, (&twin, us(0))), None);
+    assert_eq!(od.wind_up_wait(&holes, None, (&twin, path(0))), None);
     // No wind-up after the instant.
     let none = [ran(0, 1, (0, 700), true)];
     assert_eq!(
-        deadline(&none).wind_up_wait(&holes, None, (&twin, us(0))),
+        deadline(&none).wind_up_wait(&holes, None, (&twin, path(0))),
         None
     );
+}
+
+#[test]
+fn holes_count_only_between_the_instant_and_the_wind_ups_start() {
+    let all = job(&[]);
+    let od = deadline(&all);
+    let twin = twin(1_000);
+    let host = |stall: Stall| {
+        let holes = StallIndex::new(&[stall]);
+        od.wind_up_wait(&holes, None, (&twin, path(0)))
+            .map(|w| w.host)
+    };
+    // Cut at the wind-up's start, and at the instant.
+    assert_eq!(host(hole(1, 1_300, 300, Seen::Watcher)), Some(us(30)));
+    assert_eq!(host(hole(1, 900, 150, Seen::Dispatcher)), Some(us(50)));
+    // Wholly before the instant: nothing.
+    assert_eq!(host(hole(1, 800, 150, Seen::Dispatcher)), None);
+}
+
+#[test]
+fn the_ring_is_charged_only_when_another_core_handles_the_timer() {
+    let all = job(&[]);
+    let od = deadline(&all);
+    let twin = twin(1_000);
+    let holes = StallIndex::new(&[hole(1, 1_180, 150, Seen::Worker)]);
+    let charged = Path {
+        timer: us(40),
+        ring: us(30),
+    };
+    let platform = |timer_core: usize| {
+        let none = StallIndex::new(&[]);
+        let wait = od.wind_up_wait(&holes, Some((&none, timer_core)), (&twin, charged));
+        wait.map(|w| w.platform)
+    };
+    // The wind-up's core 1 handles its own timer: the timer's lateness only.
+    assert_eq!(platform(1), Some(us(190)));
+    // Core 0 handles it and rings core 1.
+    assert_eq!(platform(0), Some(us(220)));
 }
