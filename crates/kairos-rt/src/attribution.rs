@@ -22,8 +22,9 @@
 //!      wind-up begun after it, or the wind-up began during the stall, that late beyond an
 //!      ordinary start, on a core where nothing else ran meanwhile ([`timer`]); or
 //! 2. a stall on a core of its group overlapping its backlog `[b, d)` is longer than both
-//!    `s_j` and `s_b`, or the stalls there, each cut to `[b, d)`, add up to more than both:
-//!    the work it waited behind was held;
+//!    `s_j` and `s_b`, or the stalls there, each cut to `[b, d)`, and what a slowed core took
+//!    from the jobs' segments begun there besides add up to more than both: the work it
+//!    waited behind was held;
 //!
 //! otherwise, and whenever either slack is missing, it is a `schedule` miss. Here ([`backlog`]
 //! defines them precisely):
@@ -184,24 +185,6 @@ pub fn cause_of(
     }
 }
 
-/// Whether the stalls on `cores` in `window` explain a loss of more than `slack` there (the
-/// second case of the rule, for a backlog `[b, d)`): the longest outlasts it, or the stalls,
-/// each cut to the window, add up to more than it. Returns the cause and the longest stall.
-fn stalls_outlast(
-    window: (Instant, Instant),
-    cores: &[usize],
-    slack: Duration,
-    stalls: &StallIndex,
-) -> (Cause, Option<Stall>) {
-    let longest = longest_in(window, cores, stalls);
-    match longest {
-        Some(s) if s.length > slack || lost_in(window, cores, stalls) > slack => {
-            (Cause::Host, Some(s))
-        }
-        _ => (Cause::Schedule, None),
-    }
-}
-
 /// The longest stall on `cores` overlapping `[from, to)` (the earliest of equals).
 fn longest_in(
     (from, to): (Instant, Instant),
@@ -309,12 +292,12 @@ pub fn attribute(
         .collect();
     let every_stall = StallIndex::new(&timer_evidence);
     let all_stalls = StallIndex::new(run.stalls);
-    let slowed = slowed_by_job(run.worker_segments);
+    let slowed_jobs = slowed_by_job(run.worker_segments);
     let real_time = real_time_of(&segments, run.worker_segments);
     let ods = &run.measured.optional_deadlines;
     let backlogs = Backlogs::new(
         jobs,
-        (&real_time, &slowed, ods),
+        (&real_time, &slowed_jobs, ods),
         &index,
         (run.cores, run.end),
     );
@@ -323,7 +306,7 @@ pub fn attribute(
             let key = (j.task, j.job);
             let segs = segments.get(&key).map_or(&[][..], |s| &s[..]);
             let rt = real_time.get(&key).map_or(&[][..], |s| &s[..]);
-            let slowed_segments = slowed.get(&key);
+            let slowed_segments = slowed_jobs.get(&key);
             let (release, deadline) = window(j);
             let s_j = match &completions {
                 Some(done) => slack_simulated(deadline, done.get(&key).copied()),
@@ -356,11 +339,8 @@ pub fn attribute(
                         match own_time_held(&own, run, s_j, stalls) {
                             Some(stall) => (Cause::Host, stall, Some(s_j)),
                             None => {
-                                let larger = s_j.max(s_b);
-                                let window = (backlog.from, deadline);
-                                let (cause, stall) =
-                                    stalls_outlast(window, &backlog.cores, larger, &index);
-                                (cause, stall, Some(larger))
+                                let runs = (&segments, &slowed_jobs);
+                                backlog::cause(&backlog, deadline, s_j.max(s_b), runs, &index)
                             }
                         }
                     }

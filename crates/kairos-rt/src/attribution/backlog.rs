@@ -22,16 +22,15 @@
 //! on `m` cores as their summed capacity: necessary for any schedule, so a negative one is an
 //! overload no stall explains.
 
-use super::{own_execution, Segment, SlowedSegments, StallIndex};
+use super::slowed::{slowed_in, Slowed};
+use super::{longest_in, lost_in, own_execution, Cause, Segment, StallIndex};
 use crate::measure::JobRecord;
+use crate::stalls::Stall;
 use kairos_model::{Duration, Instant};
 use std::collections::{BTreeSet, HashMap};
 
 /// Each job's segments.
 type Segments = HashMap<(usize, u64), Vec<Segment>>;
-
-/// What a slowed core took from each job's segments.
-type Slowed = HashMap<(usize, u64), SlowedSegments>;
 
 /// Where a missed job's backlog began, on which cores, and how much they could lose.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -140,6 +139,39 @@ impl Backlogs {
             demand_slack: capacity.checked_sub(demand).map(Duration::from_nanos),
         }
     }
+}
+
+/// Whether the host's holes on `cores` in `window` explain a loss of more than `slack` there
+/// (the second case of the rule, for a backlog `[b, d)`): the longest stall outlasts it, or the
+/// stalls, each cut to the window, and what a slowed core took from the jobs' segments there
+/// besides (`slowed`) add up to more than it. Returns the cause and the longest stall.
+fn stalls_outlast(
+    window: (Instant, Instant),
+    cores: &[usize],
+    (slack, slowed): (Duration, Duration),
+    stalls: &StallIndex,
+) -> (Cause, Option<Stall>) {
+    let longest = longest_in(window, cores, stalls);
+    let outlasts = longest.is_some_and(|s| s.length > slack);
+    match outlasts || lost_in(window, cores, stalls) + slowed > slack {
+        true => (Cause::Host, longest),
+        false => (Cause::Schedule, None),
+    }
+}
+
+/// The second case of the rule for a job due at `deadline` with `backlog`, weighed against
+/// `slack` (the larger of its own and its backlog's): its cause, the stall to name, the slack.
+pub fn cause(
+    backlog: &Backlog,
+    deadline: Instant,
+    slack: Duration,
+    runs: (&Segments, &Slowed),
+    index: &StallIndex,
+) -> (Cause, Option<Stall>, Option<Duration>) {
+    let window = (backlog.from, deadline);
+    let slowed = slowed_in(window, &backlog.cores, runs, index);
+    let (cause, stall) = stalls_outlast(window, &backlog.cores, (slack, slowed), index);
+    (cause, stall, Some(slack))
 }
 
 /// When an imprecise job with its optional deadline at `at` had no real-time work: from the

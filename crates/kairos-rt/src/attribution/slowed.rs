@@ -24,8 +24,9 @@
 //! A stall the watcher saw inside a segment is also time off the worker's CPU, so the two can
 //! overlap: callers weigh the larger of the two, never their sum.
 
+use super::{lost_in, Segment, StallIndex};
 use crate::measure::{counted_loss, SegmentRecord};
-use kairos_model::Duration;
+use kairos_model::{Duration, Instant};
 use std::collections::HashMap;
 
 /// Parts per million, the unit of [`Slowness::typical`].
@@ -112,6 +113,43 @@ impl SlowedSegments {
             .fold(Duration::ZERO, |a, b| a + b)
     }
 }
+
+impl SlowedSegments {
+    /// What the segment begun at `start` surely lost before `cut` (none if it counted no work).
+    pub fn of_segment(&self, start: u64, cut: u64) -> Duration {
+        (self.0.iter().find(|&&(s, _, _)| s == start)).map_or(Duration::ZERO, |&(_, end, lost)| {
+            lost.saturating_sub(Duration::from_nanos(end.saturating_sub(cut)))
+        })
+    }
+}
+
+/// What a slowed core took from every job's segments on `cores` begun in `[from, to)`, before
+/// `to` and beyond the stalls inside each (which the stalls' own sum counts): the backlog's
+/// lost time besides its stalls.
+pub fn slowed_in(
+    (from, to): (Instant, Instant),
+    cores: &[usize],
+    (segments, slowed): (&HashMap<(usize, u64), Vec<Segment>>, &Slowed),
+    stalls: &StallIndex,
+) -> Duration {
+    let mut total = Duration::ZERO;
+    for (key, segs) in segments {
+        let Some(lost) = slowed.get(key) else {
+            continue;
+        };
+        let begun =
+            |&&(core, start, _): &&Segment| cores.contains(&core) && from <= start && start < to;
+        for &(core, start, end) in segs.iter().filter(begun) {
+            let surely = lost.of_segment(start.as_nanos(), to.as_nanos());
+            let stalled = lost_in((start, end.min(to)), &[core], stalls);
+            total += surely.saturating_sub(stalled);
+        }
+    }
+    total
+}
+
+/// Each job's segments that lost time to a slowed core.
+pub type Slowed = HashMap<(usize, u64), SlowedSegments>;
 
 pub fn slowed_by_job(segments: &[SegmentRecord]) -> HashMap<(usize, u64), SlowedSegments> {
     let slowness = Slowness::of(segments);

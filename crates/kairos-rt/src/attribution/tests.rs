@@ -11,6 +11,30 @@ fn at(ns: u64) -> Instant {
     Instant::from_nanos(ns)
 }
 
+/// A segment of job `(task, job)` on `cpu` over `[start, end)` (ns) whose worker did work all
+/// along, of an optional part if `optional`; the other rules' tests use it too.
+pub(super) fn worked(
+    cpu: usize,
+    (task, job): (usize, u64),
+    (start, end): (u64, u64),
+    optional: bool,
+) -> SegmentRecord {
+    let wall = Duration::from_nanos(end - start);
+    SegmentRecord {
+        cpu,
+        task,
+        job,
+        start,
+        end,
+        worker_time: Some(WorkerTime {
+            on_cpu: wall,
+            work: wall,
+            dispatching: Duration::ZERO,
+            optional,
+        }),
+    }
+}
+
 /// A watcher's stall of `core` from `start` for `length` (ns); the other rules' tests use it too.
 pub(super) fn stall(core: usize, start: u64, length: u64) -> Stall {
     Stall {

@@ -73,7 +73,7 @@ pub fn timer_held(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::WorkerTime;
+    use crate::attribution::tests::worked;
     use crate::stalls::Seen;
 
     fn stall(core: usize, start_us: u64, length_us: u64) -> Stall {
@@ -88,20 +88,7 @@ mod tests {
 
     /// A segment of the job on core 1 over `[from, to)` us.
     fn ran(from: u64, to: u64, optional: bool) -> SegmentRecord {
-        let time = WorkerTime {
-            on_cpu: Duration::from_micros(to - from),
-            work: Duration::from_micros(to - from),
-            dispatching: Duration::ZERO,
-            optional,
-        };
-        SegmentRecord {
-            cpu: 1,
-            task: 0,
-            job: 0,
-            start: from * 1000,
-            end: to * 1000,
-            worker_time: Some(time),
-        }
+        worked(1, (0, 0), (from * 1000, to * 1000), optional)
     }
 
     #[test]

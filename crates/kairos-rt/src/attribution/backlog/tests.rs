@@ -379,3 +379,52 @@ fn what_a_slowed_core_took_is_no_demand() {
     );
     assert_eq!(counted.of(b).demand_slack, None);
 }
+
+#[test]
+fn a_backlog_behind_a_slowed_core_is_the_hosts() {
+    // The first job of `caught_up` runs [0, 14) ms whole, 9 ms of work in it: its core ran at
+    // 9/14 of its speed, 5 ms taken. The jobs after it catch up as behind a stall.
+    let mut jobs = caught_up();
+    jobs[0].runs = vec![(0, 14)];
+    let (records, measured) = run_of(&jobs);
+    let worker = |j: &Job, work: u64| {
+        let (start, end) = (j.runs[0].0 * MS, j.runs[0].1 * MS);
+        SegmentRecord {
+            cpu: 0,
+            task: j.task,
+            job: j.job,
+            start,
+            end,
+            worker_time: Some(WorkerTime {
+                on_cpu: Duration::from_nanos(end - start),
+                work: Duration::from_millis(work),
+                dispatching: Duration::ZERO,
+                optional: false,
+            }),
+        }
+    };
+    let counted: Vec<SegmentRecord> = (jobs.iter()).map(|j| worker(j, 9)).collect();
+    let run = |worker_segments: &[SegmentRecord]| {
+        let view = RunView {
+            measured: &measured,
+            stalls: &[],
+            cores: &[0],
+            worker_segments,
+            timer_core: None,
+            end: 60 * MS,
+        };
+        attribute(&records, &view, None)
+    };
+    // The usual share is none (four of five lost nothing); the first lost 5 ms less the 10 us
+    // allowance, 4.99 ms, at least its 4 ms of lateness. Job k of the others: its backlog from
+    // 0 has k + 0.99 ms of demand slack (the first job's demand is 14 ms less the 4.99 ms
+    // taken), and the 4.99 ms taken there is more: all four the host's.
+    let (counts, causes) = run(&counted);
+    assert_eq!((counts.host, counts.schedule), (4, 0));
+    assert!(causes.iter().all(|c| c.stall.is_none()));
+    assert_eq!(causes[3].slack, Some(Duration::from_nanos(3_990_000)));
+    // Without the workers' clocks nothing says the core was slowed: the schedule's (the
+    // first job's own 14 ms of execution overloads its window).
+    let (counts, _) = run(&[]);
+    assert_eq!((counts.host, counts.schedule), (0, 4));
+}

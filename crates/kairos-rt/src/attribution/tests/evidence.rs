@@ -16,19 +16,7 @@ fn imprecise_beside(
     timer_core: Option<usize>,
     others: &[SegmentRecord],
 ) -> (MissesByCause, Vec<MissCause>) {
-    let part = |(start, end): (u64, u64), optional| SegmentRecord {
-        cpu: 1,
-        task: 1,
-        job: 0,
-        start,
-        end,
-        worker_time: Some(WorkerTime {
-            on_cpu: Duration::from_nanos(end - start),
-            work: Duration::from_nanos(end - start),
-            dispatching: Duration::ZERO,
-            optional,
-        }),
-    };
+    let part = |span, optional| worked(1, (1, 0), span, optional);
     let mut parts = vec![
         part((0, 200_000), false),
         part((200_000, MS), true),

@@ -45,19 +45,7 @@ fn late_timer() -> Stall {
 /// instant, done at `done` (10.068 ms: 68 us late); its workers lost nothing. Its twin runs the
 /// wind-up from `twin_from` and completes it at 9.738 ms: 262 us of slack. The timer core is 0.
 fn waited(w: Waited) -> (MissesByCause, Vec<MissCause>) {
-    let part = |(start, end): (u64, u64), optional| SegmentRecord {
-        cpu: 1,
-        task: 1,
-        job: 0,
-        start,
-        end,
-        worker_time: Some(WorkerTime {
-            on_cpu: Duration::from_nanos(end - start),
-            work: Duration::from_nanos(end - start),
-            dispatching: Duration::ZERO,
-            optional,
-        }),
-    };
+    let part = |span, optional| worked(1, (1, 0), span, optional);
     let runs = [
         (0, 200_000, false),
         (200_000, MS, true),
@@ -131,34 +119,27 @@ fn holes_on_the_path_to_a_wind_up_and_the_charged_path_overran_its_slack() {
         ..Waited::default()
     };
     assert_eq!(waited(twin_waited).0.schedule, 1);
+    // Done at `done` with `stalls`.
+    let done_at = |stalls: &[Stall], done| {
+        let w = Waited {
+            stalls,
+            done,
+            ..Waited::default()
+        };
+        waited(w).0
+    };
     // 250 us late: the platform's 309 us overran the slack, but without the host's 209 us it
     // would still have been late.
-    let later = Waited {
-        stalls: &stalls,
-        done: 10_250_000,
-        ..Waited::default()
-    };
-    assert_eq!(waited(later).0.schedule, 1);
+    assert_eq!(done_at(&stalls, 10_250_000).schedule, 1);
     // A late start of the wind-up's worker, 100 us before it, is one of those holes: with it
-    // the host took 309 us, counted once, short of 350 us of lateness.
+    // the host took 309 us, counted once, short of 350 us of lateness; 300 us late, the host's.
     let start = Stall {
         seen: Seen::Worker,
         ..stall(1, 8_230_000, 100_000)
     };
     let both = [late_timer(), start];
-    let late_350 = Waited {
-        stalls: &both,
-        done: 10_350_000,
-        ..Waited::default()
-    };
-    assert_eq!(waited(late_350).0.schedule, 1);
-    // 300 us late, it is the host's.
-    let late_300 = Waited {
-        stalls: &both,
-        done: 10_300_000,
-        ..Waited::default()
-    };
-    assert_eq!(waited(late_300).0.host, 1);
+    assert_eq!(done_at(&both, 10_350_000).schedule, 1);
+    assert_eq!(done_at(&both, 10_300_000).host, 1);
 }
 
 #[test]
@@ -172,19 +153,7 @@ fn the_schedule_on_the_path_to_a_wind_up_leaves_the_miss_its_own() {
         })
         .0
     };
-    let other = |cpu, (start, end), optional| SegmentRecord {
-        cpu,
-        task: 0,
-        job: 7,
-        start,
-        end,
-        worker_time: Some(WorkerTime {
-            on_cpu: Duration::from_nanos(end - start),
-            work: Duration::from_nanos(end - start),
-            dispatching: Duration::ZERO,
-            optional,
-        }),
-    };
+    let other = |cpu, span, optional| worked(cpu, (0, 7), span, optional);
     // Another job's real-time part on core 1 meanwhile: the wind-up may have waited for it.
     assert_eq!(
         beside(&[other(1, (8_050_000, 8_300_000), false)]).schedule,

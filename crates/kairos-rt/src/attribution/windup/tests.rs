@@ -1,26 +1,13 @@
 //! The wait for a wind-up on hand-made segments and holes, every value worked by hand.
 
 use super::*;
-use crate::measure::WorkerTime;
+use crate::attribution::tests::worked;
 
 const US: u64 = 1_000;
 
 /// A segment of job `(task, 0)` on `cpu` over `[from, to)` us.
 fn ran(task: usize, cpu: usize, (from, to): (u64, u64), optional: bool) -> SegmentRecord {
-    let time = WorkerTime {
-        on_cpu: Duration::from_micros(to - from),
-        work: Duration::from_micros(to - from),
-        dispatching: Duration::ZERO,
-        optional,
-    };
-    SegmentRecord {
-        cpu,
-        task,
-        job: 0,
-        start: from * US,
-        end: to * US,
-        worker_time: Some(time),
-    }
+    worked(cpu, (task, 0), (from * US, to * US), optional)
 }
 
 fn hole(core: usize, from_us: u64, length_us: u64, seen: Seen) -> Stall {
