@@ -18,7 +18,7 @@
 //! may have been handled before it), and neither is one after which the wind-up may have
 //! waited behind another job, which errs towards `schedule`, as the rest of the rule does.
 
-use super::StallIndex;
+use super::{windup, StallIndex};
 use crate::measure::SegmentRecord;
 use crate::stalls::Stall;
 use kairos_model::{Duration, Instant};
@@ -41,16 +41,10 @@ pub fn timer_held(
     busy: impl Fn(usize, u64, u64) -> bool,
 ) -> Option<Stall> {
     let t = at.as_nanos();
-    let last_begun = (own.iter())
-        .filter(|s| s.start <= t)
-        .max_by_key(|s| s.start);
-    if !last_begun.is_some_and(|s| s.is_optional()) {
+    if !windup::reached_optional(own, at) {
         return None;
     }
-    // The wind-up: the job's first real-time segment from the instant on.
-    let next = (own.iter())
-        .filter(|s| s.start >= t && !s.is_optional())
-        .min_by_key(|s| s.start);
+    let next = windup::wind_up(own, at);
     let next_start = next.map_or(u64::MAX, |s| s.start);
     let covering = stalls.overlapping(timer_core, at, at + Duration::from_nanos(1));
     if covering.is_empty() {

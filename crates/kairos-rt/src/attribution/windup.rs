@@ -62,19 +62,12 @@ impl<'a> OptionalDeadline<'a> {
     /// Whether the job had reached its optional part by the instant: the last of its segments
     /// begun by then ran it (it was in that part, or done with it and waiting for its wind-up).
     pub fn reached_optional(&self) -> bool {
-        let t = self.at.as_nanos();
-        (self.own.iter().filter(|s| s.start <= t))
-            .max_by_key(|s| s.start)
-            .is_some_and(|s| s.is_optional())
+        reached_optional(&self.own, self.at)
     }
 
     /// Its wind-up: its first real-time segment begun at or after the instant.
     pub fn wind_up(&self) -> Option<&'a SegmentRecord> {
-        let t = self.at.as_nanos();
-        (self.own.iter())
-            .filter(|s| s.start >= t && !s.is_optional())
-            .min_by_key(|s| s.start)
-            .copied()
+        wind_up(&self.own, self.at)
     }
 
     /// Whether the schedule stood between the instant and a wind-up on `cpu` in `[from, to)`
@@ -129,6 +122,24 @@ impl<'a> OptionalDeadline<'a> {
             platform: (host + path).min(beyond_twin),
         })
     }
+}
+
+/// Whether the job whose segments are `own` had reached its optional part by `at`
+/// ([`OptionalDeadline::reached_optional`]).
+pub fn reached_optional(own: &[&SegmentRecord], at: Instant) -> bool {
+    let t = at.as_nanos();
+    (own.iter().filter(|s| s.start <= t))
+        .max_by_key(|s| s.start)
+        .is_some_and(|s| s.is_optional())
+}
+
+/// The wind-up of the job whose segments are `own`, after `at` ([`OptionalDeadline::wind_up`]).
+pub fn wind_up<'a>(own: &[&'a SegmentRecord], at: Instant) -> Option<&'a SegmentRecord> {
+    let t = at.as_nanos();
+    (own.iter())
+        .filter(|s| s.start >= t && !s.is_optional())
+        .min_by_key(|s| s.start)
+        .copied()
 }
 
 /// The time in `[from, to)` that at least one of `stalls` covers (each cut to it; stalls of two
