@@ -50,9 +50,11 @@
 //! On a group of several cores `s_b` counts every core's room, so the second case blames a
 //! stall of one core only when the others could not have absorbed it either. A single stall's
 //! whole length counts, not only its part inside the interval: it delays all the work behind
-//! it. The sum is the demand argument itself: stalls that together took more than `s_b` from
-//! `[b, d)` left less capacity than the jobs due by `d` need, so some of them had to miss, as a
-//! core kept behind by a stall every 100 ms does on a set with little room. A stall is a lower
+//! it. The sum is the demand argument itself: stalls and a slowed core's lost time that
+//! together took more than `s_b` from `[b, d)` (each segment's slowing before `d`, beyond the
+//! stalls inside it and the run's usual share) left less capacity than the jobs due by `d`
+//! need, so some of them had to miss, as a core kept behind by a stall every 100 ms does on a
+//! set with little room. A stall is a lower
 //! bound of the hole it reports, and holes below the watcher's floor or between its wake-ups go
 //! unseen, so the rule errs towards `schedule`. The kernel's real-time throttling, when it
 //! throttles a core, holds every thread of the run there, the stall watcher too, so the watcher

@@ -144,7 +144,8 @@ impl Backlogs {
 /// Whether the host's holes on `cores` in `window` explain a loss of more than `slack` there
 /// (the second case of the rule, for a backlog `[b, d)`): the longest stall outlasts it, or the
 /// stalls, each cut to the window, and what a slowed core took from the jobs' segments there
-/// besides (`slowed`) add up to more than it. Returns the cause and the longest stall.
+/// besides (`slowed`) add up to more than it. Returns the cause and the stall to name: the
+/// longest, unless the slowing was the larger part.
 fn stalls_outlast(
     window: (Instant, Instant),
     cores: &[usize],
@@ -153,8 +154,12 @@ fn stalls_outlast(
 ) -> (Cause, Option<Stall>) {
     let longest = longest_in(window, cores, stalls);
     let outlasts = longest.is_some_and(|s| s.length > slack);
-    match outlasts || lost_in(window, cores, stalls) + slowed > slack {
-        true => (Cause::Host, longest),
+    let stalled = lost_in(window, cores, stalls);
+    match outlasts || stalled + slowed > slack {
+        true => (
+            Cause::Host,
+            longest.filter(|_| outlasts || stalled >= slowed),
+        ),
         false => (Cause::Schedule, None),
     }
 }
