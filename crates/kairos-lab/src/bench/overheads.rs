@@ -45,6 +45,8 @@ use kairos_rt::dispatcher::{
 use kairos_rt::measure::{execution_loss, HistogramJson, RunResult, SegmentRecord};
 use kairos_rt::watchdog::RunControl;
 
+mod worse;
+
 /// What to measure.
 pub struct Request<'a> {
     pub workload: &'a Workload,

@@ -265,7 +265,7 @@ pub(super) fn estimate(study: &Study, points: usize, measuring: bool) -> String 
     };
     let measuring = match (measuring, &study.profile) {
         (true, super::config::Profile::Measured) => {
-            " after measuring the overheads (3 s, and 1 s more for RMWP)"
+            " after measuring the overheads (3 s, and 3 s more for RMWP)"
         }
         _ => "",
     };
