@@ -138,6 +138,11 @@ pub struct MissCause {
     pub slowed: Duration,
     /// Where its backlog began (its release when it waited behind none).
     pub backlog_from: Instant,
+    /// The most of the host's recorded time any way of the rule weighed against its slack: the
+    /// longest stall in its window, its own slowing, what the host took from its own time
+    /// (with the holes on the path to its wind-up), its backlog's stalls and slowing; zero when
+    /// it had no slack to weigh them against. How far a `schedule` miss's evidence fell short.
+    pub evidence: Duration,
 }
 
 /// One stretch of a job's execution: core (as the run numbers them), start, end.
@@ -331,22 +336,30 @@ pub fn attribute(
             let from = own.counted_from(run).map_or(release, |at| at.max(release));
             let slowed =
                 (slowed_segments).map_or(Duration::ZERO, |s| s.within(from.as_nanos(), j.deadline));
-            let (cause, stall, slack) = match s_j.zip(backlog.demand_slack) {
-                None => (Cause::Schedule, None, None),
-                Some((s_j, s_b)) => match cause_of((from, deadline), &cores, Some(s_j), &index) {
-                    (Cause::Host, stall) => (Cause::Host, stall, Some(s_j)),
-                    _ if slowed > s_j => (Cause::Host, None, Some(s_j)),
-                    _ => {
-                        let stalls = (&index, &every_stall, &all_stalls);
-                        match own_time_held(&own, run, s_j, stalls) {
-                            Some(stall) => (Cause::Host, stall, Some(s_j)),
-                            None => {
-                                let runs = (&segments, &slowed_jobs);
-                                backlog::cause(&backlog, deadline, s_j.max(s_b), runs, &index)
+            let (cause, stall, slack, evidence) = match s_j.zip(backlog.demand_slack) {
+                None => (Cause::Schedule, None, None, Duration::ZERO),
+                Some((s_j, s_b)) => {
+                    let longest = longest_in((from, deadline), &cores, &index);
+                    let seen = slowed.max(longest.map_or(Duration::ZERO, |s| s.length));
+                    match cause_of((from, deadline), &cores, Some(s_j), &index) {
+                        (Cause::Host, stall) => (Cause::Host, stall, Some(s_j), seen),
+                        _ if slowed > s_j => (Cause::Host, None, Some(s_j), seen),
+                        _ => {
+                            let stalls = (&index, &every_stall, &all_stalls);
+                            match own_time_held(&own, run, s_j, stalls) {
+                                (Some(stall), host) => {
+                                    (Cause::Host, stall, Some(s_j), seen.max(host))
+                                }
+                                (None, host) => {
+                                    let (runs, slack) = ((&segments, &slowed_jobs), s_j.max(s_b));
+                                    let (cause, stall, there) =
+                                        backlog::cause(&backlog, deadline, slack, runs, &index);
+                                    (cause, stall, Some(slack), seen.max(host).max(there))
+                                }
                             }
                         }
                     }
-                },
+                }
             };
             MissCause {
                 task: j.task,
@@ -357,6 +370,7 @@ pub fn attribute(
                 stall,
                 slowed,
                 backlog_from: backlog.from,
+                evidence,
             }
         })
         .collect();

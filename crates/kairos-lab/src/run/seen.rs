@@ -1,16 +1,21 @@
-//! What a missed job's own segments saw, printed under a `schedule` miss so that the reader
-//! can weigh the evidence the attribution found too small: each segment's start from the job's
-//! release, its wall time, the work its worker counted and the CPU time its thread had.
+//! The `schedule` misses of a run report, each with what it saw, so that the reader can weigh
+//! the evidence the attribution found too small: the slack, the most of the host's recorded
+//! time weighed against it, and the job's own segments (each one's start from the job's
+//! release, its wall time, the work its worker counted and the CPU time its thread had).
 
 use crate::text::human_ns;
+use kairos_rt::attribution::{Cause, MissCause, SlackFrom};
 use kairos_rt::measure::{JobRecord, RunResult, SegmentRecord};
+
+/// How many schedule misses the report names.
+const NAMED_MISSES: usize = 5;
 
 /// The segments a line names: the last ones, where a wind-up or a late end shows; a job
 /// preempted more often has the earlier ones counted.
 const NAMED_SEGMENTS: usize = 6;
 
 /// One line for the segments of job `job` of task `task`, or `None` if it ran none.
-pub(super) fn segments_line(r: &RunResult, task: usize, job: u64) -> Option<String> {
+fn segments_line(r: &RunResult, task: usize, job: u64) -> Option<String> {
     let own: Vec<&SegmentRecord> = (r.segments.iter())
         .filter(|s| (s.task, s.job) == (task, job))
         .collect();
@@ -53,5 +58,56 @@ fn segment(s: &SegmentRecord, cpu: usize, job: &JobRecord) -> String {
             if t.optional { ", best effort" } else { "" }
         ),
         None => format!("CPU {cpu} +{from} for {}{after}", human_ns(wall)),
+    }
+}
+
+/// The first schedule misses, each with how late it was, the slack, and the most of the
+/// host's recorded time the attribution weighed against it ([`MissCause::evidence`]).
+pub(super) fn schedule_misses(r: &RunResult) -> String {
+    let misses: Vec<&MissCause> = (r.miss_causes.iter())
+        .filter(|m| m.cause == Cause::Schedule)
+        .collect();
+    let mut out = String::new();
+    for m in misses.iter().take(NAMED_MISSES) {
+        let name = r.tasks.get(m.task).map_or("?", |t| t.task.as_str());
+        let late = (r.jobs.iter())
+            .find(|j| (j.task, j.job) == (m.task, m.job))
+            .and_then(|j| j.completion.map(|c| c.saturating_sub(j.deadline)))
+            .map_or("unfinished".into(), |ns| format!("{} late", human_ns(ns)));
+        let why = match (m.slack, m.own_slack) {
+            (Some(slack), Some(own)) if own != slack => format!(
+                "slack {}, its backlog's {} (from {}); {}",
+                human_ns(own.as_nanos()),
+                human_ns(slack.as_nanos()),
+                human_ns(m.backlog_from.as_nanos()),
+                evidence(m)
+            ),
+            (Some(slack), _) => format!("slack {}, {}", human_ns(slack.as_nanos()), evidence(m)),
+            (None, _) if r.misses_by_cause.slack_from == SlackFrom::Simulation => {
+                "no slack: the simulation misses it too, or its backlog needs more than its window"
+                    .into()
+            }
+            (None, _) => "no slack: it, or its backlog, needs more than its window".into(),
+        };
+        out.push_str(&format!("  schedule: {name}#{} {late}; {why}\n", m.job));
+        out.push_str(&segments_line(r, m.task, m.job).unwrap_or_default());
+    }
+    if misses.len() > NAMED_MISSES {
+        out.push_str(&format!(
+            "  schedule: {} more miss(es)\n",
+            misses.len() - NAMED_MISSES
+        ));
+    }
+    out
+}
+
+/// What the host's recorded holes and slowing came to, at most, by any way of the rule.
+fn evidence(m: &MissCause) -> String {
+    match m.evidence.is_zero() {
+        true => "the host recorded no hole or slowing there".into(),
+        false => format!(
+            "the host's recorded holes and slowing came to {}",
+            human_ns(m.evidence.as_nanos())
+        ),
     }
 }

@@ -4,16 +4,13 @@
 
 use crate::text::{human_ns, Column};
 use kairos_model::Workload;
-use kairos_rt::attribution::{Cause, MissCause, SlackFrom};
+use kairos_rt::attribution::{Cause, SlackFrom};
 use kairos_rt::measure::{RunResult, Summary};
 use kairos_rt::stalls::{CoreLost, Seen, Stall};
 use std::collections::BTreeMap;
 
 /// How many of the stalls that explain host misses the report names.
 const NAMED_STALLS: usize = 5;
-
-/// How many schedule misses the report names.
-const NAMED_MISSES: usize = 5;
 
 /// The first lines of every run report: what ran where and for how long, an early stop, and
 /// the calibration. `under` names the policy (and, for tables, where they came from).
@@ -139,49 +136,8 @@ pub fn lost_time(r: &RunResult) -> String {
             "  host: a core slowed under the job ({slowed} miss(es))\n"
         ));
     }
-    out.push_str(&schedule_misses(r));
+    out.push_str(&super::seen::schedule_misses(r));
     r.stalls.iter().for_each(|c| out.push_str(&core_line(c)));
-    out
-}
-
-/// The first schedule misses, each with how late it was and the slack no evidence outlasted.
-fn schedule_misses(r: &RunResult) -> String {
-    let misses: Vec<&MissCause> = (r.miss_causes.iter())
-        .filter(|m| m.cause == Cause::Schedule)
-        .collect();
-    let mut out = String::new();
-    for m in misses.iter().take(NAMED_MISSES) {
-        let name = r.tasks.get(m.task).map_or("?", |t| t.task.as_str());
-        let late = (r.jobs.iter())
-            .find(|j| (j.task, j.job) == (m.task, m.job))
-            .and_then(|j| j.completion.map(|c| c.saturating_sub(j.deadline)))
-            .map_or("unfinished".into(), |ns| format!("{} late", human_ns(ns)));
-        let why = match (m.slack, m.own_slack) {
-            (Some(slack), Some(own)) if own != slack => format!(
-                "slack {}, its backlog's {} (from {}); no stall or slowed core took as much",
-                human_ns(own.as_nanos()),
-                human_ns(slack.as_nanos()),
-                human_ns(m.backlog_from.as_nanos())
-            ),
-            (Some(slack), _) => format!(
-                "slack {}, no stall or slowed core took as much",
-                human_ns(slack.as_nanos())
-            ),
-            (None, _) if r.misses_by_cause.slack_from == SlackFrom::Simulation => {
-                "no slack: the simulation misses it too, or its backlog needs more than its window"
-                    .into()
-            }
-            (None, _) => "no slack: it, or its backlog, needs more than its window".into(),
-        };
-        out.push_str(&format!("  schedule: {name}#{} {late}; {why}\n", m.job));
-        out.push_str(&super::seen::segments_line(r, m.task, m.job).unwrap_or_default());
-    }
-    if misses.len() > NAMED_MISSES {
-        out.push_str(&format!(
-            "  schedule: {} more miss(es)\n",
-            misses.len() - NAMED_MISSES
-        ));
-    }
     out
 }
 
@@ -388,11 +344,14 @@ mod tests {
         c.backlog_from = Instant::from_nanos(143 * MS);
         assert!(lost_time(&r).contains(
             "  schedule: c#0 4.000ms late; slack 238.000us, its backlog's 111.000ms \
-             (from 143.000ms); no stall or slowed core took as much\n"
+             (from 143.000ms); the host recorded no hole or slowing there\n"
         ));
-        // One slack when the job's own decided.
+        // One slack when the job's own decided, and what the host's evidence came to.
         let c = (r.miss_causes.iter_mut()).find(|m| m.task == 2).unwrap();
-        c.own_slack = c.slack;
-        assert!(lost_time(&r).contains("c#0 4.000ms late; slack 111.000ms, no stall"));
+        (c.own_slack, c.evidence) = (c.slack, Duration::from_micros(211));
+        assert!(lost_time(&r).contains(
+            "c#0 4.000ms late; slack 111.000ms, the host's recorded holes and slowing came to \
+             211.000us\n"
+        ));
     }
 }

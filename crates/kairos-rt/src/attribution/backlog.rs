@@ -144,39 +144,42 @@ impl Backlogs {
 /// Whether the host's holes on `cores` in `window` explain a loss of more than `slack` there
 /// (the second case of the rule, for a backlog `[b, d)`): the longest stall outlasts it, or the
 /// stalls, each cut to the window, and what a slowed core took from the jobs' segments there
-/// besides (`slowed`) add up to more than it. Returns the cause and the stall to name: the
-/// longest, unless the slowing was the larger part.
+/// besides (`slowed`) add up to more than it. Returns the cause, the stall to name (the
+/// longest, unless the slowing was the larger part) and the evidence weighed (the larger of
+/// the longest stall and that sum).
 fn stalls_outlast(
     window: (Instant, Instant),
     cores: &[usize],
     (slack, slowed): (Duration, Duration),
     stalls: &StallIndex,
-) -> (Cause, Option<Stall>) {
+) -> (Cause, Option<Stall>, Duration) {
     let longest = longest_in(window, cores, stalls);
     let outlasts = longest.is_some_and(|s| s.length > slack);
     let stalled = lost_in(window, cores, stalls);
+    let evidence = (stalled + slowed).max(longest.map_or(Duration::ZERO, |s| s.length));
     match outlasts || stalled + slowed > slack {
         true => (
             Cause::Host,
             longest.filter(|_| outlasts || stalled >= slowed),
+            evidence,
         ),
-        false => (Cause::Schedule, None),
+        false => (Cause::Schedule, None, evidence),
     }
 }
 
 /// The second case of the rule for a job due at `deadline` with `backlog`, weighed against
-/// `slack` (the larger of its own and its backlog's): its cause, the stall to name, the slack.
+/// `slack` (the larger of its own and its backlog's): its cause, the stall to name, and the
+/// host's time weighed there ([`stalls_outlast`]).
 pub fn cause(
     backlog: &Backlog,
     deadline: Instant,
     slack: Duration,
     runs: (&Segments, &Slowed),
     index: &StallIndex,
-) -> (Cause, Option<Stall>, Option<Duration>) {
+) -> (Cause, Option<Stall>, Duration) {
     let window = (backlog.from, deadline);
     let slowed = slowed_in(window, &backlog.cores, runs, index);
-    let (cause, stall) = stalls_outlast(window, &backlog.cores, (slack, slowed), index);
-    (cause, stall, Some(slack))
+    stalls_outlast(window, &backlog.cores, (slack, slowed), index)
 }
 
 /// When an imprecise job with its optional deadline at `at` had no real-time work: from the

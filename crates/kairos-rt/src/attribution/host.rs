@@ -70,6 +70,7 @@ mod tests {
             stall,
             slowed: Duration::ZERO,
             backlog_from: Instant::ZERO,
+            evidence: Duration::ZERO,
         }
     }
 

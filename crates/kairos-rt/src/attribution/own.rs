@@ -221,7 +221,8 @@ impl OwnTime<'_> {
 
 /// The last two ways of the rule's first case: the host took the job's lateness from its own
 /// time (its counted segments, their late starts, the holes on the path to its wind-up), or
-/// held its optional deadline's timer ([`super::timer`]). The stall to name, if any.
+/// held its optional deadline's timer ([`super::timer`]). Whether it did, with the stall to
+/// name if any, and the host's time weighed ([`OwnLoss::held`] with the path's holes).
 /// `index` holds the stalls cut to where no job ran, `every` those that are evidence on the
 /// timer core, `all` every stall of the run.
 pub fn own_time_held(
@@ -229,7 +230,7 @@ pub fn own_time_held(
     run: &RunView,
     s_j: Duration,
     (index, every, all): (&StallIndex, &StallIndex, &StallIndex),
-) -> Option<Option<Stall>> {
+) -> (Option<Option<Stall>>, Duration) {
     let (segments, real_time) = own.segments;
     let od = OptionalDeadline::of(own.job, run);
     let reached = od.as_ref().filter(|od| od.reached_optional());
@@ -240,11 +241,13 @@ pub fn own_time_held(
     let loss = OwnLoss::of(segments, &counted, own.slowed, index);
     let timer = run.timer_core.map(|core| (every, core));
     let wait = (reached.zip(own.twin)).and_then(|(od, twin)| od.wind_up_wait(all, timer, twin));
-    (loss.took_its_lateness(own.job, s_j, wait.as_ref())).or_else(|| {
+    let host = loss.with_wait(wait.as_ref()).0;
+    let held = (loss.took_its_lateness(own.job, s_j, wait.as_ref())).or_else(|| {
         let od = od.as_ref()?;
         let busy = |cpu: usize, from: u64, to: u64| od.busy(cpu, from, to);
         timer::timer_held(run.timer_core?, od.at, s_j, every, &od.own, busy).map(Some)
-    })
+    });
+    (held, host)
 }
 
 #[cfg(test)]

@@ -216,6 +216,9 @@ fn without_a_simulation_the_slack_is_the_jobs_own() {
     let ms = |v| Some(Duration::from_millis(v));
     assert_eq!(slack, vec![ms(6), ms(1)]);
     assert_eq!(causes[0].stall, Some(stalls[0]));
+    // The evidence weighed: each job's longest stall.
+    let evidence: Vec<_> = causes.iter().map(|c| Some(c.evidence)).collect();
+    assert_eq!(evidence, vec![ms(10), ms(2)]);
 }
 
 #[test]
@@ -251,14 +254,18 @@ fn with_a_simulation_a_job_it_misses_too_is_the_schedules() {
         causes.iter().map(|c| (c.task, c.cause)).collect::<Vec<_>>(),
         vec![(0, Cause::Schedule), (1, Cause::Host)]
     );
-    // A 1 ms stall instead would fit in b#0's 1.5 ms: the schedule's.
+    // a#0 had no slack to weigh a stall against.
+    assert_eq!(causes[0].evidence, Duration::ZERO);
+    // A 1 ms stall instead would fit in b#0's 1.5 ms: the schedule's, on 1 ms of evidence (the
+    // stall in its window, inside its segment, and alone in its backlog [0, 10) ms).
     let shorter = vec![stalls[0], stall(1, 5 * MS, MS)];
     let run = RunView {
         stalls: &shorter,
         ..run
     };
-    let (counts, _) = attribute(&jobs, &run, Some(Twin::new(&simulated)));
+    let (counts, causes) = attribute(&jobs, &run, Some(Twin::new(&simulated)));
     assert_eq!((counts.host, counts.schedule), (0, 2));
+    assert_eq!(causes[1].evidence, Duration::from_millis(1));
     // The same, where b#0's worker held its CPU 10 ms over [0, 11) ms for 7 ms of work and
     // the other segments lost nothing (the usual share is 0): 3 ms slowed less the segment's
     // 10 us allowance, of which the 1 ms after its deadline may not count: 1.99 ms surely
@@ -307,8 +314,10 @@ fn with_a_simulation_a_job_it_misses_too_is_the_schedules() {
         timer_core: None,
         ..run
     };
-    let (counts, _) = attribute(&jobs, &run, Some(Twin::new(&simulated)));
+    let (counts, causes) = attribute(&jobs, &run, Some(Twin::new(&simulated)));
     assert_eq!((counts.host, counts.schedule), (0, 2));
+    // Its evidence: those 1.39 ms its own segment lost, more than the 1 ms stall inside it.
+    assert_eq!(causes[1].evidence, Duration::from_micros(1_390));
 }
 
 #[test]
