@@ -138,11 +138,14 @@ pub struct MissCause {
     pub slowed: Duration,
     /// Where its backlog began (its release when it waited behind none).
     pub backlog_from: Instant,
-    /// The most of the host's recorded time any way of the rule weighed against its slack: the
+    /// The most of the host's recorded time the rule's first case weighed against `s_j`: the
     /// longest stall in its window, its own slowing, what the host took from its own time
-    /// (with the holes on the path to its wind-up), its backlog's stalls and slowing; zero when
-    /// it had no slack to weigh them against. How far a `schedule` miss's evidence fell short.
+    /// (with the holes on the path to its wind-up); zero when it had no slack to weigh them
+    /// against. How far a `schedule` miss's evidence fell short.
     pub evidence: Duration,
+    /// What the second case weighed against the larger of `s_j` and `s_b`: its backlog's
+    /// longest stall, or its stalls and slowing together; zero when that case was not reached.
+    pub backlog_evidence: Duration,
 }
 
 /// One stretch of a job's execution: core (as the run numbers them), start, end.
@@ -336,25 +339,28 @@ pub fn attribute(
             let from = own.counted_from(run).map_or(release, |at| at.max(release));
             let slowed =
                 (slowed_segments).map_or(Duration::ZERO, |s| s.within(from.as_nanos(), j.deadline));
-            let (cause, stall, slack, evidence) = match s_j.zip(backlog.demand_slack) {
-                None => (Cause::Schedule, None, None, Duration::ZERO),
+            let zero = Duration::ZERO;
+            let (cause, stall, slack, (evidence, backlog_evidence)) = match s_j
+                .zip(backlog.demand_slack)
+            {
+                None => (Cause::Schedule, None, None, (zero, zero)),
                 Some((s_j, s_b)) => {
                     let longest = longest_in((from, deadline), &cores, &index);
                     let seen = slowed.max(longest.map_or(Duration::ZERO, |s| s.length));
                     match cause_of((from, deadline), &cores, Some(s_j), &index) {
-                        (Cause::Host, stall) => (Cause::Host, stall, Some(s_j), seen),
-                        _ if slowed > s_j => (Cause::Host, None, Some(s_j), seen),
+                        (Cause::Host, stall) => (Cause::Host, stall, Some(s_j), (seen, zero)),
+                        _ if slowed > s_j => (Cause::Host, None, Some(s_j), (seen, zero)),
                         _ => {
                             let stalls = (&index, &every_stall, &all_stalls);
                             match own_time_held(&own, run, s_j, stalls) {
                                 (Some(stall), host) => {
-                                    (Cause::Host, stall, Some(s_j), seen.max(host))
+                                    (Cause::Host, stall, Some(s_j), (seen.max(host), zero))
                                 }
                                 (None, host) => {
                                     let (runs, slack) = ((&segments, &slowed_jobs), s_j.max(s_b));
                                     let (cause, stall, there) =
                                         backlog::cause(&backlog, deadline, slack, runs, &index);
-                                    (cause, stall, Some(slack), seen.max(host).max(there))
+                                    (cause, stall, Some(slack), (seen.max(host), there))
                                 }
                             }
                         }
@@ -371,6 +377,7 @@ pub fn attribute(
                 slowed,
                 backlog_from: backlog.from,
                 evidence,
+                backlog_evidence,
             }
         })
         .collect();

@@ -4,6 +4,7 @@
 //! release, its wall time, the work its worker counted and the CPU time its thread had).
 
 use crate::text::human_ns;
+use kairos_model::Duration;
 use kairos_rt::attribution::{Cause, MissCause, SlackFrom};
 use kairos_rt::measure::{JobRecord, RunResult, SegmentRecord};
 
@@ -76,13 +77,19 @@ pub(super) fn schedule_misses(r: &RunResult) -> String {
             .map_or("unfinished".into(), |ns| format!("{} late", human_ns(ns)));
         let why = match (m.slack, m.own_slack) {
             (Some(slack), Some(own)) if own != slack => format!(
-                "slack {}, its backlog's {} (from {}); {}",
+                "slack {}, its backlog's {} (from {}); the host's recorded holes and slowing \
+                 came to {} in its own time, {} in its backlog",
                 human_ns(own.as_nanos()),
                 human_ns(slack.as_nanos()),
                 human_ns(m.backlog_from.as_nanos()),
-                evidence(m)
+                human_ns(m.evidence.as_nanos()),
+                human_ns(m.backlog_evidence.as_nanos())
             ),
-            (Some(slack), _) => format!("slack {}, {}", human_ns(slack.as_nanos()), evidence(m)),
+            (Some(slack), _) => format!(
+                "slack {}, {}",
+                human_ns(slack.as_nanos()),
+                evidence(m.evidence.max(m.backlog_evidence))
+            ),
             (None, _) if r.misses_by_cause.slack_from == SlackFrom::Simulation => {
                 "no slack: the simulation misses it too, or its backlog needs more than its window"
                     .into()
@@ -101,13 +108,13 @@ pub(super) fn schedule_misses(r: &RunResult) -> String {
     out
 }
 
-/// What the host's recorded holes and slowing came to, at most, by any way of the rule.
-fn evidence(m: &MissCause) -> String {
-    match m.evidence.is_zero() {
+/// What the host's recorded holes and slowing came to, at most ([`MissCause::evidence`]).
+fn evidence(took: Duration) -> String {
+    match took.is_zero() {
         true => "the host recorded no hole or slowing there".into(),
         false => format!(
             "the host's recorded holes and slowing came to {}",
-            human_ns(m.evidence.as_nanos())
+            human_ns(took.as_nanos())
         ),
     }
 }

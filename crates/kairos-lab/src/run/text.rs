@@ -342,16 +342,23 @@ mod tests {
             Some(Duration::from_millis(111)),
         );
         c.backlog_from = Instant::from_nanos(143 * MS);
+        (c.evidence, c.backlog_evidence) = (Duration::from_micros(211), Duration::from_millis(2));
         assert!(lost_time(&r).contains(
             "  schedule: c#0 4.000ms late; slack 238.000us, its backlog's 111.000ms \
-             (from 143.000ms); the host recorded no hole or slowing there\n"
+             (from 143.000ms); the host's recorded holes and slowing came to 211.000us in its \
+             own time, 2.000ms in its backlog\n"
         ));
-        // One slack when the job's own decided, and what the host's evidence came to.
+        // One slack when the job's own decided: the larger of what the host took, or none.
         let c = (r.miss_causes.iter_mut()).find(|m| m.task == 2).unwrap();
-        (c.own_slack, c.evidence) = (c.slack, Duration::from_micros(211));
+        c.own_slack = c.slack;
         assert!(lost_time(&r).contains(
             "c#0 4.000ms late; slack 111.000ms, the host's recorded holes and slowing came to \
-             211.000us\n"
+             2.000ms\n"
+        ));
+        let c = (r.miss_causes.iter_mut()).find(|m| m.task == 2).unwrap();
+        (c.evidence, c.backlog_evidence) = (Duration::ZERO, Duration::ZERO);
+        assert!(lost_time(&r).contains(
+            "c#0 4.000ms late; slack 111.000ms, the host recorded no hole or slowing there\n"
         ));
     }
 }

@@ -71,6 +71,7 @@ mod tests {
             slowed: Duration::ZERO,
             backlog_from: Instant::ZERO,
             evidence: Duration::ZERO,
+            backlog_evidence: Duration::ZERO,
         }
     }
 

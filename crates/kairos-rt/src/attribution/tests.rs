@@ -266,6 +266,7 @@ fn with_a_simulation_a_job_it_misses_too_is_the_schedules() {
     let (counts, causes) = attribute(&jobs, &run, Some(Twin::new(&simulated)));
     assert_eq!((counts.host, counts.schedule), (0, 2));
     assert_eq!(causes[1].evidence, Duration::from_millis(1));
+    assert_eq!(causes[1].backlog_evidence, Duration::from_millis(1));
     // The same, where b#0's worker held its CPU 10 ms over [0, 11) ms for 7 ms of work and
     // the other segments lost nothing (the usual share is 0): 3 ms slowed less the segment's
     // 10 us allowance, of which the 1 ms after its deadline may not count: 1.99 ms surely
@@ -316,8 +317,11 @@ fn with_a_simulation_a_job_it_misses_too_is_the_schedules() {
     };
     let (counts, causes) = attribute(&jobs, &run, Some(Twin::new(&simulated)));
     assert_eq!((counts.host, counts.schedule), (0, 2));
-    // Its evidence: those 1.39 ms its own segment lost, more than the 1 ms stall inside it.
+    // Its evidence: those 1.39 ms its own segment lost, more than the 1 ms stall inside it;
+    // in its backlog [0, 10) ms the stall and what the segment surely lost before 10 ms
+    // beyond it (0.39 ms slowed before the deadline, less than the 1 ms stall inside): 1 ms.
     assert_eq!(causes[1].evidence, Duration::from_micros(1_390));
+    assert_eq!(causes[1].backlog_evidence, Duration::from_millis(1));
 }
 
 #[test]
