@@ -139,9 +139,11 @@ pub struct MissCause {
     /// Where its backlog began (its release when it waited behind none).
     pub backlog_from: Instant,
     /// The most of the host's recorded time the rule's first case weighed against `s_j`: the
-    /// longest stall in its window, its own slowing, what the host took from its own time
-    /// (with the holes on the path to its wind-up); zero when it had no slack to weigh them
-    /// against. How far a `schedule` miss's evidence fell short.
+    /// longest stall in its window, its own slowing, what the host took from its own time up
+    /// to its completion (with the holes on the path to its wind-up, which must also reach its
+    /// lateness, so a `schedule` miss may show more than `s_j`); zero when either slack is
+    /// missing or a table run's rule decided. A host miss carries what the way that decided
+    /// had weighed by then, not all of it.
     pub evidence: Duration,
     /// What the second case weighed against the larger of `s_j` and `s_b`: its backlog's
     /// longest stall, or its stalls and slowing together; zero when that case was not reached.

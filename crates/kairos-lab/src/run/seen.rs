@@ -76,6 +76,11 @@ pub(super) fn schedule_misses(r: &RunResult) -> String {
             .and_then(|j| j.completion.map(|c| c.saturating_sub(j.deadline)))
             .map_or("unfinished".into(), |ns| format!("{} late", human_ns(ns)));
         let why = match (m.slack, m.own_slack) {
+            // The tables' rule weighs the work the job lacked at its stop, not these figures.
+            (Some(slack), _) if r.misses_by_cause.slack_from == SlackFrom::Tables => format!(
+                "slack {}, no stall or slowed core took as much",
+                human_ns(slack.as_nanos())
+            ),
             (Some(slack), Some(own)) if own != slack => format!(
                 "slack {}, its backlog's {} (from {}); the host's recorded holes and slowing \
                  came to {} in its own time, {} in its backlog",

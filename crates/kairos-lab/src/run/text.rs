@@ -360,5 +360,9 @@ mod tests {
         assert!(lost_time(&r).contains(
             "c#0 4.000ms late; slack 111.000ms, the host recorded no hole or slowing there\n"
         ));
+        // A table run's own rule weighed the work the job lacked: none of those figures.
+        r.misses_by_cause.slack_from = SlackFrom::Tables;
+        assert!(lost_time(&r)
+            .contains("c#0 4.000ms late; slack 111.000ms, no stall or slowed core took as much\n"));
     }
 }

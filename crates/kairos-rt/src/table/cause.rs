@@ -138,6 +138,8 @@ pub fn attribute_misses(
         };
         miss.own_slack = miss.slack;
         miss.slowed = raise.map_or(Duration::ZERO, |r| r.slowed);
+        // The general rule's figures were weighed against another slack: none here.
+        (miss.evidence, miss.backlog_evidence) = (Duration::ZERO, Duration::ZERO);
     }
     let host = causes.iter().filter(|m| m.cause == Cause::Host).count() as u64;
     result.misses_by_cause.host = host;

@@ -22,8 +22,9 @@ fn worse_measured(a: Option<[u64; 6]>, b: Option<[u64; 6]>) -> Option<[u64; 6]> 
 
 impl Measured {
     /// This profile and `other`'s, each cost at each quantile the larger of the two, the
-    /// execution loss the larger share; the counts are both runs' together, the policy and the
-    /// real-time throttling this run's (one machine).
+    /// execution loss the larger share. What the file's comment says of the run that measured
+    /// it stays this run's: its policy, CPUs, counts of decisions, switch-ins and migrations,
+    /// the floor under `context_switch` (measured after it) and the real-time throttling.
     pub fn worse_of(self, other: &Measured) -> Measured {
         Measured {
             scheduling: worse([&self.scheduling, &other.scheduling]),
@@ -33,11 +34,7 @@ impl Measured {
             release_latency: worse_measured(self.release_latency, other.release_latency),
             ipi: worse_measured(self.ipi, other.ipi),
             part_callback: worse_measured(self.part_callback, other.part_callback),
-            same_core_floor: worse([&self.same_core_floor, &other.same_core_floor]),
             execution_loss_ppm: self.execution_loss_ppm.max(other.execution_loss_ppm),
-            decisions: self.decisions + other.decisions,
-            switch_ins: self.switch_ins + other.switch_ins,
-            migrations: self.migrations + other.migrations,
             ..self
         }
     }
@@ -74,6 +71,8 @@ mod tests {
         // Heavier at the tail only: the light run's median stands.
         heavy.context_switch = [1, 5, 100, 200, 300, 400];
         heavy.ipi = Some([3, 3, 3, 3, 3, 3]);
+        heavy.policy = "grmwp";
+        heavy.cpus = 4;
         let light = profile(1, None);
         let both = light.worse_of(&heavy);
         assert_eq!(both.context_switch, [20, 40, 100, 200, 300, 400]);
@@ -82,10 +81,12 @@ mod tests {
         assert_eq!(both.ipi, Some([3; 6]));
         assert_eq!(both.part_callback, Some([7, 8, 9, 10, 11, 12]));
         assert_eq!(both.execution_loss_ppm, 60_000);
+        // What describes the run the file names stays the first run's.
+        assert_eq!((both.policy, both.cpus), ("gedf", 2));
+        assert_eq!(both.same_core_floor, [5, 10, 15, 20, 25, 30]);
         assert_eq!(
             (both.decisions, both.switch_ins, both.migrations),
-            (200, 100, 14)
+            (100, 50, 7)
         );
-        assert_eq!(both.policy, "gedf");
     }
 }
