@@ -27,8 +27,20 @@ use kairos_sim::{replay, simulate, SimConfig};
 use kairos_trace::{PartOutcome, Trace, TraceEvent};
 use std::collections::BTreeMap;
 
+/// A set of the paper's shape with periods from 5 ms (the guarantees study's range), not the
+/// paper's 1 ms. With 1 and 2 ms tasks one core carried 2,650 jobs a second, three parts each,
+/// and the dispatcher's costs there (release latency p50 200 us) filled it: three quarters of
+/// the jobs missed, and a host slowed for a few milliseconds tipped the core into an overload
+/// it never worked off (the dispatcher stops such a run), so the run compared nothing. From
+/// 5 ms, 5,850 jobs in 5 s, about a third of them missing (a wind-up starts at its optional
+/// deadline, which the ideal analysis leaves no room for the dispatcher's costs), and no
+/// overload.
 fn generated() -> Workload {
-    let tasks = generate_imprecise(&mut seeded(3), &ImpreciseConfig::new(1.0)).expect("set");
+    let config = ImpreciseConfig {
+        periods_ms: (5, 50),
+        ..ImpreciseConfig::new(1.0)
+    };
+    let tasks = generate_imprecise(&mut seeded(3), &config).expect("set");
     kairos_gen::make_workload(Some("imprecise".into()), 2, tasks)
 }
 
@@ -157,7 +169,13 @@ fn run_and_compare(w: &Workload, kind: PolicyKind) -> Result<(), String> {
         "{name}: {:?}",
         real.result.notes
     );
-    assert!(real.result.jobs_completed > 10_000, "{name}");
+    // Every job released ran to its end but each task's last one, cut off by the run's end.
+    let (released, completed) = (real.result.jobs_released, real.result.jobs_completed);
+    assert!(released > 2_000, "{name}: {released} jobs released");
+    assert!(
+        completed + w.tasks.len() as u64 >= released,
+        "{name}: {completed} of {released} jobs completed"
+    );
     // The run's own overheads, as `kairos run --compare` simulates it: without them the
     // simulation's cores never idle between a part's end and the next start, stay ahead of
     // the run, and complete optional parts the run cuts (about 20 % of the jobs).
@@ -197,9 +215,15 @@ fn run_and_compare(w: &Workload, kind: PolicyKind) -> Result<(), String> {
         .filter(|(id, p)| sim_parts.get(id) == Some(p))
         .count();
     let share = same as f64 / real_parts.len() as f64;
+    let misses = &real.result.misses_by_cause;
     println!(
-        "{name}: {:.1} % of the jobs ended their parts as simulated",
-        100.0 * share
+        "{name}: {:.1} % of the jobs ended their parts as simulated; {} of {} jobs missed \
+         ({} host, {} schedule)",
+        100.0 * share,
+        misses.host + misses.schedule,
+        real.result.jobs_released,
+        misses.host,
+        misses.schedule
     );
     for histogram in [END_MANDATORY, PART_POLICY] {
         assert!(

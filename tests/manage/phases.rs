@@ -68,7 +68,8 @@ fn the_manager_cuts_the_load_while_it_interferes_and_gives_the_time_back_after()
     assert!(
         quiet > 0.75,
         "the time given back once it stopped: {quiet:.2} of P (per second: {per_second:?}; \
-         T_RT per period (µs) {t_rt:?})"
+         T_RT per period (µs) {t_rt:?}; the manager's changes: {})",
+        changes_in_text(json)
     );
     let prior = json["prior_per_call_ns"]
         .as_f64()
@@ -147,6 +148,21 @@ fn host_evidence(phases: &Phases) -> Option<String> {
             over.last().copied().unwrap_or(0)
         )
     })
+}
+
+/// The manager's changes, each as when, the shares before and after and why: what a run
+/// that gave the time back late says of the reason.
+fn changes_in_text(json: &Value) -> String {
+    let changes = json["changes"].as_array().unwrap();
+    let text: Vec<String> = (changes.iter())
+        .map(|c| {
+            format!(
+                "at {} {} -> {}: {}",
+                c["at"], c["from"], c["to"], c["reason"]
+            )
+        })
+        .collect();
+    text.join("; ")
 }
 
 /// When period `p` began, in seconds since the run's first release.

@@ -14,34 +14,85 @@ use kairos_rt::table::{TableRun, TableRunConfig};
 /// or kernel threads). Time the job had neither (a late request, a lost wake-up, a later
 /// activation the dispatcher delayed, another job on its core) counts for nothing, so a fault
 /// of the run's own still fails the test.
-pub fn slowed_core(
-    run: &TableRun,
-    asked: &Asked,
-    (task, job, seen): (usize, u64, u64),
-) -> Option<String> {
-    let r = &run.result;
-    let record = (r.jobs.iter()).find(|j| (j.task, j.job) == (task, job))?;
-    let (requested, start) = (record.requested?, record.start?);
-    let work = (asked.work(task, job) as f64 * asked.work_fraction) as u64;
-    let held: u64 = (r.trace.segments())
-        .filter(|&(_, t, j, from, _)| (t, j) == (task, job) && from.as_nanos() < seen)
-        .map(|(_, _, _, from, to)| to.as_nanos().min(seen) - from.as_nanos())
-        .sum();
-    let waited = start.saturating_sub(requested);
-    let ms = |ns: u64| ns as f64 / 1e6;
-    (held + waited >= work).then(|| {
+pub fn slowed_core(run: &TableRun, asked: &Asked, job: (usize, u64, u64)) -> Option<String> {
+    let held = Held::of(run, asked, job)?;
+    (held.held + held.waited >= held.work).then(|| held.text(run))
+}
+
+/// What the run gave a job before its lack of time was seen, in text, whether or not it tells
+/// of a slowed core: printed when nothing of the host explains an anomaly, so that its
+/// figures say where the job's time went.
+pub fn job_figures(run: &TableRun, asked: &Asked, job: (usize, u64, u64)) -> String {
+    match Held::of(run, asked, job) {
+        Some(held) => format!("{}; its segments: {}", held.text(run), held.segments()),
+        None => "the run recorded no start of it".into(),
+    }
+}
+
+/// One job's time before `seen` (ns since the run's start): its work at the calibrated speed,
+/// the operating system's wake-up of its worker and its segments on the cores.
+struct Held {
+    task: usize,
+    job: u64,
+    seen: u64,
+    requested: u64,
+    work: u64,
+    waited: u64,
+    held: u64,
+    segments: Vec<(usize, u64, u64)>,
+}
+
+impl Held {
+    fn of(run: &TableRun, asked: &Asked, (task, job, seen): (usize, u64, u64)) -> Option<Held> {
+        let r = &run.result;
+        let record = (r.jobs.iter()).find(|j| (j.task, j.job) == (task, job))?;
+        let (requested, start) = (record.requested?, record.start?);
+        let segments: Vec<(usize, u64, u64)> = (r.trace.segments())
+            .filter(|&(_, t, j, from, _)| (t, j) == (task, job) && from.as_nanos() < seen)
+            .map(|(core, _, _, from, to)| (core, from.as_nanos(), to.as_nanos().min(seen)))
+            .collect();
+        Some(Held {
+            task,
+            job,
+            seen,
+            requested,
+            work: (asked.work(task, job) as f64 * asked.work_fraction) as u64,
+            waited: start.saturating_sub(requested),
+            held: segments.iter().map(|&(_, from, to)| to - from).sum(),
+            segments,
+        })
+    }
+
+    fn text(&self, run: &TableRun) -> String {
         format!(
-            "{}@{job} was asked for at {:.3} ms, its lack of time seen at {:.3} ms, its busy \
-             work takes {:.3} ms at the calibrated speed: the operating system took {:.3} ms \
-             to start it and it held its core {:.3} ms without finishing",
-            r.trace.task_names[task],
-            ms(requested),
-            ms(seen),
-            ms(work),
-            ms(waited),
-            ms(held)
+            "{}@{} was asked for at {:.3} ms, its lack of time seen at {:.3} ms, its busy work \
+             takes {:.3} ms at the calibrated speed: the operating system took {:.3} ms to \
+             start it and it held its core {:.3} ms without finishing",
+            run.result.trace.task_names[self.task],
+            self.job,
+            ms(self.requested),
+            ms(self.seen),
+            ms(self.work),
+            ms(self.waited),
+            ms(self.held),
         )
-    })
+    }
+
+    /// The first segments, where and when (a job of a cyclic table has hundreds).
+    fn segments(&self) -> String {
+        const SHOWN: usize = 12;
+        let mut text: Vec<String> = (self.segments.iter().take(SHOWN))
+            .map(|&(core, from, to)| format!("core {core} {:.3}-{:.3} ms", ms(from), ms(to)))
+            .collect();
+        if self.segments.len() > SHOWN {
+            text.push(format!("{} more", self.segments.len() - SHOWN));
+        }
+        text.join(", ")
+    }
+}
+
+fn ms(ns: u64) -> f64 {
+    ns as f64 / 1e6
 }
 
 /// What the run asked of its jobs: each one's drawn work, drawn again exactly as the run drew

@@ -4,7 +4,7 @@
 mod jobs;
 
 use super::{lost_time, require_cpus, require_rt, serial, stalls_over, stole};
-use jobs::{slowed_core, unplanned_overruns, Asked};
+use jobs::{job_figures, slowed_core, unplanned_overruns, Asked};
 use kairos_model::{McSystem, TableSet};
 use kairos_os::sched;
 use kairos_rt::dispatcher::TIMER_TO_HANDLER;
@@ -66,7 +66,7 @@ pub fn run_scenario(
         anomalies.extend(scenario(&run));
         match host_evidence(&run, &asked, &anomalies) {
             Err(what) => {
-                panic!("{what}, and no stall, steal or slowed core of the host explains it")
+                panic!("{what}")
             }
             Ok(Some(evidence)) if attempt < ATTEMPTS => {
                 let text = format!(
@@ -144,7 +144,8 @@ fn anomalies(run: &TableRun, asked: &Asked) -> Vec<Anomaly> {
 
 /// The host's time taken over every anomaly, in text (`None` without anomalies); `Err` names
 /// an anomaly with no slowed core ([`slowed_core`]) and no stall over its stretch (or, stretch
-/// unknown, no stall and no steal at all) to explain it.
+/// unknown, no stall and no steal at all) to explain it, with its job's figures and the run's
+/// lost time, so that the failure says where the time went.
 fn host_evidence(
     run: &TableRun,
     asked: &Asked,
@@ -163,7 +164,13 @@ fn host_evidence(
             None => r.stall_intervals.clone(),
         };
         if over.is_empty() && (a.stretch.is_some() || !stole(r)) {
-            return Err(a.what.clone());
+            let figures = a.job.map(|job| job_figures(run, asked, job) + "; ");
+            let lost = lost_time(r, &r.stall_intervals);
+            return Err(format!(
+                "{}, and no stall, steal or slowed core of the host explains it: {}{lost}",
+                a.what,
+                figures.unwrap_or_default()
+            ));
         }
         stalls.extend(over);
     }
