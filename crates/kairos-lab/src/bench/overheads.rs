@@ -163,8 +163,10 @@ fn whole_run(
             None => {
                 let by = run.result.misses_by_cause;
                 format!(
-                    "the run stopped early: {reason} (misses: {} the schedule's, {} the host's)",
-                    by.schedule, by.host
+                    "the run stopped early: {reason} (misses: {} the schedule's, {} the host's)\n{}",
+                    by.schedule,
+                    by.host,
+                    crate::run::lost_time(&run.result).trim_end()
                 )
             }
         };

@@ -65,7 +65,17 @@ impl<J> Contract<J> {
         if first && inside {
             self.keep_promise(now, &decision.cores)?;
         }
-        self.promised = decision.ahead.clone();
+        // Into the kept promise's own vector: a dispatcher on real cores decides here, where
+        // nothing may allocate.
+        match (&mut self.promised, &decision.ahead) {
+            (Some(kept), Some(ahead)) => {
+                kept.at = ahead.at;
+                kept.cores.clone_from(&ahead.cores);
+            }
+            (kept, Some(ahead)) => *kept = Some(ahead.clone()),
+            (_, None) => {}
+        }
+        self.promise_stands = decision.ahead.is_some();
         if inside {
             self.place(now, &decision, host)?;
         }
@@ -184,7 +194,8 @@ impl<J> Contract<J> {
     /// asked when nothing but replenishments, releases and timers happened and the mode did not
     /// change).
     fn keep_promise(&mut self, now: Instant, cores: &[Option<JobId>]) -> Result<(), Refused> {
-        match self.promised.take() {
+        let stands = std::mem::replace(&mut self.promise_stands, false);
+        match self.promised.as_ref().filter(|_| stands) {
             Some(ahead) if ahead.at == now && ahead.cores != cores => Err(Refused(format!(
                 "the policy promised {:?} for this instant and decided {cores:?}, with nothing \
                  but releases and timers in between",
@@ -196,7 +207,7 @@ impl<J> Contract<J> {
 
     /// The promise of the last decision placed, if it still stands.
     pub fn promised(&self) -> Option<&Ahead> {
-        self.promised.as_ref()
+        self.promised.as_ref().filter(|_| self.promise_stands)
     }
 
     /// Places `decision`'s servers, then its jobs: the running jobs it moves, leaves out or

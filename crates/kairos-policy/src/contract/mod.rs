@@ -168,7 +168,10 @@ pub struct Contract<J> {
     pub jobs: Jobs<J>,
     pub timers: Timers,
     pub servers: Servers,
+    /// The last promise placed, or storage for the next; it binds only while
+    /// `promise_stands`.
     promised: Option<Ahead>,
+    promise_stands: bool,
 }
 
 impl<J> Contract<J> {
@@ -184,7 +187,12 @@ impl<J> Contract<J> {
             jobs: Jobs::new(cores),
             timers: Timers::default(),
             servers: Servers::new(policy.servers(), cores, end),
-            promised: None,
+            // Storage for the promises to come, none standing yet.
+            promised: Some(Ahead {
+                at: Instant::ZERO,
+                cores: Vec::with_capacity(cores),
+            }),
+            promise_stands: false,
         }
     }
 
@@ -225,7 +233,7 @@ impl<J> Contract<J> {
 
     /// Something the promise did not assume happened.
     fn void_promise(&mut self) {
-        self.promised = None;
+        self.promise_stands = false;
     }
 
     /// Reports the events of instant `now` in the contract's order (the module

@@ -4,14 +4,15 @@
 //! counted and those the policy makes in its own calls (its `Decision`) set apart.
 
 use super::metered::{Timings, PASS_HISTOGRAMS};
-use super::scheduler::Scheduler;
+use super::scheduler::{Finished, Scheduler};
 use super::shared::{decode, Shared};
 use crate::watchdog::RunControl;
 use kairos_model::{Instant, Part, Workload};
 use kairos_os::alloc_count::{allocations, CountingAllocator};
+use kairos_policy::table::{TableJobs, TablePlan, TablePolicy};
 use kairos_policy::{
-    Decision, ExecutionTimeModel, JobId, JobView, Policy, PolicyKind, PriorityOrder, TimerId, View,
-    WorkloadJobs,
+    Decision, ExecutionTimeModel, JobId, JobSource, JobView, Policy, PolicyKind, PriorityOrder,
+    TimerId, View, WorkloadJobs,
 };
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -85,46 +86,71 @@ fn passes_of(kind: PolicyKind, record_steps: bool) -> (u64, u64) {
     let workload = kairos_model::check_source(WORKLOAD, kairos_model::Format::Toml)
         .workload
         .expect("a valid workload");
-    let own = Arc::new(AtomicU64::new(0));
-    let mut policy = Box::new(Counted {
-        inner: kind.build(PriorityOrder::Auto),
-        own: Arc::clone(&own),
-    });
-    policy.prepare(&workload).expect("the policy takes it");
     let jobs = Box::new(WorkloadJobs::new(1, ExecutionTimeModel::Wcet));
-    let scheduler = Scheduler::new(&workload, policy, END, jobs, 1.0, record_steps);
-    let shared = Shared::new(scheduler, RunControl::new(), END, 0);
-    let mut timings = Timings::new(PASS_HISTOGRAMS);
-    let mut wake = vec![0; workload.cores];
-    let (mut now, mut passes, mut allocated) = (0, 0, 0);
-    while now < END {
-        let (before, policy_before) = (allocations(), own.load(Ordering::Relaxed));
-        {
-            let mut s = shared.scheduler.lock().expect("no thread panicked");
-            s.pass(&shared, 0, now, &mut timings);
-            assert_eq!(s.failure(), None);
-            s.wake_times(&mut wake);
-        }
-        let policy_made = own.load(Ordering::Relaxed) - policy_before;
-        allocated += allocations() - before - policy_made;
-        passes += 1;
-        // Out of the count: real timings beyond the histograms' reserved range (a preempted
-        // test thread) would grow them.
-        timings.record_deferred();
-        now = execute_until_next_event(&shared, now, &wake);
-    }
+    let run = Passes {
+        workload: &workload,
+        policy: kind.build(PriorityOrder::Auto),
+        jobs,
+        end: END,
+    };
+    let (allocated, passes, _) = run.count(record_steps);
     (allocated, passes)
+}
+
+/// A run of passes to count: the workload, its policy and where its jobs come from.
+struct Passes<'w> {
+    workload: &'w Workload,
+    policy: Box<dyn Policy + Send>,
+    jobs: Box<dyn JobSource + Send>,
+    end: u64,
+}
+
+impl Passes<'_> {
+    /// What the passes allocated on the dispatcher's side, how many were made, and the
+    /// scheduler's own account of the run at its end.
+    fn count(self, record_steps: bool) -> (u64, u64, Finished) {
+        let own = Arc::new(AtomicU64::new(0));
+        let mut policy = Box::new(Counted {
+            inner: self.policy,
+            own: Arc::clone(&own),
+        });
+        policy.prepare(self.workload).expect("the policy takes it");
+        let end = self.end;
+        let scheduler = Scheduler::new(self.workload, policy, end, self.jobs, 1.0, record_steps);
+        let shared = Shared::new(scheduler, RunControl::new(), end, 0);
+        let mut timings = Timings::new(PASS_HISTOGRAMS);
+        let mut wake = vec![0; self.workload.cores];
+        let (mut now, mut passes, mut allocated) = (0, 0, 0);
+        while now < end {
+            let (before, policy_before) = (allocations(), own.load(Ordering::Relaxed));
+            {
+                let mut s = shared.scheduler.lock().expect("no thread panicked");
+                s.pass(&shared, 0, now, &mut timings);
+                assert_eq!(s.failure(), None);
+                s.wake_times(&mut wake);
+            }
+            let policy_made = own.load(Ordering::Relaxed) - policy_before;
+            allocated += allocations() - before - policy_made;
+            passes += 1;
+            // Out of the count: real timings beyond the histograms' reserved range (a preempted
+            // test thread) would grow them.
+            timings.record_deferred();
+            now = execute_until_next_event(&shared, now, &wake, end);
+        }
+        let scheduler = shared.scheduler.into_inner().expect("no thread panicked");
+        (allocated, passes, scheduler.finish())
+    }
 }
 
 /// Runs each core's job from `now` to the next release or completion, whichever is first
 /// (stamping the completion as a worker does), and returns that time.
-fn execute_until_next_event(shared: &Shared, now: u64, wake: &[u64]) -> u64 {
+fn execute_until_next_event(shared: &Shared, now: u64, wake: &[u64], end: u64) -> u64 {
     let running: Vec<JobId> = (shared.cores.iter())
         .filter_map(|c| decode(c.wanted.load(Ordering::Acquire)))
         .collect();
     let left = |id: JobId| shared.slot(id).remaining.load(Ordering::Acquire);
     let completion = running.iter().map(|&id| now + left(id)).min();
-    let release = wake.iter().copied().min().unwrap_or(END);
+    let release = wake.iter().copied().min().unwrap_or(end);
     let next = completion.map_or(release, |c| c.min(release)).max(now + 1);
     for &id in &running {
         let slot = shared.slot(id);
@@ -162,5 +188,54 @@ fn recording_steps_allocates_a_copy_of_each_view() {
     assert!(
         allocated >= passes,
         "{allocated} allocations in {passes} passes"
+    );
+}
+
+/// What the passes of a table run allocated, passes made, and the mode changes it made:
+/// eight tasks on two cores, a 1 ms unit, hyper-periods of 7 ms, and with `overrun` the first
+/// HI task of core 0 overrunning its LO budget in its second job, which raises the mode.
+fn table_passes(overrun: bool) -> (u64, u64, usize) {
+    let (system, tables) = crate::table::scenarios::mode_change(8, 2, 1_000_000);
+    let plan = Arc::new(TablePlan::new(&system, &tables).expect("the tables resolve"));
+    let end = 20 * plan.hyperperiod;
+    let mut config = crate::table::TableRunConfig::new(end);
+    if overrun {
+        config.overruns = vec!["mc/t0@1".parse().expect("an overrun")];
+    }
+    let demands = crate::table::overrun::demands(&plan, end, &config).expect("demands");
+    let workload = plan.workload();
+    let run = Passes {
+        workload: &workload,
+        policy: Box::new(TablePolicy::new(Arc::clone(&plan))),
+        jobs: Box::new(TableJobs::new(Arc::clone(&plan), demands)),
+        end,
+    };
+    let (allocated, passes, finished) = run.count(false);
+    // Releases of 8 jobs every 7 ms and the ends of their intervals: many more than 20.
+    assert!(passes >= 20 * 8, "{passes} passes");
+    (allocated, passes, finished.mode_changes.len())
+}
+
+#[test]
+fn table_passes_allocate_nothing_in_a_mode() {
+    let (allocated, passes, changes) = table_passes(false);
+    assert_eq!(changes, 0);
+    assert_eq!(allocated, 0, "{allocated} allocations in {passes} passes");
+}
+
+/// A mode change still allocates on the dispatcher's side: the list of the jobs that
+/// triggered it, copied into the run's record, and the trace events of the change (the run
+/// reserves room for neither). Bounded here so that a per-pass allocation cannot hide behind
+/// them.
+#[test]
+fn a_table_mode_change_allocates_only_its_own_records() {
+    let (allocated, passes, changes) = table_passes(true);
+    assert!(
+        changes > 0,
+        "the overrun raised no mode: the run exercised nothing"
+    );
+    assert!(
+        allocated <= 8 * changes as u64,
+        "{allocated} allocations in {passes} passes with {changes} mode change(s)"
     );
 }
