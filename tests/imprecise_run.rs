@@ -3,8 +3,9 @@
 //! dispatcher, each run checked against the simulation of the same set and replayed against a
 //! fresh policy. Behaviour, never a latency bound: the simulation is given the run's measured
 //! overheads (as `kairos run --compare` does), and the share of jobs whose parts ended as
-//! simulated is printed and checked against a floor of 90 %: 95 to 97 % on this shared 2-vCPU
-//! machine when quiet, 90 to 93 % when loaded, the rest being optional parts cut a little short
+//! simulated is printed and checked against a floor of 90 %: 92 to 93 % on this shared 2-vCPU
+//! machine on a noisy evening (95 to 97 % when quiet with an earlier set of shorter periods),
+//! the rest being optional parts cut a little short
 //! at their optional deadline by interference the simulation does not see, so asserting 95 %
 //! would assert the machine's noise; without the overheads the simulation stays ahead of the run
 //! and about 80 % agree. A run below the floor is made again only when the host's lost time
@@ -33,8 +34,8 @@ use std::collections::BTreeMap;
 /// the jobs missed, and a host slowed for a few milliseconds tipped the core into an overload
 /// it never worked off (the dispatcher stops such a run), so the run compared nothing. From
 /// 5 ms, 5,850 jobs in 5 s, about a third of them missing (a wind-up starts at its optional
-/// deadline, which the ideal analysis leaves no room for the dispatcher's costs), and no
-/// overload.
+/// deadline, and the ideal analysis leaves no room there for the dispatcher's costs), and no
+/// overload; 92 to 93 % agreed with the simulation in three runs.
 fn generated() -> Workload {
     let config = ImpreciseConfig {
         periods_ms: (5, 50),
@@ -145,7 +146,7 @@ const AGREEMENT: f64 = 0.9;
 /// policies that run jobs by parts that at least [`AGREEMENT`] of the jobs ended their parts as
 /// the simulation did. `Err` (with the evidence) when a run went wrong and the host took time
 /// from its cores: a run the dispatcher stopped as overloaded (a stall of tens of milliseconds
-/// piles up the jobs of a millisecond task) with misses the attribution gives the host, or an
+/// piles up the jobs of a 5 ms task) with misses the attribution gives the host, or an
 /// agreement below the floor that the jobs under the run's stalls make up; either also when the
 /// hypervisor reported steal time on the run's CPUs (time it took in pieces the watchers may not
 /// see). Any other failure panics.
@@ -169,11 +170,12 @@ fn run_and_compare(w: &Workload, kind: PolicyKind) -> Result<(), String> {
         "{name}: {:?}",
         real.result.notes
     );
-    // Every job released ran to its end but each task's last one, cut off by the run's end.
+    // Every job released ran to its end but each task's last ones, cut off by the run's end
+    // (a late job and the next one may both be pending then).
     let (released, completed) = (real.result.jobs_released, real.result.jobs_completed);
     assert!(released > 2_000, "{name}: {released} jobs released");
     assert!(
-        completed + w.tasks.len() as u64 >= released,
+        completed + 2 * w.tasks.len() as u64 >= released,
         "{name}: {completed} of {released} jobs completed"
     );
     // The run's own overheads, as `kairos run --compare` simulates it: without them the

@@ -158,7 +158,7 @@ fn changes_in_text(json: &Value) -> String {
         .map(|c| {
             format!(
                 "at {} {} -> {}: {}",
-                c["at"], c["from"], c["to"], c["reason"]
+                c["at_ns"], c["from"], c["to"], c["reason"]
             )
         })
         .collect();

@@ -17,11 +17,6 @@
 //!      host's time it would have completed by `d`, and the platform's time alone overran its
 //!      room. Of a job that had reached its optional part by its optional deadline only what
 //!      it lost from then on counts, here and in the slowed case ([`own`]);
-//!    - or, on a group of one core, the host took from that core up to the job's completion
-//!      (from the same instant: its release, or its optional deadline as above) at least its
-//!      lateness and more than `s_j`: inside the real-time segments begun there, whichever
-//!      job's, the larger of the stalls and the slowing in each. A job pending on one core lets
-//!      only work ahead of it run, so that time delayed it as much as its own ([`core_time`]);
 //!    - or a stall of the core that handles the policy's timers covering its optional
 //!      deadline held its wind-up more than `s_j` past it: the stall ended that late with the
 //!      wind-up begun after it, or the wind-up began during the stall, that late beyond an
@@ -76,11 +71,10 @@ use crate::stalls::Stall;
 use kairos_model::{Duration, Instant, Overheads};
 use kairos_trace::Trace;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 mod backlog;
-mod core_time;
 mod host;
-mod index;
 mod own;
 mod per_job;
 mod slowed;
@@ -88,8 +82,6 @@ mod timer;
 mod windup;
 pub use backlog::{Backlog, Backlogs};
 pub use host::host_evidence;
-use index::longest_in;
-pub use index::{lost_in, StallIndex};
 pub(crate) use own::idle_only;
 use own::{own_time_held, OwnTime};
 pub use per_job::own_execution;
@@ -149,8 +141,7 @@ pub struct MissCause {
     /// The most of the host's recorded time the rule's first case weighed against `s_j`: the
     /// longest stall in its window, its own slowing, what the host took from its own time up
     /// to its completion (with the holes on the path to its wind-up, which must also reach its
-    /// lateness, so a `schedule` miss may show more than `s_j`), or from its core while it
-    /// waited (a group of one core, [`core_time`]); zero when either slack is
+    /// lateness, so a `schedule` miss may show more than `s_j`); zero when either slack is
     /// missing or a table run's rule decided. A host miss carries what the way that decided
     /// had weighed by then, not all of it.
     pub evidence: Duration,
@@ -161,6 +152,33 @@ pub struct MissCause {
 
 /// One stretch of a job's execution: core (as the run numbers them), start, end.
 pub type Segment = (usize, Instant, Instant);
+
+/// The stalls of a run by core, each core's in order of start (they are disjoint per core).
+pub struct StallIndex(BTreeMap<usize, Vec<Stall>>);
+
+impl StallIndex {
+    pub fn new(stalls: &[Stall]) -> Self {
+        let mut by_core: BTreeMap<usize, Vec<Stall>> = BTreeMap::new();
+        for s in stalls {
+            by_core.entry(s.core).or_default().push(*s);
+        }
+        by_core
+            .values_mut()
+            .for_each(|v| v.sort_by_key(|s| s.start));
+        StallIndex(by_core)
+    }
+
+    /// The stalls of `core` overlapping `[from, to)`.
+    pub fn overlapping(&self, core: usize, from: Instant, to: Instant) -> &[Stall] {
+        let Some(stalls) = self.0.get(&core) else {
+            return &[];
+        };
+        // Disjoint and ordered by start: ends are ordered too.
+        let first = stalls.partition_point(|s| s.end() <= from);
+        let past = stalls.partition_point(|s| s.start < to);
+        &stalls[first..past.max(first)]
+    }
+}
 
 /// The rule of the module documentation for one missed job with window `[release, deadline)`
 /// on `cores`: its cause and, for a host miss, the longest stall that explains it.
@@ -177,6 +195,26 @@ pub fn cause_of(
         Some(s) if s.length > slack => (Cause::Host, Some(s)),
         _ => (Cause::Schedule, None),
     }
+}
+
+/// The longest stall on `cores` overlapping `[from, to)` (the earliest of equals).
+fn longest_in(
+    (from, to): (Instant, Instant),
+    cores: &[usize],
+    stalls: &StallIndex,
+) -> Option<Stall> {
+    (cores.iter())
+        .flat_map(|&core| stalls.overlapping(core, from, to))
+        .max_by_key(|s| (s.length, std::cmp::Reverse(s.start)))
+        .copied()
+}
+
+/// The time the stalls on `cores` took from `[from, to)`: each cut to the interval, summed.
+pub fn lost_in((from, to): (Instant, Instant), cores: &[usize], stalls: &StallIndex) -> Duration {
+    (cores.iter())
+        .flat_map(|&core| stalls.overlapping(core, from, to))
+        .map(|s| s.end().min(to).saturating_since(s.start.max(from)))
+        .fold(Duration::ZERO, |a, b| a + b)
 }
 
 /// Slack from the simulation: `deadline - completion`, none unless it completed by then.
@@ -304,46 +342,33 @@ pub fn attribute(
             let slowed =
                 (slowed_segments).map_or(Duration::ZERO, |s| s.within(from.as_nanos(), j.deadline));
             let zero = Duration::ZERO;
-            let (cause, stall, slack, (evidence, backlog_evidence)) =
-                match s_j.zip(backlog.demand_slack) {
-                    None => (Cause::Schedule, None, None, (zero, zero)),
-                    Some((s_j, s_b)) => {
-                        let longest = longest_in((from, deadline), &cores, &index);
-                        let seen = slowed.max(longest.map_or(Duration::ZERO, |s| s.length));
-                        match cause_of((from, deadline), &cores, Some(s_j), &index) {
-                            (Cause::Host, stall) => (Cause::Host, stall, Some(s_j), (seen, zero)),
-                            _ if slowed > s_j => (Cause::Host, None, Some(s_j), (seen, zero)),
-                            _ => {
-                                let stalls = (&index, &every_stall, &all_stalls);
-                                match own_time_held(&own, run, s_j, stalls) {
-                                    (Some(stall), host) => {
-                                        (Cause::Host, stall, Some(s_j), (seen.max(host), zero))
-                                    }
-                                    (None, own_host) => {
-                                        let group = (from, &backlog.cores[..]);
-                                        let rt = (&real_time, &slowed_jobs);
-                                        let (core, host) =
-                                            core_time::took_its_lateness(j, group, s_j, rt, &index);
-                                        let seen = seen.max(own_host).max(host);
-                                        match core {
-                                            Some(stall) => {
-                                                (Cause::Host, stall, Some(s_j), (seen, zero))
-                                            }
-                                            None => {
-                                                let (runs, slack) =
-                                                    ((&segments, &slowed_jobs), s_j.max(s_b));
-                                                let (cause, stall, there) = backlog::cause(
-                                                    &backlog, deadline, slack, runs, &index,
-                                                );
-                                                (cause, stall, Some(slack), (seen, there))
-                                            }
-                                        }
-                                    }
+            let (cause, stall, slack, (evidence, backlog_evidence)) = match s_j
+                .zip(backlog.demand_slack)
+            {
+                None => (Cause::Schedule, None, None, (zero, zero)),
+                Some((s_j, s_b)) => {
+                    let longest = longest_in((from, deadline), &cores, &index);
+                    let seen = slowed.max(longest.map_or(Duration::ZERO, |s| s.length));
+                    match cause_of((from, deadline), &cores, Some(s_j), &index) {
+                        (Cause::Host, stall) => (Cause::Host, stall, Some(s_j), (seen, zero)),
+                        _ if slowed > s_j => (Cause::Host, None, Some(s_j), (seen, zero)),
+                        _ => {
+                            let stalls = (&index, &every_stall, &all_stalls);
+                            match own_time_held(&own, run, s_j, stalls) {
+                                (Some(stall), host) => {
+                                    (Cause::Host, stall, Some(s_j), (seen.max(host), zero))
+                                }
+                                (None, host) => {
+                                    let (runs, slack) = ((&segments, &slowed_jobs), s_j.max(s_b));
+                                    let (cause, stall, there) =
+                                        backlog::cause(&backlog, deadline, slack, runs, &index);
+                                    (cause, stall, Some(slack), (seen.max(host), there))
                                 }
                             }
                         }
                     }
-                };
+                }
+            };
             MissCause {
                 task: j.task,
                 job: j.job,

@@ -160,15 +160,11 @@ fn whole_run(
                 "the run stopped early {RUNS} times, the last: {reason}; \
                  the host caused it: {evidence}"
             ),
-            None => {
-                let by = run.result.misses_by_cause;
-                format!(
-                    "the run stopped early: {reason} (misses: {} the schedule's, {} the host's)\n{}",
-                    by.schedule,
-                    by.host,
-                    crate::run::lost_time(&run.result).trim_end()
-                )
-            }
+            // The run's misses by cause and lost time per CPU follow.
+            None => format!(
+                "the run stopped early: {reason}\n{}",
+                crate::run::lost_time(&run.result).trim_end()
+            ),
         };
         return Err(Failure::environment(failure));
     }

@@ -83,7 +83,7 @@ pub(super) fn schedule_misses(r: &RunResult) -> String {
             ),
             (Some(slack), Some(own)) if own != slack => format!(
                 "slack {}, its backlog's {} (from {}); the host's recorded holes and slowing \
-                 came to {} while it was pending, {} in its backlog",
+                 came to {} in its own time, {} in its backlog",
                 human_ns(own.as_nanos()),
                 human_ns(slack.as_nanos()),
                 human_ns(m.backlog_from.as_nanos()),

@@ -345,8 +345,8 @@ mod tests {
         (c.evidence, c.backlog_evidence) = (Duration::from_micros(211), Duration::from_millis(2));
         assert!(lost_time(&r).contains(
             "  schedule: c#0 4.000ms late; slack 238.000us, its backlog's 111.000ms \
-             (from 143.000ms); the host's recorded holes and slowing came to 211.000us while \
-             it was pending, 2.000ms in its backlog\n"
+             (from 143.000ms); the host's recorded holes and slowing came to 211.000us in its \
+             own time, 2.000ms in its backlog\n"
         ));
         // One slack when the job's own decided: the larger of what the host took, or none.
         let c = (r.miss_causes.iter_mut()).find(|m| m.task == 2).unwrap();

@@ -344,6 +344,5 @@ fn a_job_that_never_ran_could_have_been_on_any_core() {
     assert_eq!(causes[0].stall, Some(stalls[0]));
 }
 
-mod core_time;
 mod evidence;
 mod wait;

@@ -2,7 +2,7 @@
 //! `kairos_rt::attribution` and of its backlog), tick by tick on a [`Timeline`]: no event
 //! sweep, no search, every count an enumeration of ticks.
 
-use crate::timeline::{SimJob, Timeline};
+use crate::timeline::Timeline;
 use std::collections::BTreeSet;
 
 /// What the rule decides for one missed job, in ticks.
@@ -26,9 +26,6 @@ pub enum Decided {
     Window,
     /// The stalls inside its own execution took at least its lateness and more than its slack.
     Own,
-    /// On a group of one core, the stalls inside the segments that ran there while it was
-    /// pending, whichever job's, took at least its lateness and more than its slack.
-    Core,
     /// A stall in its backlog outlasted both slacks.
     Backlog,
     /// No stall alone, but the stalls in its backlog together took more than both slacks.
@@ -120,29 +117,6 @@ fn took_its_lateness(run: &Timeline, i: usize, slack: u64) -> bool {
     stalled >= late && stalled > slack
 }
 
-/// Where the segment of `k` holding `core` at tick `t` began (its consecutive ticks there).
-fn segment_start(k: &SimJob, core: usize, t: u64) -> Option<u64> {
-    let holds = |tick: u64| k.ran.contains(&(core, tick));
-    holds(t).then(|| (0..=t).rev().take_while(|&s| holds(s)).last().unwrap_or(t))
-}
-
-/// Whether the stalled ticks of `core` from the completed job's release to its completion,
-/// inside segments begun there (any job's), number at least its lateness and more than
-/// `slack`.
-fn core_took_its_lateness(run: &Timeline, i: usize, core: usize, slack: u64) -> bool {
-    let j = &run.jobs[i];
-    let Some(f) = j.completion else {
-        return false;
-    };
-    let begun_since_release = |t: u64| {
-        (run.jobs.iter()).any(|k| segment_start(k, core, t).is_some_and(|s| s >= j.release))
-    };
-    let stalled = (j.release..f)
-        .filter(|&t| run.stalled(core, t) && begun_since_release(t))
-        .count() as u64;
-    stalled >= f - j.deadline && stalled > slack
-}
-
 /// The longest stall over a tick the job held a core.
 fn longest_inside(run: &Timeline, i: usize) -> Option<u64> {
     let ran = &run.jobs[i].ran;
@@ -198,10 +172,6 @@ fn verdict(run: &Timeline, root: &[usize], i: usize) -> (Verdict, Decided) {
             None if took_its_lateness(run, i, own) => {
                 (Decided::Own, Some(own), longest_inside(run, i))
             }
-            None if m == 1 && core_took_its_lateness(run, i, cores[0], own) => {
-                let f = j.completion.expect("a completed job");
-                (Decided::Core, Some(own), longest_stall(run, &cores, (r, f)))
-            }
             None => {
                 let larger = own.max(room);
                 let longest = longest_stall(run, &cores, (b, d));
@@ -220,7 +190,7 @@ fn verdict(run: &Timeline, root: &[usize], i: usize) -> (Verdict, Decided) {
         job: j.job,
         host: matches!(
             decided,
-            Decided::Window | Decided::Own | Decided::Core | Decided::Backlog | Decided::Summed
+            Decided::Window | Decided::Own | Decided::Backlog | Decided::Summed
         ),
         slack,
         stall,
