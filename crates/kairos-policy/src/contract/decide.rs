@@ -67,13 +67,9 @@ impl<J> Contract<J> {
         }
         // Into the kept promise's own vector: a dispatcher on real cores decides here, where
         // nothing may allocate.
-        match (&mut self.promised, &decision.ahead) {
-            (Some(kept), Some(ahead)) => {
-                kept.at = ahead.at;
-                kept.cores.clone_from(&ahead.cores);
-            }
-            (kept, Some(ahead)) => *kept = Some(ahead.clone()),
-            (_, None) => {}
+        if let Some(ahead) = &decision.ahead {
+            self.promised.at = ahead.at;
+            self.promised.cores.clone_from(&ahead.cores);
         }
         self.promise_stands = decision.ahead.is_some();
         if inside {
@@ -195,7 +191,7 @@ impl<J> Contract<J> {
     /// change).
     fn keep_promise(&mut self, now: Instant, cores: &[Option<JobId>]) -> Result<(), Refused> {
         let stands = std::mem::replace(&mut self.promise_stands, false);
-        match self.promised.as_ref().filter(|_| stands) {
+        match Some(&self.promised).filter(|_| stands) {
             Some(ahead) if ahead.at == now && ahead.cores != cores => Err(Refused(format!(
                 "the policy promised {:?} for this instant and decided {cores:?}, with nothing \
                  but releases and timers in between",
@@ -207,7 +203,7 @@ impl<J> Contract<J> {
 
     /// The promise of the last decision placed, if it still stands.
     pub fn promised(&self) -> Option<&Ahead> {
-        self.promised.as_ref().filter(|_| self.promise_stands)
+        Some(&self.promised).filter(|_| self.promise_stands)
     }
 
     /// Places `decision`'s servers, then its jobs: the running jobs it moves, leaves out or

@@ -170,7 +170,7 @@ pub struct Contract<J> {
     pub servers: Servers,
     /// The last promise placed, or storage for the next; it binds only while
     /// `promise_stands`.
-    promised: Option<Ahead>,
+    promised: Ahead,
     promise_stands: bool,
 }
 
@@ -188,10 +188,10 @@ impl<J> Contract<J> {
             timers: Timers::default(),
             servers: Servers::new(policy.servers(), cores, end),
             // Storage for the promises to come, none standing yet.
-            promised: Some(Ahead {
+            promised: Ahead {
                 at: Instant::ZERO,
                 cores: Vec::with_capacity(cores),
-            }),
+            },
             promise_stands: false,
         }
     }
