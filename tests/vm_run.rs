@@ -15,7 +15,7 @@ use kairos_policy::policies::hierarchical::VmPlan;
 use kairos_rt::dispatcher::{measured_overheads, run_user, UserRun, UserRunConfig};
 use kairos_sim::vm::{simulate_vm, vm_policy};
 use kairos_sim::SimConfig;
-use kairos_trace::TraceEvent;
+use kairos_trace::{ServerMetrics, Trace, TraceEvent};
 
 /// A hungry domain (a job that never finishes) beside a periodic one, on 2 cores: without
 /// enforcement the hog's VCPU would take a whole core.
@@ -82,7 +82,7 @@ fn executed(run: &UserRun, tasks: std::ops::Range<usize>) -> u64 {
 }
 
 /// CPU time the jobs of `tasks` executed in a trace, measured or simulated.
-fn executed_in(trace: &kairos_trace::Trace, tasks: std::ops::Range<usize>) -> u64 {
+fn executed_in(trace: &Trace, tasks: std::ops::Range<usize>) -> u64 {
     (trace.events.iter())
         .filter_map(|e| match *e {
             TraceEvent::Segment {
@@ -118,13 +118,8 @@ fn budgets_are_enforced_on_real_cores_as_in_the_simulation() {
             vcpu.exhaustions, vcpu.replenishments,
             "{server}: it always wants more"
         );
-        // The simulation of the same plan charges the VCPUs alike (within 10 %), given the
-        // overheads this run measured: a deferrable VCPU is charged while its core holds a
-        // job, and on real cores that includes each switch's decision and wake-up (tens of
-        // microseconds per switch here). Without them the simulated control VCPU used 600 ms
-        // where the runs charged 622 to 685 ms. Compared per unit of the domain's executed
-        // time: the calibrated busy work takes longer on a host that slows this VM (CI runs saw
-        // a job's work stretch by 12 %), which charges the VCPU more but is not its accounting.
+        // The simulation of the same plan charges the VCPUs alike, given the overheads this
+        // run measured ([`charged_alike`]).
         let config = SimConfig {
             duration: kairos_model::Duration::from_nanos(run.result.ran_ns),
             overheads: measured_overheads(&run.result),
@@ -136,33 +131,14 @@ fn budgets_are_enforced_on_real_cores_as_in_the_simulation() {
         let per_domain =
             (plan.domains.iter()).flat_map(|d| d.servers.clone().map(|_| d.tasks.clone()));
         for ((measured, simulated), tasks) in run.servers.iter().zip(&sim.vcpus).zip(per_domain) {
-            let (ran_m, ran_s) = (
-                executed_in(&run.result.trace, tasks.clone()),
-                executed_in(sim_trace, tasks),
+            let traces = (&run.result.trace, sim_trace);
+            charged_alike(
+                server,
+                (measured, &simulated.server),
+                traces,
+                tasks,
+                &config,
             );
-            let (m, s) = (
-                measured.budget_used_ns as f64 / ran_m as f64,
-                simulated.server.budget_used_ns as f64 / ran_s as f64,
-            );
-            eprintln!(
-                "{server}: {} budget used {:.1} ms measured for {:.1} ms executed, {:.1} ms simulated for {:.1} ms",
-                measured.name,
-                measured.budget_used_ns as f64 / 1e6,
-                ran_m as f64 / 1e6,
-                simulated.server.budget_used_ns as f64 / 1e6,
-                ran_s as f64 / 1e6
-            );
-            assert!(
-                (m - s).abs() <= 0.1 * s,
-                "{server}: {} used {m:.3} ns of budget per ns executed measured, {s:.3} simulated",
-                measured.name
-            );
-            if server == "periodic" {
-                assert_eq!(
-                    measured.budget_used_ns, measured.supply_ns,
-                    "burnt idle too"
-                );
-            }
         }
         eprintln!(
             "{server}: hog ran {:.1} ms on {:.1} ms of budget; overheads {:?}; VCPU budget used measured/simulated: {}",
@@ -175,6 +151,75 @@ fn budgets_are_enforced_on_real_cores_as_in_the_simulation() {
                 .join(", ")
         );
     }
+}
+
+/// A VCPU charged alike on real cores (`measured`) and in the simulation of the same run.
+///
+/// A periodic VCPU burns its budget idle too: it used its whole supply in both. A deferrable
+/// VCPU is charged while its core holds a job, so its budget per ns its domain executed is
+/// compared (within 10 %): the calibrated busy work takes longer on a host that slows this VM
+/// (CI runs saw a job's work stretch by 12 %), which charges the VCPU more but is not its
+/// accounting. On real cores that charge includes each switch's decision and wake-up, the gap
+/// from the decision to the worker's start, outside every segment; the simulation charges those
+/// costs inside the job's segment. Small on a quiet host (about 1 % of the executed time), they
+/// were 11 % in a CI run whose passes cost 221 us a switch: the comparison allows them on top.
+fn charged_alike(
+    server: &str,
+    (measured, simulated): (&ServerMetrics, &ServerMetrics),
+    (real, twin): (&Trace, &Trace),
+    tasks: std::ops::Range<usize>,
+    config: &SimConfig,
+) {
+    let (ran_m, ran_s) = (
+        executed_in(real, tasks.clone()),
+        executed_in(twin, tasks.clone()),
+    );
+    let ms = |ns: u64| ns as f64 / 1e6;
+    eprintln!(
+        "{server}: {} budget used {:.1} ms measured for {:.1} ms executed, {:.1} ms simulated for {:.1} ms",
+        measured.name,
+        ms(measured.budget_used_ns),
+        ms(ran_m),
+        ms(simulated.budget_used_ns),
+        ms(ran_s)
+    );
+    if server == "periodic" {
+        assert_eq!(
+            measured.budget_used_ns, measured.supply_ns,
+            "burnt idle too"
+        );
+        assert_eq!(
+            simulated.budget_used_ns, simulated.supply_ns,
+            "burnt idle too"
+        );
+        let (m, s) = (measured.supply_ns as f64, simulated.supply_ns as f64);
+        assert!(
+            (m - s).abs() <= 0.01 * s,
+            "{server}: {} supplied {m} ns measured, {s} ns simulated",
+            measured.name
+        );
+        return;
+    }
+    let (m, s) = (
+        measured.budget_used_ns as f64 / ran_m as f64,
+        simulated.budget_used_ns as f64 / ran_s as f64,
+    );
+    let switch = config.overheads.scheduling.median() + config.overheads.context_switch.median();
+    let gaps = segments_in(real, tasks) * switch.as_nanos();
+    let allowed = 0.1 * s + gaps as f64 / ran_m as f64;
+    assert!(
+        (m - s).abs() <= allowed,
+        "{server}: {} used {m:.3} ns of budget per ns executed measured, {s:.3} simulated; \
+         allowed {allowed:.3} with the run's switch costs ({switch} a switch-in)",
+        measured.name
+    );
+}
+
+/// How many segments the jobs of `tasks` ran in a trace: each began with a switch-in.
+fn segments_in(trace: &Trace, tasks: std::ops::Range<usize>) -> u64 {
+    let ours =
+        |e: &&TraceEvent| matches!(e, TraceEvent::Segment { task, .. } if tasks.contains(task));
+    trace.events.iter().filter(ours).count() as u64
 }
 
 #[test]

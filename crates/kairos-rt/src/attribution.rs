@@ -81,7 +81,7 @@ mod slowed;
 mod timer;
 mod windup;
 pub use backlog::{Backlog, Backlogs};
-pub use host::host_evidence;
+pub use host::{host_evidence, host_share_evidence};
 pub(crate) use own::idle_only;
 use own::{own_time_held, OwnTime};
 pub use per_job::own_execution;
