@@ -82,6 +82,7 @@ pub use draws::{ExecutionTimeModel, JobDraws};
 pub use job::{JobId, JobView};
 pub use kairos_model::Part;
 pub use parts::PartWork;
+pub use policies::core_order::{CoreOrder, JobTimes};
 pub use policies::fixed_priority::{PriorityOrder, Rank};
 pub use policies::PolicyKind;
 pub use policy::{Policy, Refusal};

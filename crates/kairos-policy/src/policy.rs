@@ -14,6 +14,7 @@
 
 use crate::decision::{Decision, TimerId};
 use crate::job::JobView;
+use crate::policies::core_order::CoreOrder;
 use crate::server::{ServerSpec, ServerView};
 use crate::view::View;
 use kairos_model::{Instant, Part, Workload};
@@ -38,6 +39,13 @@ pub trait Policy {
     /// What the user should know about how the policy set itself up (after `prepare`).
     fn notices(&self, _workload: &Workload) -> Vec<String> {
         Vec::new()
+    }
+
+    /// After [`Policy::prepare`], the order in which each core runs its jobs, when the policy
+    /// binds every task to a core and orders each core's jobs statically ([`CoreOrder`]);
+    /// `None`, the default, for any other.
+    fn core_order(&self) -> Option<CoreOrder> {
+        None
     }
 
     /// Whether the policy runs imprecise tasks by parts (mandatory, optional, wind-up; seed

@@ -78,6 +78,9 @@ impl<P: Policy> Policy for Recorder<P> {
     fn notices(&self, workload: &Workload) -> Vec<String> {
         self.inner.notices(workload)
     }
+    fn core_order(&self) -> Option<crate::CoreOrder> {
+        self.inner.core_order()
+    }
     fn runs_parts(&self) -> bool {
         self.inner.runs_parts()
     }

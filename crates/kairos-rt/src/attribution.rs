@@ -20,7 +20,16 @@
 //!    - or a stall of the core that handles the policy's timers covering its optional
 //!      deadline held its wind-up more than `s_j` past it: the stall ended that late with the
 //!      wind-up begun after it, or the wind-up began during the stall, that late beyond an
-//!      ordinary start, on a core where nothing else ran meanwhile ([`timer`]); or
+//!      ordinary start, on a core where nothing else ran meanwhile ([`timer`]);
+//!    - or, under a partitioned policy whose cores run their jobs in a static order (P-EDF,
+//!      P-FP, P-RM, P-RMWP), the host took as much from the work ahead of it on its core: in
+//!      the real-time segments of the job and of the jobs ahead of it in that order begun
+//!      there from its release (or its optional deadline, as above; not weighed for an
+//!      imprecise job that had not reached its optional part by then) up to its completion,
+//!      the larger of the stalls and the slowing in each, at least its lateness and more than
+//!      `s_j`, when every job ahead of it there released before its completion had completed
+//!      by then: without that time the same work ahead, and no more, would have been done
+//!      that much earlier ([`ahead`]); or
 //! 2. a stall on a core of its group overlapping its backlog `[b, d)` is longer than both
 //!    `s_j` and `s_b`, or the stalls there, each cut to `[b, d)`, and what a slowed core took
 //!    from the jobs' segments begun there besides add up to more than both: the work it
@@ -69,12 +78,15 @@
 use crate::measure::{JobRecord, SegmentRecord};
 use crate::stalls::Stall;
 use kairos_model::{Duration, Instant, Overheads};
+use kairos_policy::CoreOrder;
 use kairos_trace::Trace;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+mod ahead;
 mod backlog;
 mod host;
+mod judge;
 mod own;
 mod per_job;
 mod slowed;
@@ -82,11 +94,9 @@ mod timer;
 mod windup;
 pub use backlog::{Backlog, Backlogs};
 pub use host::{host_evidence, host_share_evidence};
+use judge::Judge;
 pub(crate) use own::idle_only;
-use own::{own_time_held, OwnTime};
 pub use per_job::own_execution;
-use per_job::{completions_of, cores_of, real_time_of, segments_of, window};
-use slowed::slowed_by_job;
 pub use slowed::{SlowedSegments, Slowness};
 
 /// Why a job missed its deadline.
@@ -141,7 +151,8 @@ pub struct MissCause {
     /// The most of the host's recorded time the rule's first case weighed against `s_j`: the
     /// longest stall in its window, its own slowing, what the host took from its own time up
     /// to its completion (with the holes on the path to its wind-up, which must also reach its
-    /// lateness, so a `schedule` miss may show more than `s_j`); zero when either slack is
+    /// lateness, so a `schedule` miss may show more than `s_j`), or from the work ahead of it
+    /// on its core ([`ahead`]); zero when either slack is
     /// missing or a table run's rule decided. A host miss carries what the way that decided
     /// had weighed by then, not all of it.
     pub evidence: Duration,
@@ -240,6 +251,9 @@ pub struct RunView<'a> {
     pub worker_segments: &'a [SegmentRecord],
     /// The core whose dispatcher handles the policy's timers, under the user-space dispatcher.
     pub timer_core: Option<usize>,
+    /// The order each core ran its jobs in, under a partitioned policy with a static one
+    /// ([`ahead`]); `None` otherwise.
+    pub core_order: Option<&'a CoreOrder>,
     /// The end of the run (misses are judged up to it).
     pub end: u64,
 }
@@ -291,97 +305,9 @@ pub fn attribute(
     run: &RunView,
     twin: Option<Twin>,
 ) -> (MissesByCause, Vec<MissCause>) {
-    let segments = segments_of(run.measured);
-    let completions = twin.map(|t| completions_of(t.trace));
-    let twins = twin.map(|t| (segments_of(t.trace), t.path));
-    let ran = segments.values().flatten().copied();
-    let index = StallIndex::new(&own::idle_only(run.stalls, ran));
-    // A worker's late start is placed at its end, and says nothing of the timer core's
-    // dispatcher: no evidence for the timer rule.
-    let timer_evidence: Vec<Stall> = (run.stalls.iter())
-        .filter(|s| s.seen != crate::stalls::Seen::Worker)
-        .copied()
-        .collect();
-    let every_stall = StallIndex::new(&timer_evidence);
-    let all_stalls = StallIndex::new(run.stalls);
-    let slowed_jobs = slowed_by_job(run.worker_segments);
-    let real_time = real_time_of(&segments, run.worker_segments);
-    let ods = &run.measured.optional_deadlines;
-    let backlogs = Backlogs::new(
-        jobs,
-        (&real_time, &slowed_jobs, ods),
-        &index,
-        (run.cores, run.end),
-    );
+    let judge = Judge::new(jobs, run, twin);
     let causes: Vec<MissCause> = (jobs.iter().filter(|j| j.missed(run.end)))
-        .map(|j| {
-            let key = (j.task, j.job);
-            let segs = segments.get(&key).map_or(&[][..], |s| &s[..]);
-            let rt = real_time.get(&key).map_or(&[][..], |s| &s[..]);
-            let slowed_segments = slowed_jobs.get(&key);
-            let (release, deadline) = window(j);
-            let s_j = match &completions {
-                Some(done) => slack_simulated(deadline, done.get(&key).copied()),
-                None => slack_alone(
-                    release,
-                    deadline,
-                    own_execution(rt, slowed_segments, &index),
-                ),
-            };
-            let backlog = backlogs.of(j);
-            let cores = cores_of(j, segs, &backlog.cores);
-            let own = OwnTime {
-                job: j,
-                segments: (segs, rt),
-                slowed: slowed_segments,
-                twin: (twins.as_ref())
-                    .map(|(t, path)| (t.get(&key).map_or(&[][..], |s| &s[..]), *path)),
-            };
-            // A job that reached its optional part by its optional deadline is weighed from then.
-            let from = own.counted_from(run).map_or(release, |at| at.max(release));
-            let slowed =
-                (slowed_segments).map_or(Duration::ZERO, |s| s.within(from.as_nanos(), j.deadline));
-            let zero = Duration::ZERO;
-            let (cause, stall, slack, (evidence, backlog_evidence)) = match s_j
-                .zip(backlog.demand_slack)
-            {
-                None => (Cause::Schedule, None, None, (zero, zero)),
-                Some((s_j, s_b)) => {
-                    let longest = longest_in((from, deadline), &cores, &index);
-                    let seen = slowed.max(longest.map_or(Duration::ZERO, |s| s.length));
-                    match cause_of((from, deadline), &cores, Some(s_j), &index) {
-                        (Cause::Host, stall) => (Cause::Host, stall, Some(s_j), (seen, zero)),
-                        _ if slowed > s_j => (Cause::Host, None, Some(s_j), (seen, zero)),
-                        _ => {
-                            let stalls = (&index, &every_stall, &all_stalls);
-                            match own_time_held(&own, run, s_j, stalls) {
-                                (Some(stall), host) => {
-                                    (Cause::Host, stall, Some(s_j), (seen.max(host), zero))
-                                }
-                                (None, host) => {
-                                    let (runs, slack) = ((&segments, &slowed_jobs), s_j.max(s_b));
-                                    let (cause, stall, there) =
-                                        backlog::cause(&backlog, deadline, slack, runs, &index);
-                                    (cause, stall, Some(slack), (seen.max(host), there))
-                                }
-                            }
-                        }
-                    }
-                }
-            };
-            MissCause {
-                task: j.task,
-                job: j.job,
-                cause,
-                slack,
-                own_slack: s_j,
-                stall,
-                slowed,
-                backlog_from: backlog.from,
-                evidence,
-                backlog_evidence,
-            }
-        })
+        .map(|j| judge.miss(j))
         .collect();
     let host = causes.iter().filter(|c| c.cause == Cause::Host).count() as u64;
     let counts = MissesByCause {

@@ -12,6 +12,7 @@
 use crate::attribution::{self, MissCause, MissesByCause, RunView};
 use crate::calibrate::Calibration;
 use crate::stalls::{CoreLost, LostTime, Stall};
+use kairos_policy::CoreOrder;
 use kairos_trace::{OptionalMetrics, Trace, TraceEvent};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -201,6 +202,9 @@ pub struct RunResult {
     /// The core whose dispatcher handled the policy's timers, if one did.
     #[serde(skip)]
     pub timer_core: Option<usize>,
+    /// The order each core ran its jobs in, under a partitioned policy with a static one.
+    #[serde(skip)]
+    pub core_order: Option<CoreOrder>,
 }
 
 /// What [`RunResult::build`] needs; the table dispatcher fills the optional parts.
@@ -232,6 +236,10 @@ pub struct RunInputs {
     /// The core whose dispatcher handles the policy's timers, under the user-space dispatcher
     /// ([`crate::attribution`] weighs its stalls for optional deadlines).
     pub timer_core: Option<usize>,
+    /// The order each core ran its jobs in, under a partitioned policy with a static one
+    /// ([`kairos_policy::Policy::core_order`]; [`crate::attribution`] weighs the work ahead of
+    /// a missed job with it).
+    pub core_order: Option<CoreOrder>,
 }
 
 impl RunResult {
@@ -313,6 +321,7 @@ impl RunResult {
             miss_causes: Vec::new(),
             segments,
             timer_core: inputs.timer_core,
+            core_order: inputs.core_order,
         };
         result.attribute_misses(None);
         result
@@ -328,6 +337,7 @@ impl RunResult {
             cores: &cores,
             worker_segments: &self.segments,
             timer_core: self.timer_core,
+            core_order: self.core_order.as_ref(),
             end: self.ran_ns.min(self.duration_ns),
         };
         (self.misses_by_cause, self.miss_causes) = attribution::attribute(&self.jobs, &run, twin);

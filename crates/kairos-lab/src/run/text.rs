@@ -299,6 +299,7 @@ mod tests {
                 stalls: vec![stall],
             },
             timer_core: None,
+            core_order: None,
         })
     }
 

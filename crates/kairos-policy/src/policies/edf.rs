@@ -3,6 +3,7 @@
 //! first. Ties: earlier release (FIFO, so equal deadlines never preempt each other), then lower
 //! task index, then earlier job.
 
+use super::core_order::CoreOrder;
 use super::order::{JobOrder, Precedence};
 use crate::job::JobView;
 use kairos_model::Instant;
@@ -17,6 +18,10 @@ impl JobOrder for Edf {
 
     fn is_static(&self) -> bool {
         true
+    }
+
+    fn core_order(&self) -> Option<CoreOrder> {
+        Some(CoreOrder::Deadline)
     }
 
     fn precedence(&self, job: &JobView, _now: Instant) -> Precedence {

@@ -4,6 +4,7 @@
 //! tasks", 1982: shorter relative deadline first) or the file's explicit `priority` levels (1 is
 //! the most important). Ties: lower task index; among jobs of one task, the earlier job.
 
+use super::core_order::CoreOrder;
 use super::order::{JobOrder, Precedence};
 use crate::job::JobView;
 use kairos_model::{Instant, Workload};
@@ -95,6 +96,10 @@ impl JobOrder for FixedPriority {
 
     fn is_static(&self) -> bool {
         true
+    }
+
+    fn core_order(&self) -> Option<CoreOrder> {
+        Some(CoreOrder::Ranks(self.rank_of_task.clone()))
     }
 
     fn precedence(&self, job: &JobView, _now: Instant) -> Precedence {

@@ -2,6 +2,7 @@
 //! [`partitioned::Partitioned`] combined with a job order ([`edf::Edf`],
 //! [`fixed_priority::FixedPriority`], [`edzl::Edzl`]).
 
+pub mod core_order;
 pub mod edf;
 pub mod edzl;
 pub mod fixed_priority;

@@ -1,5 +1,6 @@
 //! Job orders: how a global or partitioned policy ranks the jobs it may run.
 
+use super::core_order::CoreOrder;
 use crate::job::JobView;
 use kairos_model::{Instant, Workload};
 
@@ -54,6 +55,11 @@ pub trait JobOrder {
     /// decision.
     fn is_static(&self) -> bool {
         false
+    }
+
+    /// The order as data, for a static order once prepared ([`CoreOrder`]); `None` otherwise.
+    fn core_order(&self) -> Option<CoreOrder> {
+        None
     }
 
     /// The earliest instant after `now` at which the order of `waiting` jobs against the running

@@ -3,6 +3,7 @@
 //! job order (P-EDF, P-FP). Jobs never migrate. A static order (EDF, FP) keeps one ready
 //! queue per core as jobs come and go ([`super::ready`]).
 
+use super::core_order::CoreOrder;
 use super::order::{JobOrder, Precedence};
 use super::partition::{assign_cores, CoreAssignment};
 use super::ready::{Ready, QUEUED_FROM};
@@ -106,6 +107,10 @@ impl<O: JobOrder> Policy for Partitioned<O> {
 
     fn job_removed(&mut self, now: Instant, job: &JobView) {
         self.queued(job, now, false);
+    }
+
+    fn core_order(&self) -> Option<CoreOrder> {
+        self.order.core_order()
     }
 
     fn notices(&self, workload: &Workload) -> Vec<String> {

@@ -210,15 +210,6 @@ pub struct OwnTime<'a> {
     pub twin: Option<(&'a [Segment], Path)>,
 }
 
-impl OwnTime<'_> {
-    /// Where the job's counted time begins ([`OwnLoss`]): its optional deadline if it had
-    /// reached its optional part by then, else its release (`None`).
-    pub fn counted_from(&self, run: &RunView) -> Option<Instant> {
-        let od = OptionalDeadline::of(self.job, run)?;
-        od.reached_optional().then_some(od.at)
-    }
-}
-
 /// The last two ways of the rule's first case: the host took the job's lateness from its own
 /// time (its counted segments, their late starts, the holes on the path to its wind-up), or
 /// held its optional deadline's timer ([`super::timer`]). Whether it did, with the stall to

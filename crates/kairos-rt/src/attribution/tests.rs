@@ -199,6 +199,7 @@ fn without_a_simulation_the_slack_is_the_jobs_own() {
         cores: &[0, 1],
         worker_segments: &[],
         timer_core: None,
+        core_order: None,
         end: 30 * MS,
     };
     let (counts, causes) = attribute(&jobs, &run, None);
@@ -230,6 +231,7 @@ fn with_a_simulation_a_job_it_misses_too_is_the_schedules() {
         cores: &[0, 1],
         worker_segments: &[],
         timer_core: None,
+        core_order: None,
         end: 30 * MS,
     };
     let done = |task, ms: u64| TraceEvent::Completion {
@@ -336,6 +338,7 @@ fn a_job_that_never_ran_could_have_been_on_any_core() {
         cores: &[0, 1],
         worker_segments: &[],
         timer_core: None,
+        core_order: None,
         end: 30 * MS,
     };
     // Nothing executed: 10 ms of slack, and core 1's 11 ms stall is longer.
@@ -344,5 +347,6 @@ fn a_job_that_never_ran_could_have_been_on_any_core() {
     assert_eq!(causes[0].stall, Some(stalls[0]));
 }
 
+mod ahead;
 mod evidence;
 mod wait;

@@ -110,6 +110,9 @@ impl Policy for Metered<'_> {
     fn notices(&self, workload: &Workload) -> Vec<String> {
         self.policy.notices(workload)
     }
+    fn core_order(&self) -> Option<kairos_policy::CoreOrder> {
+        self.policy.core_order()
+    }
     fn runs_parts(&self) -> bool {
         self.policy.runs_parts()
     }

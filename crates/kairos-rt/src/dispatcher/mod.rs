@@ -190,6 +190,7 @@ pub fn run_user_from(
     let control = config.control.clone().unwrap_or_default();
     let mut notes = policy.notices(workload);
     let name = policy.name();
+    let core_order = policy.core_order();
     let levels = source.source.levels();
     let scheduler = Scheduler::new(
         workload,
@@ -291,6 +292,7 @@ pub fn run_user_from(
         server_names: finished.server_names,
         lost,
         timer_core: Some(TIMER_CORE),
+        core_order,
     });
     Ok(UserRun {
         result,

@@ -195,6 +195,7 @@ pub fn run_periodic(
         server_names: Vec::new(),
         lost,
         timer_core: None,
+        core_order: None,
     }))
 }
 

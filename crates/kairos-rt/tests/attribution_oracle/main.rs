@@ -1,13 +1,15 @@
 //! Deadline-miss attribution (`kairos_rt::attribution::attribute`, without a simulation) on
 //! small random runs ([`timeline`]) against a brute-force reading of its rule ([`oracle`]):
 //! the same cause, slack, explaining stall and backlog start for every missed job. Not
-//! vacuous: across the cases the window rule, the stalls inside a job's own execution, the
+//! vacuous: across the cases the window rule, the stalls inside a job's own execution, those
+//! inside the work ahead of it on its core (a partitioned run, read by earliest deadline), the
 //! backlog rule (a single stall, and the stalls summed) and an overload each decide some miss.
 
 mod oracle;
 mod timeline;
 
 use kairos_model::{Duration, Instant};
+use kairos_policy::CoreOrder;
 use kairos_rt::attribution::{attribute, Cause, RunView};
 use kairos_rt::measure::JobRecord;
 use kairos_rt::stalls::{Seen, Stall};
@@ -89,12 +91,14 @@ fn attributed(run: &Timeline) -> Vec<Verdict> {
         .collect();
     let cores: Vec<usize> = (0..run.cores).collect();
     let trace = measured(run);
+    let deadline = CoreOrder::Deadline;
     let view = RunView {
         measured: &trace,
         stalls: &stalls,
         cores: &cores,
         worker_segments: &[],
         timer_core: None,
+        core_order: run.partitioned.then_some(&deadline),
         end: run.end * TICK,
     };
     let ticks = |d: Duration| d.as_nanos() / TICK;
@@ -111,21 +115,33 @@ fn attributed(run: &Timeline) -> Vec<Verdict> {
         .collect()
 }
 
-fn task() -> impl Strategy<Value = TaskSpec> {
-    (3u64..=10, 0u64..=2, 1u64..=6, prop::option::of(0usize..2)).prop_map(
-        |(period, cut, demand, core)| TaskSpec {
+/// A task; `pinned`: bound to a core, needing at most a third of its period, so that a
+/// partitioned run seldom overloads its core.
+fn task(pinned: bool) -> impl Strategy<Value = TaskSpec> {
+    let core = match pinned {
+        true => (0usize..2).prop_map(Some).boxed(),
+        false => prop::option::of(0usize..2).boxed(),
+    };
+    (3u64..=10, 0u64..=2, 1u64..=6, core).prop_map(move |(period, cut, demand, core)| {
+        let most = if pinned { (period / 3).max(1) } else { period };
+        TaskSpec {
             period,
             deadline: (period - cut).max(2),
-            demand: demand.min(period),
+            demand: demand.min(most),
             core,
-        },
-    )
+        }
+    })
 }
 
-/// On one or two cores, one to three tasks, up to four stalls, the two readings agree.
-#[test]
-fn attribution_matches_its_definition() {
-    let cases = 512;
+/// How often each way decided a miss over `cases` random runs of `shape` (cores, end, the
+/// scheduler's seed), `tasks` and `stalls`, failing at the first run where the two readings
+/// disagree.
+fn agreement(
+    cases: u32,
+    shape: impl Strategy<Value = (usize, u64, u64)>,
+    tasks: impl Strategy<Value = Vec<TaskSpec>>,
+    stalls: impl Strategy<Value = Vec<(usize, u64, u64)>>,
+) -> HashMap<Decided, usize> {
     let config = Config {
         cases,
         failure_persistence: None,
@@ -133,9 +149,6 @@ fn attribution_matches_its_definition() {
     };
     let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
     let mut runner = TestRunner::new_with_rng(config, rng);
-    let stalls = prop::collection::vec((0usize..2, 0u64..40, 1u64..=8), 0..=4);
-    let shape = (1usize..=2, 20u64..=40, any::<u64>());
-    let tasks = prop::collection::vec(task(), 1..=3);
     let seen = RefCell::new(HashMap::<Decided, usize>::new());
     runner
         .run(
@@ -155,9 +168,39 @@ fn attribution_matches_its_definition() {
         .unwrap();
     let seen = seen.into_inner();
     println!("{seen:?}");
-    assert_eq!(
-        seen.len(),
-        6,
-        "some way of deciding a miss never happened: {seen:?}"
+    seen
+}
+
+/// On one or two cores, one to three tasks, up to four stalls, the two readings agree.
+#[test]
+fn attribution_matches_its_definition() {
+    let stalls = prop::collection::vec((0usize..2, 0u64..40, 1u64..=8), 0..=4);
+    let shape = (1usize..=2, 20u64..=40, any::<u64>());
+    let tasks = prop::collection::vec(task(false), 1..=3);
+    let seen = agreement(512, shape, tasks, stalls);
+    let ways = [
+        Decided::Window,
+        Decided::Own,
+        Decided::Backlog,
+        Decided::Summed,
+        Decided::Overload,
+        Decided::Schedule,
+    ];
+    let missing: Vec<&Decided> = ways.iter().filter(|w| !seen.contains_key(w)).collect();
+    assert!(
+        missing.is_empty(),
+        "{missing:?} never decided a miss: {seen:?}"
     );
+}
+
+/// Partitioned runs (every task pinned) with many short stalls, which the work ahead of a job
+/// on its core gathers where no single one outlasts a slack: the two readings agree, and that
+/// way decides some miss.
+#[test]
+fn attribution_matches_its_definition_on_partitioned_runs() {
+    let stalls = prop::collection::vec((0usize..2, 0u64..40, 1u64..=2), 0..=12);
+    let shape = (1usize..=2, 20u64..=40, any::<u64>());
+    let tasks = prop::collection::vec(task(true), 2..=3);
+    let seen = agreement(4096, shape, tasks, stalls);
+    assert!(seen.contains_key(&Decided::Ahead), "{seen:?}");
 }

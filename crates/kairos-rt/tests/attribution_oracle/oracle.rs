@@ -2,7 +2,7 @@
 //! `kairos_rt::attribution` and of its backlog), tick by tick on a [`Timeline`]: no event
 //! sweep, no search, every count an enumeration of ticks.
 
-use crate::timeline::Timeline;
+use crate::timeline::{SimJob, Timeline};
 use std::collections::BTreeSet;
 
 /// What the rule decides for one missed job, in ticks.
@@ -26,6 +26,8 @@ pub enum Decided {
     Window,
     /// The stalls inside its own execution took at least its lateness and more than its slack.
     Own,
+    /// In a partitioned run, the stalls inside the work ahead of it on its core did.
+    Ahead,
     /// A stall in its backlog outlasted both slacks.
     Backlog,
     /// No stall alone, but the stalls in its backlog together took more than both slacks.
@@ -117,6 +119,79 @@ fn took_its_lateness(run: &Timeline, i: usize, slack: u64) -> bool {
     stalled >= late && stalled > slack
 }
 
+/// Whether job `k` is ahead of job `i` on a core by earliest deadline (ties: release, task,
+/// job), or is `i`.
+fn ahead_of(run: &Timeline, k: usize, i: usize) -> bool {
+    let key = |j: &SimJob| (j.deadline, j.release, j.task, j.job);
+    k == i || key(&run.jobs[k]) < key(&run.jobs[i])
+}
+
+/// Each maximal run of consecutive ticks the job held one core: `(core, start, end)`.
+fn segments(j: &SimJob) -> Vec<(usize, u64, u64)> {
+    let mut out: Vec<(usize, u64, u64)> = Vec::new();
+    for &(core, t) in &j.ran {
+        match out.last_mut() {
+            Some((c, _, end)) if *c == core && *end == t => *end = t + 1,
+            _ => out.push((core, t, t + 1)),
+        }
+    }
+    out
+}
+
+/// In the segments on `core` begun in `[from, to)` of the jobs ahead of job `i` (its own
+/// too), each up to `to`: the stalled ticks, and the longest stall over one of those ticks.
+fn ahead_lost(run: &Timeline, i: usize, core: usize, (from, to): (u64, u64)) -> (u64, Option<u64>) {
+    let (mut lost, mut longest) = (0, None);
+    for k in (0..run.jobs.len()).filter(|&k| ahead_of(run, k, i)) {
+        for (c, start, end) in segments(&run.jobs[k]) {
+            if c != core || start < from || start >= to {
+                continue;
+            }
+            let ticks = start..end.min(to);
+            lost += ticks.clone().filter(|&t| run.stalled(c, t)).count() as u64;
+            let over =
+                |&&(sc, s, l): &&(usize, u64, u64)| sc == c && s < ticks.end && s + l > ticks.start;
+            longest = longest.max(run.stalls.iter().filter(over).map(|s| s.2).max());
+        }
+    }
+    (lost, longest)
+}
+
+/// The core of `task`: where one of its jobs ran first; `None` if none ran.
+fn task_core(run: &Timeline, task: usize) -> Option<usize> {
+    (run.jobs.iter().filter(|j| j.task == task)).find_map(|j| j.ran.first().map(|r| r.0))
+}
+
+/// Whether a job ahead of job `i`, of a task on `core` (or of one that never ran), released
+/// before `f` had not completed by `f`.
+fn one_waited_behind(run: &Timeline, i: usize, core: usize, f: u64) -> bool {
+    (0..run.jobs.len()).any(|k| {
+        let other = &run.jobs[k];
+        k != i
+            && ahead_of(run, k, i)
+            && other.release < f
+            && task_core(run, other.task).is_none_or(|c| c == core)
+            && other.completion.is_none_or(|done| done > f)
+    })
+}
+
+/// Whether, in a partitioned run, the stalls inside the work ahead of completed job `i` on the
+/// one core it held (each of its ticks names its core in `held`) from its release to its
+/// completion `f` took at least its lateness and more than `slack`, every job ahead of it
+/// there released before `f` completed by then; the longest stall over them then.
+fn ahead_took(run: &Timeline, i: usize, held: &[usize], slack: u64) -> Option<Option<u64>> {
+    let j = &run.jobs[i];
+    let cores: BTreeSet<usize> = held.iter().copied().collect();
+    let (Some(&core), 1, Some(f)) = (cores.first(), cores.len(), j.completion) else {
+        return None;
+    };
+    if one_waited_behind(run, i, core, f) {
+        return None;
+    }
+    let (lost, longest) = ahead_lost(run, i, core, (j.release, f));
+    (run.partitioned && lost >= f - j.deadline && lost > slack).then_some(longest)
+}
+
 /// The longest stall over a tick the job held a core.
 fn longest_inside(run: &Timeline, i: usize) -> Option<u64> {
     let ran = &run.jobs[i].ran;
@@ -172,6 +247,10 @@ fn verdict(run: &Timeline, root: &[usize], i: usize) -> (Verdict, Decided) {
             None if took_its_lateness(run, i, own) => {
                 (Decided::Own, Some(own), longest_inside(run, i))
             }
+            None if ahead_took(run, i, &held, own).is_some() => {
+                let longest = ahead_took(run, i, &held, own).flatten();
+                (Decided::Ahead, Some(own), longest)
+            }
             None => {
                 let larger = own.max(room);
                 let longest = longest_stall(run, &cores, (b, d));
@@ -190,7 +269,7 @@ fn verdict(run: &Timeline, root: &[usize], i: usize) -> (Verdict, Decided) {
         job: j.job,
         host: matches!(
             decided,
-            Decided::Window | Decided::Own | Decided::Backlog | Decided::Summed
+            Decided::Window | Decided::Own | Decided::Ahead | Decided::Backlog | Decided::Summed
         ),
         slack,
         stall,

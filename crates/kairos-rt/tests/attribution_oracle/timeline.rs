@@ -1,7 +1,7 @@
 //! Small random runs in whole ticks: periodic tasks (each pinned to a core or free to
 //! migrate) on one or two cores, run by a seeded scheduler that mostly picks the earliest
 //! deadline but sometimes any pending job or none (a dispatcher that lets its core fall
-//! behind), with disjoint stalls per core. A stall holds the job that was on its core: the
+//! behind; less often when every task is pinned), with disjoint stalls per core. A stall holds the job that was on its core: the
 //! job's segment goes on, it makes no progress.
 
 /// One tick in nanoseconds.
@@ -36,6 +36,9 @@ pub struct Timeline {
     pub jobs: Vec<SimJob>,
     /// `(core, start, length)`, disjoint per core.
     pub stalls: Vec<(usize, u64, u64)>,
+    /// Every task pinned to a core: a partitioned run, each core's jobs in earliest-deadline
+    /// order but for the scheduler's inversions.
+    pub partitioned: bool,
 }
 
 impl Timeline {
@@ -84,6 +87,7 @@ pub fn simulate(
         end,
         jobs: releases(tasks, end),
         stalls,
+        partitioned: tasks.iter().all(|t| t.core.is_some()),
     };
     let mut rng = Rng(seed);
     let mut progress = vec![0u64; run.jobs.len()];
@@ -109,7 +113,7 @@ pub fn simulate(
                     j.release <= t && j.completion.is_none() && !busy[i] && on
                 })
                 .collect();
-            last[c] = choose(&mut rng, &eligible, &run.jobs);
+            last[c] = choose(&mut rng, &eligible, &run.jobs, run.partitioned);
             if let Some(i) = last[c] {
                 busy[i] = true;
                 run.jobs[i].ran.push((c, t));
@@ -141,13 +145,20 @@ fn releases(tasks: &[TaskSpec], end: u64) -> Vec<SimJob> {
     jobs
 }
 
-/// Half the time the earliest deadline, a sixth nothing, else any eligible job.
-fn choose(rng: &mut Rng, eligible: &[usize], jobs: &[SimJob]) -> Option<usize> {
+/// Half the time the earliest deadline, a sixth nothing, else any eligible job; in a
+/// partitioned run (`strict`), where a core behind by its own choices hides what the host
+/// took from the work ahead of a job, fourteen times in sixteen the earliest deadline, once
+/// nothing, once any eligible job.
+fn choose(rng: &mut Rng, eligible: &[usize], jobs: &[SimJob], strict: bool) -> Option<usize> {
     let r = rng.next();
-    match r % 6 {
-        _ if eligible.is_empty() => None,
-        0 => None,
-        1 | 2 => Some(eligible[(r >> 8) as usize % eligible.len()]),
+    let (idle, any) = match (strict, r % if strict { 16 } else { 6 }) {
+        (_, 0) => (true, false),
+        (true, 1) | (false, 1 | 2) => (false, true),
+        _ => (false, false),
+    };
+    match () {
+        _ if eligible.is_empty() || idle => None,
+        _ if any => Some(eligible[(r >> 8) as usize % eligible.len()]),
         _ => eligible.iter().copied().min_by_key(|&i| jobs[i].deadline),
     }
 }

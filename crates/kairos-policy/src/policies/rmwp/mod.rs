@@ -18,7 +18,8 @@
 
 mod queues;
 
-use super::fixed_priority::PriorityOrder;
+use super::core_order::CoreOrder;
+use super::fixed_priority::{PriorityOrder, Rank};
 use super::partition::assign_cores;
 use super::placement::place_on_cores;
 use crate::decision::{Action, Decision, TimerId};
@@ -40,8 +41,8 @@ pub enum Scope {
 
 pub struct Rmwp {
     scope: Scope,
-    /// Rate-monotonic rank of each task (how many tasks are above it).
-    rank: Vec<usize>,
+    /// Rate-monotonic rank of each task.
+    rank: Vec<Rank>,
     /// Relative optional deadline of each imprecise task.
     optional_deadline: Vec<Option<Duration>>,
     /// The queue set of each task (its core under P-RMWP; 0 under G-RMWP).
@@ -67,7 +68,11 @@ impl Rmwp {
     }
 
     fn key(&self, job: &JobView) -> Key {
-        (self.rank[job.id.task], job.id.number, job.id.task)
+        (
+            self.rank[job.id.task].tasks_above(),
+            job.id.number,
+            job.id.task,
+        )
     }
 
     fn queues(&mut self, job: &JobView) -> &mut Queues {
@@ -124,9 +129,14 @@ impl Policy for Rmwp {
         }
     }
 
+    /// Partitioned, each core's mandatory and wind-up parts in rate-monotonic order; the
+    /// optional parts, below them all, are best effort that no real-time part waits behind.
+    fn core_order(&self) -> Option<CoreOrder> {
+        (self.scope == Scope::Partitioned).then(|| CoreOrder::Ranks(self.rank.clone()))
+    }
+
     fn prepare(&mut self, workload: &Workload) -> Result<(), Refusal> {
-        let ranks = PriorityOrder::RateMonotonic.ranks(workload);
-        self.rank = ranks.iter().map(|r| r.tasks_above()).collect();
+        self.rank = PriorityOrder::RateMonotonic.ranks(workload);
         self.optional_deadline = Vec::new();
         for task in &workload.tasks {
             let od = match &task.imprecise {

@@ -87,6 +87,7 @@ fn causes(jobs: &[Job], stalls: &[Stall], end: u64) -> (MissesByCause, Vec<MissC
         cores: &[0],
         worker_segments: &[],
         timer_core: None,
+        core_order: None,
         end: end * MS,
     };
     attribute(&records, &run, None)

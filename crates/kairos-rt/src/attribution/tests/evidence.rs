@@ -41,6 +41,7 @@ fn imprecise_beside(
         cores: &[0, 1],
         worker_segments: &parts,
         timer_core,
+        core_order: None,
         end: 30 * MS,
     };
     let simulated = trace(vec![TraceEvent::Completion {
@@ -141,6 +142,7 @@ fn a_job_late_by_less_than_the_host_took_from_its_own_segments_is_the_hosts() {
             cores: &[0, 1],
             worker_segments: &segments,
             timer_core: None,
+            core_order: None,
             end: 30 * MS,
         };
         attribute(&jobs, &run, Some(Twin::new(&simulated))).1[0].cause
@@ -195,6 +197,7 @@ fn a_late_start_counts_with_the_loss_inside_the_segment_it_held() {
             cores: &[0, 1],
             worker_segments: &segments,
             timer_core: None,
+            core_order: None,
             end: 30 * MS,
         };
         attribute(&jobs, &run, Some(Twin::new(&simulated))).1[0]

@@ -71,6 +71,7 @@ fn waited(w: Waited) -> (MissesByCause, Vec<MissCause>) {
         cores: &[0, 1],
         worker_segments: &parts,
         timer_core: Some(0),
+        core_order: None,
         end: 30 * MS,
     };
     let simulated = trace(vec![

@@ -56,7 +56,7 @@ fn what_a_slowed_core_took_is_no_demand() {
     // 10 ms on core 0. Two more jobs that lose nothing keep the run's usual share at none.
     let jobs = [job(0, 0, 0, &[(0, 8)]), job(1, 0, 0, &[(8, 11)])];
     let (records, measured) = run_of(&jobs);
-    let segments = crate::attribution::segments_of(&measured);
+    let segments = crate::attribution::per_job::segments_of(&measured);
     let worked = |task, job, (start, end): (u64, u64), work| SegmentRecord {
         cpu: 0,
         task,
@@ -127,6 +127,7 @@ fn a_backlog_behind_a_slowed_core_is_the_hosts() {
             cores: &[0],
             worker_segments,
             timer_core: None,
+            core_order: None,
             end: 60 * MS,
         };
         attribute(&records, &view, None)

@@ -1,0 +1,194 @@
+//! What the host took from the work ahead of a job on its core: a way of the rule's first case
+//! under a partitioned policy whose cores each run their jobs in a static order
+//! ([`CoreOrder`]: P-EDF, P-FP, P-RM, P-RMWP).
+//!
+//! Weighed only for a job `j`, completed at `c`, whose core completed by `c` every job ahead
+//! of it in that order released before `c`: then, while `j` had real-time work pending, the
+//! core ran `j`, jobs ahead of it, jobs behind it (a priority inversion, the schedule's) or
+//! nothing (a gap of dispatching, a hole of the host), and `j` completed once the work ahead of
+//! it released by then was done. Take away the time the host took inside the real-time
+//! segments of `j` and of those jobs begun while `j` waited, `X`, and the same work, and no
+//! more, is done `X` earlier: a job released later than that no longer comes first, and none
+//! runs before its release. So `j` completes by `c - X` (a priority-driven, preemptive,
+//! work-conserving schedule of independent jobs on one processor is predictable: less
+//! execution completes no job later, Ha and Liu, "Validating timing constraints in
+//! multiprocessor and distributed real-time systems", ICDCS 1994; the `X` is the busy
+//! window's). When `X` reaches the job's lateness, the job would have met its deadline without
+//! the host's time: the counterfactual of the own-time way ([`super::own`]), which counts only
+//! the job's own segments and misses a job held behind work the host slowed on its core (a
+//! P-EDF job 1.1 ms late behind jobs that ran at half speed for milliseconds). A job ahead of
+//! `j` still unfinished at `c` had waited behind it: without the host's time it could have run
+//! first and delayed `j` instead, so the way does not apply.
+//!
+//! Where it begins: at the job's release, or, for an imprecise job, at its optional deadline,
+//! and then only if it had reached its optional part by then (only its wind-up is real-time
+//! work from then on). An imprecise job whose mandatory part ran past its optional deadline is
+//! not weighed so: with less work it would have waited for the optional deadline's timer
+//! before its wind-up, and that path is not predictable so.
+//!
+//! In each counted segment the host took the larger of the stalls inside it and what a slowed
+//! core took from it before the job's completion, as in the job's own segments. Gaps between
+//! segments are not counted, nor segments begun before the window: the bound errs towards the
+//! schedule. On several cores a stall of one delays a job of another only when no other core
+//! could take its work; the backlog's case weighs that, not this one.
+
+use super::slowed::Slowed;
+use super::{lost_in, Segment, StallIndex};
+use crate::measure::JobRecord;
+use crate::stalls::Stall;
+use kairos_model::{Duration, Instant};
+use kairos_policy::{CoreOrder, JobTimes};
+use std::collections::{BTreeMap, HashMap};
+
+/// One real-time segment as the index keeps it: start, end, the job's key.
+type Ran = (Instant, Instant, (usize, u64));
+
+/// The real-time segments of a run by core, in order of start, and its jobs, read with the
+/// order its cores ran them in.
+pub struct WorkAhead<'a> {
+    order: &'a CoreOrder,
+    jobs: HashMap<(usize, u64), JobTimes>,
+    by_core: BTreeMap<usize, Vec<Ran>>,
+    /// Each core's jobs with when each left it (completed or discarded), under the core its
+    /// task's jobs ran on; `None` for a task none of whose jobs ran, which could have been on
+    /// any core.
+    left: BTreeMap<Option<usize>, Vec<(JobTimes, Option<u64>)>>,
+}
+
+/// What the host took from the work ahead of a job in its window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Taken {
+    /// In each counted segment the larger of its stalls and its slowing, summed.
+    pub host: Duration,
+    /// The stalls inside them, in all, and the longest.
+    pub stalled: Duration,
+    pub longest: Option<Stall>,
+    /// What a slowed core took from them, in all.
+    pub slowed: Duration,
+}
+
+fn times(j: &JobRecord) -> JobTimes {
+    JobTimes {
+        task: j.task,
+        number: j.job,
+        release: Instant::from_nanos(j.release),
+        deadline: Instant::from_nanos(j.deadline),
+    }
+}
+
+impl<'a> WorkAhead<'a> {
+    /// The index of `jobs` and their real-time segments `real_time`.
+    pub fn new(
+        order: &'a CoreOrder,
+        jobs: &[JobRecord],
+        real_time: &HashMap<(usize, u64), Vec<Segment>>,
+    ) -> Self {
+        let mut by_core: BTreeMap<usize, Vec<Ran>> = BTreeMap::new();
+        for (&key, segments) in real_time {
+            for &(core, start, end) in segments {
+                by_core.entry(core).or_default().push((start, end, key));
+            }
+        }
+        by_core.values_mut().for_each(|v| v.sort_unstable());
+        let core_of: HashMap<usize, usize> = (jobs.iter())
+            .filter_map(|j| Some((j.task, j.cpu?)))
+            .collect();
+        let mut left: BTreeMap<Option<usize>, Vec<(JobTimes, Option<u64>)>> = BTreeMap::new();
+        for j in jobs {
+            let core = core_of.get(&j.task).copied();
+            left.entry(core)
+                .or_default()
+                .push((times(j), j.completion.or(j.discarded)));
+        }
+        WorkAhead {
+            order,
+            jobs: jobs.iter().map(|j| ((j.task, j.job), times(j))).collect(),
+            by_core,
+            left,
+        }
+    }
+
+    /// Whether a job ahead of `job` on `core` released before `done` had not left the core by
+    /// then: it waited behind `job` (module documentation).
+    fn one_waited_behind(&self, job: &JobRecord, core: usize, done: u64) -> bool {
+        let (mine, at) = (times(job), Instant::from_nanos(done));
+        let there = [Some(core), None]
+            .into_iter()
+            .filter_map(|c| self.left.get(&c));
+        there.flatten().any(|&(k, left)| {
+            k.release < at
+                && (k.task, k.number) != (job.task, job.job)
+                && self.order.runs_before(k, mine)
+                && left.is_none_or(|t| t > done)
+        })
+    }
+
+    /// What the host took from the real-time segments begun on `core` in `[from, to)` of `job`
+    /// and of the jobs ahead of it (module documentation), each cut to `to`.
+    pub fn taken(
+        &self,
+        job: &JobRecord,
+        core: usize,
+        (from, to): (Instant, Instant),
+        (slowed, index): (&Slowed, &StallIndex),
+    ) -> Taken {
+        let held = self.by_core.get(&core).map_or(&[][..], |v| &v[..]);
+        let first = held.partition_point(|h| h.0 < from);
+        let past = held.partition_point(|h| h.0 < to);
+        let mine = times(job);
+        let ahead = |key: &(usize, u64)| {
+            *key == (job.task, job.job)
+                || (self.jobs.get(key)).is_some_and(|k| self.order.runs_before(*k, mine))
+        };
+        let mut taken = Taken::default();
+        for (start, end, key) in held[first..past.max(first)].iter().filter(|h| ahead(&h.2)) {
+            let cut = (*start, (*end).min(to));
+            let stalled = lost_in(cut, &[core], index);
+            let slow = (slowed.get(key)).map_or(Duration::ZERO, |s| {
+                s.of_segment(start.as_nanos(), to.as_nanos())
+            });
+            taken.host += stalled.max(slow);
+            taken.stalled += stalled;
+            taken.slowed += slow;
+            let longest = (index.overlapping(core, cut.0, cut.1).iter())
+                .chain(taken.longest.as_ref())
+                .max_by_key(|s| (s.length, std::cmp::Reverse(s.start)));
+            taken.longest = longest.copied();
+        }
+        taken
+    }
+
+    /// Whether the host took from the work ahead of `job` on `core`, from `from` to its
+    /// completion ([`WorkAhead::taken`]), at least its lateness and more than its slack `s_j`;
+    /// and the host's time there (zero for a job that did not complete or that a job ahead of
+    /// it waited behind). The stall to name: the longest inside the counted segments, when
+    /// their stalls were at least their slowing.
+    pub fn took_its_lateness(
+        &self,
+        job: &JobRecord,
+        (core, from): (usize, Instant),
+        s_j: Duration,
+        (slowed, index): (&Slowed, &StallIndex),
+    ) -> (Option<Option<Stall>>, Duration) {
+        let Some(done) = job.completion else {
+            return (None, Duration::ZERO);
+        };
+        let Some(late) = done.checked_sub(job.deadline) else {
+            return (None, Duration::ZERO);
+        };
+        if self.one_waited_behind(job, core, done) {
+            return (None, Duration::ZERO);
+        }
+        let taken = self.taken(
+            job,
+            core,
+            (from, Instant::from_nanos(done)),
+            (slowed, index),
+        );
+        if taken.host < Duration::from_nanos(late) || taken.host <= s_j {
+            return (None, taken.host);
+        }
+        let named = taken.longest.filter(|_| taken.stalled >= taken.slowed);
+        (Some(named), taken.host)
+    }
+}
