@@ -109,10 +109,10 @@ impl<'a> Judge<'a> {
             slowed: slowed_segments,
             twin: (self.twins.as_ref())
                 .map(|(t, path)| (t.get(&key).map_or(&[][..], |s| &s[..]), *path)),
+            od: OptionalDeadline::of(j, self.run),
         };
         // A job that reached its optional part by its optional deadline is weighed from then.
-        let od = OptionalDeadline::of(j, self.run);
-        let reached = (od.as_ref())
+        let reached = (own.od.as_ref())
             .filter(|od| od.reached_optional())
             .map(|od| od.at);
         let from = reached.map_or(release, |at| at.max(release));
@@ -130,7 +130,7 @@ impl<'a> Judge<'a> {
                 let cores = cores_of(j, segs, &backlog.cores);
                 // The work-ahead way's window: none for an imprecise job that had not reached
                 // its optional part by its optional deadline ([`super::ahead`]).
-                let ahead_from = match od {
+                let ahead_from = match own.od {
                     None => Some(release),
                     Some(_) => reached.map(|at| at.max(release)),
                 };

@@ -208,6 +208,8 @@ pub struct OwnTime<'a> {
     /// Its segments in the run's simulation and what the analysis charges for the path to a
     /// wind-up that the simulation does not ([`super::Twin::path`]); none without one.
     pub twin: Option<(&'a [Segment], Path)>,
+    /// Its optional deadline, if its task has one before its deadline.
+    pub od: Option<OptionalDeadline<'a>>,
 }
 
 /// The last two ways of the rule's first case: the host took the job's lateness from its own
@@ -223,8 +225,8 @@ pub fn own_time_held(
     (index, every, all): (&StallIndex, &StallIndex, &StallIndex),
 ) -> (Option<Option<Stall>>, Duration) {
     let (segments, real_time) = own.segments;
-    let od = OptionalDeadline::of(own.job, run);
-    let reached = od.as_ref().filter(|od| od.reached_optional());
+    let od = own.od.as_ref();
+    let reached = od.filter(|od| od.reached_optional());
     let counted: Vec<Segment> = (real_time.iter())
         .filter(|s| reached.is_none_or(|od| s.1 >= od.at))
         .copied()
@@ -234,7 +236,7 @@ pub fn own_time_held(
     let wait = (reached.zip(own.twin)).and_then(|(od, twin)| od.wind_up_wait(all, timer, twin));
     let host = loss.with_wait(wait.as_ref()).0;
     let held = (loss.took_its_lateness(own.job, s_j, wait.as_ref())).or_else(|| {
-        let od = od.as_ref()?;
+        let od = od?;
         let busy = |cpu: usize, from: u64, to: u64| od.busy(cpu, from, to);
         timer::timer_held(run.timer_core?, od.at, s_j, every, &od.own, busy).map(Some)
     });
