@@ -2,7 +2,7 @@
 //! a tiny workload, the exit codes, and the pictures they write.
 //!
 //! Regenerate the golden files after an intended change of the output with
-//! `KAIROS_UPDATE_GOLDEN=1 cargo test --release --test cli`, then review the diff of
+//! `KAIROS_UPDATE_GOLDEN=1 cargo test --profile tests --test cli`, then review the diff of
 //! `tests/golden/`.
 
 mod common;
@@ -58,7 +58,7 @@ fn golden(name: &str, actual: &str) {
     assert!(
         actual == expected,
         "output differs from {}; if the change is intended, regenerate with \
-         KAIROS_UPDATE_GOLDEN=1 cargo test --release --test cli\n--- expected\n{expected}\n--- actual\n{actual}",
+         KAIROS_UPDATE_GOLDEN=1 cargo test --profile tests --test cli\n--- expected\n{expected}\n--- actual\n{actual}",
         path.display()
     );
 }

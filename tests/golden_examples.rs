@@ -4,7 +4,7 @@
 //! crates; this is what shows that it kept what every command computes.
 //!
 //! A change that alters an output on purpose rewrites the files with
-//! `KAIROS_BLESS=1 cargo test --release --test golden_examples` and the diff is reviewed with
+//! `KAIROS_BLESS=1 cargo test --profile tests --test golden_examples` and the diff is reviewed with
 //! the change. Each file holds the arguments, the exit code and the parsed standard output (the
 //! standard error's lines instead when the command printed nothing).
 

@@ -6,7 +6,7 @@
 //! `docs/analysis-oracle.md`. A new disagreement, or a pinned one that went away, fails.
 //!
 //! Also prints per-test agreement counts and the single-threaded time each test took over each
-//! file (`cargo test -p kairos-analysis --release --test oracle -- --nocapture`).
+//! file (`cargo test -p kairos-analysis --profile tests --test oracle -- --nocapture`).
 
 use kairos_analysis::global_edf::{bak, bcl, bcl_iterative, gfb, rta};
 use kairos_analysis::global_fp::bertogna_cirinei;

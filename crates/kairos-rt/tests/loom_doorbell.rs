@@ -7,7 +7,7 @@
 //! and the next sleep returns at once: no ring is lost. The second model asks and takes the
 //! ticket in two loads, as kairos's dispatcher once did, and shows loom finding the ring lost.
 //!
-//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release -p kairos-rt
+//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --profile tests -p kairos-rt
 //! --test loom_doorbell`
 #![cfg(loom)]
 

@@ -2,7 +2,7 @@
 //! 5.3) with loom: a cyclic instantaneous migration of 2 and 3 tasks over 2 and 3 cores cannot
 //! deadlock (every interleaving terminates) and a task is never running on two cores.
 //!
-//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release -p kairos-rt
+//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --profile tests -p kairos-rt
 //! --test loom_handoff`
 #![cfg(loom)]
 
