@@ -7,7 +7,7 @@
 //! core ran `j`, jobs ahead of it, jobs behind it (a priority inversion, the schedule's) or
 //! nothing (a gap of dispatching, a hole of the host), and `j` completed once the work ahead of
 //! it released by then was done. Take away the time the host took inside the real-time
-//! segments of `j` and of those jobs begun while `j` waited, `X`, and the same work, and no
+//! segments of `j` and of those jobs while `j` waited, `X`, and the same work, and no
 //! more, is done `X` earlier: a job released later than that no longer comes first, and none
 //! runs before its release. So `j` completes by `c - X` (a priority-driven, preemptive,
 //! work-conserving schedule of independent jobs on one processor is predictable: less
@@ -27,8 +27,10 @@
 //! before its wind-up, and that path is not predictable so.
 //!
 //! In each counted segment the host took the larger of the stalls inside it and what a slowed
-//! core took from it before the job's completion, as in the job's own segments. Gaps between
-//! segments are not counted, nor segments begun before the window: the bound errs towards the
+//! core took from it before the job's completion, as in the job's own segments. A segment of
+//! work ahead already running when the window begins counts from then on, by its stalls only
+//! (the work it had left was ahead too, but a slowed core's loss is known per segment, not
+//! placed in time). Gaps between segments are not counted: the bound errs towards the
 //! schedule. On several cores a stall of one delays a job of another only when no other core
 //! could take its work; the backlog's case weighs that, not this one.
 
@@ -65,6 +67,25 @@ pub struct Taken {
     pub longest: Option<Stall>,
     /// What a slowed core took from them, in all.
     pub slowed: Duration,
+}
+
+impl Taken {
+    /// Counts the part `cut` of a segment on `core`, which a slowed core took `slow` from.
+    fn add(
+        &mut self,
+        cut: (Instant, Instant),
+        slow: Duration,
+        (core, index): (usize, &StallIndex),
+    ) {
+        let stalled = lost_in(cut, &[core], index);
+        self.host += stalled.max(slow);
+        self.stalled += stalled;
+        self.slowed += slow;
+        let longest = (index.overlapping(core, cut.0, cut.1).iter())
+            .chain(self.longest.as_ref())
+            .max_by_key(|s| (s.length, std::cmp::Reverse(s.start)));
+        self.longest = longest.copied();
+    }
 }
 
 fn times(j: &JobRecord) -> JobTimes {
@@ -123,8 +144,9 @@ impl<'a> WorkAhead<'a> {
         })
     }
 
-    /// What the host took from the real-time segments begun on `core` in `[from, to)` of `job`
-    /// and of the jobs ahead of it (module documentation), each cut to `to`.
+    /// What the host took from the real-time segments on `core` in `[from, to)` of `job` and of
+    /// the jobs ahead of it (module documentation): those begun there, each cut to `to`, and
+    /// the one running at `from`, from then on.
     pub fn taken(
         &self,
         job: &JobRecord,
@@ -141,19 +163,18 @@ impl<'a> WorkAhead<'a> {
                 || (self.jobs.get(key)).is_some_and(|k| self.order.runs_before(*k, mine))
         };
         let mut taken = Taken::default();
+        // The segment running at `from`, the latest begun of those still running (two may
+        // overlap a little at a promised switch): the rest of its work was ahead too, but its
+        // slowing is not placed in time.
+        let running = held[..first].iter().rev().take(2).find(|h| h.1 > from);
+        if let Some((_, end, _)) = running.filter(|h| ahead(&h.2)) {
+            taken.add((from, (*end).min(to)), Duration::ZERO, (core, index));
+        }
         for (start, end, key) in held[first..past.max(first)].iter().filter(|h| ahead(&h.2)) {
-            let cut = (*start, (*end).min(to));
-            let stalled = lost_in(cut, &[core], index);
             let slow = (slowed.get(key)).map_or(Duration::ZERO, |s| {
                 s.of_segment(start.as_nanos(), to.as_nanos())
             });
-            taken.host += stalled.max(slow);
-            taken.stalled += stalled;
-            taken.slowed += slow;
-            let longest = (index.overlapping(core, cut.0, cut.1).iter())
-                .chain(taken.longest.as_ref())
-                .max_by_key(|s| (s.length, std::cmp::Reverse(s.start)));
-            taken.longest = longest.copied();
+            taken.add((*start, (*end).min(to)), slow, (core, index));
         }
         taken
     }

@@ -138,16 +138,16 @@ fn segments(j: &SimJob) -> Vec<(usize, u64, u64)> {
     out
 }
 
-/// In the segments on `core` begun in `[from, to)` of the jobs ahead of job `i` (its own
-/// too), each up to `to`: the stalled ticks, and the longest stall over one of those ticks.
+/// In the segments on `core` of the jobs ahead of job `i` (its own too), each cut to
+/// `[from, to)`: the stalled ticks, and the longest stall over one of those ticks.
 fn ahead_lost(run: &Timeline, i: usize, core: usize, (from, to): (u64, u64)) -> (u64, Option<u64>) {
     let (mut lost, mut longest) = (0, None);
     for k in (0..run.jobs.len()).filter(|&k| ahead_of(run, k, i)) {
         for (c, start, end) in segments(&run.jobs[k]) {
-            if c != core || start < from || start >= to {
+            if c != core || end <= from || start >= to {
                 continue;
             }
-            let ticks = start..end.min(to);
+            let ticks = start.max(from)..end.min(to);
             lost += ticks.clone().filter(|&t| run.stalled(c, t)).count() as u64;
             let over =
                 |&&(sc, s, l): &&(usize, u64, u64)| sc == c && s < ticks.end && s + l > ticks.start;

@@ -1,7 +1,8 @@
 //! Small random runs in whole ticks: periodic tasks (each pinned to a core or free to
 //! migrate) on one or two cores, run by a seeded scheduler that mostly picks the earliest
 //! deadline but sometimes any pending job or none (a dispatcher that lets its core fall
-//! behind; less often when every task is pinned), with disjoint stalls per core. A stall holds the job that was on its core: the
+//! behind; less often when every task is pinned; never, for [`simulate_edf`]), with disjoint
+//! stalls per core. A stall holds the job that was on its core: the
 //! job's segment goes on, it makes no progress.
 
 /// One tick in nanoseconds.
@@ -78,9 +79,35 @@ pub fn disjoint(mut stalls: Vec<(usize, u64, u64)>, cores: usize) -> Vec<(usize,
 /// from `seed`.
 pub fn simulate(
     tasks: &[TaskSpec],
-    (cores, end): (usize, u64),
+    shape: (usize, u64),
     stalls: Vec<(usize, u64, u64)>,
     seed: u64,
+) -> Timeline {
+    let partitioned = tasks.iter().all(|t| t.core.is_some());
+    let mut rng = Rng(seed);
+    run(tasks, shape, stalls, |eligible, jobs| {
+        choose(&mut rng, eligible, jobs, partitioned)
+    })
+}
+
+/// Runs `tasks` as [`simulate`] does under a scheduler that never strays: each free core runs
+/// its pending job first by (deadline, release, task, number), the order of P-EDF's cores.
+pub fn simulate_edf(
+    tasks: &[TaskSpec],
+    shape: (usize, u64),
+    stalls: Vec<(usize, u64, u64)>,
+) -> Timeline {
+    run(tasks, shape, stalls, |eligible, jobs| {
+        let key = |&i: &usize| (jobs[i].deadline, jobs[i].release, jobs[i].task, jobs[i].job);
+        eligible.iter().copied().min_by_key(key)
+    })
+}
+
+fn run(
+    tasks: &[TaskSpec],
+    (cores, end): (usize, u64),
+    stalls: Vec<(usize, u64, u64)>,
+    mut choose: impl FnMut(&[usize], &[SimJob]) -> Option<usize>,
 ) -> Timeline {
     let mut run = Timeline {
         cores,
@@ -89,7 +116,6 @@ pub fn simulate(
         stalls,
         partitioned: tasks.iter().all(|t| t.core.is_some()),
     };
-    let mut rng = Rng(seed);
     let mut progress = vec![0u64; run.jobs.len()];
     let mut last: Vec<Option<usize>> = vec![None; cores];
     for t in 0..end {
@@ -113,7 +139,7 @@ pub fn simulate(
                     j.release <= t && j.completion.is_none() && !busy[i] && on
                 })
                 .collect();
-            last[c] = choose(&mut rng, &eligible, &run.jobs, run.partitioned);
+            last[c] = choose(&eligible, &run.jobs);
             if let Some(i) = last[c] {
                 busy[i] = true;
                 run.jobs[i].ran.push((c, t));

@@ -211,3 +211,60 @@ fn an_imprecise_job_is_weighed_from_its_optional_deadline_and_only_if_it_had_rea
         Cause::Host
     );
 }
+
+#[test]
+fn work_ahead_already_running_at_the_release_counts_from_then_on() {
+    // Rate monotonic, core 0: a#0 (ahead, due at 20 ms) runs [0, 4) ms, held by four stalls of
+    // 400 us at 0.5, 1.5, 2.5 and 3.2 ms; b#0, released at 1 ms and due at 5 ms, runs [4, 5.5)
+    // ms, 500 us late, and the simulation completes it at 4.5 ms: 500 us of slack, which no
+    // stall alone outlasts. a's segment began before b's release; from then on it lost 1.2 ms
+    // (the first stall is before it): at least the lateness and more than the slack, the
+    // host's. b's backlog, [0, 5) ms, has 3.5 ms of room (only b is due in it), more than its
+    // 1.6 ms of stalls, so without this way the miss stays the schedule's.
+    let jobs = [
+        JobRecord {
+            cpu: Some(0),
+            ..job(0, 0, (0, 20 * MS), 4 * MS)
+        },
+        JobRecord {
+            cpu: Some(0),
+            ..job(1, 0, (MS, 5 * MS), 5_500_000)
+        },
+    ];
+    let parts = [
+        worked(0, (0, 4 * MS), 0, false),
+        worked(1, (4 * MS, 5_500_000), 0, false),
+    ];
+    let measured = trace(
+        (parts.iter())
+            .map(|p| segment(0, p.task, p.job, p.start, p.end))
+            .collect(),
+    );
+    let stalls = [500_000, 1_500_000, 2_500_000, 3_200_000].map(|s| stall(0, s, 400_000));
+    let worker: Vec<SegmentRecord> = parts.iter().cloned().chain(usual()).collect();
+    let order = rate_monotonic();
+    let cause = |order: Option<&CoreOrder>| {
+        let run = RunView {
+            measured: &measured,
+            stalls: &stalls,
+            cores: &[0, 1],
+            worker_segments: &worker,
+            timer_core: None,
+            core_order: order,
+            end: 30 * MS,
+        };
+        let simulated = trace(vec![TraceEvent::Completion {
+            task: 1,
+            job: 0,
+            at: at(4_500_000),
+        }]);
+        let (_, causes) = attribute(&jobs, &run, Some(Twin::new(&simulated)));
+        assert_eq!(causes.len(), 1, "{causes:?}");
+        causes[0]
+    };
+    let ahead = cause(Some(&order));
+    assert_eq!(ahead.cause, Cause::Host);
+    assert_eq!(ahead.evidence, Duration::from_micros(1_200));
+    assert_eq!(ahead.stall, Some(stall(0, 1_500_000, 400_000)));
+    assert_eq!(cause(None).cause, Cause::Schedule);
+}
