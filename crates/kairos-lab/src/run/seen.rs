@@ -83,11 +83,17 @@ pub(super) fn schedule_misses(r: &RunResult) -> String {
             ),
             (Some(slack), Some(own)) if own != slack => format!(
                 "slack {}, its backlog's {} (from {}); the host's recorded holes and slowing \
-                 came to {} in its own time, {} in its backlog",
+                 came to {} in its own time{}, {} in its backlog",
                 human_ns(own.as_nanos()),
                 human_ns(slack.as_nanos()),
                 human_ns(m.backlog_from.as_nanos()),
                 human_ns(m.evidence.as_nanos()),
+                // The figure may be the work ahead's (`kairos_rt::attribution::ahead`).
+                if r.core_order.is_some() {
+                    " and the work ahead of it"
+                } else {
+                    ""
+                },
                 human_ns(m.backlog_evidence.as_nanos())
             ),
             (Some(slack), _) => format!(

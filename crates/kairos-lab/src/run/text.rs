@@ -349,6 +349,12 @@ mod tests {
              (from 143.000ms); the host's recorded holes and slowing came to 211.000us in its \
              own time, 2.000ms in its backlog\n"
         ));
+        // Under a partitioned policy with a static order the figure may be the work ahead's.
+        r.core_order = Some(kairos_policy::CoreOrder::Deadline);
+        assert!(lost_time(&r).contains(
+            "came to 211.000us in its own time and the work ahead of it, 2.000ms in its backlog\n"
+        ));
+        r.core_order = None;
         // One slack when the job's own decided: the larger of what the host took, or none.
         let c = (r.miss_causes.iter_mut()).find(|m| m.task == 2).unwrap();
         c.own_slack = c.slack;

@@ -20,6 +20,12 @@
 //! `j` still unfinished at `c` had waited behind it: without the host's time it could have run
 //! first and delayed `j` instead, so the way does not apply.
 //!
+//! The job's slack is not weighed: the rest of its delay, the schedule's and whatever the host
+//! took unrecorded, fit in its room, since without the recorded time it completes by its
+//! deadline (the oracle replays such runs without their stalls and finds every such miss met).
+//! The own-time way also asks that the host's time alone outlasted the slack, leaving to the
+//! schedule a miss both were needed for; on several cores it has no replayed counterfactual.
+//!
 //! Where it begins: at the job's release, or, for an imprecise job, at its optional deadline,
 //! and then only if it had reached its optional part by then (only its wind-up is real-time
 //! work from then on). An imprecise job whose mandatory part ran past its optional deadline is
@@ -180,15 +186,14 @@ impl<'a> WorkAhead<'a> {
     }
 
     /// Whether the host took from the work ahead of `job` on `core`, from `from` to its
-    /// completion ([`WorkAhead::taken`]), at least its lateness and more than its slack `s_j`;
-    /// and the host's time there (zero for a job that did not complete or that a job ahead of
-    /// it waited behind). The stall to name: the longest inside the counted segments, when
-    /// their stalls were at least their slowing.
+    /// completion ([`WorkAhead::taken`]), at least its lateness; and the host's time there
+    /// (zero for a job that did not complete or that a job ahead of it waited behind). The
+    /// stall to name: the longest inside the counted segments, when their stalls were at least
+    /// their slowing.
     pub fn took_its_lateness(
         &self,
         job: &JobRecord,
         (core, from): (usize, Instant),
-        s_j: Duration,
         (slowed, index): (&Slowed, &StallIndex),
     ) -> (Option<Option<Stall>>, Duration) {
         let Some(done) = job.completion else {
@@ -206,7 +211,7 @@ impl<'a> WorkAhead<'a> {
             (from, Instant::from_nanos(done)),
             (slowed, index),
         );
-        if taken.host < Duration::from_nanos(late) || taken.host <= s_j {
+        if taken.host < Duration::from_nanos(late) {
             return (None, taken.host);
         }
         let named = taken.longest.filter(|_| taken.stalled >= taken.slowed);

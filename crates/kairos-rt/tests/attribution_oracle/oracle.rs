@@ -177,9 +177,9 @@ fn one_waited_behind(run: &Timeline, i: usize, core: usize, f: u64) -> bool {
 
 /// Whether, in a partitioned run, the stalls inside the work ahead of completed job `i` on the
 /// one core it held (each of its ticks names its core in `held`) from its release to its
-/// completion `f` took at least its lateness and more than `slack`, every job ahead of it
-/// there released before `f` completed by then; the longest stall over them then.
-fn ahead_took(run: &Timeline, i: usize, held: &[usize], slack: u64) -> Option<Option<u64>> {
+/// completion `f` took at least its lateness, every job ahead of it there released before `f`
+/// completed by then; the longest stall over them then.
+fn ahead_took(run: &Timeline, i: usize, held: &[usize]) -> Option<Option<u64>> {
     let j = &run.jobs[i];
     let cores: BTreeSet<usize> = held.iter().copied().collect();
     let (Some(&core), 1, Some(f)) = (cores.first(), cores.len(), j.completion) else {
@@ -189,7 +189,7 @@ fn ahead_took(run: &Timeline, i: usize, held: &[usize], slack: u64) -> Option<Op
         return None;
     }
     let (lost, longest) = ahead_lost(run, i, core, (j.release, f));
-    (run.partitioned && lost >= f - j.deadline && lost > slack).then_some(longest)
+    (run.partitioned && lost >= f - j.deadline).then_some(longest)
 }
 
 /// The longest stall over a tick the job held a core.
@@ -247,8 +247,8 @@ fn verdict(run: &Timeline, root: &[usize], i: usize) -> (Verdict, Decided) {
             None if took_its_lateness(run, i, own) => {
                 (Decided::Own, Some(own), longest_inside(run, i))
             }
-            None if ahead_took(run, i, &held, own).is_some() => {
-                let longest = ahead_took(run, i, &held, own).flatten();
+            None if ahead_took(run, i, &held).is_some() => {
+                let longest = ahead_took(run, i, &held).flatten();
                 (Decided::Ahead, Some(own), longest)
             }
             None => {
