@@ -23,13 +23,14 @@
 //!      ordinary start, on a core where nothing else ran meanwhile ([`timer`]);
 //!    - or, under a partitioned policy whose cores run their jobs in a static order (P-EDF,
 //!      P-FP, P-RM, P-RMWP), the host took as much from the work ahead of it on its core: in
-//!      the real-time segments of the job and of the jobs ahead of it in that order begun
-//!      there from its release (or its optional deadline, as above; not weighed for an
-//!      imprecise job that had not reached its optional part by then) up to its completion,
-//!      the larger of the stalls and the slowing in each, at least its lateness and more than
-//!      `s_j`, when every job ahead of it there released before its completion had completed
-//!      by then: without that time the same work ahead, and no more, would have been done
-//!      that much earlier ([`ahead`]); or
+//!      the real-time segments of the job and of the jobs ahead of it in that order there
+//!      from its release (or its optional deadline, as above; not weighed for an imprecise
+//!      job that had not reached its optional part by then) up to its completion (those begun
+//!      in that span, and the one already running at its start from then on), stalls that
+//!      came to at least its lateness, or the larger of the stalls and the slowing in each
+//!      that came to at least its lateness and more than `s_j`, when every job ahead of it
+//!      there released before its completion had completed by then: without that time the
+//!      same work ahead, and no more, would have been done that much earlier ([`ahead`]); or
 //! 2. a stall on a core of its group overlapping its backlog `[b, d)` is longer than both
 //!    `s_j` and `s_b`, or the stalls there, each cut to `[b, d)`, and what a slowed core took
 //!    from the jobs' segments begun there besides add up to more than both: the work it

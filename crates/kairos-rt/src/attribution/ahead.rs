@@ -20,11 +20,15 @@
 //! `j` still unfinished at `c` had waited behind it: without the host's time it could have run
 //! first and delayed `j` instead, so the way does not apply.
 //!
-//! The job's slack is not weighed: the rest of its delay, the schedule's and whatever the host
-//! took unrecorded, fit in its room, since without the recorded time it completes by its
-//! deadline (the oracle replays such runs without their stalls and finds every such miss met).
-//! The own-time way also asks that the host's time alone outlasted the slack, leaving to the
-//! schedule a miss both were needed for; on several cores it has no replayed counterfactual.
+//! Stalls that reach the lateness decide without the job's slack: the rest of its delay, the
+//! schedule's and whatever the host took unrecorded, fit in its room, since without the
+//! stalls it completes by its deadline (the oracle replays such runs without their stalls and
+//! finds each such job done by its completion less those stalls). The job's own segments
+//! are among those counted, so on these runs the own-time way's slack test
+//! ([`super::own`]) is left to the slowing: a slowed core's loss is measured against the
+//! run's median share, and a job preempted more often than most refills its cache more than
+//! most, which is the run's own cost; so the larger of the stalls and the slowing in each
+//! segment decides only when it also outlasted the slack, as in the own-time way.
 //!
 //! Where it begins: at the job's release, or, for an imprecise job, at its optional deadline,
 //! and then only if it had reached its optional part by then (only its wind-up is real-time
@@ -169,31 +173,40 @@ impl<'a> WorkAhead<'a> {
                 || (self.jobs.get(key)).is_some_and(|k| self.order.runs_before(*k, mine))
         };
         let mut taken = Taken::default();
-        // The segment running at `from`, the latest begun of those still running (two may
-        // overlap a little at a promised switch): the rest of its work was ahead too, but its
-        // slowing is not placed in time.
+        // Two segments may overlap a little at a promised switch: each is cut from the
+        // furthest end counted so far, so no stall counts twice.
+        let mut covered = from;
+        // The segment running at `from`, the latest begun of those still running: the rest of
+        // its work was ahead too, but its slowing is not placed in time.
         let running = held[..first].iter().rev().take(2).find(|h| h.1 > from);
         if let Some((_, end, _)) = running.filter(|h| ahead(&h.2)) {
-            taken.add((from, (*end).min(to)), Duration::ZERO, (core, index));
+            covered = (*end).min(to);
+            taken.add((from, covered), Duration::ZERO, (core, index));
         }
         for (start, end, key) in held[first..past.max(first)].iter().filter(|h| ahead(&h.2)) {
             let slow = (slowed.get(key)).map_or(Duration::ZERO, |s| {
                 s.of_segment(start.as_nanos(), to.as_nanos())
             });
-            taken.add((*start, (*end).min(to)), slow, (core, index));
+            let cut = ((*start).max(covered), (*end).min(to));
+            if cut.1 > cut.0 {
+                covered = cut.1;
+                taken.add(cut, slow, (core, index));
+            }
         }
         taken
     }
 
     /// Whether the host took from the work ahead of `job` on `core`, from `from` to its
-    /// completion ([`WorkAhead::taken`]), at least its lateness; and the host's time there
-    /// (zero for a job that did not complete or that a job ahead of it waited behind). The
-    /// stall to name: the longest inside the counted segments, when their stalls were at least
-    /// their slowing.
+    /// completion ([`WorkAhead::taken`]), at least its lateness: in stalls, or with the
+    /// slowing, also more than its slack `s_j` (module documentation); and the host's time
+    /// there (zero for a job that did not complete or that a job ahead of it waited behind).
+    /// The stall to name: the longest inside the counted segments, when their stalls were at
+    /// least their slowing.
     pub fn took_its_lateness(
         &self,
         job: &JobRecord,
         (core, from): (usize, Instant),
+        s_j: Duration,
         (slowed, index): (&Slowed, &StallIndex),
     ) -> (Option<Option<Stall>>, Duration) {
         let Some(done) = job.completion else {
@@ -211,7 +224,8 @@ impl<'a> WorkAhead<'a> {
             (from, Instant::from_nanos(done)),
             (slowed, index),
         );
-        if taken.host < Duration::from_nanos(late) {
+        let late = Duration::from_nanos(late);
+        if taken.stalled < late && (taken.host < late || taken.host <= s_j) {
             return (None, taken.host);
         }
         let named = taken.longest.filter(|_| taken.stalled >= taken.slowed);

@@ -184,7 +184,7 @@ impl<'a> Judge<'a> {
             return Err(seen);
         };
         let (held, host) =
-            ahead.took_its_lateness(own.job, (core, from), (&self.slowed, &self.index));
+            ahead.took_its_lateness(own.job, (core, from), s_j, (&self.slowed, &self.index));
         seen = seen.max(host);
         match held {
             Some(stall) => Ok(Verdict::host(stall, s_j, seen)),

@@ -26,7 +26,8 @@ pub enum Decided {
     Window,
     /// The stalls inside its own execution took at least its lateness and more than its slack.
     Own,
-    /// In a partitioned run, the stalls inside the work ahead of it on its core did.
+    /// In a partitioned run, the stalls inside the work ahead of it on its core took at least
+    /// its lateness.
     Ahead,
     /// A stall in its backlog outlasted both slacks.
     Backlog,
@@ -190,6 +191,19 @@ fn ahead_took(run: &Timeline, i: usize, held: &[usize]) -> Option<Option<u64>> {
     }
     let (lost, longest) = ahead_lost(run, i, core, (j.release, f));
     (run.partitioned && lost >= f - j.deadline).then_some(longest)
+}
+
+/// The stalled ticks inside the work ahead of completed job `task#job` on the one core it
+/// held, from its release to its completion ([`ahead_lost`]); `None` if it held several or
+/// did not complete.
+pub fn ahead_stalls(run: &Timeline, task: usize, job: u64) -> Option<u64> {
+    let i = (run.jobs.iter()).position(|j| (j.task, j.job) == (task, job))?;
+    let j = &run.jobs[i];
+    let cores: BTreeSet<usize> = j.ran.iter().map(|r| r.0).collect();
+    let (Some(&core), 1, Some(f)) = (cores.first(), cores.len(), j.completion) else {
+        return None;
+    };
+    Some(ahead_lost(run, i, core, (j.release, f)).0)
 }
 
 /// The longest stall over a tick the job held a core.

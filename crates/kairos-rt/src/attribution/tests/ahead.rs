@@ -77,6 +77,19 @@ fn cause_of_b_beside(
         },
     ];
     jobs.extend_from_slice(more);
+    cause_in(&jobs, parts, &[], (order, od), planned)
+}
+
+/// The cause of the one missed job of `jobs`, each of whose worker segments `parts` on core 0
+/// is its trace segment too, with `stalls`; under `order`, `b` with the optional deadline
+/// `od`; the simulation completes `b#0` at `planned`.
+fn cause_in(
+    jobs: &[JobRecord],
+    parts: &[SegmentRecord],
+    stalls: &[Stall],
+    (order, od): (Option<&CoreOrder>, Option<Duration>),
+    planned: u64,
+) -> MissCause {
     let measured = Trace {
         optional_deadlines: vec![None, od],
         ..trace(
@@ -89,7 +102,7 @@ fn cause_of_b_beside(
     let worker: Vec<SegmentRecord> = parts.iter().cloned().chain(usual()).collect();
     let run = RunView {
         measured: &measured,
-        stalls: &[],
+        stalls,
         cores: &[0, 1],
         worker_segments: &worker,
         timer_core: None,
@@ -101,7 +114,7 @@ fn cause_of_b_beside(
         job: 0,
         at: at(planned),
     }]);
-    let (_, causes) = attribute(&jobs, &run, Some(Twin::new(&simulated)));
+    let (_, causes) = attribute(jobs, &run, Some(Twin::new(&simulated)));
     assert_eq!(causes.len(), 1, "{causes:?}");
     causes[0]
 }
@@ -124,12 +137,12 @@ fn a_job_held_behind_slowed_work_ahead_of_it_on_its_core_is_the_hosts() {
     assert_eq!(fp.cause, Cause::Host);
     assert_eq!(fp.evidence, Duration::from_micros(2_990));
     assert_eq!(fp.stall, None);
-    // With 3 ms of slack in the simulation, more than the host took, the rest of b's delay
-    // (2.51 ms) still fit in it: the host's all the same.
+    // With 3 ms of slack in the simulation, more than the 2.99 ms taken: slowing, which may be
+    // the run's own cost, must outlast the slack too (stalls need not), so the schedule's.
     let roomy = (6_500_000, 7 * MS, 3_500_000);
     assert_eq!(
         cause_of_b(Some(&order), roomy, &parts, None).cause,
-        Cause::Host
+        Cause::Schedule
     );
     // Under EDF a (due at 20 ms) is behind b: running it was an inversion, the schedule's.
     assert_eq!(
@@ -224,8 +237,7 @@ fn work_ahead_already_running_at_the_release_counts_from_then_on() {
     // 400 us at 0.5, 1.5, 2.5 and 3.2 ms; b#0, released at 1 ms and due at 5 ms, runs [4, 5.5)
     // ms, 500 us late, and the simulation completes it at 4.5 ms: 500 us of slack, which no
     // stall alone outlasts. a's segment began before b's release; from then on it lost 1.2 ms
-    // (the first stall is before it): at least the lateness and more than the slack, the
-    // host's. b's backlog, [0, 5) ms, has 3.5 ms of room (only b is due in it), more than its
+    // (the first stall is before it): at least the lateness, the host's. b's backlog, [0, 5) ms, has 3.5 ms of room (only b is due in it), more than its
     // 1.6 ms of stalls, so without this way the miss stays the schedule's.
     let jobs = [
         JobRecord {
@@ -241,36 +253,16 @@ fn work_ahead_already_running_at_the_release_counts_from_then_on() {
         worked(0, (0, 4 * MS), 0, false),
         worked(1, (4 * MS, 5_500_000), 0, false),
     ];
-    let measured = trace(
-        (parts.iter())
-            .map(|p| segment(0, p.task, p.job, p.start, p.end))
-            .collect(),
-    );
     let stalls = [500_000, 1_500_000, 2_500_000, 3_200_000].map(|s| stall(0, s, 400_000));
-    let worker: Vec<SegmentRecord> = parts.iter().cloned().chain(usual()).collect();
     let order = rate_monotonic();
-    let cause = |order: Option<&CoreOrder>| {
-        let run = RunView {
-            measured: &measured,
-            stalls: &stalls,
-            cores: &[0, 1],
-            worker_segments: &worker,
-            timer_core: None,
-            core_order: order,
-            end: 30 * MS,
-        };
-        let simulated = trace(vec![TraceEvent::Completion {
-            task: 1,
-            job: 0,
-            at: at(4_500_000),
-        }]);
-        let (_, causes) = attribute(&jobs, &run, Some(Twin::new(&simulated)));
-        assert_eq!(causes.len(), 1, "{causes:?}");
-        causes[0]
-    };
+    let cause = |order| cause_in(&jobs, &parts, &stalls, (order, None), 4_500_000);
     let ahead = cause(Some(&order));
     assert_eq!(ahead.cause, Cause::Host);
     assert_eq!(ahead.evidence, Duration::from_micros(1_200));
     assert_eq!(ahead.stall, Some(stall(0, 1_500_000, 400_000)));
     assert_eq!(cause(None).cause, Cause::Schedule);
+    // Completed at 3.5 ms in the simulation, 1.5 ms of slack, more than the stalls took: they
+    // reach the lateness all the same, and the rest of b's delay fit in its slack.
+    let roomy = cause_in(&jobs, &parts, &stalls, (Some(&order), None), 3_500_000);
+    assert_eq!(roomy.cause, Cause::Host);
 }
