@@ -39,9 +39,6 @@ fn kernel_load_then_quiet(dir: &std::path::Path) -> String {
 #[test]
 #[ignore = "needs root: partitions cores, writes cgroups, opens perf events (CI runs it)"]
 fn the_manager_cuts_the_load_while_it_interferes_and_gives_the_time_back_after() {
-    // Its runs partition the cores and throttle what is not theirs: a test VM booted beside
-    // them got no CPU for 300 s and was stopped.
-    let _serial = crate::common::serial();
     let dir = Scratch::new("manage-phases");
     let file = kernel_load_then_quiet(&dir.0);
     let mut phases = run(&file);
