@@ -136,6 +136,16 @@ fn task(pinned: bool) -> impl Strategy<Value = TaskSpec> {
     })
 }
 
+/// A runner of `cases` cases from a fixed seed, keeping no failure file.
+fn deterministic(cases: u32) -> TestRunner {
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha))
+}
+
 /// How often each way decided a miss over `cases` random runs of `shape` (cores, end, the
 /// scheduler's seed), `tasks` and `stalls`, failing at the first run where the two readings
 /// disagree.
@@ -145,13 +155,7 @@ fn agreement(
     tasks: impl Strategy<Value = Vec<TaskSpec>>,
     stalls: impl Strategy<Value = Vec<(usize, u64, u64)>>,
 ) -> HashMap<Decided, usize> {
-    let config = Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    };
-    let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
-    let mut runner = TestRunner::new_with_rng(config, rng);
+    let mut runner = deterministic(cases);
     let seen = RefCell::new(HashMap::<Decided, usize>::new());
     runner
         .run(
@@ -220,13 +224,7 @@ fn a_miss_the_work_ahead_gives_to_the_host_is_met_without_the_stalls() {
     let stalls = prop::collection::vec((0usize..2, 0u64..40, 1u64..=3), 0..=12);
     let shape = (1usize..=2, 20u64..=40);
     let tasks = prop::collection::vec(task(true), 2..=3);
-    let config = Config {
-        cases: 4096,
-        failure_persistence: None,
-        ..Config::default()
-    };
-    let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
-    let mut runner = TestRunner::new_with_rng(config, rng);
+    let mut runner = deterministic(4096);
     let ahead = RefCell::new(0usize);
     runner
         .run(&(shape, tasks, stalls), |((cores, end), tasks, stalls)| {
