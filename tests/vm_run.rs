@@ -9,9 +9,11 @@ mod common;
 
 use common::{stderr, Scratch};
 use kairos_analysis::csa::{analyze, with_vcpus};
+use kairos_lab::run::lost_time;
 use kairos_model::vm_load::check_vm_source;
 use kairos_model::Format;
 use kairos_policy::policies::hierarchical::VmPlan;
+use kairos_rt::attribution::host_stop_evidence;
 use kairos_rt::dispatcher::{measured_overheads, run_user, UserRun, UserRunConfig};
 use kairos_sim::vm::{simulate_vm, vm_policy};
 use kairos_sim::SimConfig;
@@ -19,6 +21,9 @@ use kairos_trace::{ServerMetrics, Trace, TraceEvent};
 
 /// A hungry domain (a job that never finishes) beside a periodic one, on 2 cores: without
 /// enforcement the hog's VCPU would take a whole core.
+/// The periodic domain's VCPU has two thirds more budget than its tasks' 0.3 cores: a
+/// deferrable VCPU is charged while its core holds a job, and on a host that steals a seventh
+/// of each CPU (CI runs saw it) its jobs take about a third longer than their work.
 fn hog_system(server: &str) -> String {
     format!(
         r#"
@@ -44,7 +49,7 @@ name = "ctl"
 guest = "pedf"
 [[domains.vcpus]]
 name = "v0"
-budget = "4ms"
+budget = "5ms"
 period = "10ms"
 [[domains.tasks]]
 name = "loop"
@@ -69,11 +74,35 @@ fn plan_of(text: &str) -> VmPlan {
     VmPlan::new(&system).unwrap()
 }
 
+/// Runs of a plan at most: a run the host stopped early runs again, never more.
+const RUNS: u32 = 3;
+
+/// Runs `plan` for real for `seconds`. A run the host stopped early ([`host_stop_evidence`]:
+/// a loaded host stretches each job and charges the stretch to its VCPU, until the jobs pile
+/// up past what the dispatcher tracks) runs again, at most [`RUNS`] in all, its evidence
+/// told first; any other stop fails the test with the run's lost time.
 fn run(plan: &VmPlan, seconds: u64) -> UserRun {
-    let config = UserRunConfig::new(seconds * 1_000_000_000);
-    let run = run_user(&plan.workload, vm_policy(plan).unwrap(), &config).expect("the run starts");
-    assert_eq!(run.result.stopped_by, None, "{:?}", run.result.notes);
-    run
+    for attempt in 1..=RUNS {
+        let config = UserRunConfig::new(seconds * 1_000_000_000);
+        let run =
+            run_user(&plan.workload, vm_policy(plan).unwrap(), &config).expect("the run starts");
+        let Some(reason) = &run.result.stopped_by else {
+            return run;
+        };
+        match host_stop_evidence(&run.result) {
+            Some(evidence) if attempt < RUNS => common::tell_rerun(&format!(
+                "the VM run stopped early ({reason}), and the host caused it: {evidence}; \
+                 running again ({} of {RUNS})",
+                attempt + 1
+            )),
+            evidence => panic!(
+                "the VM run stopped early: {reason}; the host's evidence: {evidence:?}; {:?}\n{}",
+                run.result.notes,
+                lost_time(&run.result)
+            ),
+        }
+    }
+    unreachable!("the last run returns or fails")
 }
 
 /// CPU time the jobs of `tasks` executed, from the run's segments.

@@ -36,11 +36,10 @@ use kairos_model::overheads::P999_KEY;
 use kairos_model::{Duration, Quantiles, Workload};
 use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::{PolicyKind, PriorityOrder};
-use kairos_rt::attribution::{host_evidence, host_share_evidence};
+use kairos_rt::attribution::host_stop_evidence;
 use kairos_rt::dispatcher::{
     run_user, same_core_floor, UserRun, UserRunConfig, DECISION_COST, DOORBELL_TO_HANDLER,
-    LOCK_WAIT, MIGRATION_REQUEST_TO_START, OVERLOADED, PART_POLICY, REQUEST_TO_START,
-    TIMER_TO_HANDLER,
+    LOCK_WAIT, MIGRATION_REQUEST_TO_START, PART_POLICY, REQUEST_TO_START, TIMER_TO_HANDLER,
 };
 use kairos_rt::measure::{execution_loss, HistogramJson, RunResult, SegmentRecord};
 use kairos_rt::watchdog::RunControl;
@@ -123,9 +122,9 @@ pub fn run(args: &Request, notify: Notify) -> Result<Measured, Failure> {
     measure(&run.result, args, kind, floor)
 }
 
-/// Runs the workload until one run is whole: a run the host stopped early (every miss the
-/// host's, [`host_evidence`], or more than a tenth of a CPU's time the host's,
-/// [`host_share_evidence`]: a measurement of the host's neighbours) runs again, at most
+/// Runs the workload until one run is whole: a run the host stopped early
+/// ([`host_stop_evidence`]: its pile-up's misses all the host's, or more than a tenth of a
+/// CPU's time the host's, a measurement of the host's neighbours) runs again, at most
 /// [`RUNS`] in all, its evidence told first; a run stopped for any other reason is a failure.
 fn whole_run(
     workload: &Workload,
@@ -145,10 +144,9 @@ fn whole_run(
         let Some(reason) = &run.result.stopped_by else {
             return Ok(run);
         };
-        // Only a pile-up of jobs is the host's to cause; a watchdog's or a policy's stop is not.
-        let piled_up = !interrupted && reason.ends_with(OVERLOADED);
-        let evidence = piled_up
-            .then(|| host_evidence(&run.result).or_else(|| host_share_evidence(&run.result)))
+        // A signal's stop is the user's, whatever the host did.
+        let evidence = (!interrupted)
+            .then(|| host_stop_evidence(&run.result))
             .flatten();
         let failure = match evidence {
             Some(evidence) if attempt < RUNS => {

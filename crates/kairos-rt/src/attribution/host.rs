@@ -14,6 +14,7 @@
 //! each job's own window and backlog, calls many of them the schedule's.
 
 use super::{MissCause, MissesByCause};
+use crate::dispatcher::OVERLOADED;
 use crate::measure::RunResult;
 use crate::stalls::{CoreLost, Seen, Stall};
 use kairos_model::Duration;
@@ -50,6 +51,27 @@ fn evidence(by_cause: MissesByCause, causes: &[MissCause], cores: &[CoreLost]) -
         parts.push(format!("steal {}", Duration::from_nanos(steal)));
     }
     Some(parts.join("; "))
+}
+
+/// Why the host stopped a run early, in text: the run piled up past what the dispatcher
+/// tracks ([`OVERLOADED`]) and either every miss is the host's ([`host_evidence`]) or the
+/// host took more than [`DISTURBED`] of a CPU ([`host_share_evidence`]). `None` when the run
+/// was not stopped, or stopped for another reason (a signal, the watchdog, the policy), or
+/// without the host's evidence: then the stop is the run's own to explain.
+pub fn host_stop_evidence(result: &RunResult) -> Option<String> {
+    stop_evidence(result.stopped_by.as_deref(), || {
+        host_evidence(result).or_else(|| host_share_evidence(result))
+    })
+}
+
+/// The host's evidence (`host`) when the stop (`stopped_by`) is a pile-up, only the host's
+/// to cause; a watchdog's or a policy's stop is not, whatever the host did.
+fn stop_evidence(
+    stopped_by: Option<&str>,
+    host: impl FnOnce() -> Option<String>,
+) -> Option<String> {
+    let piled_up = stopped_by.is_some_and(|r| r.ends_with(OVERLOADED));
+    piled_up.then(host).flatten()
 }
 
 /// The host's take of the run's most disturbed CPU, in text, when it is more than
@@ -218,6 +240,20 @@ mod tests {
         assert_eq!(share_evidence(&quiet, Duration::from_millis(2_364)), None);
         assert_eq!(share_evidence(&quiet, Duration::ZERO), None);
         assert_eq!(share_evidence(&[], Duration::from_millis(1)), None);
+    }
+
+    #[test]
+    fn only_a_pile_up_the_host_explains_is_the_hosts_stop() {
+        let piled = format!("task a has 32 released, unfinished jobs at 1s: {OVERLOADED}");
+        let host = || Some("steal 300ms".to_string());
+        assert_eq!(
+            stop_evidence(Some(&piled), host).as_deref(),
+            Some("steal 300ms")
+        );
+        assert_eq!(stop_evidence(Some(&piled), || None), None);
+        assert_eq!(stop_evidence(Some("watchdog: no progress"), host), None);
+        assert_eq!(stop_evidence(Some("SIGINT"), host), None);
+        assert_eq!(stop_evidence(None, host), None);
     }
 
     #[test]
