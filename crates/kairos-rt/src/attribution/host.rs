@@ -90,15 +90,22 @@ fn share_evidence(cores: &[CoreLost], ran: Duration) -> Option<String> {
     let worst = cores.iter().max_by(|a, b| share(a).total_cmp(&share(b)))?;
     (share(worst) > DISTURBED).then(|| {
         format!(
-            "the host took {} of CPU {}'s {ran} ({:.0} %: steal {}, lost {}), more than {:.0} %",
-            taken(worst),
+            "the host took {} of CPU {}'s {} ({:.0} %: steal {}, lost {}), more than {:.0} %",
+            ms(taken(worst)),
             worst.cpu,
+            ms(ran),
             share(worst) * 100.0,
-            worst.steal.unwrap_or(Duration::ZERO),
-            recorded(worst),
+            ms(worst.steal.unwrap_or(Duration::ZERO)),
+            ms(recorded(worst)),
             DISTURBED * 100.0
         )
     })
+}
+
+/// Milliseconds to a tenth: these figures are hundreds of them, whose exact nanoseconds
+/// would only hide their size.
+fn ms(d: Duration) -> String {
+    format!("{:.1}ms", d.as_nanos() as f64 / 1e6)
 }
 
 /// What the host took from a CPU: steal and the lost time recorded there overlap (a stolen
@@ -224,13 +231,16 @@ mod tests {
         // CPU 1: 475 + 19 + 1 + 257 = 752 ms recorded, more than its 650 ms of steal.
         assert_eq!(
             share_evidence(&cores, ran).as_deref(),
-            Some("the host took 752ms of CPU 1's 2.364s (32 %: steal 650ms, lost 752ms), more than 10 %")
+            Some(
+                "the host took 752.0ms of CPU 1's 2364.0ms (32 %: steal 650.0ms, lost 752.0ms), \
+                 more than 10 %"
+            )
         );
         // Steal counts when it is the larger: 300 ms of 2.364 s is 13 %.
         let stolen = [lost(0, 10, 300, 0)];
         assert!(share_evidence(&stolen, ran)
             .unwrap()
-            .contains("took 300ms of CPU 0"));
+            .contains("took 300.0ms of CPU 0"));
     }
 
     #[test]
