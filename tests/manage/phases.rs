@@ -42,10 +42,17 @@ fn the_manager_cuts_the_load_while_it_interferes_and_gives_the_time_back_after()
     let dir = Scratch::new("manage-phases");
     let file = kernel_load_then_quiet(&dir.0);
     let mut phases = run(&file);
-    if let Some(evidence) = host_evidence(&phases) {
-        crate::common::tell_rerun(&format!("host: {evidence}; running once more"));
+    for attempt in 2..=RUNS {
+        let Some(evidence) = host_evidence(&phases) else {
+            break;
+        };
+        crate::common::tell_rerun(&format!(
+            "host: {evidence}; running again ({attempt} of {RUNS})"
+        ));
         phases = run(&file);
     }
+    // A last run the host disturbed too still counts: its evidence goes with any failure.
+    let host = host_evidence(&phases).map_or(String::new(), |e| format!("; host: {e}"));
     let Phases { json, stolen: _ } = &phases;
     let (loaded, quiet) = (mean_share(json, 0.5, 3.5), mean_share(json, 7.0, 10.0));
     eprintln!("best-effort share: {loaded:.2} of P while the load interfered, {quiet:.2} after");
@@ -57,7 +64,7 @@ fn the_manager_cuts_the_load_while_it_interferes_and_gives_the_time_back_after()
     assert!(
         loaded < quiet - 0.1,
         "less best-effort time while the load interfered ({loaded:.2} of P) than after ({quiet:.2}); \
-         T_expected {} ns, T_RT per period (µs) {t_rt:?}, load {}, changes {}",
+         T_expected {} ns, T_RT per period (µs) {t_rt:?}, load {}, changes {}{host}",
         json["expected_ns"],
         json["best_effort"],
         json["changes"]
@@ -68,7 +75,7 @@ fn the_manager_cuts_the_load_while_it_interferes_and_gives_the_time_back_after()
     assert!(
         quiet > 0.75,
         "the time given back once it stopped: {quiet:.2} of P (per second: {per_second:?}; \
-         T_RT per period (µs) {t_rt:?}; the manager's changes: {})",
+         T_RT per period (µs) {t_rt:?}; the manager's changes: {}){host}",
         changes_in_text(json)
     );
     let prior = json["prior_per_call_ns"]
@@ -80,6 +87,9 @@ fn the_manager_cuts_the_load_while_it_interferes_and_gives_the_time_back_after()
         .iter()
         .any(|c| c["reason"].as_str().unwrap().contains("less best-effort")));
 }
+
+/// Managed runs of the scenario at most: one the host disturbed runs again, never more.
+const RUNS: usize = 3;
 
 /// One managed run of the two phases, and the clock ticks the hypervisor stole meanwhile.
 struct Phases {
