@@ -1,8 +1,8 @@
 //! A measurement of the dispatcher's overheads that the host stops: every core of the run is
 //! held, above every thread of it, long enough that a task's jobs pile up past what the
-//! dispatcher tracks, and the run stops early. Every miss is then the host's, so the
-//! measurement says so with the stalls and runs once more; the second run, not held, gives
-//! the figures. Needs real-time privilege: ignored by a plain `cargo test`, run by CI as root.
+//! dispatcher tracks, and the run stops early. The host caused it, so the measurement says so
+//! with its evidence and runs once more; the second run, not held, gives the figures. Needs
+//! real-time privilege: ignored by a plain `cargo test`, run by CI as root.
 
 use kairos_lab::bench::overheads::{run, Request};
 use kairos_model::{check_source, Duration, Format};
@@ -93,9 +93,14 @@ fn a_run_the_host_stops_is_measured_again_on_its_evidence() {
     let again = (told.lines())
         .find(|l| l.starts_with("host: the run stopped early"))
         .unwrap_or_else(|| panic!("the first run was not stopped by the host: {told}"));
+    // Either ground is the host's (`kairos_rt::attribution::host_stop_evidence`): every miss
+    // the host's, with its stalls, or more than a tenth of a CPU taken. The run stops inside
+    // the hold; in one CI run the rule did not give every piled-up miss to the host, and the
+    // evidence was the share (82.6 ms of CPU 1's 105.5 ms).
+    let grounds = ["every one the host's; stall of", "the host took "];
     assert!(
         again.contains("released, unfinished jobs")
-            && again.contains("every one the host's; stall of")
+            && grounds.iter().any(|g| again.contains(g))
             && again.ends_with("measuring again (2 of 3)"),
         "{again}"
     );
