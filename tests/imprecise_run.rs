@@ -3,15 +3,16 @@
 //! dispatcher, each run checked against the simulation of the same set and replayed against a
 //! fresh policy. Behaviour, never a latency bound: the simulation is given the run's measured
 //! overheads (as `kairos run --compare` does), and the share of jobs whose parts ended as
-//! simulated is printed and checked against a floor of 85 %: 92 to 93 % on this shared 2-vCPU
+//! simulated is printed and checked against a floor of 87 %: 92 to 93 % on this shared 2-vCPU
 //! machine on a noisy evening (95 to 97 % when quiet with an earlier set of shorter periods),
 //! 88.4 to 89.5 % in three G-RMWP runs of one CI job on a host that stole 20 to 70 ms of each
 //! CPU and slowed its jobs by 20 to 48 ms in 5 s; the rest are optional parts cut a little
 //! short at their optional deadline by interference the simulation does not see, so asserting
 //! 95 % would assert the machine's noise. Without the overheads the simulation stays ahead of
-//! the run and about 80 % agree: the floor tells the two apart. A run below the floor is made again only when the host's lost time
-//! explains it (the run's stalls and steal, printed). Needs real-time privilege: ignored by a
-//! plain `cargo test`, run by the README's command and CI (as root).
+//! the run and about 80 % agree: the floor tells the two apart. A run below the floor is made
+//! again only when the host's lost time explains it (the run's stalls and steal, printed).
+//! Needs real-time privilege: ignored by a plain `cargo test`, run by the README's command and
+//! CI (as root).
 
 mod common;
 
@@ -140,9 +141,10 @@ fn imprecise_sets_run_by_parts_on_real_cores_as_simulated() {
     }
 }
 
-/// Agreement with the simulation is 88-97 % here (module documentation), about 80 % without the
-/// run's overheads: below this, a run is checked for the host.
-const AGREEMENT: f64 = 0.85;
+/// Agreement with the simulation is 92-97 % on this machine and 88-90 % on a CI host that stole
+/// in every run (module documentation), about 80 % without the run's overheads: below this, a
+/// run is checked for the host.
+const AGREEMENT: f64 = 0.87;
 
 /// Runs `w` under `kind` for real and checks the run, its replay and its cuts, and for
 /// policies that run jobs by parts that at least [`AGREEMENT`] of the jobs ended their parts as

@@ -25,10 +25,10 @@ const MC_SYSTEM: &str = "cores = 2\nlevels = [\"LO\"]\n[[dags]]\nname = \"g\"\np
 /// Four tasks on two cores, U = 1.03: preemptions, migrations under global policies. Each is
 /// bound to a core for the partitioned policies (0.53 and 0.5 of a core): left to first fit, the
 /// planner, the logger and the sensor shared a core at 0.83, where the logger, last in both
-/// orders, finished 7.5 ms before its deadline and just before the planner's next release. A
-/// CI host that ran that core's jobs 7 % slower than their calibrated work, with no stall or
-/// steal, made it miss that release and wait out the planner's job: 33 misses the simulation
-/// did not have.
+/// orders, finished 7.5 ms before its deadline but only 2.5 ms before the planner's next
+/// release. A CI host ran that core's jobs 7 % slower than their calibrated work (about 1.2 ms
+/// by then) with no stall or steal; with the dispatcher's switches that crossed the release,
+/// and the logger waited out the planner's job: 33 misses the simulation did not have.
 const WORKLOAD: &str = r#"
 name = "contract"
 cores = 2

@@ -88,7 +88,8 @@ fn the_manager_cuts_the_load_while_it_interferes_and_gives_the_time_back_after()
         .any(|c| c["reason"].as_str().unwrap().contains("less best-effort")));
 }
 
-/// Managed runs of the scenario at most: one the host disturbed runs again, never more.
+/// Managed runs of the scenario at most: one the host disturbed runs again, up to this many in
+/// all (CI saw two disturbed runs in a row: T_expected 6.30 ms, then 7.17 ms, against 4 ms).
 const RUNS: usize = 3;
 
 /// One managed run of the two phases, and the clock ticks the hypervisor stole meanwhile.

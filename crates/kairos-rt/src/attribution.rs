@@ -94,7 +94,7 @@ mod slowed;
 mod timer;
 mod windup;
 pub use backlog::{Backlog, Backlogs};
-pub use host::{host_evidence, host_share_evidence, host_stop_evidence};
+pub use host::{host_evidence, host_stop_evidence};
 use judge::Judge;
 pub(crate) use own::idle_only;
 pub use per_job::own_execution;

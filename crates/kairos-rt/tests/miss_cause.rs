@@ -169,6 +169,29 @@ fn a_held_core_is_a_host_stall_under_user_dispatch() {
     a_stall_of_the_host_is_reported_and_blamed(Dispatch::User);
 }
 
+/// What the host took, at most, from the work on `cpu` from `from` to the later of `job`'s
+/// completion and its deadline: every stall of the run then and the slowing of every segment
+/// there, each whole.
+fn taken_on_core(
+    result: &RunResult,
+    (cpu, from): (usize, Instant),
+    job: &kairos_rt::measure::JobRecord,
+) -> u64 {
+    let (from, to) = (
+        from.as_nanos(),
+        job.completion.unwrap_or(0).max(job.deadline),
+    );
+    let stalled: u64 = (result.stall_intervals.iter())
+        .filter(|s| s.overlaps(Instant::from_nanos(from), Instant::from_nanos(to)))
+        .map(|s| s.length.as_nanos())
+        .sum();
+    let slowed: u64 = (result.segments.iter())
+        .filter(|s| s.cpu == cpu && s.start < to && s.end > from)
+        .filter_map(|s| s.worker_time.map(|t| t.slowed().as_nanos()))
+        .sum();
+    stalled + slowed
+}
+
 /// The schedule of [`LATE_B`] worked by hand: each period `a` completes at 5 ms, `b` at 8 ms.
 fn hand_simulated(result: &RunResult) -> Trace {
     let periods = result.duration_ns / (10 * MS);
@@ -197,8 +220,11 @@ fn a_late_task_is_the_schedules_fault(dispatch: Dispatch) {
     // Slack from the run: b's window of 6 ms less its own execution, at least 6 ms less the
     // time its segments span; the rule weighs the host's take against the larger of that and
     // its backlog's room. Only stalls on its core in its backlog `[b, d)` (its own window
-    // included) longer than that floor, one alone or cut to the backlog and summed, or a core
-    // slowed under it by more, can make a miss the host's.
+    // included) longer than that floor, one alone or cut to the backlog and summed, a core
+    // slowed under it by more, or the host's take from the work on its core in its backlog or
+    // ahead of it (the stalls and the slowing of every segment there from the backlog's start
+    // to its completion, counted whole here: more than the rule counts) above that floor, can
+    // make a miss the host's.
     let host_evidence = |m: &kairos_rt::attribution::MissCause| {
         let job = result
             .jobs
@@ -223,6 +249,7 @@ fn a_late_task_is_the_schedules_fault(dispatch: Dispatch) {
         inside.iter().any(|s| s.length.as_nanos() > floor)
             || lost > floor
             || m.slowed.as_nanos() > floor
+            || taken_on_core(&result, (cpu, m.backlog_from), job) > floor
     };
     for m in result.miss_causes.iter().filter(|m| m.task == 1) {
         if !host_evidence(m) {

@@ -7,11 +7,14 @@
 //! schedule, what went wrong was the host's, and the stalls that explain them are the
 //! evidence, printed before any new run.
 //!
-//! A run that is a measurement (the overhead profile's) has a second ground: the host took
-//! more than [`DISTURBED`] of a CPU's time. Its figures then are the host's neighbours', not
-//! this machine's, whatever the rule made of each miss: once a core has fallen behind, later
-//! misses sit behind work the schedule could not catch up on, and the rule, which weighs
-//! each job's own window and backlog, calls many of them the schedule's.
+//! A run the host stopped has a second ground ([`host_stop_evidence`]): the host took more
+//! than [`DISTURBED`] of a CPU's time. A measurement's figures (the overhead profile's) are
+//! then the host's neighbours', not this machine's, whatever the rule made of each miss: once a
+//! core has fallen behind, later misses sit behind work the schedule could not catch up on,
+//! and the rule, which weighs each job's own window and backlog, calls many of them the
+//! schedule's. A test's run stopped so is likewise no test of its schedule: a deferrable VCPU,
+//! charged while its core holds a job, stalls included, runs out of budget on such a host
+//! (CI hosts took half of each CPU).
 
 use super::{MissCause, MissesByCause};
 use crate::dispatcher::OVERLOADED;
@@ -22,7 +25,7 @@ use kairos_model::Duration;
 /// The stalls shown in the evidence, longest first.
 const SHOWN: usize = 3;
 
-/// The share of a CPU's time the host may take from a run that measures this machine. A
+/// The share of a CPU's time the host may take from a run it did not stop. A
 /// quiet host takes well under a hundredth (steal of a few milliseconds a second at worst on
 /// the 2-vCPU machines kairos is tested on); CI runs that stopped overloaded had lost 28 to
 /// 32 % of each CPU to stalls and slowing, and 25 % to steal.
@@ -78,7 +81,7 @@ fn stop_evidence(
 /// [`DISTURBED`] of the time run: the larger of the CPU's steal and its recorded lost time
 /// (stalls, late wake-ups of its dispatcher, late starts of its workers, slowing under its
 /// jobs). `None` otherwise, or when the run ran no time.
-pub fn host_share_evidence(result: &RunResult) -> Option<String> {
+fn host_share_evidence(result: &RunResult) -> Option<String> {
     share_evidence(&result.stalls, Duration::from_nanos(result.ran_ns))
 }
 
@@ -127,8 +130,8 @@ fn describe(s: &Stall, cores: &[CoreLost]) -> String {
         Seen::Worker => "late start of a worker",
         Seen::Path => "late wind-up",
     };
-    let ms = s.length.as_nanos() as f64 / 1e6;
-    format!("{what} of {ms:.2}ms on CPU {cpu} at {}", s.start)
+    let length = s.length.as_nanos() as f64 / 1e6;
+    format!("{what} of {length:.2}ms on CPU {cpu} at {}", s.start)
 }
 
 #[cfg(test)]
