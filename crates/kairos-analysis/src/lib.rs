@@ -75,6 +75,12 @@ pub struct SporadicTask {
         serialize_with = "nanos::option"
     )]
     pub optional_deadline: Option<Duration>,
+    /// The core the workload binds the task to (its `core`), if any. Only the partitioning
+    /// tests read it: they place a bound task on its core before the heuristic places the
+    /// others, as kairos's partitioned policies run it, and refuse the set when that core does
+    /// not admit it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub core: Option<usize>,
 }
 
 impl SporadicTask {
@@ -85,6 +91,7 @@ impl SporadicTask {
             period,
             windup: Duration::ZERO,
             optional_deadline: None,
+            core: None,
         }
     }
 
@@ -101,6 +108,7 @@ impl SporadicTask {
             period,
             windup,
             optional_deadline: None,
+            core: None,
         }
     }
 
@@ -139,6 +147,7 @@ pub fn tasks_of(workload: &kairos_model::Workload) -> Vec<SporadicTask> {
         .map(|t| SporadicTask {
             windup: t.imprecise.map_or(Duration::ZERO, |p| p.windup),
             optional_deadline: t.imprecise.and_then(|p| p.optional_deadline),
+            core: t.core.map(|c| c.0),
             ..SporadicTask::new(t.wcet, t.deadline, t.period)
         })
         .collect()

@@ -18,6 +18,10 @@
 //! - **cyclic next fit**: the first admitting core in cyclic order from the one after the
 //!   previous task's core (the first task starts at core 0); evens the number of tasks per core.
 //!
+//! A task the workload binds to a core (`core`) is not the heuristic's to place: every bound task
+//! goes on its core first, by task index, admitted there like any other, and the heuristic
+//! places the rest around them; kairos's partitioned policies run bound tasks so.
+//!
 //! The first task that no core admits ends the search: `failing_task` names it (input index).
 //!
 //! Cost for n tasks on m cores: O(n log n) for the order, then up to m trials per task (best and
@@ -108,7 +112,10 @@ impl<F: Fn(&[SporadicTask]) -> bool> Bins for RuleBins<'_, F> {
     }
 }
 
-/// The heuristic's placement of every task on `bins`.
+/// The heuristic's placement of every task on `bins`: first each task the workload binds to a
+/// core ([`SporadicTask::core`]), by task index, on that core; then the others in the
+/// heuristic's order. A bound task its core does not admit (or a core out of range) fails the
+/// set as a task that fits nowhere does.
 fn pack(
     tasks: &[SporadicTask],
     cores: usize,
@@ -122,7 +129,16 @@ fn pack(
         Heuristic::CyclicNextFit => cores.saturating_sub(1),
         _ => 0,
     };
-    for task in consideration_order(tasks, decreasing) {
+    for task in (0..tasks.len()).filter(|&t| tasks[t].core.is_some()) {
+        let core = tasks[task].core.filter(|&c| c < cores);
+        let Some(core) = core.filter(|&c| bins.admits(c, task)) else {
+            return Verdict::no(Some(task));
+        };
+        bins.insert(core, task);
+        mapping[task] = core;
+    }
+    let free = consideration_order(tasks, decreasing).into_iter();
+    for task in free.filter(|&t| tasks[t].core.is_none()) {
         let chosen = choose(&*bins, cores, heuristic, &mut current, task);
         let Some(core) = chosen else {
             return Verdict::no(Some(task));
