@@ -40,8 +40,9 @@ fn segments_line(r: &RunResult, task: usize, job: u64) -> Option<String> {
     ))
 }
 
-/// `CPU c +OFFSET for WALL[ past its deadline] (work W, on the CPU C[, best effort])`, the
-/// offset from the job's release; `cpu` is the CPU of the segment's core.
+/// `CPU c +OFFSET for WALL[ past its deadline] (work W, on the CPU C[, its dispatcher D][, best
+/// effort])`, the offset from the job's release; `cpu` is the CPU of the segment's core; `D` the
+/// time the core's dispatcher was awake in the segment, which the rule credits to the run.
 fn segment(s: &SegmentRecord, cpu: usize, job: &JobRecord) -> String {
     let wall = s.end.saturating_sub(s.start);
     let from = human_ns(s.start.saturating_sub(job.release));
@@ -52,10 +53,14 @@ fn segment(s: &SegmentRecord, cpu: usize, job: &JobRecord) -> String {
     };
     match s.worker_time {
         Some(t) => format!(
-            "CPU {cpu} +{from} for {}{after} (work {}, on the CPU {}{})",
+            "CPU {cpu} +{from} for {}{after} (work {}, on the CPU {}{}{})",
             human_ns(wall),
             human_ns(t.work.as_nanos()),
             human_ns(t.on_cpu.as_nanos()),
+            match t.dispatching.is_zero() {
+                true => String::new(),
+                false => format!(", its dispatcher {}", human_ns(t.dispatching.as_nanos())),
+            },
             if t.optional { ", best effort" } else { "" }
         ),
         None => format!("CPU {cpu} +{from} for {}{after}", human_ns(wall)),
