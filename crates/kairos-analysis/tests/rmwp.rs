@@ -175,6 +175,42 @@ fn a_plan_keeps_a_given_optional_deadline_and_says_when_it_is_unsafe() {
     }
 }
 
+/// A P-RMWP plan keeps a task the file binds on its core and places the others around it (by
+/// cyclic next fit: t0 on core 0, t1 beside the bound t2 on core 1, 0.5 + 0.4 with responses 5
+/// and 9 of 10, where unbound t2 would have gone to core 0); a bound task its core cannot take
+/// is named with that core.
+#[test]
+fn a_p_rmwp_plan_places_the_others_around_a_bound_task() {
+    let imp = |m, w, core| Imp {
+        m,
+        o: 3,
+        w,
+        t: 10,
+        offset: 0,
+        od: None,
+        core,
+    };
+    let placement = Placement::Partitioned(Heuristic::CyclicNextFit);
+    let cores = |tasks: &[Imp]| {
+        let planned = plan(&workload(tasks, 2), placement).expect("a partition");
+        (planned.workload.tasks.iter())
+            .map(|t| t.core.map(|c| c.0))
+            .collect::<Vec<_>>()
+    };
+    let free = [imp(3, 2, None), imp(3, 2, None), imp(2, 2, None)];
+    assert_eq!(cores(&free), [Some(0), Some(1), Some(0)]);
+    let bound = [imp(3, 2, None), imp(3, 2, None), imp(2, 2, Some(1))];
+    assert_eq!(cores(&bound), [Some(0), Some(1), Some(1)]);
+    let crowded = [imp(3, 2, Some(0)), imp(4, 2, Some(0)), imp(1, 1, None)];
+    let refused = plan(&workload(&crowded, 2), placement)
+        .err()
+        .unwrap_or_default();
+    assert!(
+        refused.contains("t1 is bound to core 0, which does not admit it"),
+        "{refused}"
+    );
+}
+
 /// Where and when a job ran: (core, start, end).
 type Piece = (usize, Instant, Instant);
 

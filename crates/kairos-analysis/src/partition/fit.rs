@@ -22,7 +22,8 @@
 //! goes on its core first, by task index, admitted there like any other, and the heuristic
 //! places the rest around them; kairos's partitioned policies run bound tasks so.
 //!
-//! The first task that no core admits ends the search: `failing_task` names it (input index).
+//! The first task that no core admits, or a bound task its core does not admit (it might fit
+//! elsewhere), ends the search: `failing_task` names it (input index).
 //!
 //! Cost for n tasks on m cores: O(n log n) for the order, then up to m trials per task (best and
 //! worst fit also sort the cores by load, O(m log m) exact comparisons per task). A trial with
@@ -38,8 +39,8 @@ use kairos_model::Duration;
 
 /// Partitions `tasks` onto `cores` identical cores. When every task fits, the verdict is
 /// schedulable with `mapping = Some(core of each task)` (and, for [`Admission::FpExact`], the
-/// response time of each task on its core); otherwise `failing_task` is the first task in the
-/// heuristic's order that fit nowhere.
+/// response time of each task on its core); otherwise `failing_task` is the first bound task its
+/// core refused, else the first task in the heuristic's order that fit nowhere.
 ///
 /// Exact FP admission keeps each core's response-time analysis between tasks
 /// ([`super::fp_bins`]), so a trial costs the tasks it can delay, not a whole new analysis; its
@@ -186,7 +187,8 @@ fn choose(
     }
 }
 
-/// Next fit: the open core, else the following (empty) one; never goes back.
+/// Next fit: the open core, else the following one (empty but for bound tasks); never goes
+/// back.
 fn next_fit(
     bins: &impl Bins,
     cores: usize,
@@ -198,7 +200,9 @@ fn next_fit(
             return Some(*current);
         }
         if bins.tasks(*current).is_empty() {
-            return None; // every later core is empty too: the task fits nowhere
+            // Every admission here only gets stricter as tasks are added: a task an empty
+            // core refuses, every core refuses.
+            return None;
         }
         *current += 1;
     }

@@ -33,7 +33,8 @@ pub struct Plan {
 }
 
 /// Analyses `workload` for `placement`. Partitioned: the file's `core` fields if every task has
-/// one, else the heuristic's mapping; an error if the heuristic fits some task nowhere.
+/// one, else the heuristic's mapping around the tasks the file binds; an error if the heuristic
+/// fits some task nowhere, or a bound task's core does not admit it.
 pub fn plan(workload: &Workload, placement: Placement) -> Result<Plan, String> {
     let tasks = tasks_of(workload);
     let verdict = match placement {
@@ -45,14 +46,20 @@ pub fn plan(workload: &Workload, placement: Placement) -> Result<Plan, String> {
     };
     if let Placement::Partitioned(h) = placement {
         if verdict.mapping.is_none() {
-            let task = verdict
-                .failing_task
-                .map_or("a task", |t| &workload.tasks[t].name);
-            return Err(format!(
-                "P-RMWP needs a partition: {} fits on no core by {h:?} with rate-monotonic \
-                 response-time analysis (C = m + w); give every task a `core`",
-                task
-            ));
+            let failing = verdict.failing_task.map(|t| &workload.tasks[t]);
+            let task = failing.map_or("a task", |t| &t.name);
+            return Err(match failing.and_then(|t| t.core) {
+                Some(core) => format!(
+                    "P-RMWP needs a partition: {task} is bound to core {}, which does not admit \
+                     it beside the tasks placed there, with rate-monotonic response-time \
+                     analysis (C = m + w); bind it to another core, or every task",
+                    core.0
+                ),
+                None => format!(
+                    "P-RMWP needs a partition: {task} fits on no core by {h:?} with \
+                     rate-monotonic response-time analysis (C = m + w); give every task a `core`"
+                ),
+            });
         }
     }
     let mut notices = Vec::new();
