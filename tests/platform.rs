@@ -82,11 +82,20 @@ fn leftovers(cwd: &std::path::Path) -> Vec<String> {
     left
 }
 
+/// The sockets stress-ng's `syscall` stressor binds in `/tmp` whatever `--temp-path` says.
+fn client_sockets() -> std::collections::BTreeSet<String> {
+    (std::fs::read_dir("/tmp").into_iter().flatten().flatten())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("stress-ng-client-"))
+        .collect()
+}
+
 #[test]
 #[ignore = "runs SCHED_FIFO and stress-ng: needs root; the README's test command and CI run it"]
 fn the_latency_suite_measures_every_benchmark_with_and_without_stress_and_stops_its_stressors() {
     let _lock = common::serial();
     let dir = Scratch::new("latency");
+    let sockets_before = client_sockets();
     let out = dir.kairos_with_state(&[
         "platform",
         "latency",
@@ -106,6 +115,12 @@ fn the_latency_suite_measures_every_benchmark_with_and_without_stress_and_stops_
         "kairos's stressor outlived the command"
     );
     assert_eq!(leftovers(&dir.0), Vec::<String>::new());
+    let sockets_after = client_sockets();
+    let left: Vec<&String> = sockets_after.difference(&sockets_before).collect();
+    assert!(
+        left.is_empty(),
+        "the syscall stressor's sockets stayed: {left:?}"
+    );
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(
         report["stress"]["stressors"][3], "static-key",

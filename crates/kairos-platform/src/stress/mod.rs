@@ -2,16 +2,19 @@
 //! bounded time and always stopped: its own process group, killed as a group on drop; a parent
 //! death signal so that a crash of kairos takes it along; `--timeout` as a last bound. Its
 //! stressors' files go to a private folder (`--temp-path`) that kairos removes: a killed
-//! stress-ng cannot clean up, and by default it writes into the working directory.
+//! stress-ng cannot clean up, and by default it writes into the working directory. The one
+//! file it puts elsewhere, the `syscall` stressor's client socket in `/tmp`, kairos removes too.
 //! kairos's own stressors ([`static_key`]) run as processes of this program
 //! (`kairos stressor NAME`), one per CPU, started and stopped the same way.
 
 pub mod static_key;
 
 use kairos_os::process::{self, Stop};
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
 
 /// The stressors kairos drives, the kernel-heavy ones of the OS-latency study (section V), a
 /// plain CPU load, memory bandwidth and kairos's own: stress-ng's option name for each of its.
@@ -120,10 +123,44 @@ pub enum StressError {
 }
 
 /// A running stress-ng and kairos's own stressors, stopped (each one's whole process group)
-/// on drop, stress-ng's temporary folder removed after it.
+/// on drop, stress-ng's temporary folder and its stray sockets removed after it.
 pub struct Stress {
     children: Vec<Child>,
     temp: PathBuf,
+    /// When it started, less [`SOCKET_CLOCK_MARGIN`]: the sockets of its clients are younger.
+    started: SystemTime,
+}
+
+/// Where stress-ng's `syscall` stressor binds a socket for a client of its own, whatever
+/// `--temp-path` says: `/tmp/stress-ng-client-PID`. A stressor killed in the middle leaves it.
+const CLIENT_SOCKETS: (&str, &str) = ("/tmp", "stress-ng-client-");
+
+/// A file's time comes from the kernel's coarse clock, up to a tick behind the one
+/// [`SystemTime::now`] reads; a second covers it with room.
+const SOCKET_CLOCK_MARGIN: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Removes the client sockets stress-ng left ([`CLIENT_SOCKETS`]) since `since`: each one
+/// whose process is gone. Older ones, and those of a stress-ng still running, are not this
+/// run's to remove.
+fn remove_client_sockets(since: SystemTime) {
+    let (folder, prefix) = CLIENT_SOCKETS;
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = (name.to_str())
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(|pid| pid.parse::<u32>().ok());
+        let Some(pid) = pid else { continue };
+        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        let ours = meta.file_type().is_socket() && meta.modified().is_ok_and(|m| m >= since);
+        if ours && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// A fresh folder under the system's temporary directory for one stress-ng, named after this
@@ -151,9 +188,11 @@ impl Stress {
     /// seconds, and checks they are still running after they have had time to start.
     pub fn start(spec: &StressSpec, timeout_s: u64) -> Result<Stress, StressError> {
         // From here on, drop stops what started and removes the folder.
+        let now = SystemTime::now();
         let mut stress = Stress {
             children: Vec::new(),
             temp: temp_folder()?,
+            started: now.checked_sub(SOCKET_CLOCK_MARGIN).unwrap_or(now),
         };
         let mut described = Vec::new();
         if let Some(args) = spec.args(timeout_s, &stress.temp) {
@@ -194,6 +233,7 @@ impl Drop for Stress {
         }
         // SIGKILL is pending for every worker once kill returns: none writes again.
         let _ = std::fs::remove_dir_all(&self.temp);
+        remove_client_sockets(self.started);
     }
 }
 
