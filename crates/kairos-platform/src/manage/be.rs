@@ -5,7 +5,7 @@
 //! program escapes its budget. Each runs in its own process group, killed as a group when it
 //! stops, with a parent-death signal so that a crash of kairos takes it along.
 
-use crate::stress::{own_command, StressSpec};
+use crate::stress::{own_command, StraySockets, StressSpec};
 use kairos_model::managed::BestEffortWork;
 use kairos_os::process::{self, Stop};
 use serde::Serialize;
@@ -46,8 +46,9 @@ pub struct Program {
 }
 
 enum Running {
-    /// stress-ng and kairos's own stressors: each process with its YAML report.
-    Stress(Vec<(Child, PathBuf)>),
+    /// stress-ng and kairos's own stressors: each process with its YAML report, and the
+    /// sockets stress-ng may leave.
+    Stress(Vec<(Child, PathBuf)>, StraySockets),
     Command {
         stop: Arc<AtomicBool>,
         group: Arc<AtomicI32>,
@@ -68,7 +69,7 @@ impl Program {
     pub fn stop(self) -> Outcome {
         let Launch { name, core, .. } = self.launch;
         match self.running {
-            Running::Stress(children) => {
+            Running::Stress(children, sockets) => {
                 let mut per_stressor = Vec::new();
                 for (mut child, yaml) in children {
                     // SIGINT: stress-ng stops its workers and writes its report, as kairos's
@@ -82,6 +83,7 @@ impl Program {
                         &std::fs::read_to_string(&yaml).unwrap_or_default(),
                     ));
                 }
+                sockets.remove();
                 Outcome {
                     name,
                     core,
@@ -121,6 +123,7 @@ fn start_stress(list: &[String], launch: &Launch) -> std::io::Result<Running> {
     let spec =
         StressSpec::parse(&list.join(","), vec![launch.core]).map_err(std::io::Error::other)?;
     let mut children = Vec::new();
+    let sockets = StraySockets::from_now();
     if let Some(args) = spec.args(launch.timeout_s, &launch.scratch) {
         let yaml = launch.scratch.join(format!("{}.yaml", launch.name));
         let mut command = Command::new("stress-ng");
@@ -143,11 +146,12 @@ fn start_stress(list: &[String], launch: &Launch) -> std::io::Result<Running> {
                     let _ = child.wait();
                     process::reap_group(child.id() as i32);
                 }
+                sockets.remove();
                 return Err(e);
             }
         }
     }
-    Ok(Running::Stress(children))
+    Ok(Running::Stress(children, sockets))
 }
 
 fn start_loop(words: &[String], launch: &Launch) -> std::io::Result<Running> {

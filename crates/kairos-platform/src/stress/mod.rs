@@ -127,40 +127,66 @@ pub enum StressError {
 pub struct Stress {
     children: Vec<Child>,
     temp: PathBuf,
-    /// When it started, less [`SOCKET_CLOCK_MARGIN`]: the sockets of its clients are younger.
-    started: SystemTime,
+    sockets: StraySockets,
 }
 
-/// Where stress-ng's `syscall` stressor binds a socket for a client of its own, whatever
-/// `--temp-path` says: `/tmp/stress-ng-client-PID`. A stressor killed in the middle leaves it.
+/// The client sockets stress-ng leaves in `/tmp`, to remove once it stopped. Its `syscall`
+/// stressor binds `/tmp/stress-ng-client-PID` for a client of its own whatever `--temp-path`
+/// says, and a stressor killed in the middle leaves it behind.
+#[derive(Clone, Copy, Debug)]
+pub struct StraySockets {
+    /// When the stress-ng started, less [`SOCKET_CLOCK_MARGIN`]: its sockets are younger.
+    since: SystemTime,
+}
+
 const CLIENT_SOCKETS: (&str, &str) = ("/tmp", "stress-ng-client-");
 
 /// A file's time comes from the kernel's coarse clock, up to a tick behind the one
 /// [`SystemTime::now`] reads; a second covers it with room.
 const SOCKET_CLOCK_MARGIN: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// Removes the client sockets stress-ng left ([`CLIENT_SOCKETS`]) since `since`: each one
-/// whose process is gone. Older ones, and those of a stress-ng still running, are not this
-/// run's to remove.
-fn remove_client_sockets(since: SystemTime) {
-    let (folder, prefix) = CLIENT_SOCKETS;
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let pid = (name.to_str())
-            .and_then(|n| n.strip_prefix(prefix))
-            .and_then(|pid| pid.parse::<u32>().ok());
-        let Some(pid) = pid else { continue };
-        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
-            continue;
-        };
-        let ours = meta.file_type().is_socket() && meta.modified().is_ok_and(|m| m >= since);
-        if ours && !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = std::fs::remove_file(entry.path());
+impl StraySockets {
+    /// For a stress-ng about to start.
+    pub fn from_now() -> StraySockets {
+        let now = SystemTime::now();
+        StraySockets {
+            since: now.checked_sub(SOCKET_CLOCK_MARGIN).unwrap_or(now),
         }
     }
+
+    /// Removes each client socket made since the start whose process is gone (or a zombie
+    /// not yet reaped: a killed stressor's parent dies with it). Older ones, and those of a
+    /// stress-ng still running, are not this run's to remove.
+    pub fn remove(&self) {
+        let (folder, prefix) = CLIENT_SOCKETS;
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let pid = (name.to_str())
+                .and_then(|n| n.strip_prefix(prefix))
+                .and_then(|pid| pid.parse::<u32>().ok());
+            let Some(pid) = pid else { continue };
+            let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+                continue;
+            };
+            let recent = meta.modified().is_ok_and(|m| m >= self.since);
+            if meta.file_type().is_socket() && recent && !running(pid) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
+/// Whether process `pid` exists and is not a zombie (`/proc/PID/stat`: the state follows the
+/// command's closing parenthesis).
+fn running(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat
+        .rsplit_once(") ")
+        .and_then(|(_, rest)| rest.chars().next());
+    state.is_some_and(|s| !matches!(s, 'Z' | 'X'))
 }
 
 /// A fresh folder under the system's temporary directory for one stress-ng, named after this
@@ -188,11 +214,10 @@ impl Stress {
     /// seconds, and checks they are still running after they have had time to start.
     pub fn start(spec: &StressSpec, timeout_s: u64) -> Result<Stress, StressError> {
         // From here on, drop stops what started and removes the folder.
-        let now = SystemTime::now();
         let mut stress = Stress {
             children: Vec::new(),
             temp: temp_folder()?,
-            started: now.checked_sub(SOCKET_CLOCK_MARGIN).unwrap_or(now),
+            sockets: StraySockets::from_now(),
         };
         let mut described = Vec::new();
         if let Some(args) = spec.args(timeout_s, &stress.temp) {
@@ -233,7 +258,7 @@ impl Drop for Stress {
         }
         // SIGKILL is pending for every worker once kill returns: none writes again.
         let _ = std::fs::remove_dir_all(&self.temp);
-        remove_client_sockets(self.started);
+        self.sockets.remove();
     }
 }
 
@@ -284,5 +309,33 @@ mod tests {
             ]
         );
         assert_eq!(command.get_program(), std::env::current_exe().unwrap());
+    }
+
+    /// A socket named for a process that exited (a zombie, not reaped yet) goes; one named for
+    /// a running process, or made before the run, stays.
+    #[test]
+    fn only_the_sockets_of_gone_clients_made_since_the_start_are_removed() {
+        let (folder, prefix) = CLIENT_SOCKETS;
+        let mut exited = Command::new("true").spawn().expect("true starts");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let mut alive = Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep starts");
+        assert!(!running(exited.id()) && running(alive.id()));
+        let path = |pid: u32| PathBuf::from(format!("{folder}/{prefix}{pid}"));
+        let bind = |pid| std::os::unix::net::UnixListener::bind(path(pid)).expect("a socket");
+        let before_the_run = bind(u32::MAX);
+        std::thread::sleep(SOCKET_CLOCK_MARGIN + std::time::Duration::from_millis(50));
+        let sockets = StraySockets::from_now();
+        let (_gone, _kept) = (bind(exited.id()), bind(alive.id()));
+        sockets.remove();
+        let left = [exited.id(), alive.id(), u32::MAX].map(|pid| path(pid).exists());
+        for pid in [exited.id(), alive.id(), u32::MAX] {
+            let _ = std::fs::remove_file(path(pid));
+        }
+        drop(before_the_run);
+        let _ = (exited.wait(), alive.kill(), alive.wait());
+        assert_eq!(left, [false, true, true]);
     }
 }
