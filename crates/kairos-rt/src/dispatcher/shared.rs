@@ -136,12 +136,10 @@ pub struct CoreShared {
     pub ahead_at: AtomicU64,
     /// Slots the workers of this core hold (the hand-off's "still holds a task").
     pub held: AtomicUsize,
-    /// The wall time this core's dispatcher has been awake in stretches that ended, each from
-    /// when its wake-up was due to its next sleep plus [`SWITCH_BACK_NS`] (ns), and since when
-    /// it is awake now (CLOCK_MONOTONIC ns, 0 while it sleeps): what the run's own dispatching
-    /// took from a worker of this core ([`CoreShared::dispatched_by`]).
+    /// What the run's own dispatching has taken from a worker of this core (ns): its
+    /// dispatcher's stretches awake, each [`SWITCH_BACK_NS`] more, and how late its wake-ups
+    /// came before passes that stopped this core's job (the dispatcher's `awake` module).
     pub dispatching: AtomicU64,
-    pub awake_since: AtomicU64,
     pub heartbeat: Arc<Heartbeat>,
 }
 
@@ -151,19 +149,11 @@ impl CoreShared {
         self.doorbell.ring();
     }
 
-    /// The time this core's dispatcher has been awake up to `now` (CLOCK_MONOTONIC ns), the
-    /// stretch it is in included: a dispatcher waiting for the scheduler's lock lets its
-    /// worker run before it sleeps again. Read in the order the dispatcher writes in reverse,
-    /// so that a stretch ending between the two reads counts twice rather than not at all
-    /// (more time credited to the run errs towards the schedule).
-    pub fn dispatched_by(&self, now: u64) -> u64 {
-        let since = self.awake_since.load(Ordering::SeqCst);
-        let ended = self.dispatching.load(Ordering::SeqCst);
-        let current = match since {
-            0 => 0,
-            since => now.saturating_sub(since),
-        };
-        ended + current
+    /// The time the run's own dispatching has taken from a worker of this core so far
+    /// ([`CoreShared::dispatching`]). A worker reads it while its dispatcher sleeps or waits for
+    /// the scheduler's lock, so no stretch of it is missing.
+    pub fn dispatched_by(&self) -> u64 {
+        self.dispatching.load(Ordering::SeqCst)
     }
 }
 

@@ -187,7 +187,7 @@ fn activation(shared: &Shared, taken: Taken, core: usize, unit: u64, log: &mut W
     // The dispatcher's time is read before each stamp: a stretch of it between the two counts
     // in the later segment, which errs towards the schedule (`crate::attribution`).
     let here = &shared.cores[core];
-    let mut dispatched = here.dispatched_by(clock::now_ns());
+    let mut dispatched = here.dispatched_by();
     let mut start = clock::now_ns().saturating_sub(origin);
     let last = slot.last_core.swap(core + 1, Ordering::Relaxed);
     // An optional part starts as a best-effort thread, behind any other of the machine's.
@@ -209,7 +209,7 @@ fn activation(shared: &Shared, taken: Taken, core: usize, unit: u64, log: &mut W
         // A cut moved the job from an optional part to its next part while it ran here: one
         // segment per part, each with its own CPU time (a system call at the cut, under a
         // microsecond, so that a best-effort part's share of its CPU is not lent to the next).
-        let now_dispatched = here.dispatched_by(clock::now_ns());
+        let now_dispatched = here.dispatched_by();
         let at = clock::now_ns().saturating_sub(origin);
         let cpu_now = clock::thread_cpu_ns();
         let time = WorkerTime {
@@ -221,9 +221,7 @@ fn activation(shared: &Shared, taken: Taken, core: usize, unit: u64, log: &mut W
         log.segments.push(segment(id, core, (start, at), time));
         (start, dispatched, cpu_from) = (at, now_dispatched, cpu_now);
     });
-    let dispatched = here
-        .dispatched_by(clock::now_ns())
-        .saturating_sub(dispatched);
+    let dispatched = here.dispatched_by().saturating_sub(dispatched);
     let end = clock::now_ns().saturating_sub(origin);
     let time = WorkerTime {
         on_cpu: Duration::ZERO,

@@ -9,12 +9,13 @@
 //! wanted job's worker is asked to run, both on this core (a store and a same-core futex wake):
 //! [`switch`], which also makes a worker in an optional part a best-effort thread.
 
+mod awake;
 mod switch;
 
 use super::late::{acted_at, LateWakes, Woken};
 use super::metered::{Timings, PASS_HISTOGRAMS};
 use super::scheduler::LOCK_WAIT;
-use super::shared::{decode, Shared, SWITCH_BACK_NS};
+use super::shared::{decode, Shared};
 use crate::doorbell::Ticket;
 use crate::measure::Measurements;
 use crate::parking::wait_for_origin;
@@ -86,10 +87,14 @@ struct Dispatcher<'a> {
     rescheduled: Vec<(u64, u64)>,
     /// When its last sleep began (run time), if it slept.
     slept_from: Option<u64>,
-    /// When its current stretch awake began (CLOCK_MONOTONIC ns): its wake-up, or the instant
-    /// that wake-up was due when it came late ([`super::shared::CoreShared::dispatching`]).
-    awake_from: u64,
+    /// Its stretch awake, credited to the run's dispatching ([`awake`]).
+    awake: awake::Awake,
+    /// When its last sleep ended (CLOCK_MONOTONIC ns).
+    woke_at: u64,
     late: LateWakes,
+    /// How long after it was due its last wake-up came (ns), until a switch credits it
+    /// ([`awake`]).
+    late_by: u64,
     /// How long its last pass waited for the scheduler's lock (ns).
     lock_wait: u64,
 }
@@ -119,11 +124,12 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
         wake: vec![0; cores],
         rescheduled: Vec::with_capacity(RESCHEDULED_RESERVED),
         slept_from: None,
-        awake_from: clock::now_ns(),
+        awake: awake::Awake::now(),
+        woke_at: clock::now_ns(),
         late: LateWakes::default(),
+        late_by: 0,
         lock_wait: 0,
     };
-    d.stay_awake_since(d.awake_from);
     d.run();
     d.switch_now(None, 0);
     d.end_stretch(clock::now_ns());
@@ -174,10 +180,9 @@ impl Dispatcher<'_> {
             let rang_at = doorbell.advance(&mut seen);
             let due = self.due(timed_out.then_some(alarm), rang_at);
             let mut late = None;
+            self.late_by = 0;
             if let Some(due) = due {
-                // Its wake-up was due then: what came after is its own time or the host's,
-                // never the worker's to lose.
-                self.stay_awake_since(self.awake_from.min(self.origin + due));
+                self.late_by = self.woke_at.saturating_sub(self.origin + due);
                 let what = if timed_out { Woken::Timer } else { Woken::Ring };
                 let event = self.event_of(alarm, (pass_alarm, early, wake_at));
                 late = Some((what, if timed_out { event } else { due }));
@@ -247,22 +252,6 @@ impl Dispatcher<'_> {
         }
     }
 
-    /// Starts the stretch it is awake in at `since` (CLOCK_MONOTONIC ns).
-    fn stay_awake_since(&mut self, since: u64) {
-        self.awake_from = since;
-        let core = &self.shared.cores[self.core];
-        core.awake_since.store(since, Ordering::SeqCst);
-    }
-
-    /// Ends its stretch awake at `now` (CLOCK_MONOTONIC ns), crediting it
-    /// ([`super::shared::CoreShared::dispatching`]).
-    fn end_stretch(&self, now: u64) {
-        let core = &self.shared.cores[self.core];
-        let stretch = now.saturating_sub(self.awake_from) + SWITCH_BACK_NS;
-        core.dispatching.fetch_add(stretch, Ordering::SeqCst);
-        core.awake_since.store(0, Ordering::SeqCst);
-    }
-
     /// When to pass for an event at `wake_at`, and whether that is ahead of it. After a
     /// promise, not before its instant and its [`CONFIRM_SLACK_NS`] (the workers switch first;
     /// the pass confirms or corrects). Otherwise [`Shared::lead_ns`] ahead when this core runs
@@ -308,7 +297,8 @@ impl Dispatcher<'_> {
         let step = deadline.min(now + SLEEP_STEP_NS);
         let woke = self.shared.cores[self.core].doorbell.wait_until(seen, step);
         let back = clock::now_ns();
-        self.stay_awake_since(back);
+        self.woke_at = back;
+        self.wake_at(back);
         woke == Woke::TimedOut && back >= deadline
     }
 
@@ -319,8 +309,7 @@ impl Dispatcher<'_> {
     fn pass(&mut self, now: u64) -> u64 {
         let shared = self.shared;
         let asked = clock::now_ns();
-        // A poisoned lock means a dispatcher panicked: its state is still the last whole pass.
-        let mut scheduler = (shared.scheduler.lock()).unwrap_or_else(|p| p.into_inner());
+        let mut scheduler = self.lock_scheduler();
         let locked = clock::now_ns();
         let clock_now = locked.saturating_sub(self.origin);
         self.lock_wait = locked.saturating_sub(asked);

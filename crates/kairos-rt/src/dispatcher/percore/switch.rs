@@ -110,6 +110,7 @@ impl Dispatcher<'_> {
         }
         if let Some(old) = self.current {
             self.set_best_effort(old.task, false);
+            self.credit_switch_wait();
             (self.shared.worker(old.task, self.core).go).store(PARK, Ordering::Release);
         }
         if let Some(new) = want {
@@ -130,7 +131,7 @@ impl Dispatcher<'_> {
         let w = self.shared.worker(job.task, self.core);
         let clock_now = clock::now_ns();
         let now = clock_now.saturating_sub(self.origin);
-        let dispatched = self.shared.cores[self.core].dispatched_by(clock_now);
+        let dispatched = self.shared.cores[self.core].dispatched_by();
         w.dispatched_at_request.store(dispatched, Ordering::Relaxed);
         w.stop_at.store(u64::MAX, Ordering::Relaxed);
         w.job.store(job.number, Ordering::Relaxed);
