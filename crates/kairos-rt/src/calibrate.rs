@@ -11,7 +11,8 @@
 //! monotonic-clock deadline would do. The calibration only sizes the chunks (so the overshoot
 //! past the requested time stays within a fraction of a chunk); the clock decides when the
 //! job is done, so frequency changes or a wrong calibration cannot make a job short. (In a
-//! VM, time the host steals from the vCPU still counts as CPU time: the guest cannot see it.)
+//! VM, time the host steals from the vCPU counts as CPU time unless the guest kernel accounts
+//! steal, as this one does with `CONFIG_PARAVIRT_TIME_ACCOUNTING`.)
 //! The user-space dispatcher's workers count calibrated iterations instead (they must stop
 //! between any two [`UNIT_NS`] calls): there a rate measured in a slow stretch does make jobs
 //! short, which is why the rate kept is the core's undisturbed one.

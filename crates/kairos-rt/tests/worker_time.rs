@@ -6,7 +6,9 @@
 //!
 //! A thread as important as the stall watchers holds the run's core for 2 ms every 6.3 ms;
 //! each hold inside the first job's execution covers a release of a lower-priority task (one
-//! each millisecond), so the dispatcher wakes up to 2 ms late there and keeps the job. Bounded
+//! each millisecond), so the dispatcher wakes up to 2 ms late there and keeps the job (a hold
+//! that preempts a pass just begun is the dispatcher's wall time awake, not its CPU time, and
+//! counts as the job's loss too). Bounded
 //! runs (under a second), behaviour only, never a latency bound. Needs real-time privilege:
 //! ignored by a plain `cargo test`, run by CI as root (`tests/common`).
 
@@ -14,7 +16,7 @@ use kairos_model::{check_source, Format, Workload};
 use kairos_os::{clock, priority, thread};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_rt::calibrate::calibrate;
-use kairos_rt::dispatcher::{run_user, UserRunConfig};
+use kairos_rt::dispatcher::{run_user, UserRunConfig, TIMER_TO_HANDLER};
 use kairos_rt::measure::{counted_loss, RunResult, SegmentRecord};
 
 mod common;
@@ -77,7 +79,8 @@ fn run(w: &Workload, cpu: usize) -> RunResult {
 }
 
 /// How late the hold `(from, to)` (run time) made the dispatcher for the first release of a
-/// short task inside it, if one was: what it was awake from then on.
+/// short task inside it, if one was: what crediting every late wake-up, whatever its pass did,
+/// would credit to the run there.
 fn late_for_a_release((from, to): (u64, u64)) -> Option<u64> {
     (from / PERIOD..=to / PERIOD)
         .flat_map(|window| (1..=SHORT).map(move |i| window * PERIOD + i * MS))
@@ -111,25 +114,35 @@ fn a_hole_over_a_release_that_keeps_the_job_is_the_jobs_loss() {
         let held: u64 = inside.iter().map(|(from, to)| to - from).sum();
         let lost = counted_loss(segment).expect("a counts its work").as_nanos();
         // Each wake-up of the dispatcher inside is credited a switch back of 5 us, which may
-        // be more than the switch took: the releases and the holds.
+        // be more than the switch took: the releases and the holds. (The reading of its CPU
+        // clock before each sleep is counted both in the next reading and in the switch back,
+        // a microsecond or two: covered by the worker's own slowed time, `on_cpu - work`.)
         let allowance = 5 * US * (SHORT + inside.len() as u64);
         assert!(
             lost + allowance >= held,
             "a's segment {segment:?} lost {lost} ns, its holds {inside:?} took {held} ns"
         );
-        let time = segment.worker_time.expect("a counts its work");
-        credited += time.dispatching.as_nanos();
-        late += inside
-            .into_iter()
-            .filter_map(late_for_a_release)
-            .sum::<u64>();
+        let lateness: u64 = inside.iter().copied().filter_map(late_for_a_release).sum();
+        if lateness > 0 {
+            let time = segment.worker_time.expect("a counts its work");
+            (credited, late) = (credited + time.dispatching.as_nanos(), late + lateness);
+        }
     }
-    // Not vacuous: holds inside a's segments made its dispatcher late for releases, by more
-    // than twice what its stretches awake took in all (crediting that lateness would make the
-    // credit larger than it).
+    // Not vacuous: its timers woke the dispatcher a millisecond late or more, as the holds
+    // over releases make them (its late wake-ups inside a hold are not kept as stalls of their
+    // own: the watcher saw the hold), and in the segments where holds made it late for
+    // releases it was credited less than half that lateness (crediting the lateness would
+    // make the credit larger than it).
+    let timers = &result.histograms[TIMER_TO_HANDLER].buckets;
+    let late_wakes: u64 = (timers.iter().filter(|&&(ns, _)| ns >= MS))
+        .map(|&(_, n)| n)
+        .sum();
+    assert!(
+        late_wakes >= 3,
+        "{late_wakes} timer wake-ups 1 ms late: {timers:?}"
+    );
     assert!(
         late > 10 * MS && credited < late / 2,
-        "dispatcher credited {credited} ns in a's {} segments, late {late} ns; holds {holds:?}",
-        of_a.len()
+        "dispatcher credited {credited} ns where holds made it {late} ns late; holds {holds:?}"
     );
 }

@@ -42,7 +42,7 @@ fn segments_line(r: &RunResult, task: usize, job: u64) -> Option<String> {
 
 /// `CPU c +OFFSET for WALL[ past its deadline] (work W, on the CPU C[, its dispatcher D][, best
 /// effort])`, the offset from the job's release; `cpu` is the CPU of the segment's core; `D` the
-/// time the core's dispatcher was awake in the segment, which the rule credits to the run.
+/// time the core's dispatcher took in the segment, which the rule credits to the run.
 fn segment(s: &SegmentRecord, cpu: usize, job: &JobRecord) -> String {
     let wall = s.end.saturating_sub(s.start);
     let from = human_ns(s.start.saturating_sub(job.release));

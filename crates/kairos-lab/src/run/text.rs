@@ -332,7 +332,7 @@ mod tests {
             "    its segments, from its release at 1.000s: CPU 3 +0ns for 11.000ms past its \
              deadline (work 6.000ms, on the CPU 10.000ms, best effort)\n"
         ));
-        // The time its core's dispatcher was awake in it, which the rule credits to the run.
+        // The time its core's dispatcher took in it, which the rule credits to the run.
         let c = (r.segments.iter_mut()).find(|s| s.task == 2).unwrap();
         c.worker_time = Some(WorkerTime {
             dispatching: Duration::from_micros(386),

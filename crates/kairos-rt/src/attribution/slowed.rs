@@ -3,8 +3,8 @@
 //! loses so.
 //!
 //! A worker of the user-space dispatcher counts its work in calibrated units
-//! ([`crate::calibrate`]), reads its thread's CPU time at each end of a segment, and how long
-//! its core's dispatcher was awake meanwhile ([`WorkerTime`]). Two kinds of time are lost:
+//! ([`crate::calibrate`]), reads its thread's CPU time at each end of a segment, and how much
+//! its core's dispatcher took meanwhile ([`WorkerTime`]). Two kinds of time are lost:
 //! - CPU time with no work in it: the core ran slower than at calibration while the worker
 //!   held it (a hypervisor sharing the physical core with another guest, a lower clock, or
 //!   interrupts, which this kernel charges to the thread they interrupt);
@@ -173,7 +173,7 @@ mod tests {
     use crate::measure::WorkerTime;
 
     /// A segment of `wall` us on core 0 whose worker held the CPU `on_cpu` us, did `work` us
-    /// of work, while its dispatcher was awake `dispatching` us.
+    /// of work, while its dispatcher took `dispatching` us.
     fn segment(wall: u64, on_cpu: u64, work: u64, dispatching: u64) -> SegmentRecord {
         SegmentRecord {
             cpu: 0,

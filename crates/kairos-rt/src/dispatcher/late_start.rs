@@ -32,7 +32,7 @@ pub const LATE_START_FLOOR_NS: u64 = super::late::LATE_WAKE_FLOOR_NS;
 const LATE_STARTS_RESERVED: usize = 1024;
 
 /// How late a start was beyond the run's own share: from the request to the first instruction
-/// (`start - requested`), less the core's dispatcher's time awake meanwhile (`dispatched`) and
+/// (`start - requested`), less the core's dispatcher's time meanwhile (`dispatched`) and
 /// the wait for the job's hand-off (`handoff`). All in ns.
 pub fn start_delay(requested: u64, start: u64, dispatched: u64, handoff: u64) -> u64 {
     (start.saturating_sub(requested))

@@ -102,9 +102,9 @@ pub struct WorkerShared {
     /// The job starts at this time at the earliest (the schedule time of the decision, ahead
     /// of the clock when an idle core's dispatcher woke early), ns since the origin.
     pub not_before: AtomicU64,
-    /// Its core's dispatcher's time awake ([`CoreShared::dispatched_by`]) at the request: the
-    /// worker takes what its dispatcher spent since out of its start's lateness
-    /// (`super::late_start`).
+    /// What its core's dispatcher had taken ([`CoreShared::dispatched_by`]) at the request,
+    /// the pass making it not included: the worker takes what its dispatcher spent since out
+    /// of its start's lateness (`super::late_start`), the whole of that pass with it.
     pub dispatched_at_request: AtomicU64,
     /// When the worker last became a real-time thread again after an optional part (ns since
     /// the origin): a wait before it was a best-effort thread's, behind any other.
@@ -137,8 +137,9 @@ pub struct CoreShared {
     /// Slots the workers of this core hold (the hand-off's "still holds a task").
     pub held: AtomicUsize,
     /// What the run's own dispatching has taken from a worker of this core (ns): its
-    /// dispatcher's stretches awake, each [`SWITCH_BACK_NS`] more, and how late its wake-ups
-    /// came before passes that stopped this core's job (the dispatcher's `awake` module).
+    /// dispatcher's CPU time as its last stretch awake ended, [`SWITCH_BACK_NS`] a stretch, and
+    /// how late its wake-ups came before passes that stopped this core's job (the dispatcher's
+    /// `awake` module).
     pub dispatching: AtomicU64,
     pub heartbeat: Arc<Heartbeat>,
 }
@@ -150,8 +151,8 @@ impl CoreShared {
     }
 
     /// The time the run's own dispatching has taken from a worker of this core so far
-    /// ([`CoreShared::dispatching`]). A worker reads it while its dispatcher sleeps or waits for
-    /// the scheduler's lock, so no stretch of it is missing.
+    /// ([`CoreShared::dispatching`]), read by a worker while its dispatcher sleeps (whole) or
+    /// waits for the scheduler's lock (the pass's few microseconds before the wait missing).
     pub fn dispatched_by(&self) -> u64 {
         self.dispatching.load(Ordering::SeqCst)
     }

@@ -5,7 +5,8 @@ use kairos_model::{Duration, ExecutionLoss};
 use serde::Serialize;
 
 /// The worker's thread CPU time over one segment, the work it did in it (calibrated units, at
-/// the core's undisturbed speed) and the time its core's dispatcher was awake meanwhile.
+/// the core's undisturbed speed) and the time its core's dispatcher took meanwhile (its CPU
+/// time and the switches around it, `crate::dispatcher`'s `awake`).
 /// CPU time the work does not account for is time the core ran slower than at calibration
 /// while the worker held it: the host's (a busy sibling of the host's core, a lower clock) or
 /// interrupts'. Wall time that is neither the worker's CPU time nor its dispatcher's is time

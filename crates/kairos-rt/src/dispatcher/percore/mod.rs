@@ -87,13 +87,14 @@ struct Dispatcher<'a> {
     rescheduled: Vec<(u64, u64)>,
     /// When its last sleep began (run time), if it slept.
     slept_from: Option<u64>,
-    /// Its stretch awake, credited to the run's dispatching ([`awake`]).
-    awake: awake::Awake,
+    /// Its thread's CPU time as its last stretch awake ended (ns, [`awake`]).
+    cpu_read: u64,
     /// When its last sleep ended (CLOCK_MONOTONIC ns).
     woke_at: u64,
     late: LateWakes,
-    /// How long after it was due its last wake-up came (ns), until a switch credits it
-    /// ([`awake`]).
+    /// How long after it was due its last wake-up came (ns), for its pass to credit if it stops
+    /// the running job ([`awake`]); 0 once credited, and from each wake-up on until its lateness
+    /// is known.
     late_by: u64,
     /// How long its last pass waited for the scheduler's lock (ns).
     lock_wait: u64,
@@ -124,7 +125,7 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
         wake: vec![0; cores],
         rescheduled: Vec::with_capacity(RESCHEDULED_RESERVED),
         slept_from: None,
-        awake: awake::Awake::now(),
+        cpu_read: clock::thread_cpu_ns(),
         woke_at: clock::now_ns(),
         late: LateWakes::default(),
         late_by: 0,
@@ -132,7 +133,7 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
     };
     d.run();
     d.switch_now(None, 0);
-    d.end_stretch(clock::now_ns());
+    d.end_stretch();
     let usual = |name| d.timings.measurements.summary(name).p50;
     let medians = (usual(TIMER_TO_HANDLER), usual(DOORBELL_TO_HANDLER));
     DispatcherLog {
@@ -168,6 +169,7 @@ impl Dispatcher<'_> {
             let alarm = pass_alarm.min(self.promise_alarm());
             self.slept_from = None;
             let timed_out = self.sleep(seen, alarm);
+            self.late_by = 0;
             let now = clock::now_ns().saturating_sub(self.origin);
             self.shared.cores[self.core].heartbeat.beat();
             if self.shared.control.should_stop() || now >= end {
@@ -180,12 +182,14 @@ impl Dispatcher<'_> {
             let rang_at = doorbell.advance(&mut seen);
             let due = self.due(timed_out.then_some(alarm), rang_at);
             let mut late = None;
-            self.late_by = 0;
             if let Some(due) = due {
-                self.late_by = self.woke_at.saturating_sub(self.origin + due);
                 let what = if timed_out { Woken::Timer } else { Woken::Ring };
                 let event = self.event_of(alarm, (pass_alarm, early, wake_at));
-                late = Some((what, if timed_out { event } else { due }));
+                // From the event an alarm stood for: a promise's alarm comes ahead of the
+                // instant the running job was due to leave at.
+                let instant = if timed_out { event } else { due };
+                self.late_by = self.woke_at.saturating_sub(self.origin + instant);
+                late = Some((what, instant));
             }
             // Timed to when it could act: a long wait for the scheduler's lock counts.
             let mut acted = now;
@@ -293,12 +297,11 @@ impl Dispatcher<'_> {
             return true;
         }
         self.slept_from = Some(now.saturating_sub(self.origin));
-        self.end_stretch(now);
+        self.end_stretch();
         let step = deadline.min(now + SLEEP_STEP_NS);
         let woke = self.shared.cores[self.core].doorbell.wait_until(seen, step);
         let back = clock::now_ns();
         self.woke_at = back;
-        self.wake_at(back);
         woke == Woke::TimedOut && back >= deadline
     }
 
@@ -309,7 +312,8 @@ impl Dispatcher<'_> {
     fn pass(&mut self, now: u64) -> u64 {
         let shared = self.shared;
         let asked = clock::now_ns();
-        let mut scheduler = self.lock_scheduler();
+        // A poisoned lock means a dispatcher panicked: its state is still the last whole pass.
+        let mut scheduler = (shared.scheduler.lock()).unwrap_or_else(|p| p.into_inner());
         let locked = clock::now_ns();
         let clock_now = locked.saturating_sub(self.origin);
         self.lock_wait = locked.saturating_sub(asked);
