@@ -262,7 +262,7 @@ mod tests {
     fn time_off_the_cpu_counts_unless_the_dispatcher_took_it() {
         let typical = Slowness { typical: 0 };
         // 2000 us of wall time, 1000 on the CPU with 980 of work: 20 slowed, and 1000 off the
-        // CPU of which the dispatcher was awake 100: 920 lost, less the 10 us allowance.
+        // CPU of which the dispatcher took 100: 920 lost, less the 10 us allowance.
         let taken = segment(2000, 1000, 980, 100);
         assert_eq!(typical.excess(&taken), Some(Duration::from_micros(910)));
         // Off the CPU only while its dispatcher ran: nothing taken.

@@ -282,7 +282,7 @@ fn with_a_simulation_a_job_it_misses_too_is_the_schedules() {
         worker_time: Some(WorkerTime {
             on_cpu: Duration::from_millis(on_cpu),
             work: Duration::from_millis(work),
-            // Off its CPU only while the dispatcher was awake: nothing taken there.
+            // Off its CPU only while the dispatcher ran: nothing taken there.
             dispatching: Duration::from_millis((end - start) - on_cpu),
             optional: false,
         }),

@@ -3,7 +3,7 @@
 //! A core's dispatcher asks its worker to run a job (a store and a futex wake) and sleeps; the
 //! worker is then the most important thread of the run on that core. From the request to the
 //! worker's first instruction, only three things of the run can take the core: the
-//! dispatcher's own pass (its time awake, [`CoreShared::dispatched_by`]), the wait for the
+//! dispatcher's own pass (its time, [`CoreShared::dispatched_by`]), the wait for the
 //! job's hand-off from the core it ran on (the holder word, [`crate::handoff`]), and the
 //! stopped worker's last steps (a few microseconds, under the floor: not taken out). What is
 //! left beyond the usual start is time the host took: an interrupt, the kernel, a thread above the run, or the hypervisor running something
@@ -128,7 +128,7 @@ mod tests {
 
     #[test]
     fn the_runs_own_time_on_the_way_is_not_a_delay() {
-        // 400 us from request to start, of which the dispatcher was awake 30 and the hand-off
+        // 400 us from request to start, of which the dispatcher took 30 and the hand-off
         // took 20: 350 us the run did not spend.
         assert_eq!(start_delay(1_000_000, 1_400_000, 30_000, 20_000), 350_000);
         // A start no later than the run's own time is no delay at all.

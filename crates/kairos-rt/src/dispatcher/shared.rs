@@ -151,8 +151,8 @@ impl CoreShared {
     }
 
     /// The time the run's own dispatching has taken from a worker of this core so far
-    /// ([`CoreShared::dispatching`]), read by a worker while its dispatcher sleeps (whole) or
-    /// waits for the scheduler's lock (the pass's few microseconds before the wait missing).
+    /// ([`CoreShared::dispatching`]), read by a worker while its dispatcher sleeps or waits for
+    /// the scheduler's lock, when it is whole.
     pub fn dispatched_by(&self) -> u64 {
         self.dispatching.load(Ordering::SeqCst)
     }

@@ -151,7 +151,7 @@ fn take(shared: &Shared, id: JobId, core: usize) -> bool {
 }
 
 /// A request as its worker took it up: the job, when it was asked for (or its start time, if
-/// later), its core's dispatcher's time awake then, and the wait for its hand-off (ns).
+/// later), what its core's dispatcher had taken then, and the wait for its hand-off (ns).
 struct Taken {
     id: JobId,
     requested: u64,

@@ -21,9 +21,10 @@
 //! - the time its wake-up came after it was due, when its pass then stopped the job the core
 //!   ran ([`Dispatcher::credit_switch_wait`]).
 //!
-//! Its workers read the credit while it sleeps, so it is whole then, or while it waits for the
-//! scheduler's lock, when the few microseconds of the pass before the wait are not in it yet
-//! (under a segment's allowance, [`crate::attribution`]'s `slowed`). A request made during a
+//! A wait for the scheduler's lock held by another core's dispatcher is a sleep too: the
+//! stretch ends before it (a reading only when the lock is contended), so that a worker that
+//! starts or ends a segment meanwhile reads a whole credit. Its workers read the credit only
+//! while it sleeps or waits so. A request made during a
 //! pass reads it without that pass: the requested worker's start then takes all of the pass
 //! out of its lateness, not only what followed the request, which errs towards the schedule.
 //!
@@ -34,12 +35,14 @@
 //!
 //! [`CoreShared::dispatching`]: super::super::shared::CoreShared::dispatching
 
+use super::super::scheduler::Scheduler;
 use super::super::shared::SWITCH_BACK_NS;
 use super::Dispatcher;
 use kairos_os::clock;
 use std::sync::atomic::Ordering;
+use std::sync::{MutexGuard, TryLockError};
 
-impl Dispatcher<'_> {
+impl<'a> Dispatcher<'a> {
     /// Ends a stretch awake: its CPU time since the last one ended, and its switches, are
     /// credited.
     pub(super) fn end_stretch(&mut self) {
@@ -61,5 +64,20 @@ impl Dispatcher<'_> {
         let core = &self.shared.cores[self.core];
         core.dispatching.fetch_add(self.late_by, Ordering::SeqCst);
         self.late_by = 0;
+    }
+
+    /// The scheduler's lock. When another core's dispatcher holds it, the wait is a sleep of
+    /// this one (module documentation). A poisoned lock means a dispatcher panicked: its state
+    /// is still the last whole pass.
+    pub(super) fn lock_scheduler(&mut self) -> MutexGuard<'a, Scheduler> {
+        let scheduler = &self.shared.scheduler;
+        match scheduler.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => {
+                self.end_stretch();
+                scheduler.lock().unwrap_or_else(|p| p.into_inner())
+            }
+        }
     }
 }

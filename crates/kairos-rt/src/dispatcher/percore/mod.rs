@@ -312,8 +312,7 @@ impl Dispatcher<'_> {
     fn pass(&mut self, now: u64) -> u64 {
         let shared = self.shared;
         let asked = clock::now_ns();
-        // A poisoned lock means a dispatcher panicked: its state is still the last whole pass.
-        let mut scheduler = (shared.scheduler.lock()).unwrap_or_else(|p| p.into_inner());
+        let mut scheduler = self.lock_scheduler();
         let locked = clock::now_ns();
         let clock_now = locked.saturating_sub(self.origin);
         self.lock_wait = locked.saturating_sub(asked);

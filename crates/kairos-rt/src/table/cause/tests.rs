@@ -62,7 +62,7 @@ fn ran(number: u64, (from, to): (u64, u64), (on_cpu, work): (u64, u64)) -> Segme
         worker_time: Some(WorkerTime {
             on_cpu: Duration::from_micros(on_cpu),
             work: Duration::from_micros(work),
-            // Off its CPU only while the dispatcher was awake: nothing taken there.
+            // Off its CPU only while the dispatcher ran: nothing taken there.
             dispatching: Duration::from_micros((to - from).saturating_sub(on_cpu)),
             optional: false,
         }),
@@ -107,7 +107,7 @@ fn change(nominal: u64, from: usize, to: usize) -> ModeChangeRecord {
 
 #[test]
 fn a_raise_is_the_hosts_when_the_host_took_the_work_its_job_lacked() {
-    // 900 us done, 100 lacking; off the CPU half its interval while its dispatcher was awake
+    // 900 us done, 100 lacking; off the CPU half its interval while its dispatcher ran
     // (the run's own), 100 us slowed, 70.8 beyond the usual share (1 % of its wall time, taken
     // of the 1900 us it kept: 19.2 us) and the segment's allowance (10 us): less than lacked,
     // the schedule's.
