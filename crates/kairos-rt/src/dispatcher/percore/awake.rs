@@ -8,7 +8,7 @@
 //! to no job, when the credit was wall time), and while it waits for the scheduler's lock its
 //! worker runs and its clock stands still. Reading the clock is a system call (about 1.5 us on
 //! this VM) that comes before each sleep and so before the worker a pass asked for can start:
-//! it lengthened the median context switch by about 2 us here (docs/run.md). Crediting short
+//! it lengthened the median context switch by about 2 us here (docs/bench.md). Crediting short
 //! stretches their wall time and reading the clock only now and then was tried and dropped: a
 //! hole inside a short stretch, credited to the run there, could only be taken back from a
 //! later stretch, in another job's segment, which would then lose time it never had. The
@@ -24,9 +24,9 @@
 //! A wait for the scheduler's lock held by another core's dispatcher is a sleep too: the
 //! stretch ends before it (a reading only when the lock is contended), so that a worker that
 //! starts or ends a segment meanwhile reads a whole credit. Its workers read the credit only
-//! while it sleeps or waits so. A request made during a
-//! pass reads it without that pass: the requested worker's start then takes all of the pass
-//! out of its lateness, not only what followed the request, which errs towards the schedule.
+//! while it sleeps or waits so. A request made during a pass reads it without that pass: the
+//! requested worker's start then takes all of the pass out of its lateness, not only what
+//! followed the request, which errs towards the schedule.
 //!
 //! One case still counts on neither side: a late wake-up whose pass stops the running job
 //! excuses that job (the time after it was due was not its own), but the job it starts is
