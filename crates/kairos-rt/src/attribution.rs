@@ -21,6 +21,10 @@
 //!      deadline held its wind-up more than `s_j` past it: the stall ended that late with the
 //!      wind-up begun after it, or the wind-up began during the stall, that late beyond an
 //!      ordinary start, on a core where nothing else ran meanwhile ([`timer`]);
+//!    - or a stall of the core that was to take in its release, covering the release, held
+//!      its start more than `s_j` past it, with the schedule standing on nothing else on the
+//!      core it began on meanwhile: a global policy's job waits for that core's pass while
+//!      another core idles ([`release`]);
 //!    - or, under a partitioned policy whose cores run their jobs in a static order (P-EDF,
 //!      P-FP, P-RM, P-RMWP), the host took as much from the work ahead of it on its core: in
 //!      the real-time segments of the job and of the jobs ahead of it in that order there
@@ -90,6 +94,7 @@ mod host;
 mod judge;
 mod own;
 mod per_job;
+mod release;
 mod slowed;
 mod timer;
 mod windup;

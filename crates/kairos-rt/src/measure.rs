@@ -63,6 +63,9 @@ pub struct JobRecord {
     pub discarded: Option<u64>,
     /// CPU it started on.
     pub cpu: Option<usize>,
+    /// The core whose dispatcher was to wake for its release: its task's home when a pass of
+    /// the user-space dispatcher took the release in (none under kernel dispatch).
+    pub release_core: Option<usize>,
 }
 
 impl JobRecord {

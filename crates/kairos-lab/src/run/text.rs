@@ -217,6 +217,7 @@ mod tests {
             completion: Some(release + 14 * MS),
             discarded: None,
             cpu: Some(cpu),
+            release_core: None,
         }
     }
 

@@ -4,8 +4,9 @@ use super::ahead::WorkAhead;
 use super::backlog::{self, Backlog, Backlogs};
 use super::own::{self, own_time_held, OwnTime};
 use super::per_job::{completions_of, cores_of, real_time_of, segments_of, window};
+use super::release::release_held;
 use super::slowed::{slowed_by_job, Slowed};
-use super::windup::OptionalDeadline;
+use super::windup::{schedule_busy, OptionalDeadline};
 use super::{
     longest_in, own_execution, slack_alone, slack_simulated, Cause, MissCause, Path, RunView,
     Segment, StallIndex, Twin,
@@ -26,7 +27,7 @@ pub struct Judge<'a> {
     twins: Option<(ByJob<Vec<Segment>>, Path)>,
     slowed: Slowed,
     /// The stalls cut to where no job ran ([`own::idle_only`]), those that are evidence on
-    /// the timer core, and every one.
+    /// the timer core or a release's core, and every one.
     index: StallIndex,
     every: StallIndex,
     all: StallIndex,
@@ -179,6 +180,12 @@ impl<'a> Judge<'a> {
         seen = seen.max(host);
         if let Some(stall) = held {
             return Ok(Verdict::host(stall, s_j, seen));
+        }
+        let job = (own.job.task, own.job.job);
+        let busy = |cpu, from, to| schedule_busy(self.run.worker_segments, job, cpu, (from, to));
+        let released = release_held(own.job, own.segments.0, s_j, &self.every, busy);
+        if let Some((stall, held)) = released {
+            return Ok(Verdict::host(Some(stall), s_j, seen.max(held)));
         }
         let (Some(ahead), Some(from), &[core]) = (&self.ahead, ahead_from, cores) else {
             return Err(seen);

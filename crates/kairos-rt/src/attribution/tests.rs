@@ -148,6 +148,7 @@ fn job(task: usize, job: u64, (release, deadline): (u64, u64), completion: u64) 
         completion: Some(completion),
         discarded: None,
         cpu: Some(task),
+        release_core: None,
     }
 }
 
@@ -349,4 +350,5 @@ fn a_job_that_never_ran_could_have_been_on_any_core() {
 
 mod ahead;
 mod evidence;
+mod release;
 mod wait;

@@ -75,13 +75,7 @@ impl<'a> OptionalDeadline<'a> {
     /// own too) began there after `from`. A best-effort part already running at the instant
     /// yields to a ready wind-up at once, so it holds nothing.
     pub fn busy(&self, cpu: usize, from: u64, to: u64) -> bool {
-        (self.all.iter()).any(|s| {
-            let overlaps = s.cpu == cpu && s.start < to && s.end > from;
-            match s.is_optional() {
-                false => overlaps && (s.task, s.job) != self.job,
-                true => overlaps && s.start > from,
-            }
-        })
+        schedule_busy(self.all, self.job, cpu, (from, to))
     }
 
     /// The job's wait for its wind-up, with the holes the run recorded on its path (module
@@ -122,6 +116,24 @@ impl<'a> OptionalDeadline<'a> {
             platform: (host + path).min(beyond_twin),
         })
     }
+}
+
+/// Whether, of the run's segments `all`, another job than `job` ran a real-time part on `cpu`
+/// in `[from, to)` (ns), or an optional part (any job's) began there after `from`: the schedule
+/// stood there between an instant and `job`'s start ([`OptionalDeadline::busy`]).
+pub fn schedule_busy(
+    all: &[SegmentRecord],
+    job: (usize, u64),
+    cpu: usize,
+    (from, to): (u64, u64),
+) -> bool {
+    (all.iter()).any(|s| {
+        let overlaps = s.cpu == cpu && s.start < to && s.end > from;
+        match s.is_optional() {
+            false => overlaps && (s.task, s.job) != job,
+            true => overlaps && s.start > from,
+        }
+    })
 }
 
 /// Whether the job whose segments are `own` had reached its optional part by `at`

@@ -139,6 +139,7 @@ impl Pass<'_> {
             completion: None,
             discarded: None,
             cpu: None,
+            release_core: Some(self.side.home[task]),
         });
         let run = RunJob {
             record,

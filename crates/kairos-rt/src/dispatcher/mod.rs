@@ -89,6 +89,9 @@ pub struct UserRunConfig {
     pub control: Option<Arc<RunControl>>,
     /// Time between the threads being ready and time 0 (threads settle).
     pub start_delay_ns: u64,
+    /// Time 0 as a CLOCK_MONOTONIC instant instead, to line the run up with something outside
+    /// it (a test's thread that holds a core at chosen instants of the run).
+    pub start_at_ns: Option<u64>,
     /// Time after the end before the watchdog's hard stop.
     pub grace_ns: u64,
     /// CPU time without progress after which the watchdog demotes everything.
@@ -115,6 +118,7 @@ impl UserRunConfig {
             calibration: None,
             control: None,
             start_delay_ns: 20_000_000,
+            start_at_ns: None,
             grace_ns: 1_000_000_000,
             stall_ns: 1_000_000_000,
             lead_ns: DEFAULT_LEAD_NS,
@@ -214,7 +218,7 @@ pub fn run_user_from(
             return Err(e.into());
         }
     };
-    let origin = clock::now_ns() + config.start_delay_ns;
+    let origin = (config.start_at_ns).unwrap_or_else(|| clock::now_ns() + config.start_delay_ns);
     let mut wd_config = WatchdogConfig::for_run(origin + config.duration_ns, config.grace_ns);
     wd_config.stall_ns = config.stall_ns;
     let watchdog = match Watchdog::start(Arc::clone(&control), wd_config) {

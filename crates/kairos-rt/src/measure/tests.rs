@@ -36,6 +36,7 @@ fn job(release: u64, deadline: u64, completion: Option<u64>) -> JobRecord {
         completion,
         discarded: None,
         cpu: Some(0),
+        release_core: None,
     }
 }
 

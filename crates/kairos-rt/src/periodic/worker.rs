@@ -81,6 +81,7 @@ pub(super) fn run_worker(w: Worker) -> ThreadLog {
             completion: None,
             discarded: None,
             cpu: Some(clock::current_cpu()),
+            release_core: None,
         };
         let finished = match &w.body {
             JobBody::Busy => busy_job(&w, origin, job, &mut log),

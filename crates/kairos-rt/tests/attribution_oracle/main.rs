@@ -41,6 +41,7 @@ fn records(run: &Timeline) -> Vec<JobRecord> {
             completion: j.completion.map(|f| f * TICK),
             discarded: None,
             cpu: j.ran.first().map(|r| r.0),
+            release_core: None,
         })
         .collect()
 }

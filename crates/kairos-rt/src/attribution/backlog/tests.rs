@@ -56,6 +56,7 @@ fn run_of(jobs: &[Job]) -> (Vec<JobRecord>, Trace) {
             completion: (j.runs.last().filter(|_| j.done)).map(|r| r.1 * MS),
             discarded: None,
             cpu: j.runs.first().map(|_| 0),
+            release_core: None,
         })
         .collect();
     let events = (jobs.iter())
@@ -225,6 +226,7 @@ fn cores_are_grouped_by_the_tasks_that_ran_on_several() {
         completion: Some(1),
         discarded: None,
         cpu: Some(core),
+        release_core: None,
     };
     let none = HashMap::new();
     // Task 0 migrated between cores 0 and 1; task 1 stayed on core 2: two groups.
@@ -274,6 +276,7 @@ fn a_task_keeps_its_cores_when_its_last_job_never_ran() {
         completion: cpu.map(|_| job * 10 + 1),
         discarded: None,
         cpu,
+        release_core: None,
     };
     // Partitioned: task 0 on core 1, task 1 on core 0; task 0's second job never started.
     let jobs = [rec(0, 0, Some(1)), rec(1, 0, Some(0)), rec(0, 1, None)];
