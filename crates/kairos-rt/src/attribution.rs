@@ -30,11 +30,13 @@
 //!      the real-time segments of the job and of the jobs ahead of it in that order there
 //!      from its release (or its optional deadline, as above; not weighed for an imprecise
 //!      job that had not reached its optional part by then) up to its completion (those begun
-//!      in that span, and the one already running at its start from then on), stalls that
-//!      came to at least its lateness, or the larger of the stalls and the slowing in each
-//!      that came to at least its lateness and more than `s_j`, when every job ahead of it
-//!      there released before its completion had completed by then: without that time the
-//!      same work ahead, and no more, would have been done that much earlier ([`ahead`]); or
+//!      in that span, and the one already running at its start from then on), and in the gaps
+//!      where the core ran no job's real-time part meanwhile, stalls that came to at least its
+//!      lateness, or the larger of the stalls and the slowing in each that came to at least
+//!      its lateness and more than `s_j`, when every job ahead of it there released before
+//!      its completion had completed by then or was in its optional part, its optional
+//!      deadline still to come: without that time the same work ahead, and no more, would
+//!      have been done that much earlier ([`ahead`]); or
 //! 2. a stall on a core of its group overlapping its backlog `[b, d)` is longer than both
 //!    `s_j` and `s_b`, or the stalls there, each cut to `[b, d)`, and what a slowed core took
 //!    from the jobs' segments begun there besides add up to more than both: the work it

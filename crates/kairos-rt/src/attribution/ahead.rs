@@ -3,12 +3,14 @@
 //! ([`CoreOrder`]: P-EDF, P-FP, P-RM, P-RMWP).
 //!
 //! Weighed only for a job `j`, completed at `c`, whose core completed by `c` every job ahead
-//! of it in that order released before `c`: then, while `j` had real-time work pending, the
+//! of it in that order released before `c`, or had brought it to its optional part, best
+//! effort, with its optional deadline still to come (no real-time work pending, as in
+//! [`super::backlog`]): then, while `j` had real-time work pending, the
 //! core ran `j`, jobs ahead of it, jobs behind it (a priority inversion, the schedule's) or
 //! nothing (a gap of dispatching, a hole of the host), and `j` completed once the work ahead of
 //! it released by then was done. Take away the time the host took inside the real-time
-//! segments of `j` and of those jobs while `j` waited, `X`, and the same work, and no
-//! more, is done `X` earlier: a job released later than that no longer comes first, and none
+//! segments of `j` and of those jobs, and in the gaps, while `j` waited, `X`, and the same
+//! work, and no more, is done `X` earlier: a job released later than that no longer comes first, and none
 //! runs before its release. So `j` completes by `c - X` (a priority-driven, preemptive,
 //! work-conserving schedule of independent jobs on one processor is predictable: less
 //! execution completes no job later, Ha and Liu, "Validating timing constraints in
@@ -40,10 +42,19 @@
 //! core took from it before the job's completion, as in the job's own segments. A segment of
 //! work ahead already running when the window begins counts from then on, by its stalls only
 //! (the work it had left was ahead too, but a slowed core's loss is known per segment, not
-//! placed in time). Gaps between segments are not counted: the bound errs towards the
-//! schedule. On several cores a stall of one delays a job of another only when no other core
-//! could take its work; the backlog's case weighs that, not this one.
+//! placed in time). In a gap, where the core ran no job's real-time part while `j` waited, a
+//! work-conserving policy would have run `j` or work ahead of it: the stalls there count too.
+//! A P-RMWP study's job showed why: its optional deadline fell inside an 8.8 ms stall of its
+//! idle core, during which work ahead of it came due (two releases and two optional
+//! deadlines, by its set's periods); that work ran once the stall ended, and its wind-up after
+//! it, 1.9 ms late, with no stall inside any of those segments. By the same periods three jobs
+//! ahead of it were in their optional parts at its completion, which had kept this way from
+//! weighing it at all.
+//!
+//! On several cores a stall of one delays a job of another only when no other core could take
+//! its work; the backlog's case weighs that, not this one.
 
+use super::backlog::optional_wait;
 use super::slowed::Slowed;
 use super::{lost_in, Segment, StallIndex};
 use crate::measure::JobRecord;
@@ -61,11 +72,14 @@ pub struct WorkAhead<'a> {
     order: &'a CoreOrder,
     jobs: HashMap<(usize, u64), JobTimes>,
     by_core: BTreeMap<usize, Vec<Ran>>,
-    /// Each core's jobs with when each left it (completed or discarded), under the core its
-    /// task's jobs ran on; `None` for a task none of whose jobs ran, which could have been on
-    /// any core.
-    left: BTreeMap<Option<usize>, Vec<(JobTimes, Option<u64>)>>,
+    /// Each core's jobs with when each left it (completed or discarded) and when it was in
+    /// its optional part with no real-time work pending, under the core its task's jobs ran
+    /// on; `None` for a task none of whose jobs ran, which could have been on any core.
+    left: BTreeMap<Option<usize>, Vec<Left>>,
 }
+
+/// A job, when it left its core, and its wait in its optional part (`[from, to)` ns).
+type Left = (JobTimes, Option<u64>, Option<(u64, u64)>);
 
 /// What the host took from the work ahead of a job in its window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -98,6 +112,23 @@ impl Taken {
     }
 }
 
+/// The stretches of `[from, to)` in which none of `held` (one core's real-time segments of
+/// every job, by start) ran.
+fn gaps(held: &[Ran], (from, to): (Instant, Instant)) -> Vec<(Instant, Instant)> {
+    let (mut reach, mut gaps) = (from, Vec::new());
+    for &(start, end, _) in held.iter().filter(|h| h.1 > from) {
+        if start > reach {
+            gaps.push((reach, start.min(to)));
+        }
+        reach = reach.max(end);
+    }
+    if reach < to {
+        gaps.push((reach, to));
+    }
+    gaps.retain(|(a, b)| a < b);
+    gaps
+}
+
 fn times(j: &JobRecord) -> JobTimes {
     JobTimes {
         task: j.task,
@@ -108,11 +139,13 @@ fn times(j: &JobRecord) -> JobTimes {
 }
 
 impl<'a> WorkAhead<'a> {
-    /// The index of `jobs` and their real-time segments `real_time`.
+    /// The index of `jobs`, their real-time segments `real_time` and each task's optional
+    /// deadline.
     pub fn new(
         order: &'a CoreOrder,
         jobs: &[JobRecord],
         real_time: &HashMap<(usize, u64), Vec<Segment>>,
+        optional_deadlines: &[Option<Duration>],
     ) -> Self {
         let mut by_core: BTreeMap<usize, Vec<Ran>> = BTreeMap::new();
         for (&key, segments) in real_time {
@@ -124,12 +157,15 @@ impl<'a> WorkAhead<'a> {
         let core_of: HashMap<usize, usize> = (jobs.iter())
             .filter_map(|j| Some((j.task, j.cpu?)))
             .collect();
-        let mut left: BTreeMap<Option<usize>, Vec<(JobTimes, Option<u64>)>> = BTreeMap::new();
+        let mut left: BTreeMap<Option<usize>, Vec<Left>> = BTreeMap::new();
         for j in jobs {
             let core = core_of.get(&j.task).copied();
+            let od = optional_deadlines.get(j.task).copied().flatten();
+            let own = real_time.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
+            let waits = od.and_then(|od| optional_wait(j.release + od.as_nanos(), own));
             left.entry(core)
                 .or_default()
-                .push((times(j), j.completion.or(j.discarded)));
+                .push((times(j), j.completion.or(j.discarded), waits));
         }
         WorkAhead {
             order,
@@ -140,17 +176,19 @@ impl<'a> WorkAhead<'a> {
     }
 
     /// Whether a job ahead of `job` on `core` released before `done` had not left the core by
-    /// then: it waited behind `job` (module documentation).
+    /// then, nor was it in its optional part waiting for its optional deadline: it waited
+    /// behind `job` (module documentation).
     fn one_waited_behind(&self, job: &JobRecord, core: usize, done: u64) -> bool {
         let (mine, at) = (times(job), Instant::from_nanos(done));
         let there = [Some(core), None]
             .into_iter()
             .filter_map(|c| self.left.get(&c));
-        there.flatten().any(|&(k, left)| {
+        there.flatten().any(|&(k, left, waits)| {
             k.release < at
                 && (k.task, k.number) != (job.task, job.job)
                 && self.order.runs_before(k, mine)
                 && left.is_none_or(|t| t > done)
+                && !waits.is_some_and(|(from, to)| from <= done && done < to)
         })
     }
 
@@ -192,6 +230,9 @@ impl<'a> WorkAhead<'a> {
                 covered = cut.1;
                 taken.add(cut, slow, (core, index));
             }
+        }
+        for gap in gaps(&held[..past], (from, to)) {
+            taken.add(gap, Duration::ZERO, (core, index));
         }
         taken
     }

@@ -72,7 +72,7 @@ impl<'a> Judge<'a> {
         let ods = &run.measured.optional_deadlines;
         let runs = (&real_time, &slowed, &ods[..]);
         let backlogs = Backlogs::new(jobs, runs, &index, (run.cores, run.end));
-        let ahead = (run.core_order).map(|order| WorkAhead::new(order, jobs, &real_time));
+        let ahead = (run.core_order).map(|order| WorkAhead::new(order, jobs, &real_time, ods));
         Judge {
             run,
             completions: twin.map(|t| completions_of(t.trace)),

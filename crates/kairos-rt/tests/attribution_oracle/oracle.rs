@@ -26,8 +26,8 @@ pub enum Decided {
     Window,
     /// The stalls inside its own execution took at least its lateness and more than its slack.
     Own,
-    /// In a partitioned run, the stalls inside the work ahead of it on its core took at least
-    /// its lateness.
+    /// In a partitioned run, the stalls inside the work ahead of it on its core, and in the
+    /// gaps its core ran nothing while it waited, took at least its lateness.
     Ahead,
     /// A stall in its backlog outlasted both slacks.
     Backlog,
@@ -140,20 +140,27 @@ fn segments(j: &SimJob) -> Vec<(usize, u64, u64)> {
 }
 
 /// In the segments on `core` of the jobs ahead of job `i` (its own too), each cut to
-/// `[from, to)`: the stalled ticks, and the longest stall over one of those ticks.
+/// `[from, to)`, and in the ticks there that no job held `core`: the stalled ticks, and the
+/// longest stall over one of those ticks.
 fn ahead_lost(run: &Timeline, i: usize, core: usize, (from, to): (u64, u64)) -> (u64, Option<u64>) {
     let (mut lost, mut longest) = (0, None);
+    let mut count = |ticks: std::ops::Range<u64>| {
+        lost += ticks.clone().filter(|&t| run.stalled(core, t)).count() as u64;
+        let over =
+            |&&(sc, s, l): &&(usize, u64, u64)| sc == core && s < ticks.end && s + l > ticks.start;
+        longest = longest.max(run.stalls.iter().filter(over).map(|s| s.2).max());
+    };
     for k in (0..run.jobs.len()).filter(|&k| ahead_of(run, k, i)) {
         for (c, start, end) in segments(&run.jobs[k]) {
             if c != core || end <= from || start >= to {
                 continue;
             }
-            let ticks = start.max(from)..end.min(to);
-            lost += ticks.clone().filter(|&t| run.stalled(c, t)).count() as u64;
-            let over =
-                |&&(sc, s, l): &&(usize, u64, u64)| sc == c && s < ticks.end && s + l > ticks.start;
-            longest = longest.max(run.stalls.iter().filter(over).map(|s| s.2).max());
+            count(start.max(from)..end.min(to));
         }
+    }
+    let held = |t: u64| (run.jobs.iter()).any(|j| j.ran.contains(&(core, t)));
+    for t in (from..to).filter(|&t| !held(t)) {
+        count(t..t + 1);
     }
     (lost, longest)
 }
@@ -177,8 +184,8 @@ fn one_waited_behind(run: &Timeline, i: usize, core: usize, f: u64) -> bool {
 }
 
 /// Whether, in a partitioned run, the stalls inside the work ahead of completed job `i` on the
-/// one core it held (each of its ticks names its core in `held`) from its release to its
-/// completion `f` took at least its lateness, every job ahead of it there released before `f`
+/// one core it held (each of its ticks names its core in `held`), and in the ticks no job held
+/// it, from its release to its completion `f` took at least its lateness, every job ahead of it there released before `f`
 /// completed by then; the longest stall over them then.
 fn ahead_took(run: &Timeline, i: usize, held: &[usize]) -> Option<Option<u64>> {
     let j = &run.jobs[i];
@@ -204,6 +211,15 @@ pub fn ahead_stalls(run: &Timeline, task: usize, job: u64) -> Option<u64> {
         return None;
     };
     Some(ahead_lost(run, i, core, (j.release, f)).0)
+}
+
+/// Of [`ahead_stalls`], the stalled ticks no job held the core.
+pub fn ahead_gap_stalls(run: &Timeline, task: usize, job: u64) -> Option<u64> {
+    let j = (run.jobs.iter()).find(|j| (j.task, j.job) == (task, job))?;
+    let (&(core, _), f) = (j.ran.first()?, j.completion?);
+    let held = |t: u64| (run.jobs.iter()).any(|j| j.ran.contains(&(core, t)));
+    let idle = (j.release..f).filter(|&t| !held(t) && run.stalled(core, t));
+    Some(idle.count() as u64)
 }
 
 /// The longest stall over a tick the job held a core.

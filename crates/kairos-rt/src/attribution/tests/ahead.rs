@@ -266,3 +266,75 @@ fn work_ahead_already_running_at_the_release_counts_from_then_on() {
     let roomy = cause_in(&jobs, &parts, &stalls, (Some(&order), None), 3_500_000);
     assert_eq!(roomy.cause, Cause::Host);
 }
+
+#[test]
+fn a_stall_of_its_idle_core_after_its_optional_deadline_held_the_work_ahead_and_its_wind_up() {
+    // Rate monotonic, core 0. b#0 (due at 10 ms, optional deadline at 4 ms) ran its mandatory
+    // part [0, 0.5) ms and its optional part [0.5, 1) ms, then waited; a stall [3.5, 6.5) ms of
+    // its idle core covered its optional deadline and a#0's release at 4.5 ms; a#0's mandatory
+    // part ran [6.5, 8.5) ms, b's wind-up [8.5, 10.4) ms, 400 us late. The simulation
+    // completes b at 6 ms: 4 ms of slack, more than the 3 ms stall, and b's backlog [0, 10) ms
+    // has 7.6 ms of room. a#0, its optional deadline at `a_od` after its release, ran its
+    // optional part [10.4, 10.9) ms. From b's optional deadline to its completion the core ran
+    // no real-time part in [4, 6.5) ms, all stalled: 2.5 ms, at least the lateness.
+    let cause = |a_od: u64| {
+        let jobs = [
+            JobRecord {
+                cpu: Some(0),
+                ..job(0, 0, (4_500_000, 24_500_000), 13 * MS)
+            },
+            JobRecord {
+                cpu: Some(0),
+                ..job(1, 0, (0, 10 * MS), 10_400_000)
+            },
+        ];
+        let parts = [
+            worked(1, (0, 500_000), 0, false),
+            worked(1, (500_000, MS), 0, true),
+            worked(0, (6_500_000, 8_500_000), 0, false),
+            worked(1, (8_500_000, 10_400_000), 0, false),
+            worked(0, (10_400_000, 10_900_000), 0, true),
+        ];
+        let measured = Trace {
+            optional_deadlines: vec![
+                Some(Duration::from_millis(a_od)),
+                Some(Duration::from_millis(4)),
+            ],
+            ..trace(
+                parts
+                    .iter()
+                    .map(|p| segment(0, p.task, p.job, p.start, p.end))
+                    .collect(),
+            )
+        };
+        let worker: Vec<SegmentRecord> = parts.iter().cloned().chain(usual()).collect();
+        let order = rate_monotonic();
+        let stalls = [stall(0, 3_500_000, 3 * MS)];
+        let run = RunView {
+            measured: &measured,
+            stalls: &stalls,
+            cores: &[0, 1],
+            worker_segments: &worker,
+            timer_core: None,
+            core_order: Some(&order),
+            end: 30 * MS,
+        };
+        let simulated = trace(vec![TraceEvent::Completion {
+            task: 1,
+            job: 0,
+            at: at(6 * MS),
+        }]);
+        let (_, causes) = attribute(&jobs, &run, Some(Twin::new(&simulated)));
+        assert_eq!(causes.len(), 1, "{causes:?}");
+        causes[0]
+    };
+    // a#0's optional deadline at 12.5 ms: at b's completion it waited for it, with no
+    // real-time work, so it did not wait behind b. The host's, the stall named.
+    let held = cause(8);
+    assert_eq!(held.cause, Cause::Host);
+    assert_eq!(held.evidence, Duration::from_micros(3_000));
+    assert_eq!(held.stall, Some(stall(0, 3_500_000, 3 * MS)));
+    // Its optional deadline at 9.5 ms: from then its wind-up waited behind b's, and could
+    // have run first without the stall: not weighed so, the schedule's.
+    assert_eq!(cause(5).cause, Cause::Schedule);
+}
