@@ -159,8 +159,9 @@ pub struct MissCause {
     /// The most of the host's recorded time the rule's first case weighed against `s_j`: the
     /// longest stall in its window, its own slowing, what the host took from its own time up
     /// to its completion (with the holes on the path to its wind-up, which must also reach its
-    /// lateness, so a `schedule` miss may show more than `s_j`), or from the work ahead of it
-    /// on its core ([`ahead`]); zero when either slack is
+    /// lateness, so a `schedule` miss may show more than `s_j`), how long a held core kept its
+    /// release from it ([`release`], shown on a host miss only), or from the work ahead of it
+    /// on its core and the gaps there ([`ahead`]); zero when either slack is
     /// missing or a table run's rule decided. A host miss carries what the way that decided
     /// had weighed by then, not all of it.
     pub evidence: Duration,

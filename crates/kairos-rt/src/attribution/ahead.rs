@@ -2,25 +2,24 @@
 //! under a partitioned policy whose cores each run their jobs in a static order
 //! ([`CoreOrder`]: P-EDF, P-FP, P-RM, P-RMWP).
 //!
-//! Weighed only for a job `j`, completed at `c`, whose core completed by `c` every job ahead
-//! of it in that order released before `c`, or had brought it to its optional part, best
-//! effort, with its optional deadline still to come (no real-time work pending, as in
-//! [`super::backlog`]): then, while `j` had real-time work pending, the
-//! core ran `j`, jobs ahead of it, jobs behind it (a priority inversion, the schedule's) or
-//! nothing (a gap of dispatching, a hole of the host), and `j` completed once the work ahead of
-//! it released by then was done. Take away the time the host took inside the real-time
-//! segments of `j` and of those jobs, and in the gaps, while `j` waited, `X`, and the same
-//! work, and no more, is done `X` earlier: a job released later than that no longer comes first, and none
-//! runs before its release. So `j` completes by `c - X` (a priority-driven, preemptive,
-//! work-conserving schedule of independent jobs on one processor is predictable: less
-//! execution completes no job later, Ha and Liu, "Validating timing constraints in
-//! multiprocessor and distributed real-time systems", ICDCS 1994; the `X` is the busy
-//! window's). When `X` reaches the job's lateness, the job would have met its deadline without
-//! the host's time: the counterfactual of the own-time way ([`super::own`]), which counts only
-//! the job's own segments and misses a job held behind work the host slowed on its core (a
-//! P-EDF job 1.1 ms late behind jobs that ran at half speed for milliseconds). A job ahead of
-//! `j` still unfinished at `c` had waited behind it: without the host's time it could have run
-//! first and delayed `j` instead, so the way does not apply.
+//! Weighed only for a job `j`, completed at `c`, whose core completed by `c` every job ahead of
+//! it in that order released before `c`, or whose worker had begun its optional part, best
+//! effort, with its optional deadline still to come (no real-time work pending): then, while
+//! `j` had real-time work pending, the core ran `j`, jobs ahead of it, jobs behind it (a
+//! priority inversion, the schedule's) or nothing (a gap of dispatching, a hole of the host),
+//! and `j` completed once the work ahead of it released by then was done. Take away the time
+//! the host took inside the real-time segments of `j` and of those jobs, and in the gaps, while
+//! `j` waited, `X`, and the same work, and no more, is done `X` earlier: a job released later
+//! than that no longer comes first, and none runs before its release. So `j` completes by `c -
+//! X` (a priority-driven, preemptive, work-conserving schedule of independent jobs on one
+//! processor is predictable: less execution completes no job later, Ha and Liu, "Validating
+//! timing constraints in multiprocessor and distributed real-time systems", ICDCS 1994; the `X`
+//! is the busy window's). When `X` reaches the job's lateness, the job would have met its
+//! deadline without the host's time: the counterfactual of the own-time way ([`super::own`]),
+//! which counts only the job's own segments and misses a job held behind work the host slowed
+//! on its core (a P-EDF job 1.1 ms late behind jobs that ran at half speed for milliseconds). A
+//! job ahead of `j` still unfinished at `c` had waited behind it: without the host's time it
+//! could have run first and delayed `j` instead, so the way does not apply.
 //!
 //! Stalls that reach the lateness decide without the job's slack: the rest of its delay, the
 //! schedule's and whatever the host took unrecorded, fit in its room, since without the
@@ -44,6 +43,9 @@
 //! (the work it had left was ahead too, but a slowed core's loss is known per segment, not
 //! placed in time). In a gap, where the core ran no job's real-time part while `j` waited, a
 //! work-conserving policy would have run `j` or work ahead of it: the stalls there count too.
+//! An imprecise job's wind-up becomes runnable only once the timer core's pass handles its
+//! optional deadline, so on another core the gaps count from an ordinary such pass after the
+//! instant ([`ORDINARY_START`](super::timer::ORDINARY_START)).
 //! A P-RMWP study's job showed why: its optional deadline fell inside an 8.8 ms stall of its
 //! idle core, during which work ahead of it came due (two releases and two optional
 //! deadlines, by its set's periods); that work ran once the stall ended, and its wind-up after
@@ -54,14 +56,16 @@
 //! On several cores a stall of one delays a job of another only when no other core could take
 //! its work; the backlog's case weighs that, not this one.
 
-use super::backlog::optional_wait;
 use super::slowed::Slowed;
 use super::{lost_in, Segment, StallIndex};
-use crate::measure::JobRecord;
+use crate::measure::{JobRecord, SegmentRecord};
 use crate::stalls::Stall;
 use kairos_model::{Duration, Instant};
 use kairos_policy::{CoreOrder, JobTimes};
 use std::collections::{BTreeMap, HashMap};
+
+/// Each job's real-time segments.
+type ByJob = HashMap<(usize, u64), Vec<Segment>>;
 
 /// One real-time segment as the index keeps it: start, end, the job's key.
 type Ran = (Instant, Instant, (usize, u64));
@@ -72,19 +76,27 @@ pub struct WorkAhead<'a> {
     order: &'a CoreOrder,
     jobs: HashMap<(usize, u64), JobTimes>,
     by_core: BTreeMap<usize, Vec<Ran>>,
-    /// Each core's jobs with when each left it (completed or discarded) and when it was in
-    /// its optional part with no real-time work pending, under the core its task's jobs ran
-    /// on; `None` for a task none of whose jobs ran, which could have been on any core.
+    /// Each core's jobs, under the core its task's jobs ran on; `None` for a task none of
+    /// whose jobs ran, which could have been on any core.
     left: BTreeMap<Option<usize>, Vec<Left>>,
 }
 
-/// A job, when it left its core, and its wait in its optional part (`[from, to)` ns).
-type Left = (JobTimes, Option<u64>, Option<(u64, u64)>);
+/// A job as [`WorkAhead::one_waited_behind`] reads it.
+#[derive(Clone, Copy)]
+struct Left {
+    times: JobTimes,
+    /// When it left its core (completed or discarded), if it did.
+    at: Option<u64>,
+    /// When its worker began its optional part and when its optional deadline came (ns):
+    /// between the two it had no real-time work pending.
+    optional: Option<(u64, u64)>,
+}
 
-/// What the host took from the work ahead of a job in its window.
+/// What the host took from the work ahead of a job in its window, and in its gaps.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Taken {
-    /// In each counted segment the larger of its stalls and its slowing, summed.
+    /// In each counted segment the larger of its stalls and its slowing, and in each gap its
+    /// stalls, summed.
     pub host: Duration,
     /// The stalls inside them, in all, and the longest.
     pub stalled: Duration,
@@ -94,7 +106,8 @@ pub struct Taken {
 }
 
 impl Taken {
-    /// Counts the part `cut` of a segment on `core`, which a slowed core took `slow` from.
+    /// Counts the part `cut` of a segment on `core`, which a slowed core took `slow` from, or
+    /// a gap (`slow` zero).
     fn add(
         &mut self,
         cut: (Instant, Instant),
@@ -139,12 +152,12 @@ fn times(j: &JobRecord) -> JobTimes {
 }
 
 impl<'a> WorkAhead<'a> {
-    /// The index of `jobs`, their real-time segments `real_time` and each task's optional
-    /// deadline.
+    /// The index of `jobs`, their real-time segments `real_time`, the run's worker segments
+    /// `worker` and each task's optional deadline.
     pub fn new(
         order: &'a CoreOrder,
         jobs: &[JobRecord],
-        real_time: &HashMap<(usize, u64), Vec<Segment>>,
+        (real_time, worker): (&ByJob, &[SegmentRecord]),
         optional_deadlines: &[Option<Duration>],
     ) -> Self {
         let mut by_core: BTreeMap<usize, Vec<Ran>> = BTreeMap::new();
@@ -157,15 +170,23 @@ impl<'a> WorkAhead<'a> {
         let core_of: HashMap<usize, usize> = (jobs.iter())
             .filter_map(|j| Some((j.task, j.cpu?)))
             .collect();
+        let mut optional_begun: HashMap<(usize, u64), u64> = HashMap::new();
+        for s in worker.iter().filter(|s| s.is_optional()) {
+            let first = optional_begun.entry((s.task, s.job)).or_insert(s.start);
+            *first = (*first).min(s.start);
+        }
         let mut left: BTreeMap<Option<usize>, Vec<Left>> = BTreeMap::new();
         for j in jobs {
             let core = core_of.get(&j.task).copied();
             let od = optional_deadlines.get(j.task).copied().flatten();
-            let own = real_time.get(&(j.task, j.job)).map_or(&[][..], |s| &s[..]);
-            let waits = od.and_then(|od| optional_wait(j.release + od.as_nanos(), own));
-            left.entry(core)
-                .or_default()
-                .push((times(j), j.completion.or(j.discarded), waits));
+            let begun = optional_begun.get(&(j.task, j.job)).copied();
+            let optional = (begun.zip(od)).map(|(b, od)| (b, j.release + od.as_nanos()));
+            let at = j.completion.or(j.discarded);
+            (left.entry(core).or_default()).push(Left {
+                times: times(j),
+                at,
+                optional,
+            });
         }
         WorkAhead {
             order,
@@ -176,30 +197,33 @@ impl<'a> WorkAhead<'a> {
     }
 
     /// Whether a job ahead of `job` on `core` released before `done` had not left the core by
-    /// then, nor was it in its optional part waiting for its optional deadline: it waited
-    /// behind `job` (module documentation).
+    /// then, nor had its worker begun its optional part by then with its optional deadline
+    /// still to come (an optional part begins only once the mandatory part is done, and the
+    /// wind-up only at the optional deadline): it waited behind `job` (module documentation).
     fn one_waited_behind(&self, job: &JobRecord, core: usize, done: u64) -> bool {
         let (mine, at) = (times(job), Instant::from_nanos(done));
         let there = [Some(core), None]
             .into_iter()
             .filter_map(|c| self.left.get(&c));
-        there.flatten().any(|&(k, left, waits)| {
-            k.release < at
-                && (k.task, k.number) != (job.task, job.job)
-                && self.order.runs_before(k, mine)
-                && left.is_none_or(|t| t > done)
-                && !waits.is_some_and(|(from, to)| from <= done && done < to)
+        there.flatten().any(|k| {
+            let waiting = (k.optional).is_some_and(|(begun, od)| begun <= done && done < od);
+            k.times.release < at
+                && (k.times.task, k.times.number) != (job.task, job.job)
+                && self.order.runs_before(k.times, mine)
+                && k.at.is_none_or(|t| t > done)
+                && !waiting
         })
     }
 
     /// What the host took from the real-time segments on `core` in `[from, to)` of `job` and of
     /// the jobs ahead of it (module documentation): those begun there, each cut to `to`, and
-    /// the one running at `from`, from then on.
+    /// the one running at `from`, from then on; and in the gaps of `[gaps_from, to)` where
+    /// the core ran no job's real-time part.
     pub fn taken(
         &self,
         job: &JobRecord,
         core: usize,
-        (from, to): (Instant, Instant),
+        (from, gaps_from, to): (Instant, Instant, Instant),
         (slowed, index): (&Slowed, &StallIndex),
     ) -> Taken {
         let held = self.by_core.get(&core).map_or(&[][..], |v| &v[..]);
@@ -231,14 +255,15 @@ impl<'a> WorkAhead<'a> {
                 taken.add(cut, slow, (core, index));
             }
         }
-        for gap in gaps(&held[..past], (from, to)) {
+        for gap in gaps(&held[..past], (gaps_from, to)) {
             taken.add(gap, Duration::ZERO, (core, index));
         }
         taken
     }
 
     /// Whether the host took from the work ahead of `job` on `core`, from `from` to its
-    /// completion ([`WorkAhead::taken`]), at least its lateness: in stalls, or with the
+    /// completion, and in the gaps from `gaps_from` ([`WorkAhead::taken`]), at least its
+    /// lateness: in stalls, or with the
     /// slowing, also more than its slack `s_j` (module documentation); and the host's time
     /// there (zero for a job that did not complete or that a job ahead of it waited behind).
     /// The stall to name: the longest inside the counted segments, when their stalls were at
@@ -246,7 +271,7 @@ impl<'a> WorkAhead<'a> {
     pub fn took_its_lateness(
         &self,
         job: &JobRecord,
-        (core, from): (usize, Instant),
+        (core, from, gaps_from): (usize, Instant, Instant),
         s_j: Duration,
         (slowed, index): (&Slowed, &StallIndex),
     ) -> (Option<Option<Stall>>, Duration) {
@@ -259,12 +284,8 @@ impl<'a> WorkAhead<'a> {
         if self.one_waited_behind(job, core, done) {
             return (None, Duration::ZERO);
         }
-        let taken = self.taken(
-            job,
-            core,
-            (from, Instant::from_nanos(done)),
-            (slowed, index),
-        );
+        let window = (from, gaps_from, Instant::from_nanos(done));
+        let taken = self.taken(job, core, window, (slowed, index));
         let late = Duration::from_nanos(late);
         if taken.stalled < late && (taken.host < late || taken.host <= s_j) {
             return (None, taken.host);

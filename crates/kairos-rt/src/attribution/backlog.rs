@@ -185,7 +185,7 @@ pub fn cause(
 /// When an imprecise job with its optional deadline at `at` had no real-time work: from the
 /// end of its real-time segments begun before `at` (its mandatory part) to `at`, when they
 /// ended before it. None when its mandatory part had not begun by then or ran past it.
-pub(super) fn optional_wait(at: u64, real_time: &[Segment]) -> Option<(u64, u64)> {
+fn optional_wait(at: u64, real_time: &[Segment]) -> Option<(u64, u64)> {
     let done = (real_time.iter())
         .filter(|s| s.1.as_nanos() < at)
         .map(|s| s.2.as_nanos())

@@ -6,6 +6,7 @@ use super::own::{self, own_time_held, OwnTime};
 use super::per_job::{completions_of, cores_of, real_time_of, segments_of, window};
 use super::release::release_held;
 use super::slowed::{slowed_by_job, Slowed};
+use super::timer::ORDINARY_START;
 use super::windup::{schedule_busy, OptionalDeadline};
 use super::{
     longest_in, own_execution, slack_alone, slack_simulated, Cause, MissCause, Path, RunView,
@@ -62,7 +63,7 @@ impl<'a> Judge<'a> {
         let ran = segments.values().flatten().copied();
         let index = StallIndex::new(&own::idle_only(run.stalls, ran));
         // A worker's late start is placed at its end, and says nothing of the timer core's
-        // dispatcher: no evidence for the timer rule.
+        // dispatcher or of a release's core's: no evidence for the timer or the release way.
         let timer_evidence: Vec<Stall> = (run.stalls.iter())
             .filter(|s| s.seen != Seen::Worker)
             .copied()
@@ -72,7 +73,8 @@ impl<'a> Judge<'a> {
         let ods = &run.measured.optional_deadlines;
         let runs = (&real_time, &slowed, &ods[..]);
         let backlogs = Backlogs::new(jobs, runs, &index, (run.cores, run.end));
-        let ahead = (run.core_order).map(|order| WorkAhead::new(order, jobs, &real_time, ods));
+        let runs = (&real_time, run.worker_segments);
+        let ahead = (run.core_order).map(|order| WorkAhead::new(order, jobs, runs, ods));
         Judge {
             run,
             completions: twin.map(|t| completions_of(t.trace)),
@@ -181,22 +183,39 @@ impl<'a> Judge<'a> {
         if let Some(stall) = held {
             return Ok(Verdict::host(stall, s_j, seen));
         }
-        let job = (own.job.task, own.job.job);
-        let busy = |cpu, from, to| schedule_busy(self.run.worker_segments, job, cpu, (from, to));
-        let released = release_held(own.job, own.segments.0, s_j, &self.every, busy);
-        if let Some((stall, held)) = released {
+        if let Some((stall, held)) = self.release_way(own, from, s_j) {
             return Ok(Verdict::host(Some(stall), s_j, seen.max(held)));
         }
         let (Some(ahead), Some(from), &[core]) = (&self.ahead, ahead_from, cores) else {
             return Err(seen);
         };
+        // On a core other than the timer core a wind-up waits for the timer core's pass.
+        let windup_elsewhere =
+            from.as_nanos() > own.job.release && self.run.timer_core != Some(core);
+        let gaps_from = match windup_elsewhere {
+            true => from + ORDINARY_START,
+            false => from,
+        };
+        let window = (core, from, gaps_from);
         let (held, host) =
-            ahead.took_its_lateness(own.job, (core, from), s_j, (&self.slowed, &self.index));
+            ahead.took_its_lateness(own.job, window, s_j, (&self.slowed, &self.index));
         seen = seen.max(host);
         match held {
             Some(stall) => Ok(Verdict::host(stall, s_j, seen)),
             None => Err(seen),
         }
+    }
+
+    /// The release way ([`release_held`]) for the job weighed from `from`.
+    fn release_way(
+        &self,
+        own: &OwnTime,
+        from: Instant,
+        s_j: Duration,
+    ) -> Option<(Stall, Duration)> {
+        let job = (own.job.task, own.job.job);
+        let busy = |cpu, a, b| schedule_busy(self.run.worker_segments, job, cpu, (a, b));
+        release_held((own.job, from), own.segments.0, s_j, &self.every, busy)
     }
 
     /// The rule's second case, against the larger of the two slacks.

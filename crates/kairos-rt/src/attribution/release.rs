@@ -17,38 +17,47 @@
 //! the same way: a stall of the release's core covering the release, with the job's first
 //! segment begun after the stall ended, or earlier (another core's pass took it in) but that
 //! late beyond [`ORDINARY_START`], held the job from the release to then, provided the
-//! schedule stood on nothing else on the core it began on meanwhile
+//! schedule stood on nothing else on the core it began on from the release to its start
 //! ([`OptionalDeadline::busy`](super::windup::OptionalDeadline::busy)'s test: no other job's
 //! real-time part ran there, no optional part began there), so that the job waited for the
 //! release alone. Held more than its slack, the miss is the host's. A stall begun after the
 //! release, a job that never ran, and a job that waited behind another all err towards
-//! `schedule`.
+//! `schedule`. An imprecise job weighed from its optional deadline (it had reached its
+//! optional part by then) is not weighed so: its wind-up began at the instant whatever held
+//! its release.
+//!
+//! The core is its task's home as the pass that took the release in found it: a catch-up pass
+//! over several instants may have switched the task's previous job in elsewhere first, and
+//! the old home, not rung when its wake-up moves later, may take the release in too; either
+//! way the job's late start is needed as evidence, so both err towards `schedule`.
 
 use super::timer::ORDINARY_START;
 use super::{Segment, StallIndex};
 use crate::measure::JobRecord;
 use crate::stalls::Stall;
-use kairos_model::Duration;
+use kairos_model::{Duration, Instant};
 
 /// The stall on the core that was to take in `job`'s release that held the job past `slack`,
-/// and how long it held it, given its segments `own` and `busy(cpu, from, to)`: whether the
+/// and how long it held it, given its segments `own`, the instant `from` it is weighed from
+/// (its release, or its optional deadline: then none) and `busy(cpu, from, to)`: whether the
 /// schedule stood on `cpu` in `[from, to)` (ns).
 pub fn release_held(
-    job: &JobRecord,
+    (job, from): (&JobRecord, Instant),
     own: &[Segment],
     slack: Duration,
     stalls: &StallIndex,
     busy: impl Fn(usize, u64, u64) -> bool,
 ) -> Option<(Stall, Duration)> {
-    let core = job.release_core?;
+    let core = job
+        .release_core
+        .filter(|_| from.as_nanos() <= job.release)?;
     let &(cpu, first, _) = own.iter().min_by_key(|s| s.1)?;
     let (release, first) = (job.release, first.as_nanos());
-    let at = kairos_model::Instant::from_nanos(release);
+    let at = Instant::from_nanos(release);
     let covering = stalls.overlapping(core, at, at + Duration::from_nanos(1));
     covering.iter().find_map(|s| {
         let end = s.end().as_nanos();
-        let until = end.min(first);
-        if until <= release || busy(cpu, release, until) {
+        if end.min(first) <= release || busy(cpu, release, first) {
             return None;
         }
         let held = match first >= end {
@@ -63,7 +72,6 @@ pub fn release_held(
 mod tests {
     use super::*;
     use crate::stalls::Seen;
-    use kairos_model::Instant;
 
     fn stall(core: usize, start_us: u64, length_us: u64) -> Stall {
         Stall {
@@ -91,6 +99,11 @@ mod tests {
         }
     }
 
+    /// The job, weighed from its release.
+    fn weighed(job: &JobRecord) -> (&JobRecord, Instant) {
+        (job, Instant::from_nanos(job.release))
+    }
+
     /// A segment of the job on core 1 over `[from, to)` us.
     fn ran(from: u64, to: u64) -> Segment {
         (
@@ -106,7 +119,7 @@ mod tests {
         let idle = |_: usize, _: u64, _: u64| false;
         let held = |stalls: &[Stall], first: Segment| {
             let own = [ran(2_900, 2_950), first];
-            let found = release_held(&job(), &own, slack, &StallIndex::new(stalls), idle);
+            let found = release_held(weighed(&job()), &own, slack, &StallIndex::new(stalls), idle);
             found.map(|(stall, _)| stall)
         };
         // Core 0 held from 0.9 to 1.7 ms, the job begun on idle core 1 at 1.75 ms: held 700
@@ -114,7 +127,7 @@ mod tests {
         let long = stall(0, 900, 800);
         assert_eq!(held(&[long], ran(1_750, 2_500)), Some(long));
         let index = StallIndex::new(&[long]);
-        let found = release_held(&job(), &[ran(1_750, 2_500)], slack, &index, idle);
+        let found = release_held(weighed(&job()), &[ran(1_750, 2_500)], slack, &index, idle);
         assert_eq!(found, Some((long, Duration::from_micros(700))));
         // Ends 400 us after the release: within the slack.
         assert_eq!(held(&[stall(0, 900, 500)], ran(1_450, 2_000)), None);
@@ -133,8 +146,18 @@ mod tests {
             ..job()
         };
         let own = [ran(1_750, 2_500)];
-        assert_eq!(release_held(&unknown, &own, slack, &index, idle), None);
-        assert_eq!(release_held(&job(), &[], slack, &index, idle), None);
+        assert_eq!(
+            release_held(weighed(&unknown), &own, slack, &index, idle),
+            None
+        );
+        assert_eq!(
+            release_held(weighed(&job()), &[], slack, &index, idle),
+            None
+        );
+        // An imprecise job weighed from its optional deadline, at 2.6 ms: its wind-up began
+        // then whatever held its release.
+        let od = (&job(), Instant::from_nanos(2_600_000));
+        assert_eq!(release_held(od, &own, slack, &index, idle), None);
     }
 
     #[test]
@@ -142,13 +165,16 @@ mod tests {
         let slack = Duration::from_micros(500);
         let index = StallIndex::new(&[stall(0, 900, 800)]);
         let own = [ran(1_750, 2_500)];
-        // The busy check asks about the job's first core from the release to the stall's end.
+        // The busy check asks about the job's first core from the release to its start.
         let asked = std::cell::Cell::new(None);
         let busy = |core: usize, from: u64, to: u64| {
             asked.set(Some((core, from, to)));
             true
         };
-        assert_eq!(release_held(&job(), &own, slack, &index, busy), None);
-        assert_eq!(asked.get(), Some((1, 1_000_000, 1_700_000)));
+        assert_eq!(
+            release_held(weighed(&job()), &own, slack, &index, busy),
+            None
+        );
+        assert_eq!(asked.get(), Some((1, 1_000_000, 1_750_000)));
     }
 }

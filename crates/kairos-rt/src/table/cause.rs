@@ -18,8 +18,10 @@
 //! would have raised the mode), and asked if any was asked.
 //!
 //! The work it lacked is its asked work less the work of its segments before the stop, and a
-//! segment that runs past the stop counts only what it surely did before it (its work or its
-//! slowed time less the part after the stop). The host's take is measured from below (holes
+//! segment that runs past the stop counts only what it surely did before it: its work less the
+//! part after the stop outside the watcher's stalls there (a late stop is often the host
+//! holding the core, and no thread of the run runs in a watcher's stall), its slowed time less
+//! the whole part after the stop. The host's take is measured from below (holes
 //! under the stall watcher's floor are not seen, and a core slowed for the whole run is not
 //! counted), so the rule errs towards `schedule`, as the attribution of deadline misses does
 //! ([`crate::attribution`]).
@@ -274,7 +276,10 @@ impl<'a> Evidence<'a> {
     }
 
     /// The work `job` surely did before `at` and what a slowed core surely took from it
-    /// meanwhile: of a segment running past `at`, each less the time after `at`.
+    /// meanwhile: of a segment running past `at`, its work less the time after `at` that its
+    /// core was not in a watcher's stall (no thread of the run runs in one: when the
+    /// dispatcher's stop came late because the host held the core, the job did not work
+    /// meanwhile), and its slowed time less all the time after `at`.
     fn ran_before(&self, job: JobId, at: u64) -> (Duration, Duration) {
         let own = self.segments.get(&(job.task, job.number));
         let (mut done, mut slowed) = (Duration::ZERO, Duration::ZERO);
@@ -283,7 +288,9 @@ impl<'a> Evidence<'a> {
                 continue;
             };
             let after = Duration::from_nanos(s.end.saturating_sub(at));
-            done += time.work.saturating_sub(after);
+            let past = (Instant::from_nanos(at), Instant::from_nanos(s.end));
+            let could_work = after.saturating_sub(lost_in(past, &[s.cpu], &self.stalls));
+            done += time.work.saturating_sub(could_work);
             slowed += excess.saturating_sub(after);
         }
         (done, slowed)

@@ -185,8 +185,8 @@ fn one_waited_behind(run: &Timeline, i: usize, core: usize, f: u64) -> bool {
 
 /// Whether, in a partitioned run, the stalls inside the work ahead of completed job `i` on the
 /// one core it held (each of its ticks names its core in `held`), and in the ticks no job held
-/// it, from its release to its completion `f` took at least its lateness, every job ahead of it there released before `f`
-/// completed by then; the longest stall over them then.
+/// it, from its release to its completion `f` took at least its lateness, every job ahead of it
+/// there released before `f` completed by then; the longest stall over them then.
 fn ahead_took(run: &Timeline, i: usize, held: &[usize]) -> Option<Option<u64>> {
     let j = &run.jobs[i];
     let cores: BTreeSet<usize> = held.iter().copied().collect();

@@ -278,10 +278,12 @@ fn a_stall_of_its_idle_core_after_its_optional_deadline_held_the_work_ahead_and_
     // optional part [10.4, 10.9) ms. From b's optional deadline to its completion the core ran
     // no real-time part in [4, 6.5) ms, all stalled: 2.5 ms, at least the lateness.
     let cause = |a_od: u64| {
+        // a#0's wind-up, 100 us, at its optional deadline or after b's completion.
+        let a_windup = (4_500_000 + a_od * MS).max(10_900_000);
         let jobs = [
             JobRecord {
                 cpu: Some(0),
-                ..job(0, 0, (4_500_000, 24_500_000), 13 * MS)
+                ..job(0, 0, (4_500_000, 24_500_000), a_windup + 100_000)
             },
             JobRecord {
                 cpu: Some(0),
@@ -294,6 +296,7 @@ fn a_stall_of_its_idle_core_after_its_optional_deadline_held_the_work_ahead_and_
             worked(0, (6_500_000, 8_500_000), 0, false),
             worked(1, (8_500_000, 10_400_000), 0, false),
             worked(0, (10_400_000, 10_900_000), 0, true),
+            worked(0, (a_windup, a_windup + 100_000), 0, false),
         ];
         let measured = Trace {
             optional_deadlines: vec![
@@ -328,13 +331,14 @@ fn a_stall_of_its_idle_core_after_its_optional_deadline_held_the_work_ahead_and_
         assert_eq!(causes.len(), 1, "{causes:?}");
         causes[0]
     };
-    // a#0's optional deadline at 12.5 ms: at b's completion it waited for it, with no
-    // real-time work, so it did not wait behind b. The host's, the stall named.
+    // a#0's optional deadline at 12.5 ms: at b's completion it had begun its optional part and
+    // waited for the instant, with no real-time work, so it did not wait behind b. The
+    // host's, the stall named.
     let held = cause(8);
     assert_eq!(held.cause, Cause::Host);
     assert_eq!(held.evidence, Duration::from_micros(3_000));
     assert_eq!(held.stall, Some(stall(0, 3_500_000, 3 * MS)));
-    // Its optional deadline at 9.5 ms: from then its wind-up waited behind b's, and could
-    // have run first without the stall: not weighed so, the schedule's.
+    // Its optional deadline at 9.5 ms: from then its wind-up waited behind b's (it ran [10.9,
+    // 11) ms), and could have run first without the stall: not weighed so, the schedule's.
     assert_eq!(cause(5).cause, Cause::Schedule);
 }

@@ -11,7 +11,10 @@ const US: u64 = 1_000;
 /// 3.2 ms, 200 us late. `on_core_1` are other jobs' segments on core 1.
 fn held_release(release_core: Option<usize>, on_core_1: &[SegmentRecord]) -> Vec<MissCause> {
     let jobs = vec![
-        job(1, 0, (0, 5 * MS), 300 * US),
+        JobRecord {
+            cpu: Some(0),
+            ..job(1, 0, (0, 5 * MS), 300 * US)
+        },
         JobRecord {
             cpu: Some(0),
             ..job(0, 0, (0, 10 * MS), 4 * MS)

@@ -139,6 +139,21 @@ fn work_past_the_stop_counts_only_what_surely_came_before_and_more_than_the_wcet
     // no work surely done before it, 1 ms lacking, none surely slowed: the schedule's.
     let long = ran(0, (0, 4000), (2000, 1900));
     assert_eq!(cause(0, &[], &[long]), RaiseCause::Schedule);
+    // With 900 us of work, over a watcher's stall [1.5, 3.95) ms: no thread of the run ran in
+    // the 1.95 ms of it after the stop, so at most 50 us of work came after it: 850 us surely
+    // before, 150 us lacking, which the 500 us of the stall inside its interval outlast: the
+    // host's. Without the stall none of it is surely before the stop: the schedule's.
+    let held = ran(0, (0, 4000), (2000, 900));
+    assert_eq!(cause(0, &[stall(1500, 2450)], &[held]), RaiseCause::Host);
+    assert_eq!(cause(0, &[], &[held]), RaiseCause::Schedule);
+    let table = plan();
+    let evidence = Evidence::of(&table, &[stall(1500, 2450)], &[held]);
+    let raise = evidence.raise(
+        0,
+        (JobId { task: 0, number: 0 }, 0, 2 * MS),
+        Duration::from_nanos(MS),
+    );
+    assert_eq!(raise.lacked, Duration::from_micros(150));
     // Its work done by the stop but seen after it: nothing lacked, whatever the host did.
     let done = ran(0, (0, 2000), (1000, 1000));
     assert_eq!(cause(0, &[stall(100, 1500)], &[done]), RaiseCause::Schedule);
