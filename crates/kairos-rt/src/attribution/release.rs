@@ -71,16 +71,10 @@ pub fn release_held(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stalls::Seen;
 
+    /// A watcher's stall of `core` from `start_us` for `length_us`.
     fn stall(core: usize, start_us: u64, length_us: u64) -> Stall {
-        Stall {
-            core,
-            start: Instant::from_nanos(start_us * 1000),
-            length: Duration::from_micros(length_us),
-            held: Duration::ZERO,
-            seen: Seen::Watcher,
-        }
+        crate::attribution::tests::stall(core, start_us * 1000, length_us * 1000)
     }
 
     /// Task 1's job released at 1 ms, due at 3 ms, its release taken in on core 0.

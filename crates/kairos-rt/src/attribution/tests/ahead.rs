@@ -90,8 +90,19 @@ fn cause_in(
     (order, od): (Option<&CoreOrder>, Option<Duration>),
     planned: u64,
 ) -> MissCause {
+    cause_with(jobs, parts, stalls, (order, [None, od]), planned)
+}
+
+/// [`cause_in`] with the optional deadlines of both tasks, `ods`.
+fn cause_with(
+    jobs: &[JobRecord],
+    parts: &[SegmentRecord],
+    stalls: &[Stall],
+    (order, ods): (Option<&CoreOrder>, [Option<Duration>; 2]),
+    planned: u64,
+) -> MissCause {
     let measured = Trace {
-        optional_deadlines: vec![None, od],
+        optional_deadlines: ods.to_vec(),
         ..trace(
             parts
                 .iter()
@@ -277,6 +288,7 @@ fn a_stall_of_its_idle_core_after_its_optional_deadline_held_the_work_ahead_and_
     // has 7.6 ms of room. a#0, its optional deadline at `a_od` after its release, ran its
     // optional part [10.4, 10.9) ms. From b's optional deadline to its completion the core ran
     // no real-time part in [4, 6.5) ms, all stalled: 2.5 ms, at least the lateness.
+    let order = rate_monotonic();
     let cause = |a_od: u64| {
         // a#0's wind-up, 100 us, at its optional deadline or after b's completion.
         let a_windup = (4_500_000 + a_od * MS).max(10_900_000);
@@ -298,38 +310,12 @@ fn a_stall_of_its_idle_core_after_its_optional_deadline_held_the_work_ahead_and_
             worked(0, (10_400_000, 10_900_000), 0, true),
             worked(0, (a_windup, a_windup + 100_000), 0, false),
         ];
-        let measured = Trace {
-            optional_deadlines: vec![
-                Some(Duration::from_millis(a_od)),
-                Some(Duration::from_millis(4)),
-            ],
-            ..trace(
-                parts
-                    .iter()
-                    .map(|p| segment(0, p.task, p.job, p.start, p.end))
-                    .collect(),
-            )
-        };
-        let worker: Vec<SegmentRecord> = parts.iter().cloned().chain(usual()).collect();
-        let order = rate_monotonic();
+        let ods = [
+            Some(Duration::from_millis(a_od)),
+            Some(Duration::from_millis(4)),
+        ];
         let stalls = [stall(0, 3_500_000, 3 * MS)];
-        let run = RunView {
-            measured: &measured,
-            stalls: &stalls,
-            cores: &[0, 1],
-            worker_segments: &worker,
-            timer_core: None,
-            core_order: Some(&order),
-            end: 30 * MS,
-        };
-        let simulated = trace(vec![TraceEvent::Completion {
-            task: 1,
-            job: 0,
-            at: at(6 * MS),
-        }]);
-        let (_, causes) = attribute(&jobs, &run, Some(Twin::new(&simulated)));
-        assert_eq!(causes.len(), 1, "{causes:?}");
-        causes[0]
+        cause_with(&jobs, &parts, &stalls, (Some(&order), ods), 6 * MS)
     };
     // a#0's optional deadline at 12.5 ms: at b's completion it had begun its optional part and
     // waited for the instant, with no real-time work, so it did not wait behind b. The
