@@ -263,9 +263,9 @@ impl<'a> WorkAhead<'a> {
 
     /// Whether the host took from the work ahead of `job` on `core`, from `from` to its
     /// completion, and in the gaps from `gaps_from` ([`WorkAhead::taken`]), at least its
-    /// lateness: in stalls, or with the
-    /// slowing, also more than its slack `s_j` (module documentation); and the host's time
-    /// there (zero for a job that did not complete or that a job ahead of it waited behind).
+    /// lateness: in stalls, or with the slowing, also more than its slack `s_j` (module
+    /// documentation); and the host's time there (zero for a job that did not complete or that
+    /// a job ahead of it waited behind).
     /// The stall to name: the longest inside the counted segments, when their stalls were at
     /// least their slowing.
     pub fn took_its_lateness(

@@ -8,15 +8,14 @@
 //! miss it: no stall touched a core the job ran on, and the room its backlog left on all the
 //! cores can be larger than the stall. A real run with a hold injected over such releases
 //! (`tests/release_held.rs`) shows it: without this way, each of its held jobs was counted as
-//! the schedule's miss. A study
-//! on this machine had two misses of that shape under G-FP and G-EDF: jobs begun 6.3-6.7 ms
-//! late on CPU 1 while CPU 0 lost 8.7-9.1 ms to one stall (its steal time), the backlog's room
-//! 0.2-1.2 ms more than the stall.
+//! the schedule's miss. A study on this machine had two misses of that shape under G-FP and
+//! G-EDF: jobs begun 6.3-6.7 ms late on CPU 1 while CPU 0 lost 8.7-9.1 ms to one stall (its
+//! steal time), the backlog's room 0.2-1.2 ms more than the stall.
 //!
 //! The release is held as the optional deadline's timer of [`super::timer`] is, and weighed
 //! the same way: a stall of the release's core covering the release, with the job's first
 //! segment begun after the stall ended, or earlier (another core's pass took it in) but that
-//! late beyond [`ORDINARY_START`], held the job from the release to then, provided the
+//! late beyond [`ORDINARY_START`](super::timer::ORDINARY_START), held the job from the release to then, provided the
 //! schedule stood on nothing else on the core it began on from the release to its start
 //! ([`OptionalDeadline::busy`](super::windup::OptionalDeadline::busy)'s test: no other job's
 //! real-time part ran there, no optional part began there), so that the job waited for the
@@ -31,7 +30,7 @@
 //! the old home, not rung when its wake-up moves later, may take the release in too; either
 //! way the job's late start is needed as evidence, so both err towards `schedule`.
 
-use super::timer::ORDINARY_START;
+use super::timer::held_by;
 use super::{Segment, StallIndex};
 use crate::measure::JobRecord;
 use crate::stalls::Stall;
@@ -52,20 +51,16 @@ pub fn release_held(
         .release_core
         .filter(|_| from.as_nanos() <= job.release)?;
     let &(cpu, first, _) = own.iter().min_by_key(|s| s.1)?;
-    let (release, first) = (job.release, first.as_nanos());
-    let at = Instant::from_nanos(release);
-    let covering = stalls.overlapping(core, at, at + Duration::from_nanos(1));
-    covering.iter().find_map(|s| {
-        let end = s.end().as_nanos();
-        if end.min(first) <= release || busy(cpu, release, first) {
-            return None;
-        }
-        let held = match first >= end {
-            true => Duration::from_nanos(end - release),
-            false => Duration::from_nanos(first - release).saturating_sub(ORDINARY_START),
-        };
-        (held > slack).then_some((*s, held))
-    })
+    let (at, first) = (Instant::from_nanos(job.release), first.as_nanos());
+    // A core's stalls are disjoint: at most one covers the instant.
+    let stall = *stalls
+        .overlapping(core, at, at + Duration::from_nanos(1))
+        .first()?;
+    if first <= job.release || busy(cpu, job.release, first) {
+        return None;
+    }
+    let held = held_by(&stall, at, first);
+    (held > slack).then_some((stall, held))
 }
 
 #[cfg(test)]

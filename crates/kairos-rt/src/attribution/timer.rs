@@ -54,14 +54,19 @@ pub fn timer_held(
     let waited_for_nothing_else = next.is_some_and(|n| !busy(n.cpu, t, n.start));
     (covering.iter())
         .filter(|s| s.end().as_nanos() <= next_start || waited_for_nothing_else)
-        .find(|s| {
-            let held = match s.end().as_nanos() <= next_start {
-                true => s.end().saturating_since(at),
-                false => Duration::from_nanos(next_start - t).saturating_sub(ORDINARY_START),
-            };
-            held > slack
-        })
+        .find(|s| held_by(s, at, next_start) > slack)
         .copied()
+}
+
+/// How long `stall`, covering the instant `at`, held what was due then and began at
+/// `next_start` (ns): until the stall ended, or, begun before that (another core's pass
+/// handled the instant), until it began less [`ORDINARY_START`].
+pub fn held_by(stall: &Stall, at: Instant, next_start: u64) -> Duration {
+    match stall.end().as_nanos() <= next_start {
+        true => stall.end().saturating_since(at),
+        false => Duration::from_nanos(next_start.saturating_sub(at.as_nanos()))
+            .saturating_sub(ORDINARY_START),
+    }
 }
 
 #[cfg(test)]
