@@ -141,3 +141,28 @@ fn an_overheads_file_without_the_table_is_refused() {
         assert!(stderr(&output).contains(why), "{file}: {}", stderr(&output));
     }
 }
+
+/// Each dispatch runs its own policies: the kernel's SCHED_DEADLINE is no policy of kairos's
+/// dispatcher, and kairos's EDF policies are none of the kernel's. Refused before any run.
+#[test]
+fn a_policy_the_dispatch_does_not_run_is_refused_before_measuring() {
+    let scratch = Scratch::new("bench-overheads-policy");
+    for (args, why) in [
+        (
+            &["--policy", "edf"][..],
+            "edf is the kernel's SCHED_DEADLINE: give --dispatch kernel",
+        ),
+        (
+            &["--dispatch", "kernel", "--policy", "gedf"][..],
+            "kernel dispatch runs pfp, gfp, edf, not gedf: give --dispatch user for gedf",
+        ),
+    ] {
+        let output = scratch.kairos(&[&["bench", "overheads"][..], args].concat());
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(why) && !err.contains("measuring"),
+            "{args:?}: {err}"
+        );
+    }
+}

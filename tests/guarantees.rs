@@ -285,3 +285,55 @@ fn a_tiny_study_runs_on_real_cores() {
     assert_eq!(summary["execution"], "real");
     assert_eq!(summary["overheads"]["source"], "measured");
 }
+
+/// A kernel family on real cores: kernel dispatch's own profile is measured beside the
+/// dispatcher's, written to its own file, named in the summary and the text, and charged to the
+/// family, whose set runs on the kernel's scheduler (what a real run counts varies with the
+/// machine: not asserted).
+#[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
+fn a_kernel_family_is_charged_kernel_dispatchs_own_profile() {
+    let _turn = common::serial();
+    let dir = Scratch::new("guarantees-kernel");
+    dir.write(
+        "kernel.toml",
+        "study = \"guarantees\"\nexecution = \"real\"\nsamples = 1\n\
+         families = [\"pfp-kernel\"]\nduration = \"300ms\"\nquantile = \"p99\"\n\
+         [utilization]\nfrom = 0.3\nto = 0.3\nstep = 0.1\n",
+    );
+    let out = dir.kairos(&["experiment", "kernel.toml", "--out-dir", "out", "--quiet"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("measuring: kernel-overheads under gfp (kernel dispatch) for 3s"),
+        "{err}"
+    );
+    let profile = dir.read("out/overheads-kernel.toml");
+    assert!(
+        profile.contains("Kernel dispatch") && profile.contains("[overheads]"),
+        "{profile}"
+    );
+    // P-FP's partitioned test accepts a set of 8 tasks at U = 0.3 on 2 cores: it ran.
+    let csv = dir.read("out/results.csv");
+    let row = &rows(&csv)[0];
+    assert_eq!(row["family"], "pfp-kernel", "{csv}");
+    assert_eq!((count(row, "sets"), count(row, "run")), (1, 1), "{csv}");
+    assert!(count(row, "jobs") > 0, "{csv}");
+    let summary: Value = serde_json::from_str(&dir.read("out/summary.json")).unwrap();
+    let kernel = &summary["kernel_overheads"];
+    assert_eq!(kernel["source"], "measured", "{summary}");
+    assert!(kernel["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("overheads-kernel.toml"));
+    // Charged at p99: the kernel's round trip as `release`, none of the dispatcher's lock.
+    assert_ne!(
+        kernel["charges"], summary["overheads"]["charges"],
+        "{summary}"
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("kernel dispatch's overheads measured"),
+        "{text}"
+    );
+}

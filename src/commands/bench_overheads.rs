@@ -1,8 +1,9 @@
-//! `kairos bench overheads`: the scheduling overheads of kairos's user-space dispatcher on this
-//! machine, written as a workload's `[overheads]` table (`kairos_lab::bench::overheads`), so
-//! that `kairos simulate --overheads FILE` charges what this machine costs.
+//! `kairos bench overheads`: the scheduling overheads of kairos's user-space dispatcher, or of
+//! kernel dispatch, on this machine, written as a workload's `[overheads]` table
+//! (`kairos_lab::bench::overheads`), so that `kairos simulate --overheads FILE` and `kairos
+//! analyze --overheads FILE` charge what this machine costs.
 
-use crate::args::{duration_arg, CommandResult};
+use crate::args::{duration_arg, CommandResult, Failure};
 use kairos_lab::bench::dispatch::{parse, BUNDLED};
 use kairos_lab::bench::overheads::{self, summary_lines};
 use kairos_model::Duration;
@@ -10,15 +11,22 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct OverheadsArgs {
-    /// Workload to run (default: examples/runtime-2cores.toml, bundled).
+    /// Workload to run (default, bundled: examples/runtime-2cores.toml under user dispatch,
+    /// examples/kernel-overheads.toml under kernel dispatch).
     pub file: Option<PathBuf>,
-    /// Policy the dispatcher runs (a global one sees migrations).
-    #[arg(long, value_parser = crate::args::policy_values(false, &[]), default_value = "gedf")]
-    pub policy: String,
+    /// Policy run (a global one sees migrations). Default: gedf under user dispatch, pfp under
+    /// kernel dispatch, which runs pfp, gfp and edf.
+    #[arg(long, value_parser = crate::args::policy_values(false, &[("edf", "G-EDF by the kernel's SCHED_DEADLINE (--dispatch kernel)")]))]
+    pub policy: Option<String>,
+    /// Who schedules: user (kairos's dispatcher, the policy object the simulator runs) or kernel
+    /// (the kernel schedules one thread per task, as `kairos run --dispatch kernel`).
+    #[arg(long, value_enum, default_value = "user")]
+    pub dispatch: Dispatch,
     /// Length of the run (1s to 60s).
     #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "3s")]
     pub duration: Duration,
-    /// How early an idle core's dispatcher wakes before a release (as `kairos run --lead`).
+    /// How early an idle core's dispatcher wakes before a release (as `kairos run --lead`; user
+    /// dispatch only).
     #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "50us")]
     pub lead: Duration,
     /// Write the [overheads] table to this file (default: print it).
@@ -30,19 +38,31 @@ pub struct OverheadsArgs {
     pub json: bool,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Dispatch {
+    User,
+    Kernel,
+}
+
 pub fn run(args: &OverheadsArgs) -> CommandResult {
-    let workload = match &args.file {
-        Some(path) => crate::input::workload(path, "bench overheads")?,
-        None => parse(BUNDLED)?,
+    let policy = policy_of(args)?;
+    let workload = match (&args.file, args.dispatch) {
+        (Some(path), _) => crate::input::workload(path, "bench overheads")?,
+        (None, Dispatch::User) => parse(BUNDLED)?,
+        (None, Dispatch::Kernel) => parse(overheads::KERNEL_WORKLOAD)?,
     };
     let request = overheads::Request {
         workload: &workload,
-        policy: &args.policy,
+        policy,
         duration: args.duration,
         lead: args.lead,
     };
-    let measured = overheads::run(&request, &mut crate::args::to_stderr)?;
-    let table = measured.table(&provenance(args));
+    let notify = &mut crate::args::to_stderr;
+    let measured = match args.dispatch {
+        Dispatch::User => overheads::run(&request, notify)?,
+        Dispatch::Kernel => overheads::run_kernel(&request, notify)?,
+    };
+    let table = measured.table(&provenance(args, policy));
     if let Some(path) = &args.out {
         crate::args::write_output(path, &table)?;
     }
@@ -57,13 +77,37 @@ pub fn run(args: &OverheadsArgs) -> CommandResult {
     Ok(0)
 }
 
+/// The policy run: the one given, which the dispatch must run, or the dispatch's default.
+fn policy_of(args: &OverheadsArgs) -> Result<&str, Failure> {
+    let kernel = overheads::KERNEL_POLICIES;
+    match (args.dispatch, args.policy.as_deref()) {
+        (Dispatch::User, None) => Ok("gedf"),
+        (Dispatch::Kernel, None) => Ok("pfp"),
+        (Dispatch::User, Some("edf")) => Err(Failure::bad_input(
+            "edf is the kernel's SCHED_DEADLINE: give --dispatch kernel (or gedf for kairos's \
+             dispatcher)",
+        )),
+        (Dispatch::Kernel, Some(p)) if !kernel.contains(&p) => Err(Failure::bad_input(format!(
+            "kernel dispatch runs {}, not {p}: give --dispatch user for {p}",
+            kernel.join(", ")
+        ))),
+        (_, Some(p)) => Ok(p),
+    }
+}
+
 /// The command that measured the figures, recorded in the file they are written to.
-fn provenance(args: &OverheadsArgs) -> String {
-    let source = (args.file.as_ref()).map_or("examples/runtime-2cores.toml".into(), |p| {
-        p.display().to_string()
-    });
+fn provenance(args: &OverheadsArgs, policy: &str) -> String {
+    let bundled = match args.dispatch {
+        Dispatch::User => "examples/runtime-2cores.toml",
+        Dispatch::Kernel => "examples/kernel-overheads.toml",
+    };
+    let source = (args.file.as_ref()).map_or(bundled.into(), |p| p.display().to_string());
+    let how = match args.dispatch {
+        Dispatch::User => format!("--lead {}", args.lead),
+        Dispatch::Kernel => "--dispatch kernel".to_string(),
+    };
     format!(
-        "kairos bench overheads {source} --policy {} --duration {} --lead {}",
-        args.policy, args.duration, args.lead
+        "kairos bench overheads {source} --policy {policy} --duration {} {how}",
+        args.duration
     )
 }

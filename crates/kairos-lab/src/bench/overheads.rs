@@ -1,7 +1,9 @@
 //! The scheduling overheads of kairos's user-space dispatcher on this
 //! machine, measured on a real run and written as the workload file's `[overheads]` table with
 //! one measured distribution per overhead (`docs/model.md`), so that `kairos simulate
-//! --overheads FILE` charges what this machine costs ("simulate this machine").
+//! --overheads FILE` charges what this machine costs ("simulate this machine"). Those of kernel
+//! dispatch, where the kernel schedules the task threads, are measured by [`run_kernel`] from
+//! what the jobs saw ([`kernel`]).
 //!
 //! The simulator's three overheads come from the run's histograms:
 //! - `scheduling`: the decision (callbacks, decide, check, lock held) and the wait for the
@@ -32,19 +34,26 @@
 
 use crate::Failure;
 use crate::Notify;
-use kairos_model::overheads::P999_KEY;
-use kairos_model::{Duration, Quantiles, Workload};
+use kairos_model::{Duration, Workload};
 use kairos_os::{privilege, signals::StopSignals};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_rt::attribution::host_stop_evidence;
 use kairos_rt::dispatcher::{
-    run_user, same_core_floor, UserRun, UserRunConfig, DECISION_COST, DOORBELL_TO_HANDLER,
-    LOCK_WAIT, MIGRATION_REQUEST_TO_START, PART_POLICY, REQUEST_TO_START, TIMER_TO_HANDLER,
+    run_user, same_core_floor, UserRunConfig, DECISION_COST, DOORBELL_TO_HANDLER, LOCK_WAIT,
+    MIGRATION_REQUEST_TO_START, PART_POLICY, REQUEST_TO_START, TIMER_TO_HANDLER,
 };
-use kairos_rt::measure::{execution_loss, HistogramJson, RunResult, SegmentRecord};
+use kairos_rt::measure::{execution_loss, RunResult, SegmentRecord};
 use kairos_rt::watchdog::RunControl;
 
+mod kernel;
+mod kernel_samples;
+mod quantiles;
 mod worse;
+
+pub use kernel::{run_kernel, KERNEL_POLICIES, KERNEL_WORKLOAD};
+use quantiles::{
+    combine, inline_table, quantiles_from_samples, quantiles_of, quantiles_of_histogram,
+};
 
 /// What to measure.
 pub struct Request<'a> {
@@ -67,6 +76,8 @@ const FLOOR_SAMPLES: u32 = 2000;
 /// when the run had no such event, and the floor under `context_switch`.
 #[derive(serde::Serialize)]
 pub struct Measured {
+    /// `user` (kairos's dispatcher) or `kernel` (the kernel schedules the task threads).
+    pub dispatch: &'static str,
     pub policy: &'static str,
     pub cpus: usize,
     pub scheduling: [u64; 6],
@@ -77,24 +88,26 @@ pub struct Measured {
     pub ipi: Option<[u64; 6]>,
     pub part_callback: Option<[u64; 6]>,
     /// A same-core futex hand-off on the run's first CPU, without a decision.
-    pub same_core_floor: [u64; 6],
+    /// Under user dispatch only: the kernel's own switches are the ones measured.
+    pub same_core_floor: Option<[u64; 6]>,
     /// The kernel's real-time throttling when measured, in microseconds: runtime of every
     /// period (`None`: unlimited or unreadable).
     pub rt_throttle_us: Option<(u64, u64)>,
     /// The share of the workers' wall time they did no work, parts per million
     /// ([`kairos_rt::measure::execution_loss`]).
     pub execution_loss_ppm: u32,
+    /// User dispatch: the dispatcher's decisions; kernel: the preemptions sampled.
     pub decisions: u64,
+    /// User dispatch: the workers' switch-ins; kernel: the hand-overs sampled.
     pub switch_ins: u64,
+    /// User dispatch: the switch-ins onto another core; kernel: the hand-overs onto another CPU.
     pub migrations: u64,
 }
 
 /// Runs the workload on the dispatcher and measures its overheads; what is run is told to
 /// `notify` first.
 pub fn run(args: &Request, notify: Notify) -> Result<Measured, Failure> {
-    if !(1_000_000_000..=60_000_000_000).contains(&args.duration.as_nanos()) {
-        return Err(Failure::bad_input("--duration must be between 1s and 60s"));
-    }
+    check_duration(args)?;
     let workload = args.workload;
     let kind = kairos_policy::registry::of_tasks(args.policy).map_err(Failure::bad_input)?;
     privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
@@ -106,48 +119,53 @@ pub fn run(args: &Request, notify: Notify) -> Result<Measured, Failure> {
         kind.cli_name(),
         args.duration
     ));
-    let run = whole_run(workload, kind, &mut config, notify)?;
-    let floor = same_core_floor(run.result.cpus[0], FLOOR_SAMPLES)
+    let once = || {
+        // A control of its own per run: a stopped one stays stopped.
+        config.control = Some(RunControl::new());
+        let run = run_user(workload, kind.build(PriorityOrder::Auto), &config);
+        Ok(run.map_err(|e| Failure::environment(e.to_string()))?.result)
+    };
+    let result = whole_run(once, notify)?;
+    let floor = same_core_floor(result.cpus[0], FLOOR_SAMPLES)
         .map_err(|e| Failure::environment(e.to_string()))?;
-    let floor = quantiles(&HistogramJson {
-        summary: floor.summary(),
-        buckets: floor.buckets(),
-    });
+    let floor = quantiles_of_histogram(&floor);
     notify(&format!(
         "floor under context_switch: a same-core futex hand-off without a decision, \
          p50 {:.1} us, p99 {:.1} us",
         floor[1] as f64 / 1000.0,
         floor[3] as f64 / 1000.0
     ));
-    measure(&run.result, args, kind, floor)
+    measure(&result, args, kind, floor)
 }
 
-/// Runs the workload until one run is whole: a run the host stopped early
+/// The run's length must be 1 s to 60 s.
+fn check_duration(args: &Request) -> Result<(), Failure> {
+    match (1_000_000_000..=60_000_000_000).contains(&args.duration.as_nanos()) {
+        true => Ok(()),
+        false => Err(Failure::bad_input("--duration must be between 1s and 60s")),
+    }
+}
+
+/// Runs `once` until one run is whole: a run the host stopped early
 /// ([`host_stop_evidence`]: its pile-up's misses all the host's, or more than a tenth of a
 /// CPU's time the host's, a measurement of the host's neighbours) runs again, at most
 /// [`RUNS`] in all, its evidence told first; a run stopped for any other reason is a failure.
 fn whole_run(
-    workload: &Workload,
-    kind: PolicyKind,
-    config: &mut UserRunConfig,
+    mut once: impl FnMut() -> Result<RunResult, Failure>,
     notify: Notify,
-) -> Result<UserRun, Failure> {
+) -> Result<RunResult, Failure> {
     let mut attempt = 1;
     loop {
-        // A control of its own per run: a stopped one stays stopped.
-        config.control = Some(RunControl::new());
         let signals = StopSignals::install();
-        let run = run_user(workload, kind.build(PriorityOrder::Auto), config);
+        let run = once();
         let interrupted = signals.received().is_some();
         drop(signals);
-        let run = run.map_err(|e| Failure::environment(e.to_string()))?;
-        let Some(reason) = &run.result.stopped_by else {
+        let run = run?;
+        let Some(reason) = &run.stopped_by else {
             return Ok(run);
         };
         // A signal's stop is the user's, whatever the host did.
-        let evidence = (!interrupted)
-            .then(|| host_stop_evidence(&run.result))
-            .flatten();
+        let evidence = (!interrupted).then(|| host_stop_evidence(&run)).flatten();
         let failure = match evidence {
             Some(evidence) if attempt < RUNS => {
                 attempt += 1;
@@ -164,7 +182,7 @@ fn whole_run(
             // The run's misses by cause and lost time per CPU follow.
             None => format!(
                 "the run stopped early: {reason}\n{}",
-                crate::run::lost_time(&run.result).trim_end()
+                crate::run::lost_time(&run).trim_end()
             ),
         };
         return Err(Failure::environment(failure));
@@ -194,6 +212,7 @@ fn measure(
     };
     let count = |name: &str| result.histograms.get(name).map_or(0, |h| h.summary.count);
     Ok(Measured {
+        dispatch: "user",
         policy: kind.cli_name(),
         cpus: result.cpus.len(),
         scheduling,
@@ -203,7 +222,7 @@ fn measure(
         release_latency,
         ipi: quantiles_of(result, DOORBELL_TO_HANDLER).ok(),
         part_callback: quantiles_of(result, PART_POLICY).ok(),
-        same_core_floor,
+        same_core_floor: Some(same_core_floor),
         rt_throttle_us: rt_throttle_us(),
         execution_loss_ppm: loss_ppm(&result.segments)?,
         decisions: count(DECISION_COST),
@@ -232,17 +251,40 @@ impl Measured {
 }
 
 fn overheads_table(m: &Measured, provenance: &str) -> String {
+    let kernel = m.dispatch == "kernel";
+    let (who, counts) = match kernel {
+        true => (
+            "Kernel dispatch (the kernel schedules the task threads)",
+            format!(
+                "{} preemptions, {} hand-overs, {} of them onto another CPU",
+                m.decisions, m.switch_ins, m.migrations
+            ),
+        ),
+        false => (
+            "kairos's user-space dispatcher",
+            format!(
+                "{} decisions, {} switch-ins, {} migrations",
+                m.decisions, m.switch_ins, m.migrations
+            ),
+        ),
+    };
+    let floor = (m.same_core_floor).map_or(String::new(), |f| {
+        format!(
+            "; the floor under context_switch\n\
+             # (a same-core futex hand-off without a decision): p50 {}ns, p99 {}ns",
+            f[1], f[3]
+        )
+    });
     let mut out = format!(
-        "# kairos's user-space dispatcher on this machine ({} CPUs used), measured by\n\
+        "# {who} on this machine ({} CPUs used), measured by\n\
          # `{provenance}`:\n\
-         # {} decisions, {} switch-ins, {} migrations; the floor under context_switch (a\n\
-         # same-core futex hand-off without a decision): p50 {}ns, p99 {}ns. Simulate this\n\
-         # machine with `kairos simulate WORKLOAD --policy P --overheads THIS_FILE`; analyse a\n\
-         # set as it runs here with `kairos analyze WORKLOAD --overheads THIS_FILE` (release,\n\
-         # release_latency, ipi, part_callback, rt_throttle and execution_loss_ppm are charged\n\
-         # by the analysis only).\n\
+         # {counts}{floor}.\n\
+         # Simulate this machine with `kairos simulate WORKLOAD --policy P --overheads THIS_FILE`;\n\
+         # analyse a set as it runs here with `kairos analyze WORKLOAD --overheads THIS_FILE`\n\
+         # (release, release_latency, ipi, part_callback, rt_throttle and execution_loss_ppm are\n\
+         # charged by the analysis only).\n\
          [overheads]\n",
-        m.cpus, m.decisions, m.switch_ins, m.migrations, m.same_core_floor[1], m.same_core_floor[3],
+        m.cpus,
     );
     let rows = [
         ("scheduling", Some(m.scheduling)),
@@ -278,58 +320,6 @@ fn overheads_table(m: &Measured, provenance: &str) -> String {
 fn rt_throttle_us() -> Option<(u64, u64)> {
     let (runtime, period) = kairos_os::sched::read_rt_limits()?;
     Some((u64::try_from(runtime).ok()?, u64::try_from(period).ok()?))
-}
-
-/// min, p50, p90, p99, p99.9 and max of a run's histogram, ns; an error if it has no sample.
-fn quantiles_of(result: &RunResult, name: &str) -> Result<[u64; 6], Failure> {
-    let histogram = (result.histograms.get(name))
-        .filter(|h| h.summary.count > 0)
-        .ok_or_else(|| Failure::environment(format!("the run measured no {name}")))?;
-    Ok(quantiles(histogram))
-}
-
-/// min, p50, p90, p99, p99.9 and max of a histogram with samples, ns (the analysis may charge
-/// p99.9, `kairos_analysis::overheads::Quantile::P999` says why; with fewer than a thousand
-/// samples it is the max).
-fn quantiles(histogram: &HistogramJson) -> [u64; 6] {
-    [0.0, 0.5, 0.9, 0.99, 0.999, 1.0].map(|q| quantile(histogram, q))
-}
-
-/// The smallest bucket value with at least a fraction `q` of the samples at or below it.
-fn quantile(histogram: &HistogramJson, q: f64) -> u64 {
-    if q <= 0.0 {
-        return histogram.summary.min;
-    }
-    let wanted = (q * histogram.summary.count as f64).ceil() as u64;
-    let mut seen = 0;
-    for &(value, count) in &histogram.buckets {
-        seen += count;
-        if seen >= wanted {
-            return value.clamp(histogram.summary.min, histogram.summary.max);
-        }
-    }
-    histogram.summary.max
-}
-
-/// Quantile-wise sum (non-decreasing, as both are).
-fn combine(a: [u64; 6], b: [u64; 6]) -> [u64; 6] {
-    std::array::from_fn(|i| a[i].saturating_add(b[i]))
-}
-
-/// `{ min = "...", p50 = "...", p90 = "...", p99 = "...", p999 = "...", max = "..." }`, exact
-/// nanoseconds.
-fn inline_table(values: [u64; 6]) -> String {
-    let [min, p50, p90, p99, p999, max] = values.map(Duration::from_nanos);
-    // Checked as a reader will check it: non-decreasing, as quantiles and their sums are.
-    Quantiles::from_values([min, p50, p90, p99, max])
-        .and_then(|q| q.with_p999(p999))
-        .expect("combined quantiles are non-decreasing");
-    let keys = ["min", "p50", "p90", "p99", P999_KEY, "max"];
-    let fields: Vec<String> = (keys.iter())
-        .zip([min, p50, p90, p99, p999, max])
-        .map(|(key, value)| format!("{key} = \"{}ns\"", value.as_nanos()))
-        .collect();
-    format!("{{ {} }}", fields.join(", "))
 }
 
 /// The table's lines without its comment, for the terminal after writing the file.

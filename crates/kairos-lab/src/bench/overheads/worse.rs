@@ -47,6 +47,7 @@ mod tests {
     fn profile(scale: u64, part_callback: Option<[u64; 6]>) -> Measured {
         let q = |base: u64| [1, 2, 3, 4, 5, 6].map(|k| k * base * scale);
         Measured {
+            dispatch: "user",
             policy: "gedf",
             cpus: 2,
             scheduling: q(10),
@@ -56,7 +57,7 @@ mod tests {
             release_latency: Some(q(40)),
             ipi: None,
             part_callback,
-            same_core_floor: q(5),
+            same_core_floor: Some(q(5)),
             rt_throttle_us: Some((950_000, 1_000_000)),
             execution_loss_ppm: 30_000 * scale as u32,
             decisions: 100,
@@ -83,7 +84,7 @@ mod tests {
         assert_eq!(both.execution_loss_ppm, 60_000);
         // What describes the run the file names stays the first run's.
         assert_eq!((both.policy, both.cpus), ("gedf", 2));
-        assert_eq!(both.same_core_floor, [5, 10, 15, 20, 25, 30]);
+        assert_eq!(both.same_core_floor, Some([5, 10, 15, 20, 25, 30]));
         assert_eq!(
             (both.decisions, both.switch_ins, both.migrations),
             (100, 50, 7)

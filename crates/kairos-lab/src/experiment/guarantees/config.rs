@@ -115,7 +115,8 @@ fn read(r: &mut Reader, root: &Node, path: &Path) -> Option<Study> {
         points: points.unwrap_or_else(|| default_points.points().expect("valid")),
         families: families.unwrap_or_else(|| {
             let all = Studied::all().into_iter();
-            all.filter(|f| real || f.simulates()).collect()
+            all.filter(|f| f.by_default() && (real || f.simulates()))
+                .collect()
         }),
         sets: Sets {
             cores: cores.unwrap_or(2) as usize,

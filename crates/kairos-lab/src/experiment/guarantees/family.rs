@@ -1,6 +1,7 @@
-//! The families of the guarantees study: a policy of kairos's dispatcher, the analysis tests
-//! that speak for it, the sets it is given, and how what a test found (a partition, optional
-//! deadlines) becomes the workload that runs.
+//! The families of the guarantees study: a policy of kairos's dispatcher, or one the kernel
+//! schedules (`kairos run --dispatch kernel`), the analysis tests that speak for it, the sets
+//! it is given, and how what a test found (a partition, optional deadlines) becomes the
+//! workload that runs.
 
 use crate::imprecise::prepare_with_margin;
 use crate::Failure;
@@ -9,6 +10,7 @@ use kairos_gen::imprecise::{generate_imprecise, ImpreciseConfig};
 use kairos_gen::{generate_with_uunifast, make_workload, seeded, DeadlineDist, PeriodDist};
 use kairos_model::{CoreId, Duration, Workload};
 use kairos_policy::{PolicyKind, PriorityOrder};
+use kairos_rt::periodic::PeriodicPolicy;
 use serde::Serialize;
 
 /// A policy and the tests of its guarantee.
@@ -20,32 +22,62 @@ pub enum Family {
     Gfp,
     Grmwp,
     Prmwp,
+    /// P-FP with SCHED_FIFO priorities, scheduled by the kernel.
+    PfpKernel,
+    /// G-FP with SCHED_FIFO priorities, scheduled by the kernel.
+    GfpKernel,
 }
 
 impl Family {
     /// Every family, in the order the study reports them.
-    pub const ALL: [Family; 5] = [
+    pub const ALL: [Family; 7] = [
         Family::Gedf,
         Family::Pedf,
         Family::Gfp,
         Family::Grmwp,
         Family::Prmwp,
+        Family::PfpKernel,
+        Family::GfpKernel,
     ];
 
-    /// The policy the dispatcher runs.
+    /// The policy the dispatcher runs, or the kernel's counterpart (which the run's simulated
+    /// twin runs).
     pub fn kind(self) -> PolicyKind {
         match self {
             Family::Gedf => PolicyKind::GlobalEdf,
             Family::Pedf => PolicyKind::PartitionedEdf,
-            Family::Gfp => PolicyKind::GlobalFp,
+            Family::Gfp | Family::GfpKernel => PolicyKind::GlobalFp,
             Family::Grmwp => PolicyKind::GlobalRmwp,
             Family::Prmwp => PolicyKind::PartitionedRmwp,
+            Family::PfpKernel => PolicyKind::PartitionedFp,
         }
     }
 
-    /// The policy's name, as configs and `kairos run --policy` write it.
+    /// When the kernel schedules the family's runs, its policy there.
+    pub fn kernel(self) -> Option<PeriodicPolicy> {
+        match self {
+            Family::PfpKernel => Some(PeriodicPolicy::Pfp),
+            Family::GfpKernel => Some(PeriodicPolicy::Gfp),
+            _ => None,
+        }
+    }
+
+    /// The family's name, as configs write it: the policy's, as `kairos run --policy` writes
+    /// it, with `-kernel` when the kernel schedules it.
     pub fn name(self) -> &'static str {
-        self.kind().cli_name()
+        match self {
+            Family::PfpKernel => "pfp-kernel",
+            Family::GfpKernel => "gfp-kernel",
+            _ => self.kind().cli_name(),
+        }
+    }
+
+    /// `kairos run --dispatch` of the family's runs.
+    pub fn dispatch(self) -> &'static str {
+        match self.kernel() {
+            Some(_) => "kernel",
+            None => "user",
+        }
     }
 
     /// The family called `name`, if any.
@@ -61,9 +93,10 @@ impl Family {
         match self {
             Family::Gedf => "gfb,bak,bcl,gedf-rta",
             Family::Pedf => "partitioned-ffd-edf",
-            Family::Gfp => "gfp-bc,gfp-guan",
+            Family::Gfp | Family::GfpKernel => "gfp-bc,gfp-guan",
             Family::Grmwp => "g-rmwp",
             Family::Prmwp => "p-rmwp-cnf",
+            Family::PfpKernel => "partitioned-ffd-fp",
         }
     }
 

@@ -88,8 +88,10 @@ pub(super) fn run(request: &Request, text: &str, observe: Observer) -> Result<Ou
         false => Execution::Simulated,
     };
     let charged = profile::obtain(&study, &out, resumed, observe)?;
+    let kernel = profile::obtain_kernel(&study, &out, resumed, observe)?;
     let setup = Setup {
         profile: study.quantile.cap(&charged.overheads),
+        kernel_profile: (kernel.as_ref()).map(|k| study.quantile.cap(&k.overheads)),
         quantile: study.quantile,
         duration: study.duration,
         execution,
@@ -105,15 +107,20 @@ pub(super) fn run(request: &Request, text: &str, observe: Observer) -> Result<Ou
     let signals = study.real.then(StopSignals::install);
     for (index, utilization) in todo {
         observe(Event::Point { utilization });
-        let keep = (out.as_path(), charged.file.as_path());
+        let keep = Keep {
+            out: &out,
+            profile: &charged.file,
+            kernel_profile: kernel.as_ref().map(|k| k.file.as_path()),
+        };
         let point =
             pool.install(|| run_point(&study, &setup, (index, utilization), keep, observe))?;
         store.record(point)?;
     }
     drop(signals);
     let results = store.results_in_order(&study.points);
+    let profiles = (&charged, kernel.as_ref());
     Ok(Outcome::Finished(report::write(
-        &study, &charged, results, &out,
+        &study, profiles, results, &out,
     )?))
 }
 
@@ -128,14 +135,22 @@ fn load(path: &Path, text: &str, observe: Observer) -> Result<Study, Failure> {
     study.ok_or_else(|| super::decode::refusal(path, &diagnostics))
 }
 
+/// Where the sets that broke their guarantee go, and the profiles their reruns charge.
+#[derive(Clone, Copy)]
+struct Keep<'a> {
+    out: &'a Path,
+    profile: &'a Path,
+    kernel_profile: Option<&'a Path>,
+}
+
 /// Every sample of one point under every family, samples in parallel (simulated) or one after
 /// the other (on real cores), folded in sample order; each set that broke its guarantee
-/// written under `keep.0` ([`keep_broken`], `keep.1` the profile charged).
+/// written under `keep.out` ([`keep_broken`]).
 fn run_point(
     study: &Study,
     setup: &Setup,
     (index, utilization): (usize, f64),
-    keep: (&Path, &Path),
+    keep: Keep,
     observe: Observer,
 ) -> Result<StudyPoint, Failure> {
     let results: Vec<Result<Vec<Judged>, String>> = (0..study.samples)
@@ -152,7 +167,7 @@ fn run_point(
         .collect();
     let mut families: Vec<FamilySums> =
         study.families.iter().map(|&f| FamilySums::new(f)).collect();
-    forget_kept(keep.0, study, utilization);
+    forget_kept(keep.out, study, utilization);
     for (sample, result) in results.into_iter().enumerate() {
         let judged = result.map_err(|e| match signals::received() {
             Some(_) => Failure::environment(e),
@@ -161,7 +176,7 @@ fn run_point(
         for ((sums, judged), family) in families.iter_mut().zip(judged).zip(&study.families) {
             if let Some(kept) = &judged.kept {
                 let stem = format!("{}-u{utilization}-s{sample}", family.name());
-                keep_broken(kept, &keep.0.join("broken").join(stem), keep.1, observe)?;
+                keep_broken(kept, &keep.out.join("broken").join(stem), keep, observe)?;
             }
             sums.add(judged);
         }
@@ -190,7 +205,7 @@ fn forget_kept(out: &Path, study: &Study, utilization: f64) {
 }
 
 /// Writes `kept` as `stem` plus each file's extension and says how to run it again.
-fn keep_broken(kept: &Kept, stem: &Path, profile: &Path, observe: Observer) -> Result<(), Failure> {
+fn keep_broken(kept: &Kept, stem: &Path, keep: Keep, observe: Observer) -> Result<(), Failure> {
     let folder = stem.parent().expect("a stem under the output folder");
     let unwritable = |e: std::io::Error| Failure::environment(format!("{}: {e}", folder.display()));
     std::fs::create_dir_all(folder).map_err(unwritable)?;
@@ -198,8 +213,10 @@ fn keep_broken(kept: &Kept, stem: &Path, profile: &Path, observe: Observer) -> R
         let path = PathBuf::from(format!("{}{extension}", stem.display()));
         std::fs::write(&path, text).map_err(unwritable)?;
     }
+    let kernel_profile = keep.kernel_profile.unwrap_or(keep.profile);
     let args = (kept.run_args.replace("{stem}", &stem.display().to_string()))
-        .replace("{profile}", &profile.display().to_string());
+        .replace("{profile}", &keep.profile.display().to_string())
+        .replace(set::KERNEL_PROFILE, &kernel_profile.display().to_string());
     let notice = format!(
         "a broken guarantee kept: kairos run {}.toml {args}",
         stem.display()
@@ -240,7 +257,12 @@ mod tests {
                 notices.lock().unwrap().push(text.to_string());
             }
         };
-        keep_broken(&kept, &stem, Path::new("p.toml"), &observe).unwrap();
+        let keep = Keep {
+            out: &folder,
+            profile: Path::new("p.toml"),
+            kernel_profile: None,
+        };
+        keep_broken(&kept, &stem, keep, &observe).unwrap();
         let read = |ext: &str| std::fs::read_to_string(format!("{}{ext}", stem.display()));
         assert_eq!(read(".toml").unwrap(), "cores = 1\n");
         assert!(read(".run.txt").unwrap().contains("1 schedule"));

@@ -12,6 +12,7 @@
 //! family alike.
 
 use super::config::{Profile, Study};
+use super::studied::Studied;
 use crate::bench::dispatch::{parse, BUNDLED};
 use crate::bench::overheads::{self, Measured};
 use crate::error::write_output;
@@ -27,6 +28,8 @@ use std::path::{Path, PathBuf};
 const BENCH_RUN: Duration = Duration::from_secs(3);
 /// The file a measured profile is written to, in the output folder.
 const FILE: &str = "overheads.toml";
+/// The file kernel dispatch's measured profile is written to, in the output folder.
+const KERNEL_FILE: &str = "overheads-kernel.toml";
 
 /// The profile charged and where it came from.
 pub struct Charged {
@@ -51,7 +54,35 @@ pub(super) fn obtain(
             file: path.clone(),
         });
     }
-    let file = out.join(FILE);
+    measured_once(study, out.join(FILE), resumed, observe, measure)
+}
+
+/// Kernel dispatch's profile, when the study has a family the kernel schedules and measures its
+/// profile: measured once, as [`obtain`]'s, into `overheads-kernel.toml`.
+pub(super) fn obtain_kernel(
+    study: &Study,
+    out: &Path,
+    resumed: bool,
+    observe: Observer,
+) -> Result<Option<Charged>, Failure> {
+    let kernel =
+        (study.families.iter()).any(|f| matches!(f, Studied::Policy(p) if p.kernel().is_some()));
+    if !kernel || matches!(study.profile, Profile::Given { .. }) {
+        return Ok(None);
+    }
+    let file = out.join(KERNEL_FILE);
+    measured_once(study, file, resumed, observe, measure_kernel).map(Some)
+}
+
+/// The profile in `file`: an earlier start's when `resumed` and it is there, else measured by
+/// `measure` now and written there; then read back and checked for the study's quantile.
+fn measured_once(
+    study: &Study,
+    file: PathBuf,
+    resumed: bool,
+    observe: Observer,
+    measure: fn(&Study, Observer) -> Result<String, Failure>,
+) -> Result<Charged, Failure> {
     let earlier = (resumed.then(|| std::fs::read_to_string(&file).ok())).flatten();
     let table = match earlier {
         Some(table) => {
@@ -132,5 +163,27 @@ fn measure(study: &Study, observe: Observer) -> Result<String, Failure> {
         ));
     }
     let how = format!("kairos bench overheads --policy gedf --duration {BENCH_RUN} --lead {lead}");
+    Ok(header + &measured.table(&how))
+}
+
+/// Measures kernel dispatch's profile: `kairos bench overheads --dispatch kernel --policy gfp`
+/// on its bundled workload, whose global runs also give migrations.
+fn measure_kernel(study: &Study, observe: Observer) -> Result<String, Failure> {
+    let mut notify = |line: &str| observe(Event::Notice(line));
+    let bundled = parse(overheads::KERNEL_WORKLOAD)?;
+    let request = overheads::Request {
+        workload: &bundled,
+        policy: "gfp",
+        duration: BENCH_RUN,
+        lead: Duration::ZERO,
+    };
+    let measured = overheads::run_kernel(&request, &mut notify)?;
+    let header = format!(
+        "# Measured at the start of the guarantees study `{}` (kairos experiment), for its\n\
+         # families the kernel schedules.\n",
+        study.name
+    );
+    let how =
+        format!("kairos bench overheads --dispatch kernel --policy gfp --duration {BENCH_RUN}");
     Ok(header + &measured.table(&how))
 }

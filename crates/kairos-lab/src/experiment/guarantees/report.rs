@@ -23,6 +23,9 @@ pub struct Summary {
     pub cores: usize,
     pub duration: String,
     pub overheads: Profile,
+    /// Kernel dispatch's, charged to the families the kernel schedules, when measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_overheads: Option<Profile>,
     pub families: Vec<FamilySummary>,
     pub points: Vec<StudyPoint>,
     pub files: Vec<String>,
@@ -61,7 +64,7 @@ pub struct FamilySummary {
 /// Writes `results.csv` and `summary.json` into `out`; gives the summary and the text.
 pub(super) fn write(
     study: &Study,
-    profile: &Charged,
+    (profile, kernel): (&Charged, Option<&Charged>),
     points: Vec<StudyPoint>,
     out: &Path,
 ) -> Result<Finished, Failure> {
@@ -74,20 +77,24 @@ pub(super) fn write(
         .iter()
         .map(|f| out.join(f).display().to_string())
         .collect();
-    if profile.source == "measured" {
-        files.push(profile.file.display().to_string());
+    for charged in [Some(profile), kernel].into_iter().flatten() {
+        if charged.source == "measured" {
+            files.push(charged.file.display().to_string());
+        }
     }
+    let described = |charged: &Charged| Profile {
+        source: charged.source,
+        file: charged.file.display().to_string(),
+        quantile: study.quantile,
+        charges: Charges::at(&charged.overheads, study.quantile),
+    };
     let summary = Summary {
         name: study.name.clone(),
         execution: if study.real { "real" } else { "simulated" },
         cores: study.sets.cores,
         duration: study.duration.to_string(),
-        overheads: Profile {
-            source: profile.source,
-            file: profile.file.display().to_string(),
-            quantile: study.quantile,
-            charges: Charges::at(&profile.overheads, study.quantile),
-        },
+        overheads: described(profile),
+        kernel_overheads: kernel.map(described),
         families,
         points,
         files,
@@ -156,22 +163,28 @@ fn summarize(family: Studied, points: &[StudyPoint]) -> FamilySummary {
 
 fn text(study: &Study, summary: &Summary) -> String {
     let place = match study.real {
-        true => "on real cores (kairos's user-space dispatcher)",
+        true => "on real cores (kairos's user-space dispatcher, or the kernel's scheduler for a -kernel family)",
         false => "in the simulator (charging the profile's switch and migration costs)",
     };
-    let o = &summary.overheads;
     let mut out = format!(
-        "{}: {} cores, {} set(s) per point, each set either analysis accepts run {} {place}\n\
-         overheads {} ({}), charged at {}: {}\n",
-        study.name,
-        study.sets.cores,
-        study.samples,
-        study.duration,
-        o.source,
-        o.file,
-        o.quantile.name(),
-        charged(&o.charges)
+        "{}: {} cores, {} set(s) per point, each set either analysis accepts run {} {place}\n",
+        study.name, study.sets.cores, study.samples, study.duration,
     );
+    let profiles = [("overheads", Some(&summary.overheads))]
+        .into_iter()
+        .chain([(
+            "kernel dispatch's overheads",
+            summary.kernel_overheads.as_ref(),
+        )]);
+    for (what, o) in profiles.filter_map(|(what, o)| Some((what, o?))) {
+        out.push_str(&format!(
+            "{what} {} ({}), charged at {}: {}\n",
+            o.source,
+            o.file,
+            o.quantile.name(),
+            charged(&o.charges)
+        ));
+    }
     for &family in &study.families {
         out.push_str(&format!(
             "\n{} (tests {})\n{:<6}",

@@ -11,10 +11,12 @@ use kairos_analysis::registry::TestList;
 use kairos_analysis::Verdict;
 use kairos_model::{Duration, Overheads, Workload};
 use kairos_os::signals;
+use kairos_policy::ExecutionTimeModel;
 use kairos_rt::attribution::Twin;
 use kairos_rt::calibrate::Calibration;
 use kairos_rt::dispatcher::{run_user, UserRunConfig};
 use kairos_rt::measure::RunResult;
+use kairos_rt::periodic::{run_periodic, PeriodicConfig};
 use kairos_rt::watchdog::RunControl;
 use kairos_sim::SimConfig;
 
@@ -32,6 +34,9 @@ pub struct Setup {
     /// draw of a simulation above it, so that a simulated miss breaks the guarantee and a real
     /// one is weighed against the schedule the guarantee promises.
     pub profile: Overheads,
+    /// Kernel dispatch's own profile, likewise cut, for the families the kernel schedules
+    /// (none: they are charged `profile`).
+    pub kernel_profile: Option<Overheads>,
     pub quantile: Quantile,
     pub duration: Duration,
     pub execution: Execution,
@@ -105,6 +110,16 @@ impl Counts {
     }
 }
 
+impl Setup {
+    /// The profile charged to `family`'s sets.
+    pub fn profile_for(&self, family: Family) -> Overheads {
+        match (family.kernel(), self.kernel_profile) {
+            (Some(_), Some(kernel)) => kernel,
+            _ => self.profile,
+        }
+    }
+}
+
 /// `workload` (drawn from `seed`) judged and, when accepted, run under `family`.
 pub fn judge(
     family: Family,
@@ -114,7 +129,7 @@ pub fn judge(
 ) -> Result<Judged, String> {
     let list = TestList::parse(family.tests()).expect("the family's tests are registered");
     let request = OverheadRequest {
-        profile: Some(setup.profile),
+        profile: Some(setup.profile_for(family)),
         quantile: setup.quantile,
     };
     let analysis = analyze_with("set", workload, &list, &request);
@@ -143,9 +158,14 @@ pub fn judge(
             (EVIDENCE, evidence),
         ],
         run_args: format!(
-            "--policy {} --dispatch user --duration {} --seed {seed} --compare --overheads {{profile}} --overhead-quantile {}",
-            family.name(),
+            "--policy {} --dispatch {} --duration {} --seed {seed} --compare --overheads {} --overhead-quantile {}",
+            family.kind().cli_name(),
+            family.dispatch(),
             setup.duration,
+            match (family.kernel(), setup.kernel_profile) {
+                (Some(_), Some(_)) => KERNEL_PROFILE,
+                _ => "{profile}",
+            },
             setup.quantile.name(),
         ),
     }))
@@ -164,10 +184,14 @@ fn accepting(tests: &[TestVerdict]) -> &Verdict {
 /// rerun meets another moment of the host; this is the evidence the study judged.
 pub const EVIDENCE: &str = ".run.txt";
 
-/// A run on the dispatcher (one dispatcher thread and SCHED_FIFO workers per core, as
-/// `kairos run --dispatch user` runs), stopped cleanly by SIGINT or SIGTERM; its misses
-/// attributed against its twin, the simulation of the same run charging the profile (as
-/// `kairos run --compare --overheads PROFILE` attributes them); with the attribution's text.
+/// Stands in a kept set's `kairos run` arguments for kernel dispatch's profile file.
+pub const KERNEL_PROFILE: &str = "{kernel-profile}";
+
+/// A run on this machine's cores, stopped cleanly by SIGINT or SIGTERM: on the dispatcher
+/// (one dispatcher thread and SCHED_FIFO workers per core, as `kairos run --dispatch user`
+/// runs), or one thread per task that the kernel schedules (`--dispatch kernel`); its misses
+/// attributed against its twin, the simulation of the same run charging the family's profile
+/// (as `kairos run --compare --overheads PROFILE` attributes them); with the attribution's text.
 fn on_cores(
     family: Family,
     workload: &Workload,
@@ -176,27 +200,39 @@ fn on_cores(
     calibration: &Calibration,
 ) -> Result<(Counts, String), String> {
     stopped()?;
-    let mut config = UserRunConfig::new(setup.duration.as_nanos());
-    // The calibrated CPUs, named: what the first online CPUs are can change during a study.
-    config.cpus = Some(calibration.per_core.iter().map(|c| c.cpu).collect());
-    config.calibration = Some(calibration.clone());
-    config.control = Some(RunControl::new());
-    config.seed = seed;
-    let policy = family.kind().build(family.order());
-    let mut run = run_user(workload, policy, &config).map_err(|e| e.to_string())?;
+    let duration = setup.duration.as_nanos();
+    let mut result = match family.kernel() {
+        Some(policy) => {
+            let mut config = PeriodicConfig::new(policy, duration);
+            (config.priorities, config.seed) = (family.order(), seed);
+            run_periodic(workload, &config, calibration, RunControl::new())
+        }
+        None => {
+            let mut config = UserRunConfig::new(duration);
+            // The calibrated CPUs, named: what the first online CPUs are can change.
+            config.cpus = Some(calibration.per_core.iter().map(|c| c.cpu).collect());
+            config.calibration = Some(calibration.clone());
+            config.control = Some(RunControl::new());
+            config.seed = seed;
+            let policy = family.kind().build(family.order());
+            run_user(workload, policy, &config).map(|run| run.result)
+        }
+    }
+    .map_err(|e| e.to_string())?;
     stopped()?;
     let ran = RealRun {
-        cores: run.result.cpus.len(),
-        duration: Duration::from_nanos(run.result.ran_ns),
+        cores: result.cpus.len(),
+        duration: Duration::from_nanos(result.ran_ns),
     };
-    let draws = (config.execution_times, seed);
+    // Both runtimes run each job for its WCET, as the twin draws it.
+    let draws = (ExecutionTimeModel::Wcet, seed);
     let mut quiet = |_: &str| {};
-    let (kind, order) = (family.kind(), family.order());
-    let twin = simulate_same(workload, kind, order, ran, setup.profile, draws, &mut quiet)
+    let (kind, order, profile) = (family.kind(), family.order(), setup.profile_for(family));
+    let twin = simulate_same(workload, kind, order, ran, profile, draws, &mut quiet)
         .map_err(|f| f.message)?;
-    (run.result).attribute_misses(Some(Twin::charging(&twin, &setup.profile)));
-    let evidence = crate::run::lost_time(&run.result);
-    Ok((Counts::of(&run.result), evidence))
+    result.attribute_misses(Some(Twin::charging(&twin, &profile)));
+    let evidence = crate::run::lost_time(&result);
+    Ok((Counts::of(&result), evidence))
 }
 
 /// An error once SIGINT or SIGTERM came: no run starts after it, and the one it ended does
@@ -222,7 +258,7 @@ fn simulated(
     let config = SimConfig {
         duration: setup.duration,
         seed,
-        overheads: setup.profile,
+        overheads: setup.profile_for(family),
         ..SimConfig::default()
     };
     let outcome =

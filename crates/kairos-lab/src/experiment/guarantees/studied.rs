@@ -29,6 +29,12 @@ impl Studied {
         self != Studied::Mc
     }
 
+    /// Whether a config without `families` studies it: every family but those the kernel
+    /// schedules, which a study names (`examples/experiments/guarantees-kernel.toml`).
+    pub fn by_default(self) -> bool {
+        !matches!(self, Studied::Policy(f) if f.kernel().is_some())
+    }
+
     /// The family's name, as configs write it.
     pub fn name(self) -> &'static str {
         match self {

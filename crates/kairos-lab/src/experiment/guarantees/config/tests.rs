@@ -42,7 +42,7 @@ fn the_study_key_alone_gives_the_default_study() {
 #[test]
 fn every_key_is_read() {
     let text = "study = \"guarantees\"\nname = \"tiny\"\nexecution = \"simulated\"\nseed = 7\n\
-                cores = 1\nsamples = 2\nfamilies = [\"prmwp\", \"vm-global-periodic\", \"gedf\"]\ntasks = 3\n\
+                cores = 1\nsamples = 2\nfamilies = [\"prmwp\", \"vm-global-periodic\", \"gedf\", \"gfp-kernel\"]\ntasks = 3\n\
                 periods = [\"10ms\", \"20ms\"]\nduration = \"300ms\"\n\
                 overheads = \"../overheads/example-profile.toml\"\nquantile = \"p99\"\n\
                 [utilization]\nfrom = 0.5\nto = 0.9\nstep = 0.4\n";
@@ -53,7 +53,7 @@ fn every_key_is_read() {
     assert!(!study.real);
     assert_eq!((study.seed, study.sets.cores, study.samples), (7, 1, 2));
     let names: Vec<&str> = study.families.iter().map(|f| f.name()).collect();
-    assert_eq!(names, ["prmwp", "vm-global-periodic", "gedf"]);
+    assert_eq!(names, ["prmwp", "vm-global-periodic", "gedf", "gfp-kernel"]);
     assert_eq!((study.sets.tasks, study.sets.periods_ms), (3, (10, 20)));
     assert_eq!(study.duration, Duration::from_millis(300));
     assert_eq!(study.quantile, Quantile::P99);
