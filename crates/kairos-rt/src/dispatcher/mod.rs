@@ -44,6 +44,7 @@ mod side;
 #[cfg(test)]
 mod tests;
 mod threads;
+pub mod wakes;
 mod worker;
 
 pub use scheduler::TIMER_CORE;

@@ -124,8 +124,9 @@ pub struct CoreShared {
     pub doorbell: Doorbell,
     /// The job the last decision placed here ([`encode`]); 0 = idle.
     pub wanted: AtomicU64,
-    /// When this core's dispatcher must next run a pass (ns since the origin).
-    pub wake_at: AtomicU64,
+    /// When this core's dispatcher must next run a pass (ns since the origin), as the last
+    /// pass published it ([`super::wakes`]).
+    pub wake_at: crate::sync::AtomicU64,
     /// Schedule time of the decision that last changed `wanted`.
     pub not_before: AtomicU64,
     /// The job the last decision promised here from `ahead_at` on ([`kairos_policy::Ahead`],

@@ -16,6 +16,7 @@ use super::late::{acted_at, LateWakes, Woken};
 use super::metered::{Timings, PASS_HISTOGRAMS};
 use super::scheduler::LOCK_WAIT;
 use super::shared::{decode, Shared};
+use super::wakes;
 use crate::doorbell::Ticket;
 use crate::measure::Measurements;
 use crate::parking::wait_for_origin;
@@ -78,12 +79,12 @@ struct Dispatcher<'a> {
     /// Per task, whether this core's worker of it is SCHED_OTHER (running an optional part).
     best_effort: Vec<bool>,
     timings: Timings,
-    /// Per core, what a pass changes: its words before and after, its wake time before and
-    /// after (reserved once, so that a pass does not allocate).
+    /// Per core, what a pass changes: its words before and after, its wake time and whether
+    /// that came earlier (reserved once, so that a pass does not allocate).
     before: Vec<Words>,
     after: Vec<Words>,
-    old_wake: Vec<u64>,
     wake: Vec<u64>,
+    earlier: Vec<bool>,
     rescheduled: Vec<(u64, u64)>,
     /// When its last sleep began (run time), if it slept.
     slept_from: Option<u64>,
@@ -121,8 +122,8 @@ pub fn run_dispatcher(shared: &Shared, core: usize) -> DispatcherLog {
         timings: Timings::new(PASS_HISTOGRAMS.into_iter().chain(DISPATCHER_HISTOGRAMS)),
         before: Vec::with_capacity(cores),
         after: Vec::with_capacity(cores),
-        old_wake: Vec::with_capacity(cores),
         wake: vec![0; cores],
+        earlier: vec![false; cores],
         rescheduled: Vec::with_capacity(RESCHEDULED_RESERVED),
         slept_from: None,
         cpu_read: clock::thread_cpu_ns(),
@@ -317,29 +318,26 @@ impl Dispatcher<'_> {
         let clock_now = locked.saturating_sub(self.origin);
         self.lock_wait = locked.saturating_sub(asked);
         words(shared, clock_now, &mut self.before);
-        self.old_wake.clear();
-        (self.old_wake).extend(
-            shared
-                .cores
-                .iter()
-                .map(|c| c.wake_at.load(Ordering::Relaxed)),
-        );
         scheduler.pass(shared, self.core, now, &mut self.timings);
         if let Some(reason) = scheduler.failure() {
             shared.control.request_stop(reason.clone());
         }
         scheduler.wake_times(&mut self.wake);
+        // Published before the lock is let go, so that the next pass compares against them
+        // (`super::wakes`); the rings wait for after it.
+        let published = shared.cores.iter().map(|c| &c.wake_at);
+        wakes::publish(published, &self.wake, &mut self.earlier);
+        words(shared, clock_now, &mut self.after);
+        for (core, c) in shared.cores.iter().enumerate() {
+            if self.before[core].0 != self.after[core].0 {
+                c.not_before.store(now, Ordering::Relaxed);
+            }
+        }
         drop(scheduler);
         self.timings.defer(LOCK_WAIT, locked.saturating_sub(asked));
         self.timings.record_deferred();
-        words(shared, clock_now, &mut self.after);
         for (core, c) in shared.cores.iter().enumerate() {
-            let (before, after, wake) = (self.before[core], self.after[core], self.wake[core]);
-            c.wake_at.store(wake, Ordering::Relaxed);
-            if before.0 != after.0 {
-                c.not_before.store(now, Ordering::Relaxed);
-            }
-            let moved = before != after || wake < self.old_wake[core];
+            let moved = self.before[core] != self.after[core] || self.earlier[core];
             if core != self.core && moved {
                 c.ring();
             }
