@@ -143,7 +143,7 @@ fn an_overheads_file_without_the_table_is_refused() {
 }
 
 /// Each dispatch runs its own policies: the kernel's SCHED_DEADLINE is no policy of kairos's
-/// dispatcher, and kairos's EDF policies are none of the kernel's. Refused before any run.
+/// dispatcher, and P-EDF is none of the kernel's. Refused before any run.
 #[test]
 fn a_policy_the_dispatch_does_not_run_is_refused_before_measuring() {
     let scratch = Scratch::new("bench-overheads-policy");
@@ -153,8 +153,8 @@ fn a_policy_the_dispatch_does_not_run_is_refused_before_measuring() {
             "edf is the kernel's SCHED_DEADLINE: give --dispatch kernel",
         ),
         (
-            &["--dispatch", "kernel", "--policy", "gedf"][..],
-            "kernel dispatch runs pfp, gfp, edf, not gedf: give --dispatch user for gedf",
+            &["--dispatch", "kernel", "--policy", "pedf"][..],
+            "kernel dispatch runs pfp, gfp, edf, not pedf: give --dispatch user for pedf",
         ),
     ] {
         let output = scratch.kairos(&[&["bench", "overheads"][..], args].concat());

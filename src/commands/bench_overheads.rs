@@ -15,7 +15,7 @@ pub struct OverheadsArgs {
     /// examples/kernel-overheads.toml under kernel dispatch).
     pub file: Option<PathBuf>,
     /// Policy run (a global one sees migrations). Default: gedf under user dispatch, pfp under
-    /// kernel dispatch, which runs pfp, gfp and edf.
+    /// kernel dispatch, which runs pfp, gfp and edf (or gedf: SCHED_DEADLINE).
     #[arg(long, value_parser = crate::args::policy_values(false, &[("edf", "G-EDF by the kernel's SCHED_DEADLINE (--dispatch kernel)")]))]
     pub policy: Option<String>,
     /// Who schedules: user (kairos's dispatcher, the policy object the simulator runs) or kernel
@@ -87,10 +87,12 @@ fn policy_of(args: &OverheadsArgs) -> Result<&str, Failure> {
             "edf is the kernel's SCHED_DEADLINE: give --dispatch kernel (or gedf for kairos's \
              dispatcher)",
         )),
-        (Dispatch::Kernel, Some(p)) if !kernel.contains(&p) => Err(Failure::bad_input(format!(
-            "kernel dispatch runs {}, not {p}: give --dispatch user for {p}",
-            kernel.join(", ")
-        ))),
+        (Dispatch::Kernel, Some(p)) if !kernel.contains(&p) && p != "gedf" => {
+            Err(Failure::bad_input(format!(
+                "kernel dispatch runs {}, not {p}: give --dispatch user for {p}",
+                kernel.join(", ")
+            )))
+        }
         (_, Some(p)) => Ok(p),
     }
 }

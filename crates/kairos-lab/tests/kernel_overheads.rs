@@ -28,8 +28,8 @@ fn measure(policy: &str) -> kairos_lab::bench::overheads::Measured {
     measured
 }
 
-/// 2 s of the bundled workload holds 200 long jobs, each preempted three times, and 200
-/// hand-overs: a tenth of each is sampled even when the host takes many.
+/// 2 s of the bundled workload holds 400 long jobs, each preempted three times, and 400
+/// hand-overs: a twentieth of each is sampled even when the host takes many.
 fn check(policy: &str) {
     let measured = measure(policy);
     let table = measured.table("a test");

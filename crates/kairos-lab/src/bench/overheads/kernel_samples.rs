@@ -10,8 +10,9 @@
 //!   other job of the run held its CPU meanwhile (the timer's lateness, the wake-up, the
 //!   switch in);
 //! - **a preemption's round trip**: the preempted job's time off its CPU less the one whole
-//!   job that ran there meanwhile (the release's interrupt, the kernel's decision, the switch
-//!   in, the preempting job's sleep and the switch back);
+//!   job that ran there meanwhile (the switch in, the preempting job's sleep and the switch
+//!   back; the release's interrupt and wake-up, and the kernel's decision taken on their way
+//!   out, are charged by this kernel to the thread they interrupt, so they are not in it);
 //! - **a hand-over**: a job that waited for its CPU starts after the job before it there
 //!   completed (the kernel's decision and one switch), split by whether its thread's last job
 //!   ran on that CPU or came from another one (a migration).
@@ -65,9 +66,14 @@ impl<'r> Index<'r> {
                 .is_some_and(|l| std::ptr::eq(*l, s))
     }
 
-    /// Whether `s` is the only segment of a completed job: both its ends are exact stamps.
-    fn is_whole_job(&self, s: &SegmentRecord) -> bool {
-        self.ends_its_job(s) && self.by_job[&(s.task, s.job)].len() == 1
+    /// Whether `s` is the only segment of a completed job and begins within `chunk_ns` of the
+    /// job's first instruction (a job preempted before its first sample loses its first
+    /// segment): both its ends are then exact stamps.
+    fn is_whole_job(&self, s: &SegmentRecord, chunk_ns: u64) -> bool {
+        let key = (s.task, s.job);
+        let started = self.jobs.get(&key).and_then(|j| j.start);
+        let from_its_start = started.is_some_and(|at| s.start <= at + chunk_ns);
+        from_its_start && self.ends_its_job(s) && self.by_job[&key].len() == 1
     }
 
     /// The last segment on `cpu` that begins before `at`, of another job than `key`.
@@ -101,12 +107,16 @@ pub(super) fn kernel_samples(
         };
         let key = (job.task, job.job);
         match index.before(cpu, start, key) {
-            // Its CPU was free from its release to its start.
+            // Its CPU was free from its release to its start: nothing ran there before, or the
+            // job before ended there by then (an exact stamp; a segment that a preemption or a
+            // migration ended is stamped up to a chunk early, and tells nothing).
             None => out.release_latency.push(start.saturating_sub(job.release)),
-            Some(s) if s.end <= job.release => {
+            Some(s) if index.ends_its_job(s) && s.end <= job.release => {
                 out.release_latency.push(start.saturating_sub(job.release))
             }
-            Some(s) if s.end <= start && index.ends_its_job(s) => {
+            // It waited for another task's job there (its own task's earlier job is a backlog
+            // worked off without a switch).
+            Some(s) if index.ends_its_job(s) && s.end <= start && s.task != job.task => {
                 match index.previous_cpu(job.task, job.job) {
                     Some(last) if last == cpu => out.hand_over.push(start - s.end),
                     Some(_) => out.moved_hand_over.push(start - s.end),
@@ -124,7 +134,8 @@ pub(super) fn kernel_samples(
 
 /// The round trip of each preemption of one job's consecutive segments `own` on one CPU, where
 /// exactly one other segment, a whole job, ran in between; `chunk_ns` widens the gap's end by
-/// how early the resumed segment may be stamped.
+/// how early the resumed segment may be stamped, and the job in between ends by the resumed
+/// segment's end (it ran before the resumption, which comes before that end).
 fn preemptions(index: &Index, own: &[&SegmentRecord], chunk_ns: u64, out: &mut Vec<u64>) {
     for pair in own.windows(2) {
         let (a, b) = (pair[0], pair[1]);
@@ -133,7 +144,8 @@ fn preemptions(index: &Index, own: &[&SegmentRecord], chunk_ns: u64, out: &mut V
         }
         let on = &index.by_cpu[&a.cpu];
         let until = b.start + chunk_ns;
-        // A CPU's segments are disjoint, so those after `a` that begin before `until`.
+        // The segments after `a` that begin before `until` (a CPU runs one at a time; only a
+        // resumed segment's start may be stamped up to a chunk early).
         let upto = on.partition_point(|s| s.start < until);
         let mut inside = (on[..upto].iter().rev())
             .take_while(|s| s.end > a.end)
@@ -143,8 +155,8 @@ fn preemptions(index: &Index, own: &[&SegmentRecord], chunk_ns: u64, out: &mut V
         };
         let off = b.start - a.end;
         let ran = other.end - other.start;
-        let within = other.start >= a.end && other.end <= until;
-        if within && index.is_whole_job(other) && off >= ran {
+        let within = other.start >= a.end && other.end <= until.min(b.end);
+        if within && index.is_whole_job(other, chunk_ns) && off >= ran {
             out.push(off - ran);
         }
     }

@@ -281,4 +281,38 @@ mod tests {
         );
         std::fs::remove_dir_all(&folder).unwrap();
     }
+
+    #[test]
+    fn a_kept_set_of_a_kernel_family_is_rerun_charging_kernel_dispatchs_profile() {
+        let folder = std::env::temp_dir().join(format!("kairos-kept-k-{}", std::process::id()));
+        let stem = folder.join("broken").join("pfp-kernel-u0.9-s1");
+        let kept = Kept {
+            files: vec![(".toml", "cores = 1\n".into())],
+            run_args: format!("--dispatch kernel --overheads {}", set::KERNEL_PROFILE),
+        };
+        let notices = std::sync::Mutex::new(Vec::new());
+        let observe = |e: Event| {
+            if let Event::Notice(text) = e {
+                notices.lock().unwrap().push(text.to_string());
+            }
+        };
+        let keep = |kernel_profile| Keep {
+            out: &folder,
+            profile: Path::new("p.toml"),
+            kernel_profile,
+        };
+        keep_broken(&kept, &stem, keep(Some(Path::new("k.toml"))), &observe).unwrap();
+        keep_broken(&kept, &stem, keep(None), &observe).unwrap();
+        let notices = notices.into_inner().unwrap();
+        let run = format!("kairos run {}.toml --dispatch kernel", stem.display());
+        assert!(
+            notices[0].contains(&format!("{run} --overheads k.toml")),
+            "{notices:?}"
+        );
+        assert!(
+            notices[1].contains(&format!("{run} --overheads p.toml")),
+            "{notices:?}"
+        );
+        std::fs::remove_dir_all(&folder).unwrap();
+    }
 }

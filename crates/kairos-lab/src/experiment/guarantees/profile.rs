@@ -12,7 +12,6 @@
 //! family alike.
 
 use super::config::{Profile, Study};
-use super::studied::Studied;
 use crate::bench::dispatch::{parse, BUNDLED};
 use crate::bench::overheads::{self, Measured};
 use crate::error::write_output;
@@ -65,8 +64,7 @@ pub(super) fn obtain_kernel(
     resumed: bool,
     observe: Observer,
 ) -> Result<Option<Charged>, Failure> {
-    let kernel =
-        (study.families.iter()).any(|f| matches!(f, Studied::Policy(p) if p.kernel().is_some()));
+    let kernel = study.families.iter().any(|f| f.kernel());
     if !kernel || matches!(study.profile, Profile::Given { .. }) {
         return Ok(None);
     }

@@ -162,9 +162,11 @@ fn summarize(family: Studied, points: &[StudyPoint]) -> FamilySummary {
 }
 
 fn text(study: &Study, summary: &Summary) -> String {
-    let place = match study.real {
-        true => "on real cores (kairos's user-space dispatcher, or the kernel's scheduler for a -kernel family)",
-        false => "in the simulator (charging the profile's switch and migration costs)",
+    let kernel = study.families.iter().any(|f| f.kernel());
+    let place = match (study.real, kernel) {
+        (true, false) => "on real cores (kairos's user-space dispatcher)",
+        (true, true) => "on real cores (kairos's user-space dispatcher, or the kernel's scheduler for a -kernel family)",
+        (false, _) => "in the simulator (charging the profile's switch and migration costs)",
     };
     let mut out = format!(
         "{}: {} cores, {} set(s) per point, each set either analysis accepts run {} {place}\n",
@@ -276,11 +278,17 @@ pub(super) fn estimate(study: &Study, points: usize, measuring: bool) -> String 
     } else {
         "simulated"
     };
+    let kernel = study.families.iter().any(|f| f.kernel());
     let measuring = match (measuring, &study.profile) {
-        (true, super::config::Profile::Measured) => {
-            " after measuring the overheads (3 s, and 3 s more for RMWP)"
-        }
-        _ => "",
+        (true, super::config::Profile::Measured) => format!(
+            " after measuring the overheads (3 s, and 3 s more for RMWP{})",
+            if kernel {
+                ", 3 s more for kernel dispatch"
+            } else {
+                ""
+            }
+        ),
+        _ => String::new(),
     };
     format!(
         "at most {runs} run(s) of {} {place}, {:.0} s ({:.1} min) of runs{measuring}",

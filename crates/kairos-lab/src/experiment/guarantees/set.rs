@@ -271,3 +271,40 @@ fn simulated(
         stopped: false,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup(kernel: Option<Overheads>) -> Setup {
+        let cost = |us| kairos_model::Cost::Fixed(Duration::from_micros(us));
+        Setup {
+            profile: Overheads {
+                context_switch: cost(10),
+                ..Overheads::default()
+            },
+            kernel_profile: kernel.map(|mut k| {
+                k.context_switch = cost(3);
+                k
+            }),
+            quantile: Quantile::P99,
+            duration: Duration::from_secs(1),
+            execution: Execution::Simulated,
+        }
+    }
+
+    #[test]
+    fn a_kernel_family_is_charged_kernel_dispatchs_profile_when_there_is_one() {
+        let both = setup(Some(Overheads::default()));
+        let switch = |s: &Setup, f| s.profile_for(f).context_switch;
+        assert_ne!(switch(&both, Family::PfpKernel), switch(&both, Family::Gfp));
+        assert_eq!(
+            switch(&both, Family::GfpKernel),
+            switch(&both, Family::PfpKernel)
+        );
+        assert_eq!(both.profile_for(Family::Gfp), both.profile);
+        // A given profile only: every family is charged it.
+        let given = setup(None);
+        assert_eq!(given.profile_for(Family::PfpKernel), given.profile);
+    }
+}

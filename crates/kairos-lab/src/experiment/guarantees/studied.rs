@@ -29,10 +29,15 @@ impl Studied {
         self != Studied::Mc
     }
 
+    /// Whether the kernel schedules its runs (`kairos run --dispatch kernel`).
+    pub fn kernel(self) -> bool {
+        matches!(self, Studied::Policy(f) if f.kernel().is_some())
+    }
+
     /// Whether a config without `families` studies it: every family but those the kernel
     /// schedules, which a study names (`examples/experiments/guarantees-kernel.toml`).
     pub fn by_default(self) -> bool {
-        !matches!(self, Studied::Policy(f) if f.kernel().is_some())
+        !self.kernel()
     }
 
     /// The family's name, as configs write it.

@@ -48,25 +48,28 @@ fn a_job_on_a_free_cpu_gives_its_release_latency_only() {
     assert_eq!(samples, expected);
 }
 
-/// CPU 1: the low job runs [100, 300), the high one is released at 300 and runs [305, 325), the
-/// low one is back at 340 (stamped so: its time off the CPU is exactly 40).
+/// CPU 1: an earlier job runs [20, 60), the low job [100, 300), the high one is released at
+/// 300 and runs [305, 325), the low one is back at 340 (stamped so: its time off the CPU is
+/// exactly 40).
 #[test]
 fn a_preemption_by_one_whole_job_gives_its_round_trip() {
-    let (low, high) = ((1, 0), (0, 0));
+    let (early, low, high) = ((2, 0), (1, 0), (0, 0));
     let jobs = [
+        job(early, 15, (20, 1), Some(61)),
         job(low, 90, (100, 1), Some(501)),
         job(high, 300, (305, 1), Some(326)),
     ];
     let segments = [
+        seg(1, early, 20, 60),
         seg(1, low, 100, 300),
         seg(1, high, 305, 325),
         seg(1, low, 340, 500),
     ];
     let samples = kernel_samples(&jobs, &segments, CHUNK);
     assert_eq!(samples.preemption, vec![40 - 20]);
-    // Both started on a free CPU: the low one 10 after its release, the high one 5 after its
-    // own, the low job's segment before it having ended by then.
-    assert_eq!(samples.release_latency, vec![10, 5]);
+    // The early and the low job started on a free CPU, 5 and 10 after their releases; the
+    // high one did not: the low job ran there, its segment's end a chunk's guess.
+    assert_eq!(samples.release_latency, vec![5, 10]);
     assert!(samples.hand_over.is_empty() && samples.moved_hand_over.is_empty());
 }
 
@@ -94,7 +97,7 @@ fn the_job_in_between_may_end_up_to_a_chunk_after_the_resumed_stamp() {
 }
 
 #[test]
-fn a_gap_with_two_jobs_or_a_job_not_whole_in_it_gives_no_round_trip() {
+fn a_gap_with_two_jobs_a_job_not_whole_or_a_move_gives_no_round_trip() {
     let (low, a, b) = ((2, 0), (0, 0), (1, 0));
     let jobs = [
         job(low, 0, (0, 0), Some(1000)),
@@ -108,19 +111,66 @@ fn a_gap_with_two_jobs_or_a_job_not_whole_in_it_gives_no_round_trip() {
         seg(0, low, 150, 1000),
     ];
     assert!(kernel_samples(&jobs, &two, CHUNK).preemption.is_empty());
-    // `a` alone in the gap, but itself preempted elsewhere before: its start is not exact.
+    // `a` alone in the gap, but preempted on CPU 1 before: not one segment.
+    let split_jobs = [
+        job(low, 0, (0, 0), Some(1000)),
+        job(a, 50, (60, 1), Some(121)),
+    ];
     let split = [
         seg(0, low, 0, 100),
         seg(1, a, 60, 80),
         seg(0, a, 105, 120),
         seg(0, low, 130, 1000),
     ];
-    let jobs = &jobs[..2];
-    assert!(kernel_samples(jobs, &split, CHUNK).preemption.is_empty());
+    assert!(kernel_samples(&split_jobs, &split, CHUNK)
+        .preemption
+        .is_empty());
+    // `a`'s one segment begins 25 after its first instruction: preempted before its first
+    // sample, it lost its first segment, and the start of the one left is no stamp.
+    let late_jobs = [
+        job(low, 0, (0, 0), Some(1000)),
+        job(a, 100, (105, 0), Some(146)),
+    ];
+    let late = [
+        seg(0, low, 0, 100),
+        seg(0, a, 130, 145),
+        seg(0, low, 160, 1000),
+    ];
+    assert!(kernel_samples(&late_jobs, &late, CHUNK)
+        .preemption
+        .is_empty());
+    // Another thread of the machine held the CPU [100, 130); the low job then ends at 135 and
+    // `a` runs [136, 145), within a chunk of the resumed stamp but after the resumption.
+    let after_jobs = [
+        job(low, 0, (0, 0), Some(136)),
+        job(a, 136, (136, 0), Some(146)),
+    ];
+    let after = [
+        seg(0, low, 0, 100),
+        seg(0, low, 130, 135),
+        seg(0, a, 136, 145),
+    ];
+    assert!(kernel_samples(&after_jobs, &after, CHUNK)
+        .preemption
+        .is_empty());
+    // The low job resumes on CPU 1: no round trip on either CPU.
+    let moved_jobs = [
+        job(low, 0, (100, 0), Some(401)),
+        job(a, 200, (210, 0), Some(231)),
+    ];
+    let moved = [
+        seg(0, low, 100, 200),
+        seg(0, a, 210, 230),
+        seg(1, low, 260, 400),
+    ];
+    assert!(kernel_samples(&moved_jobs, &moved, CHUNK)
+        .preemption
+        .is_empty());
 }
 
 /// Task 1's jobs wait for task 0's on CPU 0: job 1 of task 1 (its last job ran on CPU 0) starts
-/// 7 after task 0's job there ends; job 2 (its last job ran on CPU 1) 12 after.
+/// 7 after task 0's job there ends; job 3 (its last job ran on CPU 1) 12 after. Task 2's job 1,
+/// released before its job 0 completed, follows it on CPU 0 without a switch: no hand-over.
 #[test]
 fn a_job_that_waited_for_its_cpu_gives_a_hand_over_split_by_where_its_thread_last_ran() {
     let (t0a, t0b) = ((0, 0), (0, 1));
@@ -139,13 +189,19 @@ fn a_job_that_waited_for_its_cpu_gives_a_hand_over_split_by_where_its_thread_las
         seg(1, t1c, 405, 450),
         seg(0, t0b, 503, 600),
     ];
-    let job_2 = job((1, 3), 550, (612, 0), Some(700));
-    let jobs: Vec<_> = jobs.into_iter().chain([job_2]).collect();
+    let later = [
+        job((1, 3), 550, (612, 0), Some(700)),
+        job((2, 0), 800, (803, 0), Some(901)),
+        job((2, 1), 850, (901, 0), Some(951)),
+    ];
+    let jobs: Vec<_> = jobs.into_iter().chain(later).collect();
     segments.push(seg(0, (1, 3), 612, 699));
+    segments.push(seg(0, (2, 0), 803, 900));
+    segments.push(seg(0, (2, 1), 901, 950));
     let samples = kernel_samples(&jobs, &segments, CHUNK);
     assert_eq!(samples.hand_over, vec![7]);
     assert_eq!(samples.moved_hand_over, vec![12]);
-    assert_eq!(samples.release_latency, vec![5, 3, 5, 3]);
+    assert_eq!(samples.release_latency, vec![5, 3, 5, 3, 3]);
 }
 
 #[test]
