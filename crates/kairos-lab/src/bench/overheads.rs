@@ -113,12 +113,7 @@ pub fn run(args: &Request, notify: Notify) -> Result<Measured, Failure> {
     privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
     let mut config = UserRunConfig::new(args.duration.as_nanos());
     config.lead_ns = args.lead.as_nanos();
-    notify(&format!(
-        "measuring: {} under {} (user dispatch) for {}",
-        workload.name.as_deref().unwrap_or("the workload"),
-        kind.cli_name(),
-        args.duration
-    ));
+    announce(notify, args, kind.cli_name(), "user");
     let once = || {
         // A control of its own per run: a stopped one stays stopped.
         config.control = Some(RunControl::new());
@@ -136,6 +131,15 @@ pub fn run(args: &Request, notify: Notify) -> Result<Measured, Failure> {
         floor[3] as f64 / 1000.0
     ));
     measure(&result, args, kind, floor)
+}
+
+/// Tells what is measured: the workload, under which policy and dispatch, for how long.
+fn announce(notify: Notify, args: &Request, policy: &str, dispatch: &str) {
+    let name = args.workload.name.as_deref().unwrap_or("the workload");
+    let length = args.duration;
+    notify(&format!(
+        "measuring: {name} under {policy} ({dispatch} dispatch) for {length}"
+    ));
 }
 
 /// The run's length must be 1 s to 60 s.

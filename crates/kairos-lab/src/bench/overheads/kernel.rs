@@ -63,12 +63,7 @@ pub fn run_kernel(args: &Request, notify: Notify) -> Result<Measured, Failure> {
         .map_err(|e| Failure::bad_input(e.to_string()))?;
     privilege::require_rt().map_err(|e| Failure::environment(e.to_string()))?;
     let calibration = calibrate(&plan.cpus).map_err(|e| Failure::environment(e.to_string()))?;
-    notify(&format!(
-        "measuring: {} under {} (kernel dispatch) for {}",
-        workload.name.as_deref().unwrap_or("the workload"),
-        policy.cli_name(),
-        args.duration
-    ));
+    super::announce(notify, args, policy.cli_name(), "kernel");
     let once = || {
         run_periodic(workload, &config, &calibration, RunControl::new())
             .map_err(|e| Failure::environment(e.to_string()))
