@@ -44,6 +44,7 @@ mod side;
 #[cfg(test)]
 mod tests;
 mod threads;
+#[doc(hidden)]
 pub mod wakes;
 mod worker;
 

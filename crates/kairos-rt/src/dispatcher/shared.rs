@@ -209,6 +209,9 @@ impl Shared {
                 .map(|_| {
                     Padded(CoreShared {
                         ahead_at: AtomicU64::new(u64::MAX),
+                        // Above any time a core sleeps to: the first pass rings every core
+                        // whose first event it publishes (`super::wakes`).
+                        wake_at: crate::sync::AtomicU64::new(u64::MAX),
                         ..CoreShared::default()
                     })
                 })

@@ -9,15 +9,14 @@
 //! time it sleeps to: so a pass publishes its times **while it holds the scheduler's lock**,
 //! and the next pass, which takes the lock after it, compares against them.
 //!
-//! Published after the lock is let go, as kairos's dispatcher once did, the times of two passes
-//! could land out of order: a pass of core 0 computes its own next wake past an optional
-//! deadline a pass of core 1 is about to arm, lets the lock go; core 1's pass arms the timer,
-//! compares the timer core's new time with the one published before core 0's pass (earlier
-//! still, so no ring) and publishes; then core 0 publishes its own older time over it and sleeps
-//! past the optional deadline. A P-RMWP wind-up then began 779 us after its optional deadline,
-//! at its task's next release on the other core, with no stall of the host on record.
-//! `tests/loom_wakes.rs` checks both orders with loom: this one loses no wake-up, the old one
-//! does.
+//! So a core's published time is never earlier than the time it sleeps to, unless a ring is on
+//! its way: its own pass publishes what it will sleep to, any later pass that lowers it rings
+//! it, and before the first pass every time is `u64::MAX`. Published after the lock is let go,
+//! the times of two passes could land out of order (a pass of the timer core computes its own
+//! next wake past an optional deadline another core's pass is about to arm; that pass compares
+//! with the time published before, earlier still, so it does not ring; then the older time
+//! lands over its own), and the timer core slept past the deadline. `tests/loom_wakes.rs`
+//! checks both orders with loom: this one loses no wake-up, the old one does.
 
 use crate::sync::{AtomicU64, Ordering};
 
