@@ -10,7 +10,8 @@
 //! runs there (core 0 still has `h0`) and misses by about 0.8 ms. No stall touches core 1, and
 //! the room its backlog leaves on both cores (2 x 2 ms less 0.3 ms) is more than the 3 ms hold,
 //! so only the release's core tells that the host held it. Bounded runs (under a second),
-//! behaviour only, never a latency bound. Needs real-time privilege and 2 CPUs: ignored by a
+//! behaviour only, never a latency bound; a run in which a stall of the host's own lay over a
+//! failing miss's backlog runs again (at most three runs), saying so. Needs real-time privilege and 2 CPUs: ignored by a
 //! plain `cargo test`, run by CI as root (`tests/common`).
 
 use kairos_model::{check_source, Format, Workload};
@@ -19,10 +20,13 @@ use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_rt::attribution::Cause;
 use kairos_rt::calibrate::calibrate;
 use kairos_rt::dispatcher::{run_user, UserRunConfig};
-use kairos_rt::measure::RunResult;
+use kairos_rt::measure::{JobRecord, RunResult};
+use kairos_rt::stalls::Stall;
 
 mod common;
-use common::{assert_no_rt_thread_left, require_cpus, require_rt, serial};
+use common::{
+    assert_no_rt_thread_left, lost_time, require_cpus, require_rt, serial, stalls_over, tell_rerun,
+};
 
 const US: u64 = 1_000;
 const MS: u64 = 1_000_000;
@@ -31,6 +35,8 @@ const HOLD: (u64, u64) = (1_500 * US, 4_500 * US);
 const RUN: u64 = 600 * MS;
 /// `a`'s index in [`workload`].
 const A: usize = 3;
+/// Runs at most, each after one the host disturbed.
+const ATTEMPTS: u32 = 3;
 
 fn workload() -> Workload {
     let task = |name: &str, wcet: &str, period: &str, offset: &str, priority: u32| {
@@ -86,18 +92,10 @@ fn run(w: &Workload, cpus: &[usize]) -> (RunResult, Vec<(u64, u64)>) {
     (result, holds)
 }
 
-#[test]
-#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
-fn a_release_taken_in_late_by_a_held_core_is_the_hosts_miss() {
-    let _lock = serial();
-    require_rt();
-    require_cpus(2);
-    let cpus = &kairos_os::online_cpus()[..2];
-    let (result, holds) = run(&workload(), cpus);
-    assert_no_rt_thread_left();
-    // The jobs of `a` released inside a hold, whose release core 0 was to take in, that ran on
-    // core 1 and missed.
-    let held: Vec<_> = (result.jobs.iter())
+/// The jobs of `a` released inside a hold, whose release core 0 was to take in, that ran on
+/// core 1 and missed.
+fn held_misses<'r>(result: &'r RunResult, holds: &[(u64, u64)]) -> Vec<&'r JobRecord> {
+    (result.jobs.iter())
         .filter(|j| j.task == A && j.release_core == Some(0) && j.cpu == Some(1))
         .filter(|j| {
             holds
@@ -105,19 +103,66 @@ fn a_release_taken_in_late_by_a_held_core_is_the_hosts_miss() {
                 .any(|&(from, to)| from <= j.release && j.release < to)
         })
         .filter(|j| j.missed(result.ran_ns))
-        .collect();
-    for job in &held {
+        .collect()
+}
+
+/// The stalls of the host itself (none of the test's holds of core 0) over the backlog of a
+/// held miss the rule gave the schedule: the evidence for running again, with the first such
+/// miss and its cause; `Err` with both when there is no such stall (a fault of the rule).
+fn unexplained(
+    result: &RunResult,
+    held: &[&JobRecord],
+    holds: &[(u64, u64)],
+) -> Option<Result<String, String>> {
+    let (job, cause) = held.iter().find_map(|job| {
         let cause = (result.miss_causes.iter())
             .find(|c| (c.task, c.job) == (job.task, job.job))
             .expect("every miss has a cause");
-        assert_eq!(
-            cause.cause,
-            Cause::Host,
-            "{job:?} missed after its release waited for the held core 0: {cause:?}; \
-             stalls {:?}",
-            result.stall_intervals
-        );
-    }
+        (cause.cause != Cause::Host).then_some((job, cause))
+    })?;
+    let from = cause.backlog_from.as_nanos().min(job.release);
+    let injected = |s: &Stall| {
+        let start = s.start.as_nanos();
+        s.core == 0 && holds.iter().any(|&(f, t)| f <= start + MS && start < t)
+    };
+    let hosts: Vec<Stall> = (stalls_over(result, from, job.deadline).into_iter())
+        .filter(|s| !injected(s))
+        .collect();
+    let what = format!("{job:?} missed after its release waited for the held core 0: {cause:?}");
+    Some(match hosts.is_empty() {
+        true => Err(format!("{what}; stalls {:?}", result.stall_intervals)),
+        false => Ok(format!(
+            "{what}; the host's own: {}",
+            lost_time(result, &hosts)
+        )),
+    })
+}
+
+#[test]
+#[ignore = "needs real-time privilege: cargo test -- --include-ignored, as root"]
+fn a_release_taken_in_late_by_a_held_core_is_the_hosts_miss() {
+    let _lock = serial();
+    require_rt();
+    require_cpus(2);
+    let cpus = &kairos_os::online_cpus()[..2];
+    let mut attempt = 1;
+    let (result, holds) = loop {
+        let (result, holds) = run(&workload(), cpus);
+        assert_no_rt_thread_left();
+        // A held miss the rule gave the schedule fails the test, unless a stall of the host's
+        // own (not the test's holds) lay over its backlog: the host then took part, and the
+        // run says nothing of the rule; it runs again, at most three times, saying why.
+        match unexplained(&result, &held_misses(&result, &holds), &holds) {
+            None => break (result, holds),
+            Some(Err(fault)) => panic!("{fault}"),
+            Some(Ok(evidence)) if attempt < ATTEMPTS => {
+                tell_rerun(&format!("attempt {attempt}: {evidence}; again"));
+                attempt += 1;
+            }
+            Some(Ok(evidence)) => panic!("{ATTEMPTS} attempts, the host in each: {evidence}"),
+        }
+    };
+    let held = held_misses(&result, &holds);
     // Not vacuous: the windows ran as laid out, the release held and the job on core 1, in
     // most of the run's 30 windows.
     assert!(
