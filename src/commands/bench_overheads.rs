@@ -7,6 +7,7 @@ use crate::args::{duration_arg, CommandResult, Failure};
 use kairos_lab::bench::dispatch::{parse, BUNDLED};
 use kairos_lab::bench::overheads::{self, summary_lines};
 use kairos_model::Duration;
+use kairos_rt::periodic::PeriodicPolicy;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -87,7 +88,7 @@ fn policy_of(args: &OverheadsArgs) -> Result<&str, Failure> {
             "edf is the kernel's SCHED_DEADLINE: give --dispatch kernel (or gedf for kairos's \
              dispatcher)",
         )),
-        (Dispatch::Kernel, Some(p)) if !kernel.contains(&p) && p != "gedf" => {
+        (Dispatch::Kernel, Some(p)) if PeriodicPolicy::of_dispatched(p).is_none() => {
             Err(Failure::bad_input(format!(
                 "kernel dispatch runs {}, not {p}: give --dispatch user for {p}",
                 kernel.join(", ")

@@ -59,16 +59,11 @@ fn dispatch_of(policy: &str, dispatch: Option<Dispatch>) -> Result<Dispatched, F
         })?;
         return Ok(Dispatched::User(kind));
     }
-    let kernel = match policy {
-        "pfp" => PeriodicPolicy::Pfp,
-        "gfp" => PeriodicPolicy::Gfp,
-        "edf" | "gedf" => PeriodicPolicy::Edf,
-        _ => {
-            return Err(Failure::bad_input(format!(
-                "the kernel has no {policy} scheduler (Linux offers SCHED_FIFO priorities and SCHED_DEADLINE): run it with --dispatch user"
-            )))
-        }
-    };
+    let kernel = PeriodicPolicy::of_dispatched(policy).ok_or_else(|| {
+        Failure::bad_input(format!(
+            "the kernel has no {policy} scheduler (Linux offers SCHED_FIFO priorities and SCHED_DEADLINE): run it with --dispatch user"
+        ))
+    })?;
     Ok(Dispatched::Kernel(kernel))
 }
 

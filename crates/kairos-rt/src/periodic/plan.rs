@@ -20,6 +20,15 @@ impl PeriodicPolicy {
             _ => None,
         }
     }
+    /// The kernel's policy `kairos run --dispatch kernel --policy NAME` runs: a kernel policy's
+    /// name, or `gedf`, which the kernel runs as SCHED_DEADLINE's global EDF.
+    pub fn of_dispatched(name: &str) -> Option<Self> {
+        match name {
+            "gedf" => Some(PeriodicPolicy::Edf),
+            _ => PeriodicPolicy::from_cli_name(name),
+        }
+    }
+
     pub fn cli_name(self) -> &'static str {
         match self {
             PeriodicPolicy::Pfp => "pfp",

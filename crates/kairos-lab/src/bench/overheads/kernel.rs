@@ -20,7 +20,7 @@
 //!   their work, their WCETs (the stall watcher, and preemptions shorter than the segments
 //!   resolve), and `rt_throttle`.
 
-use super::kernel_samples::{kernel_samples, KernelSamples};
+use super::kernel_samples::{kernel_samples, KernelSamples, Resolution};
 use super::{quantiles_from_samples, whole_run, Measured, Request};
 use crate::{Failure, Notify};
 use kairos_model::Workload;
@@ -31,8 +31,13 @@ use kairos_rt::periodic::{plan, run_periodic, PeriodicConfig, PeriodicPolicy};
 use kairos_rt::watchdog::RunControl;
 use std::collections::HashSet;
 
-/// How early a segment after a preemption may be stamped, with room for a slow chunk.
-const CHUNK_SLACK_NS: u64 = (2.0 * CHUNK_US * 1000.0) as u64;
+/// The stamps of kernel dispatch's runs: a segment after a preemption is stamped up to a busy
+/// chunk early (with room for a slow one), and a job's start stamp and its first segment's
+/// start are two clock reads in a row, well under the 10 us off the CPU that splits a segment.
+const RESOLUTION: Resolution = Resolution {
+    chunk: (2.0 * CHUNK_US * 1000.0) as u64,
+    start: 5_000,
+};
 
 /// The workload measured by default: one that preempts and hands over on each CPU, often.
 pub const KERNEL_WORKLOAD: &str = include_str!("../../../../../examples/kernel-overheads.toml");
@@ -45,12 +50,7 @@ pub const KERNEL_POLICIES: [&str; 3] = ["pfp", "gfp", "edf"];
 /// told to `notify` first.
 pub fn run_kernel(args: &Request, notify: Notify) -> Result<Measured, Failure> {
     super::check_duration(args)?;
-    let name = if args.policy == "gedf" {
-        "edf"
-    } else {
-        args.policy
-    };
-    let policy = PeriodicPolicy::from_cli_name(name).ok_or_else(|| {
+    let policy = PeriodicPolicy::of_dispatched(args.policy).ok_or_else(|| {
         Failure::bad_input(format!(
             "kernel dispatch runs {}, not {}",
             KERNEL_POLICIES.join(", "),
@@ -78,7 +78,7 @@ fn measure(
     workload: &Workload,
     policy: PeriodicPolicy,
 ) -> Result<Measured, Failure> {
-    let mut samples = kernel_samples(&result.jobs, &result.segments, CHUNK_SLACK_NS);
+    let mut samples = kernel_samples(&result.jobs, &result.segments, RESOLUTION);
     let counts = (
         samples.preemption.len() as u64,
         (samples.hand_over.len() + samples.moved_hand_over.len()) as u64,

@@ -31,15 +31,26 @@ pub(super) struct KernelSamples {
 
 type JobKey = (usize, u64);
 
+/// How precisely the runtime stamps what the samples are read from, ns.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Resolution {
+    /// How early, at most, a segment that follows a preemption is stamped against its true
+    /// start.
+    pub chunk: u64,
+    /// How far apart a job's start stamp and its first segment's start may be.
+    pub start: u64,
+}
+
 /// The run's segments by CPU and by job, each in time order, and its jobs by key.
 struct Index<'r> {
     by_cpu: HashMap<usize, Vec<&'r SegmentRecord>>,
     by_job: HashMap<JobKey, Vec<&'r SegmentRecord>>,
     jobs: HashMap<JobKey, &'r JobRecord>,
+    resolution: Resolution,
 }
 
 impl<'r> Index<'r> {
-    fn new(jobs: &'r [JobRecord], segments: &'r [SegmentRecord]) -> Self {
+    fn new(jobs: &'r [JobRecord], segments: &'r [SegmentRecord], resolution: Resolution) -> Self {
         let mut by_cpu: HashMap<usize, Vec<&SegmentRecord>> = HashMap::new();
         let mut by_job: HashMap<JobKey, Vec<&SegmentRecord>> = HashMap::new();
         for s in segments {
@@ -53,6 +64,7 @@ impl<'r> Index<'r> {
             by_cpu,
             by_job,
             jobs,
+            resolution,
         }
     }
 
@@ -66,13 +78,13 @@ impl<'r> Index<'r> {
                 .is_some_and(|l| std::ptr::eq(*l, s))
     }
 
-    /// Whether `s` is the only segment of a completed job and begins within `chunk_ns` of the
-    /// job's first instruction (a job preempted before its first sample loses its first
-    /// segment): both its ends are then exact stamps.
-    fn is_whole_job(&self, s: &SegmentRecord, chunk_ns: u64) -> bool {
+    /// Whether `s` is the only segment of a completed job, begun with its first instruction (a
+    /// job preempted before its first sample loses its first segment, and the one left begins
+    /// later). Both its ends are then exact stamps.
+    fn is_whole_job(&self, s: &SegmentRecord) -> bool {
         let key = (s.task, s.job);
         let started = self.jobs.get(&key).and_then(|j| j.start);
-        let from_its_start = started.is_some_and(|at| s.start <= at + chunk_ns);
+        let from_its_start = started.is_some_and(|at| s.start <= at + self.resolution.start);
         from_its_start && self.ends_its_job(s) && self.by_job[&key].len() == 1
     }
 
@@ -92,14 +104,13 @@ impl<'r> Index<'r> {
     }
 }
 
-/// The samples of a kernel-dispatched run; `chunk_ns` is how early, at most, a segment that
-/// follows a preemption is stamped against its true start.
+/// The samples of a kernel-dispatched run, whose stamps have `resolution`.
 pub(super) fn kernel_samples(
     jobs: &[JobRecord],
     segments: &[SegmentRecord],
-    chunk_ns: u64,
+    resolution: Resolution,
 ) -> KernelSamples {
-    let index = Index::new(jobs, segments);
+    let index = Index::new(jobs, segments, resolution);
     let mut out = KernelSamples::default();
     for job in jobs {
         let (Some(start), Some(cpu)) = (job.start, job.cpu) else {
@@ -126,24 +137,24 @@ pub(super) fn kernel_samples(
             Some(_) => {}
         }
         if let Some(own) = index.by_job.get(&key) {
-            preemptions(&index, own, chunk_ns, &mut out.preemption);
+            preemptions(&index, own, &mut out.preemption);
         }
     }
     out
 }
 
 /// The round trip of each preemption of one job's consecutive segments `own` on one CPU, where
-/// exactly one other segment, a whole job, ran in between; `chunk_ns` widens the gap's end by
-/// how early the resumed segment may be stamped, and the job in between ends by the resumed
+/// exactly one other segment, a whole job, ran in between; a chunk widens the gap's end by how
+/// early the resumed segment may be stamped, and the job in between ends by the resumed
 /// segment's end (it ran before the resumption, which comes before that end).
-fn preemptions(index: &Index, own: &[&SegmentRecord], chunk_ns: u64, out: &mut Vec<u64>) {
+fn preemptions(index: &Index, own: &[&SegmentRecord], out: &mut Vec<u64>) {
     for pair in own.windows(2) {
         let (a, b) = (pair[0], pair[1]);
         if a.cpu != b.cpu || b.start < a.end {
             continue;
         }
         let on = &index.by_cpu[&a.cpu];
-        let until = b.start + chunk_ns;
+        let until = b.start + index.resolution.chunk;
         // The segments after `a` that begin before `until` (a CPU runs one at a time; only a
         // resumed segment's start may be stamped up to a chunk early).
         let upto = on.partition_point(|s| s.start < until);
@@ -156,7 +167,7 @@ fn preemptions(index: &Index, own: &[&SegmentRecord], chunk_ns: u64, out: &mut V
         let off = b.start - a.end;
         let ran = other.end - other.start;
         let within = other.start >= a.end && other.end <= until.min(b.end);
-        if within && index.is_whole_job(other, chunk_ns) && off >= ran {
+        if within && index.is_whole_job(other) && off >= ran {
             out.push(off - ran);
         }
     }

@@ -58,6 +58,13 @@ pub struct Study {
     pub real: bool,
 }
 
+impl Study {
+    /// Whether a family of the study runs on the kernel's scheduler.
+    pub fn has_kernel_family(&self) -> bool {
+        self.families.iter().any(|f| f.kernel())
+    }
+}
+
 /// Reads the config `source` (the file `path`): the study when there is no error, and every
 /// problem with its position.
 pub fn check(path: &Path, source: &str) -> (Option<Study>, Diagnostics) {

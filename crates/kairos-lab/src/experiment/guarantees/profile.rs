@@ -64,7 +64,7 @@ pub(super) fn obtain_kernel(
     resumed: bool,
     observe: Observer,
 ) -> Result<Option<Charged>, Failure> {
-    let kernel = study.families.iter().any(|f| f.kernel());
+    let kernel = study.has_kernel_family();
     if !kernel || matches!(study.profile, Profile::Given { .. }) {
         return Ok(None);
     }

@@ -162,7 +162,7 @@ fn summarize(family: Studied, points: &[StudyPoint]) -> FamilySummary {
 }
 
 fn text(study: &Study, summary: &Summary) -> String {
-    let kernel = study.families.iter().any(|f| f.kernel());
+    let kernel = study.has_kernel_family();
     let place = match (study.real, kernel) {
         (true, false) => "on real cores (kairos's user-space dispatcher)",
         (true, true) => "on real cores (kairos's user-space dispatcher, or the kernel's scheduler for a -kernel family)",
@@ -278,7 +278,7 @@ pub(super) fn estimate(study: &Study, points: usize, measuring: bool) -> String 
     } else {
         "simulated"
     };
-    let kernel = study.families.iter().any(|f| f.kernel());
+    let kernel = study.has_kernel_family();
     let measuring = match (measuring, &study.profile) {
         (true, super::config::Profile::Measured) => format!(
             " after measuring the overheads (3 s, and 3 s more for RMWP{})",

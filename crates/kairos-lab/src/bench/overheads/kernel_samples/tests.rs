@@ -2,7 +2,11 @@
 
 use super::*;
 
-const CHUNK: u64 = 20;
+/// A chunk of 20 and start stamps 2 apart, in the small units of these runs.
+const RES: Resolution = Resolution {
+    chunk: 20,
+    start: 2,
+};
 
 fn seg(cpu: usize, (task, job): JobKey, start: u64, end: u64) -> SegmentRecord {
     SegmentRecord {
@@ -40,7 +44,7 @@ fn job(
 fn a_job_on_a_free_cpu_gives_its_release_latency_only() {
     let jobs = [job((0, 0), 1000, (1020, 0), Some(2021))];
     let segments = [seg(0, (0, 0), 1020, 2020)];
-    let samples = kernel_samples(&jobs, &segments, CHUNK);
+    let samples = kernel_samples(&jobs, &segments, RES);
     let expected = KernelSamples {
         release_latency: vec![20],
         ..KernelSamples::default()
@@ -65,7 +69,7 @@ fn a_preemption_by_one_whole_job_gives_its_round_trip() {
         seg(1, high, 305, 325),
         seg(1, low, 340, 500),
     ];
-    let samples = kernel_samples(&jobs, &segments, CHUNK);
+    let samples = kernel_samples(&jobs, &segments, RES);
     assert_eq!(samples.preemption, vec![40 - 20]);
     // The early and the low job started on a free CPU, 5 and 10 after their releases; the
     // high one did not: the low job ran there, its segment's end a chunk's guess.
@@ -88,7 +92,7 @@ fn the_job_in_between_may_end_up_to_a_chunk_after_the_resumed_stamp() {
             seg(0, high, 125, 150),
             seg(0, low, resumed, 1000),
         ];
-        kernel_samples(&jobs, &segments, CHUNK).preemption
+        kernel_samples(&jobs, &segments, RES).preemption
     };
     // Off the CPU 30, of which the high job ran 25; it ends 20 after the resumed stamp.
     assert_eq!(run(130), vec![5]);
@@ -110,19 +114,20 @@ fn a_gap_with_two_jobs_a_job_not_whole_or_a_move_gives_no_round_trip() {
         seg(0, b, 125, 140),
         seg(0, low, 150, 1000),
     ];
-    assert!(kernel_samples(&jobs, &two, CHUNK).preemption.is_empty());
-    // `a` alone in the gap, but preempted on CPU 1 before: not one segment.
+    assert!(kernel_samples(&jobs, &two, RES).preemption.is_empty());
+    // `a` alone in the gap, its segment there begun with its first instruction, but it ran on
+    // CPU 1 first, for a moment: not its only segment.
     let split_jobs = [
         job(low, 0, (0, 0), Some(1000)),
-        job(a, 50, (60, 1), Some(121)),
+        job(a, 90, (95, 1), Some(121)),
     ];
     let split = [
-        seg(0, low, 0, 100),
-        seg(1, a, 60, 80),
-        seg(0, a, 105, 120),
+        seg(0, low, 0, 90),
+        seg(1, a, 95, 96),
+        seg(0, a, 97, 120),
         seg(0, low, 130, 1000),
     ];
-    assert!(kernel_samples(&split_jobs, &split, CHUNK)
+    assert!(kernel_samples(&split_jobs, &split, RES)
         .preemption
         .is_empty());
     // `a`'s one segment begins 25 after its first instruction: preempted before its first
@@ -136,9 +141,7 @@ fn a_gap_with_two_jobs_a_job_not_whole_or_a_move_gives_no_round_trip() {
         seg(0, a, 130, 145),
         seg(0, low, 160, 1000),
     ];
-    assert!(kernel_samples(&late_jobs, &late, CHUNK)
-        .preemption
-        .is_empty());
+    assert!(kernel_samples(&late_jobs, &late, RES).preemption.is_empty());
     // Another thread of the machine held the CPU [100, 130); the low job then ends at 135 and
     // `a` runs [136, 145), within a chunk of the resumed stamp but after the resumption.
     let after_jobs = [
@@ -150,7 +153,7 @@ fn a_gap_with_two_jobs_a_job_not_whole_or_a_move_gives_no_round_trip() {
         seg(0, low, 130, 135),
         seg(0, a, 136, 145),
     ];
-    assert!(kernel_samples(&after_jobs, &after, CHUNK)
+    assert!(kernel_samples(&after_jobs, &after, RES)
         .preemption
         .is_empty());
     // The low job resumes on CPU 1: no round trip on either CPU.
@@ -163,7 +166,7 @@ fn a_gap_with_two_jobs_a_job_not_whole_or_a_move_gives_no_round_trip() {
         seg(0, a, 210, 230),
         seg(1, low, 260, 400),
     ];
-    assert!(kernel_samples(&moved_jobs, &moved, CHUNK)
+    assert!(kernel_samples(&moved_jobs, &moved, RES)
         .preemption
         .is_empty());
 }
@@ -198,7 +201,7 @@ fn a_job_that_waited_for_its_cpu_gives_a_hand_over_split_by_where_its_thread_las
     segments.push(seg(0, (1, 3), 612, 699));
     segments.push(seg(0, (2, 0), 803, 900));
     segments.push(seg(0, (2, 1), 901, 950));
-    let samples = kernel_samples(&jobs, &segments, CHUNK);
+    let samples = kernel_samples(&jobs, &segments, RES);
     assert_eq!(samples.hand_over, vec![7]);
     assert_eq!(samples.moved_hand_over, vec![12]);
     assert_eq!(samples.release_latency, vec![5, 3, 5, 3, 3]);
@@ -217,7 +220,7 @@ fn a_start_after_a_job_that_did_not_end_there_gives_no_sample() {
         seg(0, high, 110, 130),
         seg(0, low, 140, 1000),
     ];
-    let samples = kernel_samples(&jobs, &segments, CHUNK);
+    let samples = kernel_samples(&jobs, &segments, RES);
     assert_eq!(samples.release_latency, vec![0]);
     assert!(samples.hand_over.is_empty() && samples.moved_hand_over.is_empty());
     assert_eq!(samples.preemption, vec![40 - 20]);
