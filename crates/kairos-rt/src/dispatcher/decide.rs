@@ -45,10 +45,13 @@ impl Pass<'_> {
     ) -> Result<(), String> {
         for (core, i) in c.jobs.running().iter().enumerate() {
             let word = encode(i.map(|i| c.jobs.view(i).id));
-            // Written only when it changes: the other cores read it at every pass.
-            let wanted = &self.shared.cores[core].wanted;
-            if wanted.load(Ordering::Relaxed) != word {
-                wanted.store(word, Ordering::Release);
+            // Written only when it changes: the other cores read it at every pass. Its start
+            // time first, so that a core that reads the new job (`wanted` first, acquiring)
+            // reads when it may start, even while this pass goes on.
+            let core = &self.shared.cores[core];
+            if core.wanted.load(Ordering::Relaxed) != word {
+                core.not_before.store(at, Ordering::Relaxed);
+                core.wanted.store(word, Ordering::Release);
             }
         }
         self.release_part_ends();

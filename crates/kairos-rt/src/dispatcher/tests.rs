@@ -120,8 +120,10 @@ impl Passes<'_> {
         let shared = Shared::new(scheduler, RunControl::new(), end, 0);
         let mut timings = Timings::new(PASS_HISTOGRAMS);
         let mut wake = vec![0; self.workload.cores];
+        let mut jobs = vec![0; self.workload.cores];
         let (mut now, mut passes, mut allocated) = (0, 0, 0);
         while now < end {
+            words(&shared, &mut jobs);
             let (before, policy_before) = (allocations(), own.load(Ordering::Relaxed));
             {
                 let mut s = shared.scheduler.lock().expect("no thread panicked");
@@ -135,10 +137,33 @@ impl Passes<'_> {
             // Out of the count: real timings beyond the histograms' reserved range (a preempted
             // test thread) would grow them.
             timings.record_deferred();
+            assert_started_now(&shared, &jobs, now);
             now = execute_until_next_event(&shared, now, &wake, end);
         }
         let scheduler = shared.scheduler.into_inner().expect("no thread panicked");
         (allocated, passes, scheduler.finish())
+    }
+}
+
+/// Each core's job word, into `out`.
+fn words(shared: &Shared, out: &mut [u64]) {
+    for (word, core) in out.iter_mut().zip(shared.cores.iter()) {
+        *word = core.wanted.load(Ordering::Acquire);
+    }
+}
+
+/// Every core whose job a pass at `now` changed (its words were `before`) may start it from
+/// `now` on: the pass published the job with its start time (passes here run at their
+/// events' instants).
+fn assert_started_now(shared: &Shared, before: &[u64], now: u64) {
+    for (core, c) in shared.cores.iter().enumerate() {
+        if c.wanted.load(Ordering::Acquire) != before[core] {
+            let from = c.not_before.load(Ordering::Relaxed);
+            assert_eq!(
+                from, now,
+                "core {core}'s new job may start at {from}, the pass was at {now}"
+            );
+        }
     }
 }
 

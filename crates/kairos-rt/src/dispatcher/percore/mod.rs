@@ -328,11 +328,6 @@ impl Dispatcher<'_> {
         let published = shared.cores.iter().map(|c| &c.wake_at);
         wakes::publish(published, &self.wake, &mut self.earlier);
         words(shared, clock_now, &mut self.after);
-        for (core, c) in shared.cores.iter().enumerate() {
-            if self.before[core].0 != self.after[core].0 {
-                c.not_before.store(now, Ordering::Relaxed);
-            }
-        }
         drop(scheduler);
         self.timings.defer(LOCK_WAIT, locked.saturating_sub(asked));
         self.timings.record_deferred();

@@ -36,8 +36,9 @@ impl Dispatcher<'_> {
                 self.switch_at(want, at);
             }
         } else {
-            let not_before = c.not_before.load(Ordering::Relaxed);
-            self.switch_now(decode(c.wanted.load(Ordering::Acquire)), not_before);
+            // The job first: its start time, written before it, is then at least as new.
+            let wanted = decode(c.wanted.load(Ordering::Acquire));
+            self.switch_now(wanted, c.not_before.load(Ordering::Relaxed));
         }
         if let Some(job) = self.current {
             let word = self.shared.slot(job).part.load(Ordering::Acquire);
