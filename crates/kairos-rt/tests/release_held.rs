@@ -10,9 +10,11 @@
 //! runs there (core 0 still has `h0`) and misses by about 0.8 ms. No stall touches core 1, and
 //! the room its backlog leaves on both cores (2 x 2 ms less 0.3 ms) is more than the 3 ms hold,
 //! so only the release's core tells that the host held it. Bounded runs (under a second),
-//! behaviour only, never a latency bound; a run in which a stall of the host's own lay over a
-//! failing miss's backlog runs again (at most three runs), saying so. Needs real-time privilege and 2 CPUs: ignored by a
-//! plain `cargo test`, run by CI as root (`tests/common`).
+//! behaviour only, never a latency bound. A run in which a stall of the host's own (none of the
+//! test's holds) lay over a failing miss's backlog runs again, at most three runs in all, and
+//! prints that stall and each CPU's steal first; without such a stall the test fails at once.
+//! Needs real-time privilege and 2 CPUs: ignored by a plain `cargo test`, run by CI as root
+//! (`tests/common`).
 
 use kairos_model::{check_source, Format, Workload};
 use kairos_os::{clock, priority, thread};
