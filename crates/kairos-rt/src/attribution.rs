@@ -42,6 +42,12 @@
 //!    from the jobs' segments begun there besides add up to more than both: the work it
 //!    waited behind was held;
 //!
+//! 3. or, when neither case did, its stalled twin misses it: the simulation of the same run
+//!    with every recorded stall as an outage of its core (kairos-sim's `outages`: the job on
+//!    the core stands still) completes it after `d`, while the twin without them meets it
+//!    (`s_j` exists): the stalls alone, in the schedule the policy made of them, made it miss
+//!    ([`stalled`]);
+//!
 //! otherwise, and whenever either slack is missing, it is a `schedule` miss. Here ([`backlog`]
 //! defines them precisely):
 //! - its group is the cores its task shares work with: its own core under a partitioned
@@ -98,6 +104,7 @@ mod own;
 mod per_job;
 mod release;
 mod slowed;
+mod stalled;
 mod timer;
 mod windup;
 pub use backlog::{Backlog, Backlogs};
@@ -135,6 +142,9 @@ pub struct MissesByCause {
     pub host: u64,
     pub schedule: u64,
     pub slack_from: SlackFrom,
+    /// Of the host misses, those the stalled twin decided (the rule's third case); `None`
+    /// when no stalled twin weighed them.
+    pub by_stalled_twin: Option<u64>,
 }
 
 /// One missed job and its cause: the stall that explains it when the host did.
@@ -168,6 +178,9 @@ pub struct MissCause {
     /// What the second case weighed against the larger of `s_j` and `s_b`: its backlog's
     /// longest stall, or its stalls and slowing together; zero when that case was not reached.
     pub backlog_evidence: Duration,
+    /// Its completion in the stalled twin (`None`: unfinished there) when the third case
+    /// decided.
+    pub stalled_twin: Option<Option<Instant>>,
 }
 
 /// One stretch of a job's execution: core (as the run numbers them), start, end.
@@ -277,6 +290,9 @@ pub struct Twin<'a> {
     /// to the job's wind-up and the simulation does not ([`windup`]): the timer's lateness, and
     /// the ring when the wind-up's core is not the timer's; zero without a profile.
     pub path: Path,
+    /// The same simulation with the run's stalls as outages of their cores, for the rule's
+    /// third case ([`stalled`]).
+    pub stalled: Option<&'a Trace>,
 }
 
 /// The charged costs of the path from an optional deadline's timer to the job's wind-up.
@@ -292,6 +308,7 @@ impl<'a> Twin<'a> {
         Twin {
             trace,
             path: Path::default(),
+            stalled: None,
         }
     }
 
@@ -303,7 +320,19 @@ impl<'a> Twin<'a> {
             timer: overheads.release_latency.at(1.0),
             ring: overheads.ipi.at(1.0),
         };
-        Twin { trace, path }
+        Twin {
+            trace,
+            path,
+            stalled: None,
+        }
+    }
+
+    /// This twin with `stalled`, the same simulation with the run's stalls as outages.
+    pub fn with_stalled(self, stalled: &'a Trace) -> Self {
+        Twin {
+            stalled: Some(stalled),
+            ..self
+        }
     }
 }
 
@@ -321,6 +350,8 @@ pub fn attribute(
     let host = causes.iter().filter(|c| c.cause == Cause::Host).count() as u64;
     let counts = MissesByCause {
         host,
+        by_stalled_twin: (twin.and_then(|t| t.stalled))
+            .map(|_| causes.iter().filter(|c| c.stalled_twin.is_some()).count() as u64),
         schedule: causes.len() as u64 - host,
         slack_from: match twin {
             Some(_) => SlackFrom::Simulation,

@@ -34,6 +34,7 @@ mod engine;
 pub mod job;
 pub mod metrics;
 pub mod observe;
+pub mod outages;
 mod queue;
 pub mod replay;
 pub mod table;
@@ -62,6 +63,8 @@ pub struct SimConfig {
     pub record_trace: bool,
     pub trace_bounds: TraceBounds,
     pub overheads: Overheads,
+    /// Stretches in which a core runs nothing of the workload ([`outages`]); none by default.
+    pub outages: outages::Outages,
 }
 
 /// The most events a trace recorded for the user holds unless `--max-events` says otherwise:
@@ -102,6 +105,7 @@ impl Default for SimConfig {
             record_trace: false,
             trace_bounds: TraceBounds::default(),
             overheads: Overheads::default(),
+            outages: outages::Outages::default(),
         }
     }
 }

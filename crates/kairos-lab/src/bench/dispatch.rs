@@ -198,10 +198,7 @@ fn policy_row(
 ) -> Result<PolicyRow, Failure> {
     let overheads = kairos_rt::dispatcher::measured_overheads(r);
     let wcet = (kairos_sim::ExecutionTimeModel::Wcet, 0);
-    let ran = RealRun {
-        cores: r.cpus.len(),
-        duration: kairos_model::Duration::from_nanos(r.ran_ns),
-    };
+    let ran = RealRun::of(r);
     let sim =
         crate::compare::simulate_same(w, kind, PriorityOrder::Auto, ran, overheads, wcet, notify)?;
     let summary = |name: &str| {

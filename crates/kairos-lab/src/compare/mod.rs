@@ -191,11 +191,24 @@ pub fn compare(measured: &Trace, simulated: &Trace) -> Compare {
     out
 }
 
-/// What the simulation of a real run takes from it: the cores it ran on and for how long.
-#[derive(Clone, Copy, Debug)]
+/// What the simulation of a real run takes from it: the cores it ran on and for how long,
+/// and for its stalled twin the stalls it recorded, as outages of their cores.
+#[derive(Clone, Debug)]
 pub struct RealRun {
     pub cores: usize,
     pub duration: Duration,
+    pub outages: kairos_sim::outages::Outages,
+}
+
+impl RealRun {
+    /// What `result`'s plain twin takes from it: no outage.
+    pub fn of(result: &kairos_rt::measure::RunResult) -> RealRun {
+        RealRun {
+            cores: result.cpus.len(),
+            duration: Duration::from_nanos(result.ran_ns),
+            outages: Default::default(),
+        }
+    }
 }
 
 /// The simulator's run of the same workload: the same policy, priorities and core binding
@@ -224,6 +237,7 @@ pub fn simulate_same(
         seed: draws.1,
         record_trace: true,
         overheads,
+        outages: ran.outages,
         ..SimConfig::default()
     };
     let outcome = crate::simulate::run_policy(&simulated, kind, priorities, &sim_config, notify)?;

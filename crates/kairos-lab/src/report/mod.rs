@@ -240,6 +240,8 @@ fn simulate(
         abort_on_miss: false,
         record_trace: true,
         overheads: workload.overheads,
+        // A host's outages are replayed only in a real run's twin.
+        outages: Default::default(),
     };
     let outcome = run_policy(workload, kind, PriorityOrder::Auto, &config, notify)?;
     let responses = outcome

@@ -36,6 +36,8 @@ pub fn page(
         abort_on_miss: false,
         record_trace: true,
         overheads: Default::default(),
+        // A host's outages are replayed only in a real run's twin.
+        outages: Default::default(),
     };
     let (outcome, metrics) =
         simulate_vm(&plan, &config).map_err(|e| Failure::bad_input(e.to_string()))?;

@@ -10,12 +10,14 @@ mod prior;
 mod seen;
 mod tables;
 mod text;
+mod twins;
 mod vm;
 
 pub use tables::mode_changes;
 pub use text::{lost_time, report_header, summary};
+pub use twins::{outages_of, periodic_twins, weigh, Twins};
 
-use crate::compare::{Compare, RealRun};
+use crate::compare::Compare;
 use crate::error::write_output;
 use crate::simulate::budget;
 use crate::simulate::pictures::{write_trace_files, TraceOutputs};
@@ -24,7 +26,6 @@ use kairos_model::input::{Input, InputKind};
 use kairos_model::{Duration, Workload};
 use kairos_os::PlatformError;
 use kairos_policy::PriorityOrder;
-use kairos_rt::attribution::Twin;
 use kairos_rt::measure::RunResult;
 use kairos_rt::periodic::RunError;
 use kairos_sim::table::Overrun;
@@ -219,14 +220,6 @@ pub fn run_failure(e: RunError) -> Failure {
     }
 }
 
-/// What a comparison's simulation takes from a real run.
-fn real_run(result: &RunResult) -> RealRun {
-    RealRun {
-        cores: result.cpus.len(),
-        duration: Duration::from_nanos(result.ran_ns),
-    }
-}
-
 /// What a kind of run reports besides the common result: JSON fields and a text section.
 #[derive(Default)]
 struct Extra {
@@ -234,23 +227,18 @@ struct Extra {
     text: String,
 }
 
-/// The report of a run of `workload`'s threads: the result (its misses attributed with the
-/// simulation's slack when there is one, and what `charged`, the profile the simulation drew
-/// from, charges for an optional deadline's path), its comparison with the simulation, then
-/// `extra`.
+/// The report of a run of `workload`'s threads: the result (its misses weighed against its
+/// twins when there are: [`twins`]), its comparison with the simulation, then `extra`.
 fn finish(
     workload: Workload,
     mut result: RunResult,
-    (simulated, charged): (Option<Trace>, Option<&kairos_model::Overheads>),
+    twins: Option<Twins>,
     extra: Extra,
-) -> Run {
-    if let Some(sim) = &simulated {
-        let twin = match charged {
-            Some(overheads) => Twin::charging(sim, overheads),
-            None => Twin::new(sim),
-        };
-        result.attribute_misses(Some(twin));
-    }
+) -> Result<Run, Failure> {
+    let simulated = match twins {
+        Some(twins) => Some(twins::weigh(&mut result, twins)?),
+        None => None,
+    };
     let compare = (simulated.as_ref()).map(|sim| crate::compare::compare(&result.trace, sim));
     let mut json = serde_json::to_value(&result).expect("run result serializes");
     let map = json.as_object_mut().expect("a run result is an object");
@@ -268,7 +256,7 @@ fn finish(
     }
     text.push_str(&extra.text);
     let name = workload.name.as_deref().unwrap_or("workload");
-    Run {
+    Ok(Run {
         title: format!("{name}: measured under {}", result.policy),
         result,
         workload: Some(workload),
@@ -276,5 +264,5 @@ fn finish(
         compare,
         json,
         text,
-    }
+    })
 }

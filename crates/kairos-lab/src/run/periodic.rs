@@ -3,8 +3,8 @@
 //! kairos's user-space dispatcher ([`kairos_rt::dispatcher`]), which hosts the very policy
 //! object the simulator runs, so a measured run and its simulation decide the same way.
 
-use super::{finish, platform_failure, real_run, run_failure, Dispatch, Extra, Request, Run};
-use crate::compare::simulate_same;
+use super::twins::periodic_twins;
+use super::{finish, platform_failure, run_failure, Dispatch, Extra, Request, Run};
 use crate::{Failure, Notify};
 use kairos_model::input::InputKind;
 use kairos_model::Workload;
@@ -85,7 +85,7 @@ fn kernel(
     let result = run_periodic(&workload, &config, &calibration, RunControl::new());
     drop(signals);
     let result = result.map_err(run_failure)?;
-    let simulated = match request.simulate {
+    let twins = match request.simulate {
         true => {
             let kind = match config.policy {
                 PeriodicPolicy::Pfp => PolicyKind::PartitionedFp,
@@ -93,22 +93,17 @@ fn kernel(
                 PeriodicPolicy::Edf => PolicyKind::GlobalEdf,
             };
             let draws = (request.execution_times, request.seed);
-            let ran = real_run(&result);
             // The kernel's costs are not measured: only given overheads are charged.
             let given = request.overheads.unwrap_or_default();
-            Some(simulate_same(
-                &workload,
-                kind,
-                config.priorities,
-                ran,
-                given,
-                draws,
-                notify,
+            let charged = (given, request.overheads.as_ref());
+            let policy = (kind, config.priorities);
+            Some(periodic_twins(
+                &workload, policy, &result, charged, draws, notify,
             )?)
         }
         false => None,
     };
-    let extra = match (&simulated, request.overheads) {
+    let extra = match (&twins, request.overheads) {
         (Some(_), Some(overheads)) => {
             let given = super::prior::Charged::given(overheads);
             Extra {
@@ -118,8 +113,7 @@ fn kernel(
         }
         _ => Extra::default(),
     };
-    let twin = (simulated, request.overheads.as_ref());
-    Ok(finish(workload, result, twin, extra))
+    finish(workload, result, twins, extra)
 }
 
 /// kairos's dispatcher schedules the task threads, under the simulator's policy object.
@@ -144,25 +138,23 @@ fn user(
         false => None,
     };
     let run = on_dispatcher(request, &prepared, kind.build(request.priorities))?;
-    let (simulated, extra) = match &charged {
+    let (twins, extra) = match &charged {
         Some(charged) => {
             let draws = (request.execution_times, request.seed);
-            let ran = real_run(&run.result);
             // The prepared workload: its optional deadlines (with the margin) and partition
             // are the run's, which the simulation keeps.
-            let priorities = request.priorities;
-            let overheads = charged.overheads;
-            let trace = simulate_same(&prepared, kind, priorities, ran, overheads, draws, notify)?;
+            let policy = (kind, request.priorities);
+            let overheads = (charged.overheads, Some(&charged.overheads));
+            let twins = periodic_twins(&prepared, policy, &run.result, overheads, draws, notify)?;
             let extra = Extra {
                 fields: vec![("simulated_overheads", charged.json())],
                 text: charged.line(),
             };
-            (Some(trace), extra)
+            (Some(twins), extra)
         }
         None => (None, Extra::default()),
     };
-    let charged = charged.as_ref().map(|c| &c.overheads);
-    Ok(finish(workload, run.result, (simulated, charged), extra))
+    finish(workload, run.result, twins, extra)
 }
 
 /// Runs `workload` under `policy` on the user-space dispatcher with the request's duration,

@@ -107,6 +107,12 @@ pub fn lost_time(r: &RunResult) -> String {
         "deadline misses by cause: {} host, {} schedule ({from})\n",
         m.host, m.schedule
     );
+    if let Some(replayed) = m.by_stalled_twin {
+        out.push_str(&format!(
+            "  stalled twin: the simulation with the run's {} stall(s) as outages of their cores misses {replayed} of them, which the one without meets\n",
+            r.stall_intervals.len()
+        ));
+    }
     let blamed = blamed_stalls(r);
     for (stall, misses) in blamed.iter().take(NAMED_STALLS) {
         let what = match stall.seen {

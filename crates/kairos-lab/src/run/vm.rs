@@ -4,7 +4,7 @@
 //! with overheads measured out of sample when asked for, side by side per domain and per VCPU.
 
 use super::periodic::on_dispatcher;
-use super::{finish, Dispatch, Extra, Request, Run};
+use super::{finish, Dispatch, Extra, Request, Run, Twins};
 use crate::error::refuse;
 use crate::text::{human_ns, Column};
 use crate::vm::prepare;
@@ -12,6 +12,7 @@ use crate::{Failure, Notify};
 use kairos_model::VmSystem;
 use kairos_policy::policies::hierarchical::VmPlan;
 use kairos_rt::measure::RunResult;
+use kairos_sim::outages::Outages;
 use kairos_sim::vm::{
     domain_metrics, simulate_vm, vcpu_metrics, vm_policy, DomainMetrics, VcpuMetrics, VmMetrics,
 };
@@ -43,9 +44,9 @@ pub(super) fn run(system: &VmSystem, request: &Request, notify: Notify) -> Resul
     let simulated = match &charged {
         Some(charged) => Some(simulate_like(
             &plan,
-            &run.result,
+            run.result.ran_ns,
             request,
-            charged.overheads,
+            (charged.overheads, Outages::default()),
         )?),
         None => None,
     };
@@ -54,8 +55,23 @@ pub(super) fn run(system: &VmSystem, request: &Request, notify: Notify) -> Resul
         extra.fields.push(("simulated_overheads", charged.json()));
         extra.text.push_str(&charged.line());
     }
-    let trace = simulated.and_then(|(_, t)| t);
-    Ok(finish(plan.workload, run.result, (trace, None), extra))
+    let twins = match (simulated.and_then(|(_, t)| t), &charged) {
+        (Some(plain), Some(charged)) => {
+            let (plan, ran_ns, overheads) = (&plan, run.result.ran_ns, charged.overheads);
+            let stalled = move |outages| {
+                let (_, trace) = simulate_like(plan, ran_ns, request, (overheads, outages))?;
+                trace.ok_or_else(|| Failure::environment("the simulation kept no trace"))
+            };
+            Some(Twins {
+                plain,
+                // The two-level twin charges no path to a wind-up: VM guests have none.
+                charged: None,
+                stalled: Box::new(stalled),
+            })
+        }
+        _ => None,
+    };
+    finish(plan.workload.clone(), run.result, twins, extra)
 }
 
 /// Options that belong to other kinds of files or runs.
@@ -92,20 +108,22 @@ fn measured_domains(plan: &VmPlan, result: &RunResult) -> Vec<DomainMetrics> {
     })
 }
 
-/// The plan simulated over the time the run ran, with its draws and `overheads`.
+/// The plan simulated over the `ran_ns` the run ran, with its draws, `overheads` and
+/// `outages` (none but in a stalled twin).
 fn simulate_like(
     plan: &VmPlan,
-    result: &RunResult,
+    ran_ns: u64,
     request: &Request,
-    overheads: kairos_model::Overheads,
+    (overheads, outages): (kairos_model::Overheads, Outages),
 ) -> Result<(Figures, Option<kairos_trace::Trace>), Failure> {
     let (execution_times, seed) = (request.execution_times, request.seed);
     let config = SimConfig {
-        duration: kairos_model::Duration::from_nanos(result.ran_ns.max(1)),
+        duration: kairos_model::Duration::from_nanos(ran_ns.max(1)),
         execution_times,
         seed,
         record_trace: true,
         overheads,
+        outages,
         ..SimConfig::default()
     };
     let (outcome, VmMetrics { domains, vcpus, .. }) =

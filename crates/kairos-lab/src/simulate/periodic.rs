@@ -52,6 +52,8 @@ pub(super) fn run(
         record_trace: request.record_trace,
         trace_bounds: super::bounds(request, duration, estimate, notify)?,
         overheads: overheads(&workload, request),
+        // A host's outages are replayed only in a real run's twin.
+        outages: Default::default(),
     };
     let mut outcome = run_policy(&workload, kind, request.priorities, &config, notify)?;
     budget::end_sample(

@@ -42,6 +42,8 @@ pub(super) fn run(
         record_trace: request.record_trace,
         trace_bounds: super::bounds(request, duration, estimate, notify)?,
         overheads: Default::default(),
+        // A host's outages are replayed only in a real run's twin.
+        outages: Default::default(),
     };
     let (mut outcome, metrics) =
         simulate_vm(&plan, &config).map_err(|e| Failure::bad_input(e.to_string()))?;

@@ -153,6 +153,7 @@ mod tests {
             backlog_from: Instant::ZERO,
             evidence: Duration::ZERO,
             backlog_evidence: Duration::ZERO,
+            stalled_twin: None,
         }
     }
 
@@ -161,6 +162,7 @@ mod tests {
             host,
             schedule,
             slack_from: SlackFrom::Run,
+            by_stalled_twin: None,
         }
     }
 

@@ -6,6 +6,7 @@ use super::own::{self, own_time_held, OwnTime};
 use super::per_job::{completions_of, cores_of, real_time_of, segments_of, window};
 use super::release::release_held;
 use super::slowed::{slowed_by_job, Slowed};
+use super::stalled::{missed_in_stalled_twin, Completions};
 use super::timer::ORDINARY_START;
 use super::windup::{schedule_busy, OptionalDeadline};
 use super::{
@@ -26,6 +27,8 @@ pub struct Judge<'a> {
     real_time: ByJob<Vec<Segment>>,
     completions: Option<ByJob<Instant>>,
     twins: Option<(ByJob<Vec<Segment>>, Path)>,
+    /// Each job's completion in the stalled twin ([`super::stalled`]).
+    stalled: Option<Completions>,
     slowed: Slowed,
     /// The stalls cut to where no job ran ([`own::idle_only`]), those that are evidence on
     /// the timer core or a release's core, and every one.
@@ -43,6 +46,7 @@ struct Verdict {
     slack: Option<Duration>,
     evidence: Duration,
     backlog_evidence: Duration,
+    stalled_twin: Option<Option<Instant>>,
 }
 
 impl Verdict {
@@ -53,6 +57,7 @@ impl Verdict {
             slack: Some(s_j),
             evidence,
             backlog_evidence: Duration::ZERO,
+            stalled_twin: None,
         }
     }
 }
@@ -79,6 +84,7 @@ impl<'a> Judge<'a> {
             run,
             completions: twin.map(|t| completions_of(t.trace)),
             twins: twin.map(|t| (segments_of(t.trace), t.path)),
+            stalled: twin.and_then(|t| t.stalled).map(completions_of),
             segments,
             real_time,
             slowed,
@@ -128,6 +134,7 @@ impl<'a> Judge<'a> {
                 slack: None,
                 evidence: Duration::ZERO,
                 backlog_evidence: Duration::ZERO,
+                stalled_twin: None,
             },
             Some((s_j, s_b)) => {
                 let cores = cores_of(j, segs, &backlog.cores);
@@ -138,8 +145,14 @@ impl<'a> Judge<'a> {
                     Some(_) => reached.map(|at| at.max(release)),
                 };
                 let first = (&own, (from, ahead_from), &cores[..], slowed);
-                self.first_case(first, s_j)
-                    .unwrap_or_else(|seen| self.backlog_case(&backlog, deadline, (s_j, s_b), seen))
+                let verdict = (self.first_case(first, s_j))
+                    .unwrap_or_else(|seen| self.backlog_case(&backlog, deadline, (s_j, s_b), seen));
+                match verdict.cause {
+                    Cause::Host => verdict,
+                    Cause::Schedule => {
+                        self.stalled_case(key, (backlog.from, deadline), s_j, verdict)
+                    }
+                }
             }
         };
         MissCause {
@@ -153,6 +166,36 @@ impl<'a> Judge<'a> {
             backlog_from: backlog.from,
             evidence: verdict.evidence,
             backlog_evidence: verdict.backlog_evidence,
+            stalled_twin: verdict.stalled_twin,
+        }
+    }
+
+    /// The rule's third case ([`super::stalled`]) for a job the first two left with
+    /// `schedule`, whose backlog window is `window`: a host verdict naming the longest stall
+    /// in that window, or the verdict as it was. The job's own slack stays the figure.
+    fn stalled_case(
+        &self,
+        job: (usize, u64),
+        window: (Instant, Instant),
+        s_j: Duration,
+        was: Verdict,
+    ) -> Verdict {
+        let found = missed_in_stalled_twin(
+            self.stalled.as_ref(),
+            job,
+            window,
+            self.run.cores,
+            &self.all,
+        );
+        match found {
+            Some((completion, stall)) => Verdict {
+                cause: Cause::Host,
+                stall,
+                slack: Some(s_j),
+                stalled_twin: Some(completion),
+                ..was
+            },
+            None => was,
         }
     }
 
@@ -234,6 +277,7 @@ impl<'a> Judge<'a> {
             slack: Some(slack),
             evidence: seen,
             backlog_evidence: there,
+            stalled_twin: None,
         }
     }
 }

@@ -211,7 +211,8 @@ fn without_a_simulation_the_slack_is_the_jobs_own() {
         MissesByCause {
             host: 2,
             schedule: 0,
-            slack_from: SlackFrom::Run
+            slack_from: SlackFrom::Run,
+            by_stalled_twin: None,
         }
     );
     let slack: Vec<_> = causes.iter().map(|c| c.slack).collect();
@@ -351,4 +352,5 @@ fn a_job_that_never_ran_could_have_been_on_any_core() {
 mod ahead;
 mod evidence;
 mod release;
+mod stalled;
 mod wait;

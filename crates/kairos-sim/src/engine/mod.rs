@@ -24,6 +24,9 @@
 //! for workloads (releases at `D` happen, as in SimSo), `[0, D)` for table runs; in both,
 //! completions and deadlines at `D` count.
 //!
+//! A simulation may replay a host's outages of its cores ([`crate::outages`]): their starts
+//! and ends are event instants too, and a core that is out advances nothing.
+//!
 //! Cost per event does not grow with the number of tasks or open jobs beyond a logarithm: the
 //! releases come from a heap, deadlines from an ordered set of those still ahead (past a few
 //! dozen open jobs: [`deadlines`]), completions and part ends are looked for among the running jobs (and the few left out of work off a core),
@@ -41,6 +44,7 @@ use crate::charges::Charges;
 use crate::job::JobWork;
 use crate::metrics::Metrics;
 use crate::observe::Observer;
+use crate::outages::Cursor;
 use crate::queue::EventQueue;
 use crate::{SimConfig, SimError, SimOutcome};
 use kairos_model::{Instant, Workload};
@@ -59,6 +63,7 @@ pub(crate) struct Hosts<'h> {
 pub(crate) struct Engine<'w> {
     contract: Contract<JobWork>,
     side: Side<'w>,
+    outages: Cursor<'w>,
 }
 
 impl<'w> Engine<'w> {
@@ -111,7 +116,12 @@ impl<'w> Engine<'w> {
         for (task, t) in workload.tasks.iter().enumerate() {
             side.queue_release(Instant::ZERO + t.offset, task);
         }
-        Engine { contract, side }
+        let outages = Cursor::new(&config.outages);
+        Engine {
+            contract,
+            side,
+            outages,
+        }
     }
 
     pub(crate) fn run(mut self, policy: &mut dyn Policy) -> Result<SimOutcome, SimError> {
@@ -141,6 +151,9 @@ impl<'w> Engine<'w> {
             if now >= self.side.end {
                 break;
             }
+            if self.outages.any() {
+                self.outages.pass(now);
+            }
             let next = self.next_event_time(now);
             self.advance(now, next);
             now = next;
@@ -163,7 +176,14 @@ impl<'w> Engine<'w> {
         for at in pending.into_iter().flatten() {
             next = next.min(at);
         }
-        for &i in c.jobs.running().iter().flatten() {
+        if self.outages.any() {
+            next = next.min(self.outages.next_change(now).unwrap_or(next));
+        }
+        for (core, &i) in c.jobs.running().iter().enumerate() {
+            let Some(i) = i else { continue };
+            if self.outages.any() && self.outages.out(core, now) {
+                continue;
+            }
             let (view, work) = (c.jobs.view(i), c.jobs.side(i));
             next = next.min(now + work.remaining);
             if !c.jobs.is_exhausted(i) && !view.budget_left().is_zero() {
@@ -182,6 +202,9 @@ impl<'w> Engine<'w> {
             let Some(i) = jobs.running()[core] else {
                 continue;
             };
+            if self.outages.any() && self.outages.out(core, now) {
+                continue;
+            }
             let (view, work) = jobs.running_mut(i);
             work.remaining -= elapsed;
             let overhead_paid = elapsed.min(work.overhead_left);

@@ -97,6 +97,9 @@ fn arb_scenario() -> impl Strategy<Value = Scenario> {
                         let ns = Duration::from_nanos;
                         Overheads::fixed(ns(s), ns(c), ns(m))
                     }),
+                    // A core's outage stretches a segment beyond its execution
+                    // (`tests/outages.rs` checks outages against their brute-force twin).
+                    outages: Default::default(),
                 };
                 Scenario { workload, config }
             },

@@ -5,14 +5,12 @@
 
 use super::family::{self, Family};
 use crate::analyze::{analyze_with, OverheadRequest, TestVerdict};
-use crate::compare::{simulate_same, RealRun};
 use kairos_analysis::overheads::Quantile;
 use kairos_analysis::registry::TestList;
 use kairos_analysis::Verdict;
 use kairos_model::{Duration, Overheads, Workload};
 use kairos_os::signals;
 use kairos_policy::ExecutionTimeModel;
-use kairos_rt::attribution::Twin;
 use kairos_rt::calibrate::Calibration;
 use kairos_rt::dispatcher::{run_user, UserRunConfig};
 use kairos_rt::measure::RunResult;
@@ -190,8 +188,9 @@ pub const KERNEL_PROFILE: &str = "{kernel-profile}";
 /// A run on this machine's cores, stopped cleanly by SIGINT or SIGTERM: on the dispatcher
 /// (one dispatcher thread and SCHED_FIFO workers per core, as `kairos run --dispatch user`
 /// runs), or one thread per task that the kernel schedules (`--dispatch kernel`); its misses
-/// attributed against its twin, the simulation of the same run charging the family's profile
-/// (as `kairos run --compare --overheads PROFILE` attributes them); with the attribution's text.
+/// attributed against its twins, the simulation of the same run charging the family's profile
+/// and, when a miss is left with the schedule, the same with the run's stalls as outages (as
+/// `kairos run --compare --overheads PROFILE` attributes them); with the attribution's text.
 fn on_cores(
     family: Family,
     workload: &Workload,
@@ -220,17 +219,15 @@ fn on_cores(
     }
     .map_err(|e| e.to_string())?;
     stopped()?;
-    let ran = RealRun {
-        cores: result.cpus.len(),
-        duration: Duration::from_nanos(result.ran_ns),
-    };
     // Both runtimes run each job for its WCET, as the twin draws it.
     let draws = (ExecutionTimeModel::Wcet, seed);
     let mut quiet = |_: &str| {};
-    let (kind, order, profile) = (family.kind(), family.order(), setup.profile_for(family));
-    let twin = simulate_same(workload, kind, order, ran, profile, draws, &mut quiet)
+    let profile = setup.profile_for(family);
+    let policy = (family.kind(), family.order());
+    let charged = (profile, Some(&profile));
+    let twins = crate::run::periodic_twins(workload, policy, &result, charged, draws, &mut quiet)
         .map_err(|f| f.message)?;
-    result.attribute_misses(Some(Twin::charging(&twin, &profile)));
+    crate::run::weigh(&mut result, twins).map_err(|f| f.message)?;
     let evidence = crate::run::lost_time(&result);
     Ok((Counts::of(&result), evidence))
 }

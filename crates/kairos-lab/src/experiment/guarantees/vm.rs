@@ -15,6 +15,8 @@
 
 use super::family::Sets;
 use super::set::{self, Counts, Execution, Judged, Kept, Setup};
+use crate::run::Twins;
+use crate::Failure;
 use kairos_analysis::csa::{analyze, analyze_with_overheads, with_vcpus, CsaReport};
 use kairos_analysis::overheads::Charges;
 use kairos_model::vm::DEFAULT_WEIGHT;
@@ -23,10 +25,10 @@ use kairos_model::{
     Workload,
 };
 use kairos_policy::policies::hierarchical::VmPlan;
-use kairos_rt::attribution::Twin;
 use kairos_rt::calibrate::Calibration;
 use kairos_rt::dispatcher::{run_user, UserRunConfig};
 use kairos_rt::watchdog::RunControl;
+use kairos_sim::outages::Outages;
 use kairos_sim::vm::{simulate_vm, vm_policy};
 use kairos_sim::SimConfig;
 
@@ -151,9 +153,10 @@ impl VmFamily {
 
 /// A run of `plan` on the dispatcher (the VMM and guest policies over one dispatcher thread
 /// and SCHED_FIFO workers per calibrated core, VCPU budgets enforced, as `kairos run VM`
-/// runs), its misses attributed against its twin, the two-level simulation of the same run
-/// charging the profile (as `kairos run VM --compare --overheads PROFILE` attributes them);
-/// with the attribution's text.
+/// runs), its misses attributed against its twins, the two-level simulation of the same run
+/// charging the profile and, when a miss is left with the schedule, the same with the run's
+/// stalls as outages (as `kairos run VM --compare --overheads PROFILE` attributes them); with
+/// the attribution's text.
 fn on_cores(
     plan: &VmPlan,
     seed: u64,
@@ -170,17 +173,27 @@ fn on_cores(
     let policy = vm_policy(plan).map_err(|r| r.0)?;
     let mut run = run_user(&plan.workload, policy, &config).map_err(|e| e.to_string())?;
     set::stopped()?;
-    let twin = SimConfig {
-        duration: Duration::from_nanos(run.result.ran_ns.max(1)),
-        execution_times: config.execution_times,
-        seed,
-        record_trace: true,
-        overheads: setup.profile,
-        ..SimConfig::default()
+    let ran = Duration::from_nanos(run.result.ran_ns.max(1));
+    let same = |outages| {
+        let twin = SimConfig {
+            duration: ran,
+            execution_times: config.execution_times,
+            seed,
+            record_trace: true,
+            overheads: setup.profile,
+            outages,
+            ..SimConfig::default()
+        };
+        let (outcome, _) =
+            simulate_vm(plan, &twin).map_err(|e| Failure::bad_input(e.to_string()))?;
+        (outcome.trace).ok_or_else(|| Failure::environment("the simulation kept no trace"))
     };
-    let (outcome, _) = simulate_vm(plan, &twin).map_err(|e| e.to_string())?;
-    let trace = outcome.trace.ok_or("the simulation kept no trace")?;
-    (run.result).attribute_misses(Some(Twin::new(&trace)));
+    let twins = Twins {
+        plain: same(Outages::default()).map_err(|f| f.message)?,
+        charged: None,
+        stalled: Box::new(same),
+    };
+    crate::run::weigh(&mut run.result, twins).map_err(|f| f.message)?;
     Ok((Counts::of(&run.result), crate::run::lost_time(&run.result)))
 }
 

@@ -86,6 +86,7 @@ fn waited(w: Waited) -> (MissesByCause, Vec<MissCause>) {
     let twin = Twin {
         trace: &simulated,
         path: w.path,
+        stalled: None,
     };
     attribute(&jobs, &run, Some(twin))
 }

@@ -1,0 +1,260 @@
+//! A real run's misses weighed against its twins: the simulation of the same run, which gives
+//! each job's slack, and, when that leaves a miss with the schedule while the host recorded
+//! stalls, the same simulation with those stalls as outages of their cores, the stalled twin
+//! (`kairos_rt::attribution`'s third case; docs/run.md explains the rule).
+
+use crate::compare::{simulate_same, RealRun};
+use crate::{Failure, Notify};
+use kairos_model::{Overheads, Workload};
+use kairos_policy::{PolicyKind, PriorityOrder};
+use kairos_rt::attribution::Twin;
+use kairos_rt::measure::RunResult;
+use kairos_rt::stalls::Stall;
+use kairos_sim::outages::{Outage, Outages};
+use kairos_sim::ExecutionTimeModel;
+use kairos_trace::Trace;
+
+/// Makes the stalled twin from the run's stalls as outages.
+pub type StalledTwin<'a> = Box<dyn FnOnce(Outages) -> Result<Trace, Failure> + 'a>;
+
+/// A real run's twins.
+pub struct Twins<'a> {
+    /// The simulation of the same run.
+    pub plain: Trace,
+    /// The profile it charged, cut at the quantile the analysis charges, if one.
+    pub charged: Option<&'a Overheads>,
+    /// The same simulation with outages.
+    pub stalled: StalledTwin<'a>,
+}
+
+/// Each stall of a run as an outage of its core, numbered as the run and its simulation
+/// number cores.
+pub fn outages_of(stalls: &[Stall]) -> Outages {
+    Outages::new(stalls.iter().map(|s| Outage {
+        core: s.core,
+        from: s.start,
+        to: s.end(),
+    }))
+}
+
+/// Attributes `result`'s misses against `twins` (the stalled twin simulated only when some
+/// miss is left with the schedule and the run recorded a stall); gives back the plain twin.
+pub fn weigh(result: &mut RunResult, twins: Twins) -> Result<Trace, Failure> {
+    let twin = |trace| match twins.charged {
+        Some(overheads) => Twin::charging(trace, overheads),
+        None => Twin::new(trace),
+    };
+    result.attribute_misses(Some(twin(&twins.plain)));
+    if result.misses_by_cause.schedule == 0 || result.stall_intervals.is_empty() {
+        return Ok(twins.plain);
+    }
+    let stalled = (twins.stalled)(outages_of(&result.stall_intervals))?;
+    result.attribute_misses(Some(twin(&twins.plain).with_stalled(&stalled)));
+    Ok(twins.plain)
+}
+
+/// The twins of a run of periodic `workload` under `policy`: the simulation of the
+/// same run charging `charged.0` (the twin told the profile the analysis charges, `charged.1`,
+/// if one), with the run's draws, now; the stalled one when asked.
+pub fn periodic_twins<'a>(
+    workload: &Workload,
+    (kind, priorities): (PolicyKind, PriorityOrder),
+    result: &RunResult,
+    (overheads, charged): (Overheads, Option<&'a Overheads>),
+    draws: (ExecutionTimeModel, u64),
+    notify: Notify<'a>,
+) -> Result<Twins<'a>, Failure> {
+    let (workload, ran) = (workload.clone(), RealRun::of(result));
+    let mut same = move |outages| {
+        let ran = RealRun {
+            outages,
+            ..ran.clone()
+        };
+        simulate_same(&workload, kind, priorities, ran, overheads, draws, notify)
+    };
+    Ok(Twins {
+        plain: same(Outages::default())?,
+        charged,
+        stalled: Box::new(same),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kairos_model::{check_source, Duration, Format, Instant};
+    use kairos_rt::attribution::Cause;
+    use kairos_rt::calibrate::Calibration;
+    use kairos_rt::measure::{JobRecord, RunInputs, SegmentRecord, ThreadLog};
+    use kairos_rt::stalls::{CoreLost, LostTime, Seen};
+
+    const MS: u64 = 1_000_000;
+
+    /// Global fixed priorities on two cores: `y` (first) on core 0, `t` (last) on core 1 at
+    /// 0 (the policy's placement); `x` (second) comes at 5 ms. Without a stall `y` is done at 4 ms, `x` takes core 0
+    /// and `t` completes at 9 ms, 2 ms before its 11 ms deadline.
+    const SET: &str = r#"
+cores = 2
+[[tasks]]
+name = "y"
+wcet = "4ms"
+period = "20ms"
+priority = 1
+[[tasks]]
+name = "x"
+wcet = "3ms"
+period = "20ms"
+offset = "5ms"
+priority = 2
+[[tasks]]
+name = "t"
+wcet = "9ms"
+period = "20ms"
+deadline = "11ms"
+priority = 3
+"#;
+
+    fn job(task: usize, (release, deadline): (u64, u64), completion: u64, cpu: usize) -> JobRecord {
+        JobRecord {
+            task,
+            job: 0,
+            release: release * MS,
+            deadline: deadline * MS,
+            requested: None,
+            start: Some(release * MS),
+            completion: Some(completion * MS),
+            discarded: None,
+            cpu: Some(cpu),
+            release_core: None,
+        }
+    }
+
+    fn segment(cpu: usize, task: usize, (start, end): (u64, u64)) -> SegmentRecord {
+        SegmentRecord {
+            cpu,
+            task,
+            job: 0,
+            start: start * MS,
+            end: end * MS,
+            worker_time: None,
+        }
+    }
+
+    /// The run as it went with `stalls`: core 0 held [1, 5) ms kept `y` there until 8 ms,
+    /// so `x` preempted `t` on core 1 for [5, 8) ms and `t`, which never ran on core 0,
+    /// completed at 12 ms, 1 ms late.
+    fn run(stalls: Vec<Stall>) -> RunResult {
+        let log = ThreadLog {
+            jobs: vec![
+                job(0, (0, 20), 8, 0),
+                job(1, (5, 25), 8, 1),
+                job(2, (0, 11), 12, 1),
+            ],
+            segments: vec![
+                segment(0, 0, (0, 8)),
+                segment(1, 2, (0, 5)),
+                segment(1, 1, (5, 8)),
+                segment(1, 2, (8, 12)),
+            ],
+            ..ThreadLog::default()
+        };
+        let lost = |core| CoreLost {
+            core,
+            cpu: core,
+            watched: true,
+            ..CoreLost::default()
+        };
+        RunResult::build(RunInputs {
+            policy: "gfp".into(),
+            task_names: vec!["y".into(), "x".into(), "t".into()],
+            cpus: vec![0, 1],
+            duration_ns: 20 * MS,
+            ran_ns: 20 * MS,
+            origin_ns: 0,
+            stopped_by: None,
+            dma_latency_held: true,
+            calibration: Calibration {
+                per_core: Vec::new(),
+                spread: 0.0,
+                took_ns: 0,
+                policy: "SCHED_FIFO 1".into(),
+            },
+            logs: vec![log],
+            extra_events: Vec::new(),
+            levels: Vec::new(),
+            notes: Vec::new(),
+            optional: Vec::new(),
+            optional_deadlines: Vec::new(),
+            server_names: Vec::new(),
+            lost: LostTime {
+                cores: vec![lost(0), lost(1)],
+                stalls,
+            },
+            timer_core: None,
+            core_order: None,
+        })
+    }
+
+    fn held_core_0() -> Stall {
+        Stall {
+            core: 0,
+            start: Instant::from_nanos(MS),
+            length: Duration::from_millis(4),
+            held: Duration::from_millis(4),
+            seen: Seen::Watcher,
+        }
+    }
+
+    fn twins<'a>(result: &RunResult, quiet: Notify<'a>) -> Twins<'a> {
+        let workload = check_source(SET, Format::Toml).workload.expect("valid");
+        let policy = (PolicyKind::GlobalFp, PriorityOrder::Explicit);
+        let draws = (ExecutionTimeModel::Wcet, 0);
+        periodic_twins(
+            &workload,
+            policy,
+            result,
+            (Overheads::default(), None),
+            draws,
+            quiet,
+        )
+        .expect("the twin simulates")
+    }
+
+    #[test]
+    fn a_stall_of_another_core_that_the_stalled_twin_replays_is_the_hosts() {
+        let mut result = run(vec![held_core_0()]);
+        let mut quiet = |_: &str| {};
+        let twins = twins(&result, &mut quiet);
+        // The stall is on a core `t` never ran on, and both cores had 22 - 9 ms of room in
+        // its window: the first two cases leave its miss with the schedule.
+        result.attribute_misses(Some(Twin::new(&twins.plain)));
+        let m = result.misses_by_cause;
+        assert_eq!((m.host, m.schedule, m.by_stalled_twin), (0, 1, None));
+        weigh(&mut result, twins).expect("the stalled twin simulates");
+        let m = result.misses_by_cause;
+        assert_eq!((m.host, m.schedule, m.by_stalled_twin), (1, 0, Some(1)));
+        let t = &result.miss_causes[0];
+        assert_eq!((t.task, t.cause), (2, Cause::Host));
+        // The simulator, told core 0 is out [1, 5) ms, does what the run did: `t` at 12 ms.
+        assert_eq!(t.stalled_twin, Some(Some(Instant::from_nanos(12 * MS))));
+        assert_eq!(t.stall, Some(held_core_0()));
+        assert_eq!(t.own_slack, Some(Duration::from_millis(2)));
+        assert!(crate::run::lost_time(&result).contains(
+            "  stalled twin: the simulation with the run's 1 stall(s) as outages of their \
+             cores misses 1 of them, which the one without meets\n"
+        ));
+    }
+
+    #[test]
+    fn without_a_stall_or_a_schedule_miss_no_stalled_twin_is_simulated() {
+        let mut result = run(Vec::new());
+        let mut quiet = |_: &str| {};
+        let twins = Twins {
+            stalled: Box::new(|_| panic!("no stall: nothing to replay")),
+            ..twins(&result, &mut quiet)
+        };
+        weigh(&mut result, twins).expect("no stalled twin");
+        let m = result.misses_by_cause;
+        assert_eq!((m.host, m.schedule, m.by_stalled_twin), (0, 1, None));
+    }
+}

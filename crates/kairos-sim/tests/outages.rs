@@ -1,0 +1,165 @@
+//! Core outages against their brute-force twin: under partitioned fixed priorities, a core
+//! that is out over `[a, b)` is the same, for every other job, as a job of a task above all
+//! others on that core released at `a` with `b - a` of work. The engine does the first by
+//! standing still ([`kairos_sim::outages`]); the second is the ordinary policy with one more
+//! task per outage. Without overheads both complete every job of the workload at the same
+//! instant and miss the same deadlines.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use common::*;
+use kairos_model::{CoreId, Instant, Priority, Task, Workload};
+use kairos_policy::PolicyKind;
+use kairos_sim::outages::{Outage, Outages};
+use kairos_sim::SimConfig;
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+
+const PERIODS: [u64; 6] = [4, 5, 6, 10, 12, 20];
+
+/// A task on `core` with explicit priority `level`, D = T, offset 0..=5 units.
+fn arb_task(cores: usize) -> impl Strategy<Value = TaskSpec> {
+    (prop::sample::select(PERIODS.to_vec()), 0u64..=5, 0..cores).prop_flat_map(
+        |(period, offset, core)| (1..=period).prop_map(move |wcet| (wcet, period, offset, core)),
+    )
+}
+
+/// Up to four outages per case, each `[from, from + len)` on a core, disjoint per core.
+fn arb_outages(cores: usize) -> impl Strategy<Value = Vec<OutageSpec>> {
+    prop::collection::vec((0..cores, 0u64..100, 1u64..15), 1..=4).prop_map(|mut v| {
+        // Disjoint and apart per core, so each is one job of its own in the brute-force twin.
+        v.sort_by_key(|&(core, from, _)| (core, from));
+        let mut last_end: BTreeMap<usize, u64> = BTreeMap::new();
+        v.retain(|&(core, from, len)| {
+            let ok = last_end.get(&core).is_none_or(|&end| from > end);
+            if ok {
+                last_end.insert(core, from + len);
+            }
+            ok
+        });
+        v
+    })
+}
+
+/// The tasks, each on its core, at priority levels from `first_level` in order.
+fn partitioned(tasks: &[TaskSpec], first_level: u32) -> Vec<Task> {
+    (tasks.iter().enumerate())
+        .map(|(i, &(wcet, period, offset, core))| {
+            let mut t = task(&format!("t{i}"), wcet, period, period, offset);
+            t.priority = Some(Priority::from_level(first_level + i as u32));
+            t.core = Some(CoreId(core));
+            t
+        })
+        .collect()
+}
+
+/// Each outage as a task above every other, one job at the outage's start for its length.
+fn outage_tasks(outages: &[OutageSpec], horizon: u64) -> Vec<Task> {
+    (outages.iter().enumerate())
+        .map(|(k, &(core, from, len))| {
+            let mut t = task(&format!("out{k}"), len, 10 * horizon, 10 * horizon, from);
+            t.priority = Some(Priority::from_level(1 + k as u32));
+            t.core = Some(CoreId(core));
+            t
+        })
+        .collect()
+}
+
+/// Completion (or none) and miss of every job of the first `tasks` tasks.
+fn outcomes(
+    w: &Workload,
+    config: &SimConfig,
+    tasks: usize,
+) -> BTreeMap<JobId, (Option<Instant>, usize)> {
+    let (_, trace) = run_traced(w, PolicyKind::PartitionedFp, config);
+    (jobs_of(&trace).into_iter())
+        .filter(|((task, _), _)| *task < tasks)
+        .map(|(id, r)| (id, (r.completion, r.misses)))
+        .collect()
+}
+
+/// A task: wcet, period, offset (units) and core.
+type TaskSpec = (u64, u64, u64, usize);
+/// An outage: core, start and length (units).
+type OutageSpec = (usize, u64, u64);
+
+/// A case: the cores, the tasks (each on one of them) and the outages.
+fn arb_case() -> impl Strategy<Value = (usize, Vec<TaskSpec>, Vec<OutageSpec>)> {
+    (1usize..=2).prop_flat_map(|cores| {
+        (
+            Just(cores),
+            prop::collection::vec(arb_task(cores), 1..=4),
+            arb_outages(cores),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn an_outage_is_a_top_priority_job_on_its_core((cores, tasks, outages) in arb_case()) {
+        let horizon = 120;
+        let duration = units(horizon);
+        let n = tasks.len();
+        let stalled = workload(cores, partitioned(&tasks, outages.len() as u32 + 1));
+        let mut twin_tasks = stalled.tasks.clone();
+        twin_tasks.extend(outage_tasks(&outages, horizon));
+        let twin = workload(cores, twin_tasks);
+
+        let plain = SimConfig { duration, ..SimConfig::default() };
+        let with_outages = SimConfig {
+            outages: Outages::new(outages.iter().map(|&(core, from, len)| Outage {
+                core,
+                from: at_units(from),
+                to: at_units(from + len),
+            })),
+            ..plain.clone()
+        };
+        prop_assert_eq!(with_outages.outages.len(), outages.len());
+        let frozen = outcomes(&stalled, &with_outages, n);
+        let brute = outcomes(&twin, &plain, n);
+        prop_assert_eq!(frozen, brute);
+    }
+}
+
+/// A job frozen by an outage completes that much later, a job on the other core not at all,
+/// and an outage of an idle core changes nothing; under global EDF, where the brute-force twin
+/// does not apply (a job of its own could run elsewhere).
+#[test]
+fn a_frozen_job_completes_later_by_the_outage_and_others_do_not_move() {
+    let w = workload(2, vec![task("a", 4, 10, 10, 0), task("b", 6, 10, 10, 0)]);
+    let config = SimConfig {
+        duration: units(10),
+        ..SimConfig::default()
+    };
+    let completions = |outages: Vec<Outage>| {
+        let config = SimConfig {
+            outages: Outages::new(outages),
+            ..config.clone()
+        };
+        let (_, trace) = run_traced(&w, PolicyKind::GlobalEdf, &config);
+        let jobs = jobs_of(&trace);
+        let core_of_a = jobs[&(0, 0)].segments[0].core;
+        (
+            core_of_a,
+            jobs[&(0, 0)].completion,
+            jobs[&(1, 0)].completion,
+        )
+    };
+    let (core_a, a, b) = completions(vec![]);
+    assert_eq!((a, b), (Some(at_units(4)), Some(at_units(6))));
+    let out = |core, from, to| Outage {
+        core,
+        from: at_units(from),
+        to: at_units(to),
+    };
+    let (_, a2, b2) = completions(vec![out(core_a, 1, 3)]);
+    assert_eq!((a2, b2), (Some(at_units(6)), Some(at_units(6))));
+    // Core a's is idle from 4 to 10: an outage there moves nothing.
+    assert_eq!(completions(vec![out(core_a, 5, 9)]), (core_a, a, b));
+    // A job placed on a core in an outage starts when it ends.
+    let (_, a3, _) = completions(vec![out(core_a, 0, 2)]);
+    assert_eq!(a3, Some(at_units(6)));
+}
