@@ -43,9 +43,10 @@
 //!    waited behind was held;
 //!
 //! 3. or, when neither case did, its stalled twin misses it: the simulation of the same run
-//!    with every recorded stall as an outage of its core (kairos-sim's `outages`: the job on
-//!    the core stands still) completes it after `d`, while the twin without them meets it
-//!    (`s_j` exists): the stalls alone, in the schedule the policy made of them, made it miss
+//!    charging every cost at its largest, with every recorded stall as an outage of its core
+//!    (kairos-sim's `outages`: the job on the core stands still), completes it after `d`,
+//!    while the same simulation without the outages meets it, and so does the twin (`s_j`
+//!    exists): the stalls alone, in the schedule the policy made of them, made it miss
 //!    ([`stalled`]);
 //!
 //! otherwise, and whenever either slack is missing, it is a `schedule` miss. Here ([`backlog`]
@@ -290,9 +291,16 @@ pub struct Twin<'a> {
     /// to the job's wind-up and the simulation does not ([`windup`]): the timer's lateness, and
     /// the ring when the wind-up's core is not the timer's; zero without a profile.
     pub path: Path,
-    /// The same simulation with the run's stalls as outages of their cores, for the rule's
-    /// third case ([`stalled`]).
-    pub stalled: Option<&'a Trace>,
+    /// The pair the rule's third case compares ([`stalled`]).
+    pub stalled: Option<Stalled<'a>>,
+}
+
+/// The simulation of the same run charging every cost at its largest (none drawn), without
+/// and with the run's stalls as outages of their cores: the rule's third case ([`stalled`]).
+#[derive(Clone, Copy)]
+pub struct Stalled<'a> {
+    pub calm: &'a Trace,
+    pub stalled: &'a Trace,
 }
 
 /// The charged costs of the path from an optional deadline's timer to the job's wind-up.
@@ -327,8 +335,8 @@ impl<'a> Twin<'a> {
         }
     }
 
-    /// This twin with `stalled`, the same simulation with the run's stalls as outages.
-    pub fn with_stalled(self, stalled: &'a Trace) -> Self {
+    /// This twin with the pair of the rule's third case.
+    pub fn with_stalled(self, stalled: Stalled<'a>) -> Self {
         Twin {
             stalled: Some(stalled),
             ..self

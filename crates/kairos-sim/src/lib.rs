@@ -129,6 +129,8 @@ pub enum SimError {
     },
     #[error("the workload cannot run under {policy}: {reason}")]
     Unsupported { policy: String, reason: String },
+    #[error("an outage of core {core} on {cores} core(s): outages are numbered from 0 as the simulation numbers its cores")]
+    OutageBeyondCores { core: usize, cores: usize },
     #[error("the recorded trace reached its cap of {max} events at {at} (more than estimated): draw part of the run with --gantt-window START..END, shorten --duration, or raise the cap with --max-events N")]
     TraceTooLarge { max: u64, at: Instant },
 }
@@ -140,6 +142,7 @@ pub fn simulate(
     config: &SimConfig,
 ) -> Result<SimOutcome, SimError> {
     prepare(workload, policy)?;
+    check_outages(workload, config)?;
     let mut source = kairos_policy::WorkloadJobs::new(config.seed, config.execution_times);
     let hosts = engine::Hosts {
         source: &mut source,
@@ -158,11 +161,23 @@ pub fn simulate_observed(
     observer: &mut dyn observe::Observer,
 ) -> Result<SimOutcome, SimError> {
     prepare(workload, policy)?;
+    check_outages(workload, config)?;
     let hosts = engine::Hosts {
         source,
         observer: Some(observer),
     };
     engine::Engine::new(workload, config, hosts, &*policy).run(policy)
+}
+
+/// Refuses an outage of a core the workload does not have: it would stand for no core.
+fn check_outages(workload: &Workload, config: &SimConfig) -> Result<(), SimError> {
+    match config.outages.last_core() {
+        Some(core) if core >= workload.cores => Err(SimError::OutageBeyondCores {
+            core,
+            cores: workload.cores,
+        }),
+        _ => Ok(()),
+    }
 }
 
 fn prepare(workload: &Workload, policy: &mut dyn Policy) -> Result<(), SimError> {

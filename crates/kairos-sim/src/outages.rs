@@ -49,11 +49,9 @@ impl Outages {
         self.by_core.iter().map(Vec::len).sum()
     }
 
-    /// The time `core` is out over `[from, to)`.
-    pub fn out_within(&self, core: usize, from: Instant, to: Instant) -> kairos_model::Duration {
-        (self.by_core.get(core).into_iter().flatten())
-            .map(|&(a, b)| b.min(to).saturating_since(a.max(from)))
-            .fold(kairos_model::Duration::ZERO, |sum, d| sum + d)
+    /// The highest core with an outage, if any.
+    pub fn last_core(&self) -> Option<usize> {
+        self.by_core.iter().rposition(|spans| !spans.is_empty())
     }
 }
 
@@ -146,8 +144,9 @@ mod tests {
         ]);
         assert_eq!(o.len(), 2);
         assert_eq!(o.by_core[1], vec![(at(1), at(7))]);
-        assert_eq!(o.out_within(1, at(0), at(2)).as_nanos(), 1_000_000);
+        assert_eq!(o.last_core(), Some(1));
         assert!(Outages::new([outage(0, 3, 3)]).is_empty());
+        assert_eq!(Outages::new([outage(2, 3, 3)]).last_core(), None);
     }
 
     #[test]

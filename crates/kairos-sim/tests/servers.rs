@@ -5,9 +5,10 @@
 
 mod common;
 
-use common::{task, units, workload};
+use common::{at_units, task, units, workload};
 use kairos_model::{Instant, ServerKind};
 use kairos_policy::{Decision, JobId, Policy, ServerId, ServerSpec, ServerView, View};
+use kairos_sim::outages::{Outage, Outages};
 use kairos_sim::{simulate, SimConfig, SimError};
 use kairos_trace::TraceEvent;
 
@@ -129,6 +130,40 @@ fn a_deferrable_server_spends_its_budget_only_on_work() {
             "15 replenish 2"
         ]
     );
+}
+
+#[test]
+fn a_servers_budget_drains_while_its_core_is_out() {
+    // As above, with core 0 out [0, 1): the budget of [0, 2) buys one unit of work, so the
+    // first job takes [1, 2) and [5, 7) and completes a unit later; the second is untouched.
+    let w = workload(1, vec![task("a", 3, 10, 10, 0)]);
+    let mut policy = OneServer::new(ServerKind::Deferrable, 2, 5);
+    let config = SimConfig {
+        outages: Outages::new([Outage {
+            core: 0,
+            from: at_units(0),
+            to: at_units(1),
+        }]),
+        ..config(20)
+    };
+    let out = simulate(&w, &mut policy, &config).unwrap();
+    let events = &out.trace.as_ref().unwrap().events;
+    assert_eq!(completions(events), [7, 16]);
+    assert_eq!(
+        policy.log[..3],
+        ["0 replenish 2", "2 exhausted", "5 replenish 2"]
+    );
+    // An outage of a core the workload does not have is refused.
+    let beyond = SimConfig {
+        outages: Outages::new([Outage {
+            core: 1,
+            from: at_units(0),
+            to: at_units(1),
+        }]),
+        ..config
+    };
+    let refused = simulate(&w, &mut policy, &beyond).unwrap_err();
+    assert_eq!(refused, SimError::OutageBeyondCores { core: 1, cores: 1 });
 }
 
 #[test]

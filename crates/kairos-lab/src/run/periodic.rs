@@ -97,8 +97,11 @@ fn kernel(
             let given = request.overheads.unwrap_or_default();
             let charged = (given, request.overheads.as_ref());
             let policy = (kind, config.priorities);
+            // Kernel dispatch numbers its stalls by CPU and the kernel placed the jobs: no
+            // stalled twin.
+            let ran = (&result, false);
             Some(periodic_twins(
-                &workload, policy, &result, charged, draws, notify,
+                &workload, policy, ran, charged, draws, notify,
             )?)
         }
         false => None,
@@ -145,7 +148,8 @@ fn user(
             // are the run's, which the simulation keeps.
             let policy = (kind, request.priorities);
             let overheads = (charged.overheads, Some(&charged.overheads));
-            let twins = periodic_twins(&prepared, policy, &run.result, overheads, draws, notify)?;
+            let ran = (&run.result, true);
+            let twins = periodic_twins(&prepared, policy, ran, overheads, draws, notify)?;
             let extra = Extra {
                 fields: vec![("simulated_overheads", charged.json())],
                 text: charged.line(),

@@ -109,7 +109,7 @@ pub fn lost_time(r: &RunResult) -> String {
     );
     if let Some(replayed) = m.by_stalled_twin {
         out.push_str(&format!(
-            "  stalled twin: the simulation with the run's {} stall(s) as outages of their cores misses {replayed} of them, which the one without meets\n",
+            "  stalled twin: with the run's {} stall(s) as outages of their cores, the simulation misses {replayed} job(s) it meets without them: host\n",
             r.stall_intervals.len()
         ));
     }
@@ -135,7 +135,7 @@ pub fn lost_time(r: &RunResult) -> String {
         ));
     }
     let slowed = (r.miss_causes.iter())
-        .filter(|m| m.cause == Cause::Host && m.stall.is_none())
+        .filter(|m| m.cause == Cause::Host && m.stall.is_none() && m.stalled_twin.is_none())
         .count();
     if slowed > 0 {
         out.push_str(&format!(

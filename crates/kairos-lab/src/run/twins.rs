@@ -1,21 +1,22 @@
 //! A real run's misses weighed against its twins: the simulation of the same run, which gives
 //! each job's slack, and, when that leaves a miss with the schedule while the host recorded
-//! stalls, the same simulation with those stalls as outages of their cores, the stalled twin
-//! (`kairos_rt::attribution`'s third case; docs/run.md explains the rule).
+//! stalls, the pair of `kairos_rt::attribution`'s third case: the same simulation charging
+//! every cost at its largest, without and with those stalls as outages of their cores
+//! (docs/run.md, "The stalled twin").
 
 use crate::compare::{simulate_same, RealRun};
 use crate::{Failure, Notify};
 use kairos_model::{Overheads, Workload};
 use kairos_policy::{PolicyKind, PriorityOrder};
-use kairos_rt::attribution::Twin;
+use kairos_rt::attribution::{Cause, Stalled, Twin};
 use kairos_rt::measure::RunResult;
 use kairos_rt::stalls::Stall;
 use kairos_sim::outages::{Outage, Outages};
 use kairos_sim::ExecutionTimeModel;
 use kairos_trace::Trace;
 
-/// Makes the stalled twin from the run's stalls as outages.
-pub type StalledTwin<'a> = Box<dyn FnOnce(Outages) -> Result<Trace, Failure> + 'a>;
+/// Simulates the run again charging every cost at its largest, with the outages given.
+pub type Fixed<'a> = Box<dyn FnMut(Outages) -> Result<Trace, Failure> + 'a>;
 
 /// A real run's twins.
 pub struct Twins<'a> {
@@ -23,12 +24,13 @@ pub struct Twins<'a> {
     pub plain: Trace,
     /// The profile it charged, cut at the quantile the analysis charges, if one.
     pub charged: Option<&'a Overheads>,
-    /// The same simulation with outages.
-    pub stalled: StalledTwin<'a>,
+    /// The calm and the stalled twin's simulation; `None` where the third case does not apply.
+    pub fixed: Option<Fixed<'a>>,
 }
 
-/// Each stall of a run as an outage of its core, numbered as the run and its simulation
-/// number cores.
+/// Each stall of a run as an outage of its core. The dispatcher numbers a stall's core as the
+/// policy does, and so as its simulation does; kernel dispatch numbers them by CPU, and has
+/// no stalled twin.
 pub fn outages_of(stalls: &[Stall]) -> Outages {
     Outages::new(stalls.iter().map(|s| Outage {
         core: s.core,
@@ -37,45 +39,75 @@ pub fn outages_of(stalls: &[Stall]) -> Outages {
     }))
 }
 
-/// Attributes `result`'s misses against `twins` (the stalled twin simulated only when some
-/// miss is left with the schedule and the run recorded a stall); gives back the plain twin.
+/// Attributes `result`'s misses against `twins`: the calm and the stalled twin are simulated
+/// only when the run recorded a stall and some miss is left with the schedule with both its
+/// slacks (the third case weighs no other); when they cannot be, the misses stay as the
+/// first two cases weighed them, with a note. Gives back the plain twin.
 pub fn weigh(result: &mut RunResult, twins: Twins) -> Result<Trace, Failure> {
     let twin = |trace| match twins.charged {
         Some(overheads) => Twin::charging(trace, overheads),
         None => Twin::new(trace),
     };
     result.attribute_misses(Some(twin(&twins.plain)));
-    if result.misses_by_cause.schedule == 0 || result.stall_intervals.is_empty() {
+    let open = (result.miss_causes.iter()).any(|m| m.cause == Cause::Schedule && m.slack.is_some());
+    let Some(mut fixed) = twins
+        .fixed
+        .filter(|_| open && !result.stall_intervals.is_empty())
+    else {
         return Ok(twins.plain);
+    };
+    let outages = outages_of(&result.stall_intervals);
+    match fixed(Outages::default()).and_then(|calm| Ok((calm, fixed(outages)?))) {
+        Ok((calm, stalled)) => {
+            let pair = Stalled {
+                calm: &calm,
+                stalled: &stalled,
+            };
+            result.attribute_misses(Some(twin(&twins.plain).with_stalled(pair)));
+        }
+        Err(f) => result.notes.push(format!(
+            "the stalled twin could not be simulated ({}): the misses are weighed without it",
+            f.message
+        )),
     }
-    let stalled = (twins.stalled)(outages_of(&result.stall_intervals))?;
-    result.attribute_misses(Some(twin(&twins.plain).with_stalled(&stalled)));
     Ok(twins.plain)
 }
 
-/// The twins of a run of periodic `workload` under `policy`: the simulation of the
-/// same run charging `charged.0` (the twin told the profile the analysis charges, `charged.1`,
-/// if one), with the run's draws, now; the stalled one when asked.
+/// The twins of a run of periodic `workload` under `policy`: the simulation of the same run
+/// charging `charged.0` (the twin told the profile the analysis charges, `charged.1`, if one),
+/// with the run's draws, now, its notices told; and, under the dispatcher (`stalled`), the
+/// calm and stalled twins when asked, quietly.
 pub fn periodic_twins<'a>(
     workload: &Workload,
     (kind, priorities): (PolicyKind, PriorityOrder),
-    result: &RunResult,
+    (result, stalled): (&RunResult, bool),
     (overheads, charged): (Overheads, Option<&'a Overheads>),
     draws: (ExecutionTimeModel, u64),
-    notify: Notify<'a>,
+    notify: Notify,
 ) -> Result<Twins<'a>, Failure> {
-    let (workload, ran) = (workload.clone(), RealRun::of(result));
-    let mut same = move |outages| {
+    let ran = RealRun::of(result);
+    let plain = simulate_same(
+        workload,
+        kind,
+        priorities,
+        ran.clone(),
+        overheads,
+        draws,
+        notify,
+    )?;
+    let (largest, workload) = (overheads.fixed_at_largest(), workload.clone());
+    let fixed = move |outages| {
         let ran = RealRun {
             outages,
             ..ran.clone()
         };
-        simulate_same(&workload, kind, priorities, ran, overheads, draws, notify)
+        let quiet = &mut |_: &str| {};
+        simulate_same(&workload, kind, priorities, ran, largest, draws, quiet)
     };
     Ok(Twins {
-        plain: same(Outages::default())?,
+        plain,
         charged,
-        stalled: Box::new(same),
+        fixed: stalled.then(|| Box::new(fixed) as Fixed<'a>),
     })
 }
 
@@ -212,7 +244,7 @@ priority = 3
         periodic_twins(
             &workload,
             policy,
-            result,
+            (result, true),
             (Overheads::default(), None),
             draws,
             quiet,
@@ -240,8 +272,8 @@ priority = 3
         assert_eq!(t.stall, Some(held_core_0()));
         assert_eq!(t.own_slack, Some(Duration::from_millis(2)));
         assert!(crate::run::lost_time(&result).contains(
-            "  stalled twin: the simulation with the run's 1 stall(s) as outages of their \
-             cores misses 1 of them, which the one without meets\n"
+            "  stalled twin: with the run's 1 stall(s) as outages of their cores, the \
+             simulation misses 1 job(s) it meets without them: host\n"
         ));
     }
 
@@ -250,7 +282,7 @@ priority = 3
         let mut result = run(Vec::new());
         let mut quiet = |_: &str| {};
         let twins = Twins {
-            stalled: Box::new(|_| panic!("no stall: nothing to replay")),
+            fixed: Some(Box::new(|_| panic!("no stall: nothing to replay"))),
             ..twins(&result, &mut quiet)
         };
         weigh(&mut result, twins).expect("no stalled twin");

@@ -57,16 +57,17 @@ pub(super) fn run(system: &VmSystem, request: &Request, notify: Notify) -> Resul
     }
     let twins = match (simulated.and_then(|(_, t)| t), &charged) {
         (Some(plain), Some(charged)) => {
-            let (plan, ran_ns, overheads) = (&plan, run.result.ran_ns, charged.overheads);
-            let stalled = move |outages| {
-                let (_, trace) = simulate_like(plan, ran_ns, request, (overheads, outages))?;
+            let (plan, ran_ns) = (&plan, run.result.ran_ns);
+            let largest = charged.overheads.fixed_at_largest();
+            let fixed = move |outages| {
+                let (_, trace) = simulate_like(plan, ran_ns, request, (largest, outages))?;
                 trace.ok_or_else(|| Failure::environment("the simulation kept no trace"))
             };
             Some(Twins {
                 plain,
                 // The two-level twin charges no path to a wind-up: VM guests have none.
                 charged: None,
-                stalled: Box::new(stalled),
+                fixed: Some(Box::new(fixed)),
             })
         }
         _ => None,

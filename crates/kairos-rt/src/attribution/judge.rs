@@ -6,7 +6,7 @@ use super::own::{self, own_time_held, OwnTime};
 use super::per_job::{completions_of, cores_of, real_time_of, segments_of, window};
 use super::release::release_held;
 use super::slowed::{slowed_by_job, Slowed};
-use super::stalled::{missed_in_stalled_twin, Completions};
+use super::stalled::{missed_in_stalled_twin, Pair};
 use super::timer::ORDINARY_START;
 use super::windup::{schedule_busy, OptionalDeadline};
 use super::{
@@ -27,8 +27,8 @@ pub struct Judge<'a> {
     real_time: ByJob<Vec<Segment>>,
     completions: Option<ByJob<Instant>>,
     twins: Option<(ByJob<Vec<Segment>>, Path)>,
-    /// Each job's completion in the stalled twin ([`super::stalled`]).
-    stalled: Option<Completions>,
+    /// Each job's completion in the calm and the stalled twin ([`super::stalled`]).
+    stalled: Option<Pair>,
     slowed: Slowed,
     /// The stalls cut to where no job ran ([`own::idle_only`]), those that are evidence on
     /// the timer core or a release's core, and every one.
@@ -84,7 +84,10 @@ impl<'a> Judge<'a> {
             run,
             completions: twin.map(|t| completions_of(t.trace)),
             twins: twin.map(|t| (segments_of(t.trace), t.path)),
-            stalled: twin.and_then(|t| t.stalled).map(completions_of),
+            stalled: (twin.and_then(|t| t.stalled)).map(|p| Pair {
+                calm: completions_of(p.calm),
+                stalled: completions_of(p.stalled),
+            }),
             segments,
             real_time,
             slowed,
@@ -150,7 +153,8 @@ impl<'a> Judge<'a> {
                 match verdict.cause {
                     Cause::Host => verdict,
                     Cause::Schedule => {
-                        self.stalled_case(key, (backlog.from, deadline), s_j, verdict)
+                        let window = (backlog.from, deadline);
+                        self.stalled_case(key, (window, &backlog.cores[..]), s_j, verdict)
                     }
                 }
             }
@@ -171,22 +175,18 @@ impl<'a> Judge<'a> {
     }
 
     /// The rule's third case ([`super::stalled`]) for a job the first two left with
-    /// `schedule`, whose backlog window is `window`: a host verdict naming the longest stall
-    /// in that window, or the verdict as it was. The job's own slack stays the figure.
+    /// `schedule`, whose backlog is `window` on its group's `cores`: a host verdict naming a
+    /// stall there, or the verdict as it was. The job's own slack stays the figure.
     fn stalled_case(
         &self,
         job: (usize, u64),
-        window: (Instant, Instant),
+        (window, cores): ((Instant, Instant), &[usize]),
         s_j: Duration,
         was: Verdict,
     ) -> Verdict {
-        let found = missed_in_stalled_twin(
-            self.stalled.as_ref(),
-            job,
-            window,
-            self.run.cores,
-            &self.all,
-        );
+        let pair = self.stalled.as_ref();
+        let cores = (cores, self.run.cores);
+        let found = missed_in_stalled_twin(pair, job, window, cores, &self.all);
         match found {
             Some((completion, stall)) => Verdict {
                 cause: Cause::Host,

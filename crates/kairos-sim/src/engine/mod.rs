@@ -181,10 +181,14 @@ impl<'w> Engine<'w> {
         }
         for (core, &i) in c.jobs.running().iter().enumerate() {
             let Some(i) = i else { continue };
+            let (view, work) = (c.jobs.view(i), c.jobs.side(i));
             if self.outages.any() && self.outages.out(core, now) {
+                // A job left with no work is found out at this instant, out or not.
+                if work.remaining.is_zero() {
+                    next = now;
+                }
                 continue;
             }
-            let (view, work) = (c.jobs.view(i), c.jobs.side(i));
             next = next.min(now + work.remaining);
             if !c.jobs.is_exhausted(i) && !view.budget_left().is_zero() {
                 // Execution counts only once the switch's overhead is paid.

@@ -225,7 +225,9 @@ fn on_cores(
     let profile = setup.profile_for(family);
     let policy = (family.kind(), family.order());
     let charged = (profile, Some(&profile));
-    let twins = crate::run::periodic_twins(workload, policy, &result, charged, draws, &mut quiet)
+    // Kernel dispatch numbers its stalls by CPU and the kernel placed the jobs: no stalled twin.
+    let ran = (&result, family.kernel().is_none());
+    let twins = crate::run::periodic_twins(workload, policy, ran, charged, draws, &mut quiet)
         .map_err(|f| f.message)?;
     crate::run::weigh(&mut result, twins).map_err(|f| f.message)?;
     let evidence = crate::run::lost_time(&result);

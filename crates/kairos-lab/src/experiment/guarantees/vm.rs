@@ -174,13 +174,13 @@ fn on_cores(
     let mut run = run_user(&plan.workload, policy, &config).map_err(|e| e.to_string())?;
     set::stopped()?;
     let ran = Duration::from_nanos(run.result.ran_ns.max(1));
-    let same = |outages| {
+    let same = move |overheads, outages| {
         let twin = SimConfig {
             duration: ran,
             execution_times: config.execution_times,
             seed,
             record_trace: true,
-            overheads: setup.profile,
+            overheads,
             outages,
             ..SimConfig::default()
         };
@@ -188,10 +188,11 @@ fn on_cores(
             simulate_vm(plan, &twin).map_err(|e| Failure::bad_input(e.to_string()))?;
         (outcome.trace).ok_or_else(|| Failure::environment("the simulation kept no trace"))
     };
+    let largest = setup.profile.fixed_at_largest();
     let twins = Twins {
-        plain: same(Outages::default()).map_err(|f| f.message)?,
+        plain: same(setup.profile, Outages::default()).map_err(|f| f.message)?,
         charged: None,
-        stalled: Box::new(same),
+        fixed: Some(Box::new(move |outages| same(largest, outages))),
     };
     crate::run::weigh(&mut run.result, twins).map_err(|f| f.message)?;
     Ok((Counts::of(&run.result), crate::run::lost_time(&run.result)))
