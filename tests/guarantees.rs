@@ -36,10 +36,11 @@ const FAMILIES: [&str; 9] = [
 
 const CSV_HEADER: &str = "family,utilization,sets,ideal,aware,run,missed,missed_schedule,\
                           missed_host,aware_missed,aware_missed_schedule,aware_missed_host,jobs,\
-                          misses,misses_schedule,misses_host,stopped";
+                          misses,misses_schedule,misses_host,misses_host_stalled_twin,stopped";
 
 /// The text table's header, in order: the CSV's columns after the family, less the totals a
-/// reader can add up (`missed`, `aware_missed`, `misses_schedule`, `misses_host`), the
+/// reader can add up (`missed`, `aware_missed`, `misses_schedule`, `misses_host`,
+/// `misses_host_stalled_twin`), the
 /// utilization as `U` and the causes shortened.
 const TABLE_COLUMNS: [&str; 12] = [
     "U",

@@ -41,9 +41,9 @@
 //!    `s_j` and `s_b`, or the stalls there, each cut to `[b, d)`, and what a slowed core took
 //!    from the jobs' segments begun there besides add up to more than both: the work it
 //!    waited behind was held;
-//!
 //! 3. or, when neither case did, its stalled twin misses it: the simulation of the same run
-//!    charging every cost at its largest, with every recorded stall as an outage of its core
+//!    charging every cost at its largest, with every recorded stall that took its core from
+//!    its job (a watcher's, a worker's late start) as an outage of that core
 //!    (kairos-sim's `outages`: the job on the core stands still), completes it after `d`,
 //!    while the same simulation without the outages meets it, and so does the twin (`s_j`
 //!    exists): the stalls alone, in the schedule the policy made of them, made it miss

@@ -229,16 +229,8 @@ struct Extra {
 
 /// The report of a run of `workload`'s threads: the result (its misses weighed against its
 /// twins when there are: [`twins`]), its comparison with the simulation, then `extra`.
-fn finish(
-    workload: Workload,
-    mut result: RunResult,
-    twins: Option<Twins>,
-    extra: Extra,
-) -> Result<Run, Failure> {
-    let simulated = match twins {
-        Some(twins) => Some(twins::weigh(&mut result, twins)?),
-        None => None,
-    };
+fn finish(workload: Workload, mut result: RunResult, twins: Option<Twins>, extra: Extra) -> Run {
+    let simulated = twins.map(|twins| twins::weigh(&mut result, twins));
     let compare = (simulated.as_ref()).map(|sim| crate::compare::compare(&result.trace, sim));
     let mut json = serde_json::to_value(&result).expect("run result serializes");
     let map = json.as_object_mut().expect("a run result is an object");
@@ -256,7 +248,7 @@ fn finish(
     }
     text.push_str(&extra.text);
     let name = workload.name.as_deref().unwrap_or("workload");
-    Ok(Run {
+    Run {
         title: format!("{name}: measured under {}", result.policy),
         result,
         workload: Some(workload),
@@ -264,5 +256,5 @@ fn finish(
         compare,
         json,
         text,
-    })
+    }
 }

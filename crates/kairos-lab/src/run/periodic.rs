@@ -116,7 +116,7 @@ fn kernel(
         }
         _ => Extra::default(),
     };
-    finish(workload, result, twins, extra)
+    Ok(finish(workload, result, twins, extra))
 }
 
 /// kairos's dispatcher schedules the task threads, under the simulator's policy object.
@@ -158,7 +158,7 @@ fn user(
         }
         None => (None, Extra::default()),
     };
-    finish(workload, run.result, twins, extra)
+    Ok(finish(workload, run.result, twins, extra))
 }
 
 /// Runs `workload` under `policy` on the user-space dispatcher with the request's duration,

@@ -109,8 +109,8 @@ pub fn lost_time(r: &RunResult) -> String {
     );
     if let Some(replayed) = m.by_stalled_twin {
         out.push_str(&format!(
-            "  stalled twin: with the run's {} stall(s) as outages of their cores, the simulation misses {replayed} job(s) it meets without them: host\n",
-            r.stall_intervals.len()
+            "  stalled twin: {replayed} of these misses happen in the simulation with the run's stalls that took a core as {} outage(s), not without them: host\n",
+            super::outages_of(&r.stall_intervals).len()
         ));
     }
     let blamed = blamed_stalls(r);

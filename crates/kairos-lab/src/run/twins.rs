@@ -10,7 +10,7 @@ use kairos_model::{Overheads, Workload};
 use kairos_policy::{PolicyKind, PriorityOrder};
 use kairos_rt::attribution::{Cause, Stalled, Twin};
 use kairos_rt::measure::RunResult;
-use kairos_rt::stalls::Stall;
+use kairos_rt::stalls::{Seen, Stall};
 use kairos_sim::outages::{Outage, Outages};
 use kairos_sim::ExecutionTimeModel;
 use kairos_trace::Trace;
@@ -26,13 +26,18 @@ pub struct Twins<'a> {
     pub charged: Option<&'a Overheads>,
     /// The calm and the stalled twin's simulation; `None` where the third case does not apply.
     pub fixed: Option<Fixed<'a>>,
+    /// Whether the plain twin drew nothing (every cost fixed already): it is the calm twin.
+    pub plain_is_calm: bool,
 }
 
-/// Each stall of a run as an outage of its core. The dispatcher numbers a stall's core as the
-/// policy does, and so as its simulation does; kernel dispatch numbers them by CPU, and has
-/// no stalled twin.
+/// The stalls of a run that took their core from its job, as outages of their cores: those a
+/// core's watcher saw and a worker's late start. A late wake-up of a dispatcher is left out:
+/// it counts the dispatcher's wait for the scheduler's lock too, held by another core, while
+/// its own core ran its job. The dispatcher numbers a stall's core as the policy does, and so
+/// as its simulation does; kernel dispatch numbers them by CPU, and has no stalled twin.
 pub fn outages_of(stalls: &[Stall]) -> Outages {
-    Outages::new(stalls.iter().map(|s| Outage {
+    let took_the_core = |s: &&Stall| matches!(s.seen, Seen::Watcher | Seen::Worker);
+    Outages::new(stalls.iter().filter(took_the_core).map(|s| Outage {
         core: s.core,
         from: s.start,
         to: s.end(),
@@ -40,37 +45,39 @@ pub fn outages_of(stalls: &[Stall]) -> Outages {
 }
 
 /// Attributes `result`'s misses against `twins`: the calm and the stalled twin are simulated
-/// only when the run recorded a stall and some miss is left with the schedule with both its
-/// slacks (the third case weighs no other); when they cannot be, the misses stay as the
-/// first two cases weighed them, with a note. Gives back the plain twin.
-pub fn weigh(result: &mut RunResult, twins: Twins) -> Result<Trace, Failure> {
+/// only when the run recorded a stall that took a core and some miss is left with the
+/// schedule with both its slacks (the third case weighs no other); when they cannot be, the
+/// misses stay as the first two cases weighed them, with a note. Gives back the plain twin.
+pub fn weigh(result: &mut RunResult, twins: Twins) -> Trace {
     let twin = |trace| match twins.charged {
         Some(overheads) => Twin::charging(trace, overheads),
         None => Twin::new(trace),
     };
     result.attribute_misses(Some(twin(&twins.plain)));
     let open = (result.miss_causes.iter()).any(|m| m.cause == Cause::Schedule && m.slack.is_some());
-    let Some(mut fixed) = twins
-        .fixed
-        .filter(|_| open && !result.stall_intervals.is_empty())
-    else {
-        return Ok(twins.plain);
-    };
     let outages = outages_of(&result.stall_intervals);
-    match fixed(Outages::default()).and_then(|calm| Ok((calm, fixed(outages)?))) {
-        Ok((calm, stalled)) => {
+    let Some(mut fixed) = twins.fixed.filter(|_| open && !outages.is_empty()) else {
+        return twins.plain;
+    };
+    let calm = match twins.plain_is_calm {
+        true => None,
+        false => Some(fixed(Outages::default())),
+    };
+    match (calm.transpose(), fixed(outages)) {
+        (Ok(calm), Ok(stalled)) => {
+            let calm = calm.as_ref().unwrap_or(&twins.plain);
             let pair = Stalled {
-                calm: &calm,
+                calm,
                 stalled: &stalled,
             };
             result.attribute_misses(Some(twin(&twins.plain).with_stalled(pair)));
         }
-        Err(f) => result.notes.push(format!(
+        (Err(f), _) | (_, Err(f)) => result.notes.push(format!(
             "the stalled twin could not be simulated ({}): the misses are weighed without it",
             f.message
         )),
     }
-    Ok(twins.plain)
+    twins.plain
 }
 
 /// The twins of a run of periodic `workload` under `policy`: the simulation of the same run
@@ -96,6 +103,7 @@ pub fn periodic_twins<'a>(
         notify,
     )?;
     let (largest, workload) = (overheads.fixed_at_largest(), workload.clone());
+    let plain_is_calm = largest == overheads;
     let fixed = move |outages| {
         let ran = RealRun {
             outages,
@@ -108,6 +116,7 @@ pub fn periodic_twins<'a>(
         plain,
         charged,
         fixed: stalled.then(|| Box::new(fixed) as Fixed<'a>),
+        plain_is_calm,
     })
 }
 
@@ -262,7 +271,7 @@ priority = 3
         result.attribute_misses(Some(Twin::new(&twins.plain)));
         let m = result.misses_by_cause;
         assert_eq!((m.host, m.schedule, m.by_stalled_twin), (0, 1, None));
-        weigh(&mut result, twins).expect("the stalled twin simulates");
+        weigh(&mut result, twins);
         let m = result.misses_by_cause;
         assert_eq!((m.host, m.schedule, m.by_stalled_twin), (1, 0, Some(1)));
         let t = &result.miss_causes[0];
@@ -272,8 +281,8 @@ priority = 3
         assert_eq!(t.stall, Some(held_core_0()));
         assert_eq!(t.own_slack, Some(Duration::from_millis(2)));
         assert!(crate::run::lost_time(&result).contains(
-            "  stalled twin: with the run's 1 stall(s) as outages of their cores, the \
-             simulation misses 1 job(s) it meets without them: host\n"
+            "  stalled twin: 1 of these misses happen in the simulation with the run's \
+             stalls that took a core as 1 outage(s), not without them: host\n"
         ));
     }
 
@@ -285,8 +294,50 @@ priority = 3
             fixed: Some(Box::new(|_| panic!("no stall: nothing to replay"))),
             ..twins(&result, &mut quiet)
         };
-        weigh(&mut result, twins).expect("no stalled twin");
+        weigh(&mut result, twins);
         let m = result.misses_by_cause;
         assert_eq!((m.host, m.schedule, m.by_stalled_twin), (0, 1, None));
+    }
+
+    #[test]
+    fn a_stalled_twin_that_cannot_be_simulated_leaves_the_first_cases_verdict_and_a_note() {
+        let mut result = run(vec![held_core_0()]);
+        let mut quiet = |_: &str| {};
+        let twins = Twins {
+            fixed: Some(Box::new(|_| Err(Failure::environment("out of memory")))),
+            ..twins(&result, &mut quiet)
+        };
+        weigh(&mut result, twins);
+        let m = result.misses_by_cause;
+        assert_eq!((m.host, m.schedule, m.by_stalled_twin), (0, 1, None));
+        let note = "the stalled twin could not be simulated (out of memory)";
+        assert!(
+            result.notes.iter().any(|n| n.starts_with(note)),
+            "{:?}",
+            result.notes
+        );
+    }
+
+    #[test]
+    fn only_the_stalls_that_took_a_core_from_its_job_are_replayed() {
+        let late_wake = Stall {
+            seen: Seen::Dispatcher,
+            ..held_core_0()
+        };
+        let late_start = Stall {
+            core: 1,
+            seen: Seen::Worker,
+            ..held_core_0()
+        };
+        assert_eq!(outages_of(&[late_wake, late_start, held_core_0()]).len(), 2);
+        // A late wake-up counts the dispatcher's wait for the lock, while its core ran on.
+        let mut result = run(vec![late_wake]);
+        let mut quiet = |_: &str| {};
+        let twins = Twins {
+            fixed: Some(Box::new(|_| panic!("a late wake-up is no outage"))),
+            ..twins(&result, &mut quiet)
+        };
+        weigh(&mut result, twins);
+        assert_eq!(result.misses_by_cause.by_stalled_twin, None);
     }
 }

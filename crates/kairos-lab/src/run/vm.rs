@@ -59,6 +59,7 @@ pub(super) fn run(system: &VmSystem, request: &Request, notify: Notify) -> Resul
         (Some(plain), Some(charged)) => {
             let (plan, ran_ns) = (&plan, run.result.ran_ns);
             let largest = charged.overheads.fixed_at_largest();
+            let plain_is_calm = largest == charged.overheads;
             let fixed = move |outages| {
                 let (_, trace) = simulate_like(plan, ran_ns, request, (largest, outages))?;
                 trace.ok_or_else(|| Failure::environment("the simulation kept no trace"))
@@ -68,11 +69,12 @@ pub(super) fn run(system: &VmSystem, request: &Request, notify: Notify) -> Resul
                 // The two-level twin charges no path to a wind-up: VM guests have none.
                 charged: None,
                 fixed: Some(Box::new(fixed)),
+                plain_is_calm,
             })
         }
         _ => None,
     };
-    finish(plan.workload.clone(), run.result, twins, extra)
+    Ok(finish(plan.workload.clone(), run.result, twins, extra))
 }
 
 /// Options that belong to other kinds of files or runs.

@@ -36,8 +36,8 @@ pub struct Pair {
     pub stalled: Completions,
 }
 
-/// What the third case found for a job with window `[release, deadline)` whose backlog began
-/// at `backlog_from` on its group's `cores`: `None` when the calm twin misses it or the
+/// What the third case found for a job due at `deadline` whose backlog began at
+/// `backlog_from` on its group's `cores` (`all`: the run's): `None` when the calm twin misses it or the
 /// stalled twin meets it (or there is no pair); otherwise its completion in the stalled twin
 /// and the stall to name ([`to_name`]).
 pub fn missed_in_stalled_twin(

@@ -45,6 +45,10 @@ pub struct FamilySums {
     pub misses: u64,
     pub misses_schedule: u64,
     pub misses_host: u64,
+    /// Of the host's misses, those the stalled twin decided (none in a file written before
+    /// it existed).
+    #[serde(default)]
+    pub misses_host_stalled_twin: u64,
     /// Runs the watchdog ended early (their jobs and misses are what they ran; each counts in
     /// `missed`, and in `aware_missed` when the overhead-aware analysis accepted its set).
     pub stopped: u64,
@@ -85,6 +89,7 @@ impl FamilySums {
         self.misses += ran.misses;
         self.misses_schedule += ran.schedule;
         self.misses_host += ran.host;
+        self.misses_host_stalled_twin += ran.host_stalled_twin;
         self.stopped += u64::from(ran.stopped);
     }
 }
@@ -93,7 +98,7 @@ impl FamilySums {
 /// header in the text table (`None`: CSV only), and its value.
 pub type Column = (&'static str, Option<&'static str>, fn(&FamilySums) -> u64);
 
-pub const COLUMNS: [Column; 15] = [
+pub const COLUMNS: [Column; 16] = [
     ("sets", Some("sets"), |s| s.sets),
     ("ideal", Some("ideal"), |s| s.ideal),
     ("aware", Some("aware"), |s| s.aware),
@@ -112,6 +117,9 @@ pub const COLUMNS: [Column; 15] = [
     ("misses", Some("misses"), |s| s.misses),
     ("misses_schedule", None, |s| s.misses_schedule),
     ("misses_host", None, |s| s.misses_host),
+    ("misses_host_stalled_twin", None, |s| {
+        s.misses_host_stalled_twin
+    }),
     ("stopped", Some("stopped"), |s| s.stopped),
 ];
 
@@ -129,6 +137,7 @@ mod tests {
                 misses,
                 schedule: misses,
                 host: 0,
+                host_stalled_twin: 0,
                 stopped,
             }),
             kept: None,
@@ -142,6 +151,7 @@ mod tests {
             misses: schedule + host,
             schedule,
             host,
+            host_stalled_twin: 0,
             stopped: false,
         };
         let kept = || Kept {

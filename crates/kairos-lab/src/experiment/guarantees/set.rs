@@ -92,6 +92,9 @@ pub struct Counts {
     pub misses: u64,
     pub schedule: u64,
     pub host: u64,
+    /// Of the host misses, those the stalled twin decided (`kairos_rt::attribution`'s third
+    /// case).
+    pub host_stalled_twin: u64,
     /// The watchdog ended the run before its duration.
     pub stopped: bool,
 }
@@ -103,6 +106,7 @@ impl Counts {
             misses: result.deadline_misses,
             schedule: result.misses_by_cause.schedule,
             host: result.misses_by_cause.host,
+            host_stalled_twin: result.misses_by_cause.by_stalled_twin.unwrap_or(0),
             stopped: result.stopped_by.is_some(),
         }
     }
@@ -229,7 +233,7 @@ fn on_cores(
     let ran = (&result, family.kernel().is_none());
     let twins = crate::run::periodic_twins(workload, policy, ran, charged, draws, &mut quiet)
         .map_err(|f| f.message)?;
-    crate::run::weigh(&mut result, twins).map_err(|f| f.message)?;
+    crate::run::weigh(&mut result, twins);
     let evidence = crate::run::lost_time(&result);
     Ok((Counts::of(&result), evidence))
 }
@@ -267,6 +271,7 @@ fn simulated(
         misses: outcome.metrics.deadline_misses,
         schedule: outcome.metrics.deadline_misses,
         host: 0,
+        host_stalled_twin: 0,
         stopped: false,
     })
 }

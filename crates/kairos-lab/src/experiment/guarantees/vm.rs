@@ -189,12 +189,14 @@ fn on_cores(
         (outcome.trace).ok_or_else(|| Failure::environment("the simulation kept no trace"))
     };
     let largest = setup.profile.fixed_at_largest();
+    let plain_is_calm = largest == setup.profile;
     let twins = Twins {
         plain: same(setup.profile, Outages::default()).map_err(|f| f.message)?,
         charged: None,
         fixed: Some(Box::new(move |outages| same(largest, outages))),
+        plain_is_calm,
     };
-    crate::run::weigh(&mut run.result, twins).map_err(|f| f.message)?;
+    crate::run::weigh(&mut run.result, twins);
     Ok((Counts::of(&run.result), crate::run::lost_time(&run.result)))
 }
 
@@ -213,6 +215,7 @@ fn simulated(plan: &VmPlan, seed: u64, setup: &Setup) -> Result<Counts, String> 
         misses: m.deadline_misses,
         schedule: m.deadline_misses,
         host: 0,
+        host_stalled_twin: 0,
         stopped: false,
     })
 }
