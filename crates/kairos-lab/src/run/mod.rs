@@ -5,6 +5,8 @@
 //! same draws, so a measured run and its simulation are compared job by job
 //! ([`crate::compare`]). The runtime is `kairos_rt`; its safety rules are in `docs/run.md`.
 
+#[cfg(test)]
+mod fixture;
 mod periodic;
 mod prior;
 mod seen;

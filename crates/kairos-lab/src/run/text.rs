@@ -206,8 +206,7 @@ fn core_line(c: &CoreLost) -> String {
 mod tests {
     use super::*;
     use kairos_model::{Duration, Instant};
-    use kairos_rt::calibrate::Calibration;
-    use kairos_rt::measure::{JobRecord, RunInputs, SegmentRecord, ThreadLog, WorkerTime};
+    use kairos_rt::measure::{JobRecord, SegmentRecord, ThreadLog, WorkerTime};
     use kairos_rt::stalls::LostTime;
 
     const MS: u64 = 1_000_000;
@@ -279,35 +278,16 @@ mod tests {
             ],
             ..ThreadLog::default()
         };
-        RunResult::build(RunInputs {
-            policy: "pfp".into(),
-            task_names: vec!["a".into(), "b".into(), "c".into()],
-            cpus: vec![2, 3],
-            duration_ns: 2_000 * MS,
-            ran_ns: 2_000 * MS,
-            origin_ns: 0,
-            stopped_by: None,
-            dma_latency_held: true,
-            calibration: Calibration {
-                per_core: Vec::new(),
-                spread: 0.0,
-                took_ns: 0,
-                policy: "SCHED_FIFO 1".into(),
-            },
-            logs: vec![log],
-            extra_events: Vec::new(),
-            levels: Vec::new(),
-            notes: Vec::new(),
-            optional: Vec::new(),
-            optional_deadlines: Vec::new(),
-            server_names: Vec::new(),
-            lost: LostTime {
+        super::super::fixture::built(
+            ("pfp", &["a", "b", "c"]),
+            vec![2, 3],
+            2_000 * MS,
+            log,
+            LostTime {
                 cores: vec![core(0, &[stall], Some(20 * MS)), core(1, &[], None)],
                 stalls: vec![stall],
             },
-            timer_core: None,
-            core_order: None,
-        })
+        )
     }
 
     #[test]

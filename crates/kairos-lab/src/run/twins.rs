@@ -125,8 +125,7 @@ mod tests {
     use super::*;
     use kairos_model::{check_source, Duration, Format, Instant};
     use kairos_rt::attribution::Cause;
-    use kairos_rt::calibrate::Calibration;
-    use kairos_rt::measure::{JobRecord, RunInputs, SegmentRecord, ThreadLog};
+    use kairos_rt::measure::{JobRecord, SegmentRecord, ThreadLog};
     use kairos_rt::stalls::{CoreLost, LostTime, Seen};
 
     const MS: u64 = 1_000_000;
@@ -205,35 +204,16 @@ priority = 3
             watched: true,
             ..CoreLost::default()
         };
-        RunResult::build(RunInputs {
-            policy: "gfp".into(),
-            task_names: vec!["y".into(), "x".into(), "t".into()],
-            cpus: vec![0, 1],
-            duration_ns: 20 * MS,
-            ran_ns: 20 * MS,
-            origin_ns: 0,
-            stopped_by: None,
-            dma_latency_held: true,
-            calibration: Calibration {
-                per_core: Vec::new(),
-                spread: 0.0,
-                took_ns: 0,
-                policy: "SCHED_FIFO 1".into(),
-            },
-            logs: vec![log],
-            extra_events: Vec::new(),
-            levels: Vec::new(),
-            notes: Vec::new(),
-            optional: Vec::new(),
-            optional_deadlines: Vec::new(),
-            server_names: Vec::new(),
-            lost: LostTime {
+        super::super::fixture::built(
+            ("gfp", &["y", "x", "t"]),
+            vec![0, 1],
+            20 * MS,
+            log,
+            LostTime {
                 cores: vec![lost(0), lost(1)],
                 stalls,
             },
-            timer_core: None,
-            core_order: None,
-        })
+        )
     }
 
     fn held_core_0() -> Stall {
