@@ -163,3 +163,30 @@ fn a_frozen_job_completes_later_by_the_outage_and_others_do_not_move() {
     let (_, a3, _) = completions(vec![out(core_a, 0, 2)]);
     assert_eq!(a3, Some(at_units(6)));
 }
+
+/// A switch's overhead stands still in an outage as the work does: with 1 unit of scheduling
+/// and 1 of context switch, a job of 4 units alone on its core completes at 6; with the core
+/// out over [1, 3), the overhead is paid over [0, 1) and [3, 4) and it completes at 8.
+#[test]
+fn a_switchs_overhead_stands_still_while_its_core_is_out() {
+    let w = workload(1, vec![task("a", 4, 20, 20, 0)]);
+    let config = |outages: Vec<Outage>| SimConfig {
+        duration: units(20),
+        overheads: kairos_model::Overheads::fixed(units(1), units(1), units(0)),
+        outages: Outages::new(outages),
+        ..SimConfig::default()
+    };
+    let completion = |config: &SimConfig| {
+        let (outcome, trace) = run_traced(&w, PolicyKind::PartitionedFp, config);
+        let usage = &outcome.metrics.core_usage[0];
+        (jobs_of(&trace)[&(0, 0)].completion, usage.overhead_ns)
+    };
+    let paid = units(2).as_nanos();
+    assert_eq!(completion(&config(vec![])), (Some(at_units(6)), paid));
+    let out = Outage {
+        core: 0,
+        from: at_units(1),
+        to: at_units(3),
+    };
+    assert_eq!(completion(&config(vec![out])), (Some(at_units(8)), paid));
+}
