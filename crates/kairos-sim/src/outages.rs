@@ -81,11 +81,6 @@ impl<'o> Cursor<'o> {
         Cursor { outages, next }
     }
 
-    /// Whether there is any outage at all (the engine skips the rest when there is none).
-    pub(crate) fn any(&self) -> bool {
-        !self.next.is_empty()
-    }
-
     /// Moves every core's cursor past the outages ended by `now`.
     pub(crate) fn pass(&mut self, now: Instant) {
         for (core, spans) in self.outages.by_core.iter().enumerate() {

@@ -267,7 +267,7 @@ priority = 3
     }
 
     #[test]
-    fn without_a_stall_or_a_schedule_miss_no_stalled_twin_is_simulated() {
+    fn without_a_stall_no_stalled_twin_is_simulated() {
         let mut result = run(Vec::new());
         let mut quiet = |_: &str| {};
         let twins = Twins {

@@ -151,9 +151,7 @@ impl<'w> Engine<'w> {
             if now >= self.side.end {
                 break;
             }
-            if self.outages.any() {
-                self.outages.pass(now);
-            }
+            self.outages.pass(now);
             let next = self.next_event_time(now);
             self.advance(now, next);
             now = next;
@@ -176,13 +174,13 @@ impl<'w> Engine<'w> {
         for at in pending.into_iter().flatten() {
             next = next.min(at);
         }
-        if self.outages.any() {
-            next = next.min(self.outages.next_change(now).unwrap_or(next));
+        if let Some(change) = self.outages.next_change(now) {
+            next = next.min(change);
         }
         for (core, &i) in c.jobs.running().iter().enumerate() {
             let Some(i) = i else { continue };
             let (view, work) = (c.jobs.view(i), c.jobs.side(i));
-            if self.outages.any() && self.outages.out(core, now) {
+            if self.outages.out(core, now) {
                 // A job left with no work is found out at this instant, out or not.
                 if work.remaining.is_zero() {
                     next = now;
@@ -206,7 +204,7 @@ impl<'w> Engine<'w> {
             let Some(i) = jobs.running()[core] else {
                 continue;
             };
-            if self.outages.any() && self.outages.out(core, now) {
+            if self.outages.out(core, now) {
                 continue;
             }
             let (view, work) = jobs.running_mut(i);
