@@ -1,7 +1,8 @@
-//! One decision of the global policies, the simulator's hottest function (docs/bench.md, "What a
-//! simulated job costs"): G-EDF and G-FP on 4 cores from a view of 8, 24 and 64 open jobs (below
-//! and above the ready queues' threshold), the decision given back to the policy after each
-//! call as the engines do. Deadlines and releases follow a fixed stride (no random choice).
+//! One decision of the global and partitioned policies, the simulator's hottest function
+//! (docs/bench.md, "What a simulated job costs"): G-EDF, G-FP and P-EDF on 4 cores from a view
+//! of 4, 8, 24 and 64 open jobs (4: about the mean at a decision of the SimSo workload; 8 and
+//! 24 below the ready queues' threshold, 64 above), the decision given back to the policy
+//! after each call as the engines do. Deadlines and releases follow a fixed stride (no random choice).
 //! `cargo bench -p kairos-policy --bench decide`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
@@ -51,8 +52,12 @@ fn jobs(tasks: &[Task]) -> Vec<JobView> {
 
 fn decide(c: &mut Criterion) {
     let mut group = c.benchmark_group("decide");
-    for kind in [PolicyKind::GlobalEdf, PolicyKind::GlobalFp] {
-        for n in [8, 24, 64] {
+    for kind in [
+        PolicyKind::GlobalEdf,
+        PolicyKind::GlobalFp,
+        PolicyKind::PartitionedEdf,
+    ] {
+        for n in [4, 8, 24, 64] {
             let workload = Workload {
                 name: None,
                 cores: CORES,

@@ -45,24 +45,30 @@ fn stays(core: usize, id: JobId, view: &View<'_>, running: &[Option<usize>]) -> 
 }
 
 /// Whether `cores` names only open jobs, none on two cores, found without comparing every
-/// pair of cores: only the jobs a decision moves or starts are looked up (O(1) each) and
-/// compared with the other cores, so a decision that keeps most jobs where they run costs O(m)
-/// plus O(m) per job it moves. A job placed twice is either placed where it runs and
-/// elsewhere (seen from the other core through the core it runs on) or twice where it does
-/// not run (seen by the comparison).
+/// pair of cores: only the jobs a decision moves or starts are looked up (O(1) each with the
+/// view's index) and compared with the later cores, so a decision that keeps its jobs where
+/// they run costs O(m), plus O(m) per job it moves. A job placed twice is either placed where
+/// it runs and elsewhere (seen from the other core through the core it runs on) or twice where
+/// it does not run (seen by the comparison with the later cores: a later core naming it is
+/// not where it runs, or the first case would have caught it).
 fn plainly_valid(cores: &[Option<JobId>], view: &View<'_>, running: &[Option<usize>]) -> bool {
-    let moved = |core: usize| cores[core].filter(|&id| !stays(core, id, view, running));
-    (0..cores.len()).all(|core| {
-        let Some(id) = moved(core) else {
-            return true;
+    for (core, want) in cores.iter().enumerate() {
+        let Some(id) = *want else {
+            continue;
         };
+        if stays(core, id, view, running) {
+            continue;
+        }
         let Some(i) = view.position(id) else {
             return false;
         };
         let kept_where_it_runs =
-            (view.jobs[i].running_on).is_some_and(|r| r != core && cores.get(r) == Some(&Some(id)));
-        !kept_where_it_runs && (core + 1..cores.len()).all(|other| moved(other) != Some(id))
-    })
+            (view.jobs[i].running_on).is_some_and(|r| r != core && cores.get(r) == Some(want));
+        if kept_where_it_runs || cores[core + 1..].contains(want) {
+            return false;
+        }
+    }
+    true
 }
 
 /// The first fault of `cores`, core by core: a job that is not open, or on two cores.
@@ -147,5 +153,78 @@ impl Decision {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The check against a brute-force twin: a placement can be carried out when every job it
+    //! names is open and none is named twice, whatever runs where now.
+    use crate::{Decision, JobId, JobView, View};
+    use kairos_model::{Duration, Instant, Part};
+    use proptest::prelude::*;
+
+    fn job(task: usize, running_on: Option<usize>) -> JobView {
+        JobView {
+            id: JobId { task, number: 0 },
+            release: Instant::ZERO,
+            absolute_deadline: Instant::ZERO + Duration::from_millis(5),
+            part: Part::Mandatory,
+            budget: Duration::from_millis(1),
+            executed: Duration::ZERO,
+            running_on,
+            last_core: running_on,
+        }
+    }
+
+    /// Per core, a code: below 2 idle, 2 to 4 the job it runs (idle if none), from 5 the job
+    /// of task `code - 5` (not open when that task has no job), so that kept jobs, moved ones,
+    /// unknown ones and doubles all come up.
+    fn placement(cores: usize) -> impl Strategy<Value = Vec<u8>> {
+        prop::collection::vec(0u8..13, cores)
+    }
+
+    proptest! {
+        #[test]
+        fn the_check_refuses_exactly_the_placements_with_a_job_not_open_or_on_two_cores(
+            (cores, open, runs, codes) in (1usize..6, 0usize..7).prop_flat_map(|(m, n)| (
+                Just(m),
+                Just(n),
+                prop::collection::vec(prop::option::of(0usize..7), m),
+                placement(m),
+            ))
+        ) {
+            let mut jobs: Vec<JobView> = (0..open).map(|t| job(t, None)).collect();
+            let mut running = vec![None; cores];
+            for (core, wanted) in runs.iter().enumerate() {
+                let Some(t) = wanted.filter(|&t| t < open && jobs[t].running_on.is_none()) else {
+                    continue;
+                };
+                jobs[t] = job(t, Some(core));
+                running[core] = Some(t);
+            }
+            let cores_wanted: Vec<Option<JobId>> = (codes.iter().enumerate())
+                .map(|(core, &code)| match code {
+                    0..=1 => None,
+                    2..=4 => running[core].map(|i: usize| jobs[i].id),
+                    _ => Some(JobId { task: usize::from(code - 5), number: 0 }),
+                })
+                .collect();
+            let named: Vec<JobId> = cores_wanted.iter().flatten().copied().collect();
+            let twice = (0..named.len()).any(|a| named[a + 1..].contains(&named[a]));
+            let all_open = named.iter().all(|id| id.task < open);
+            let view = View {
+                now: Instant::ZERO,
+                cores,
+                mode: 0,
+                jobs: &jobs,
+                index: None,
+                tasks: &[],
+                servers: &[],
+            };
+            let decision = Decision { cores: cores_wanted, ..Decision::idle(cores) };
+            let verdict = decision.check(&view, &running);
+            prop_assert_eq!(verdict.is_ok(), all_open && !twice, "{:?}", verdict);
+        }
     }
 }

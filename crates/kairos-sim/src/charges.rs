@@ -19,9 +19,9 @@ impl Charges {
     }
 
     /// One charge of `cost`.
-    pub(crate) fn charge(&mut self, cost: Cost) -> Duration {
+    pub(crate) fn charge(&mut self, cost: &Cost) -> Duration {
         match cost {
-            Cost::Fixed(d) => d,
+            Cost::Fixed(d) => *d,
             Cost::Measured(q) => q.at(self.draws.random::<f64>()),
         }
     }

@@ -1,14 +1,16 @@
 //! Global EDF's choice against a brute-force twin: every open job sorted by (deadline, release,
 //! task, number), the first `m` taken and placed. Below the ready queues' threshold the policy
 //! keeps only the best `m` of one pass over the view; from it on, it reads its queues; both
-//! must choose what sorting every job chooses, ties and running jobs included.
+//! must choose what sorting every job chooses, ties and running jobs included. Partitioned
+//! EDF likewise against, per core, the first of its tasks' jobs in that order.
 
 use super::edf::Edf;
 use super::global::Global;
+use super::partitioned::Partitioned;
 use super::placement::place_on_cores;
 use crate::policy::Policy;
 use crate::{JobId, JobView, View};
-use kairos_model::{Duration, Instant, Part};
+use kairos_model::{Arrival, CoreId, Duration, Instant, Part, Task, Workload};
 use proptest::prelude::*;
 
 /// Open jobs of distinct ids: (deadline, release) in ms from small ranges so that ties are
@@ -66,5 +68,62 @@ proptest! {
             prop_assert_eq!(&decision.cores, &expected);
             policy.recycle(decision);
         }
+    }
+
+    #[test]
+    fn partitioned_edf_chooses_per_core_what_sorting_its_jobs_chooses(
+        (cores, jobs) in (1usize..6).prop_flat_map(|m| (Just(m), jobs(m)))
+    ) {
+        // Task `t` on core `t * 7 mod m`, so that the cores' tasks interleave in the view.
+        let core_of = |task: usize| task * 7 % cores;
+        let workload = bound_tasks(jobs.len(), cores, core_of);
+        let mut policy = Partitioned::new("pedf", Edf);
+        policy.prepare(&workload).expect("tasks bound to cores");
+        let reversed: Vec<JobView> = jobs.iter().rev().cloned().collect();
+        for jobs in [&jobs, &reversed] {
+            let view = View {
+                now: Instant::ZERO + Duration::from_millis(3),
+                cores,
+                mode: 0,
+                jobs,
+                index: None,
+                tasks: &workload.tasks,
+                servers: &[],
+            };
+            let expected: Vec<Option<JobId>> = (0..cores)
+                .map(|core| {
+                    (jobs.iter().filter(|j| core_of(j.id.task) == core))
+                        .min_by_key(|j| (j.absolute_deadline, j.release, j.id.task, j.id.number))
+                        .map(|j| j.id)
+                })
+                .collect();
+            let decision = policy.decide(&view);
+            prop_assert_eq!(&decision.cores, &expected);
+            policy.recycle(decision);
+        }
+    }
+}
+
+/// `n` light tasks, task `t` bound to core `core_of(t)` of `cores`.
+fn bound_tasks(n: usize, cores: usize, core_of: impl Fn(usize) -> usize) -> Workload {
+    let tasks = (0..n)
+        .map(|t| Task {
+            name: format!("t{t}"),
+            wcet: Duration::from_micros(10),
+            bcet: Duration::from_micros(10),
+            period: Duration::from_millis(10),
+            deadline: Duration::from_millis(10),
+            offset: Duration::ZERO,
+            arrival: Arrival::Periodic,
+            priority: None,
+            core: Some(CoreId(core_of(t))),
+            imprecise: None,
+        })
+        .collect();
+    Workload {
+        name: None,
+        cores,
+        tasks,
+        overheads: Default::default(),
     }
 }

@@ -20,6 +20,7 @@ pub struct Global<O: JobOrder> {
     order: O,
     /// Reused between calls to avoid an allocation per scheduling point.
     keyed: Vec<(Precedence, usize)>,
+    precedences: Vec<Precedence>,
     chosen: Vec<usize>,
     ends: Vec<usize>,
     /// The cores of the last decision, given back by the engine ([`Policy::recycle`]).
@@ -36,6 +37,7 @@ impl<O: JobOrder> Global<O> {
             name,
             order,
             keyed: Vec::new(),
+            precedences: Vec::new(),
             chosen: Vec::new(),
             ends: Vec::new(),
             placed: Vec::new(),
@@ -77,23 +79,37 @@ impl<O: JobOrder> Global<O> {
     /// For a static order (which never reorders jobs by itself), the positions of the `m`
     /// most important jobs of the view, most important first, in one pass that keeps the best
     /// seen so far in order: an insertion sort cut at `m`, so no more comparisons than ordering
-    /// every job and far fewer when jobs wait, and no order kept among those that wait.
+    /// every job and far fewer when jobs wait, and no order kept among those that wait. The
+    /// precedences are computed once into their own vector and the pass moves positions only:
+    /// moving the 40-byte keys themselves, just written, stalled the loads that compare them.
+    /// Precedences are distinct for distinct jobs ([`JobOrder`]); of equal ones, the earlier
+    /// position comes first.
     fn best_of_view(&mut self, view: &View<'_>) {
-        let best = &mut self.keyed;
+        let keys = &mut self.precedences;
+        keys.clear();
+        keys.extend(
+            view.jobs
+                .iter()
+                .map(|job| self.order.precedence(job, view.now)),
+        );
+        let best = &mut self.chosen;
         best.clear();
-        for (i, job) in view.jobs.iter().enumerate() {
-            let key = (self.order.precedence(job, view.now), i);
+        for (i, key) in keys.iter().enumerate() {
             if best.len() == view.cores {
                 match best.last() {
-                    Some(worst) if key < *worst => _ = best.pop(),
+                    Some(&worst) if *key < keys[worst] => _ = best.pop(),
                     _ => continue,
                 }
             }
-            let at = best.partition_point(|k| *k < key);
-            best.insert(at, key);
+            // Into place from the end: the kept jobs are at most `m`, so a few swaps cost
+            // less than a search and a call to move the tail.
+            best.push(i);
+            let mut at = best.len() - 1;
+            while at > 0 && *key < keys[best[at - 1]] {
+                best.swap(at, at - 1);
+                at -= 1;
+            }
         }
-        self.chosen.clear();
-        self.chosen.extend(best.iter().map(|&(_, i)| i));
     }
 
     fn queued(&mut self, job: &JobView, now: Instant, released: bool) {

@@ -22,6 +22,10 @@ pub struct Partitioned<O: JobOrder> {
     ready: Option<Ready>,
     heads: Vec<usize>,
     ends: Vec<usize>,
+    /// Per core, the best job of a pass over the view, reused between decisions.
+    best: Vec<Option<(Precedence, usize)>>,
+    /// The cores of the last decision, given back by the engine ([`Policy::recycle`]).
+    placed: Vec<Option<JobId>>,
     reorder: ReorderTimer,
 }
 
@@ -34,6 +38,8 @@ impl<O: JobOrder> Partitioned<O> {
             ready: None,
             heads: Vec::new(),
             ends: Vec::new(),
+            best: Vec::new(),
+            placed: Vec::new(),
             reorder: ReorderTimer::default(),
         }
     }
@@ -52,13 +58,15 @@ impl<O: JobOrder> Partitioned<O> {
         }
     }
 
-    /// Per core, its most important job, from the ready queues; `None` when they cannot tell
-    /// (the order is not static) or rest (few open jobs).
-    fn best_from_queues(&mut self, view: &View<'_>) -> Option<Vec<Option<JobId>>> {
-        let ready = self.ready.as_mut()?;
+    /// Per core, its most important job, from the ready queues, into `placed`; false when
+    /// they cannot tell (the order is not static) or rest (few open jobs).
+    fn best_from_queues(&mut self, view: &View<'_>, placed: &mut Vec<Option<JobId>>) -> bool {
+        let Some(ready) = self.ready.as_mut() else {
+            return false;
+        };
         if view.jobs.len() < QUEUED_FROM {
             ready.rest();
-            return None;
+            return false;
         }
         let core_of_task = &self.assignment.core_of_task;
         let lane_of = |job: &JobView| core_of_task.get(job.id.task).copied().unwrap_or(usize::MAX);
@@ -66,17 +74,43 @@ impl<O: JobOrder> Partitioned<O> {
         if !ready.heads_of_lanes(view, &self.order, lane_of, 1, heads, ends)
             || ends.len() != view.cores
         {
-            return None;
+            return false;
         }
         let mut start = 0;
-        let best = (ends.iter())
-            .map(|&end| {
-                let head = (end > start).then(|| view.jobs[heads[start]].id);
-                start = end;
-                head
-            })
-            .collect();
-        Some(best)
+        placed.clear();
+        placed.extend(ends.iter().map(|&end| {
+            let head = (end > start).then(|| view.jobs[heads[start]].id);
+            start = end;
+            head
+        }));
+        true
+    }
+
+    /// Per core, its most important job, from one pass over the view, into `placed`; the
+    /// earliest instant the order may change with no job event.
+    fn best_of_view(
+        &mut self,
+        view: &View<'_>,
+        placed: &mut Vec<Option<JobId>>,
+    ) -> Option<Instant> {
+        let best = &mut self.best;
+        best.clear();
+        best.resize(view.cores, None);
+        for (i, job) in view.jobs.iter().enumerate() {
+            let core = self.assignment.core_of_task[job.id.task];
+            let key = self.order.precedence(job, view.now);
+            if best[core].is_none_or(|(best_key, _)| key.runs_before(best_key)) {
+                best[core] = Some((key, i));
+            }
+        }
+        let chosen = |i: usize| best.iter().flatten().any(|&(_, c)| c == i);
+        let mut waiting = (view.jobs.iter().enumerate())
+            .filter(|&(i, _)| !chosen(i))
+            .map(|(_, j)| j);
+        let reorder = self.order.reorder_at(view.now, &mut waiting);
+        placed.clear();
+        placed.extend(best.iter().map(|b| b.map(|(_, i)| view.jobs[i].id)));
+        reorder
     }
 
     /// The binding of tasks to cores used for the run.
@@ -128,33 +162,19 @@ impl<O: JobOrder> Policy for Partitioned<O> {
         self.reorder.fired(timer);
     }
 
+    fn recycle(&mut self, decision: Decision) {
+        self.placed = decision.cores;
+    }
+
     fn decide(&mut self, view: &View<'_>) -> Decision {
-        if let Some(best) = self.best_from_queues(view) {
-            return Decision {
-                servers: Vec::new(),
-                cores: best,
-                actions: self.reorder.update(None),
-                ahead: None,
-            };
-        }
-        let mut best: Vec<Option<(Precedence, usize)>> = vec![None; view.cores];
-        for (i, job) in view.jobs.iter().enumerate() {
-            let core = self.assignment.core_of_task[job.id.task];
-            let key = self.order.precedence(job, view.now);
-            if best[core].is_none_or(|(best_key, _)| key.runs_before(best_key)) {
-                best[core] = Some((key, i));
-            }
-        }
-        let chosen = |i: usize| best.iter().flatten().any(|&(_, c)| c == i);
-        let mut waiting = (view.jobs.iter().enumerate())
-            .filter(|&(i, _)| !chosen(i))
-            .map(|(_, j)| j);
-        let reorder = self.order.reorder_at(view.now, &mut waiting);
+        let mut cores = std::mem::take(&mut self.placed);
+        let reorder = match self.best_from_queues(view, &mut cores) {
+            true => None,
+            false => self.best_of_view(view, &mut cores),
+        };
         Decision {
             servers: Vec::new(),
-            cores: (best.iter())
-                .map(|b| b.map(|(_, i)| view.jobs[i].id))
-                .collect(),
+            cores,
             actions: self.reorder.update(reorder),
             ahead: None,
         }

@@ -114,8 +114,10 @@ impl Side<'_> {
     /// A scheduling decision and a context switch, charged at a switch-in and at the end of
     /// a running job's part by execution.
     fn switch_cost(&mut self) -> Duration {
-        let overheads = self.config.overheads;
-        self.charges.charge(overheads.scheduling) + self.charges.charge(overheads.context_switch)
+        // Borrowed: the profile holds every overhead kairos measures, and a copy of it per
+        // switch cost more than the rest of the switch.
+        let overheads = &self.config.overheads;
+        self.charges.charge(&overheads.scheduling) + self.charges.charge(&overheads.context_switch)
     }
 }
 
@@ -209,7 +211,7 @@ impl Host<JobWork> for Side<'_> {
         self.metrics.context_switches += 1;
         let mut cost = self.switch_cost();
         if migrated {
-            cost += self.charges.charge(self.config.overheads.migration);
+            cost += self.charges.charge(&self.config.overheads.migration);
         }
         work.remaining += cost;
         work.overhead_left = cost;
