@@ -46,9 +46,23 @@ impl<O: JobOrder> Global<O> {
         }
     }
 
-    /// The positions of the `m` most important jobs of `view`, most important first, and
-    /// the earliest instant the order may change with no job event.
+    /// The positions of the `m` most important jobs of `view`, and the earliest instant the
+    /// order may change with no job event. Those not running come in order of importance;
+    /// the running ones may come in any order before them, since a running job keeps its core
+    /// whatever its rank and the others take the cores left in order
+    /// ([`place_on_cores_into`]): the placement of ranking them all.
     fn choose(&mut self, view: &View<'_>) -> Option<Instant> {
+        if view.jobs.len() <= view.cores {
+            if let Some(ready) = self
+                .ready
+                .as_mut()
+                .filter(|_| view.jobs.len() < QUEUED_FROM)
+            {
+                ready.rest();
+            }
+            self.every_job(view);
+            return self.order.reorder_at(view.now, &mut std::iter::empty());
+        }
         if let Some(ready) = &mut self.ready {
             let (chosen, ends) = (&mut self.chosen, &mut self.ends);
             if view.jobs.len() < QUEUED_FROM {
@@ -110,6 +124,22 @@ impl<O: JobOrder> Global<O> {
                 at -= 1;
             }
         }
+    }
+
+    /// Every job of the view, when they are no more than the cores (on the SimSo workload,
+    /// most decisions): each runs, so only those that start are ranked ([`Global::choose`]).
+    /// The running ones come first, in view order, then the others by precedence.
+    fn every_job(&mut self, view: &View<'_>) {
+        self.keyed.clear();
+        self.chosen.clear();
+        for (i, job) in view.jobs.iter().enumerate() {
+            match job.running_on {
+                Some(_) => self.chosen.push(i),
+                None => self.keyed.push((self.order.precedence(job, view.now), i)),
+            }
+        }
+        self.keyed.sort_unstable();
+        self.chosen.extend(self.keyed.iter().map(|&(_, i)| i));
     }
 
     fn queued(&mut self, job: &JobView, now: Instant, released: bool) {
