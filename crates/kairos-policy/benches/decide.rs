@@ -1,8 +1,9 @@
 //! One decision of the global and partitioned policies, the simulator's hottest function
 //! (docs/bench.md, "What a simulated job costs"): G-EDF, G-FP and P-EDF on 4 cores from a view
-//! of 4, 8, 24 and 64 open jobs (4: about the mean at a decision of the SimSo workload; 8 and
-//! 24 below the ready queues' threshold, 64 above), the decision given back to the policy
-//! after each call as the engines do. Deadlines and releases follow a fixed stride (no random choice).
+//! of 4, 8, 24 and 64 open jobs. 4 is about the mean at a decision of the SimSo workload, three
+//! running and one just released; 8 and 24 are below the ready queues' threshold, 64 above,
+//! the first four running. The decision is given back to the policy after each call as the
+//! engines do. Deadlines and releases follow a fixed stride (no random choice).
 //! `cargo bench -p kairos-policy --bench decide`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
@@ -31,8 +32,11 @@ fn tasks(n: usize) -> Vec<Task> {
         .collect()
 }
 
-/// One open job per task, the first `CORES` running on their cores.
+/// One open job per task, the first `CORES` running on their cores, but the last job when
+/// they are no more than the cores (just released, for a free core).
 fn jobs(tasks: &[Task]) -> Vec<JobView> {
+    let n = tasks.len();
+    let runs = |i: usize| i < CORES && (n > CORES || i + 1 < n);
     (tasks.iter().enumerate())
         .map(|(i, t)| {
             let release = Instant::ZERO + Duration::from_micros((i as u64 * 3_571) % 997);
@@ -43,8 +47,8 @@ fn jobs(tasks: &[Task]) -> Vec<JobView> {
                 part: Part::Mandatory,
                 budget: t.wcet,
                 executed: Duration::ZERO,
-                running_on: (i < CORES).then_some(i),
-                last_core: (i < CORES).then_some(i),
+                running_on: runs(i).then_some(i),
+                last_core: runs(i).then_some(i),
             }
         })
         .collect()

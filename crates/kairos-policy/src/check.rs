@@ -225,6 +225,10 @@ mod tests {
             let decision = Decision { cores: cores_wanted, ..Decision::idle(cores) };
             let verdict = decision.check(&view, &running);
             prop_assert_eq!(verdict.is_ok(), all_open && !twice, "{:?}", verdict);
+            // The fast check alone decides, so that a placement it wrongly doubted would not
+            // pass unnoticed through the slow one.
+            let fast = super::plainly_valid(&decision.cores, &view, &running);
+            prop_assert_eq!(fast, all_open && !twice);
         }
     }
 }

@@ -1,11 +1,16 @@
 //! Global EDF's choice against a brute-force twin: every open job sorted by (deadline, release,
 //! task, number), the first `m` taken and placed. Below the ready queues' threshold the policy
 //! keeps only the best `m` of one pass over the view; from it on, it reads its queues; both
-//! must choose what sorting every job chooses, ties and running jobs included. Partitioned
-//! EDF likewise against, per core, the first of its tasks' jobs in that order.
+//! must choose what sorting every job chooses, ties and running jobs included. With no more
+//! jobs than cores, G-EDF, G-FP and EDZL rank only the jobs that start: their placements must
+//! be those of ranking every job by the order's own precedence. Partitioned EDF likewise
+//! against, per core, the first of its tasks' jobs in that order.
 
 use super::edf::Edf;
+use super::edzl::Edzl;
+use super::fixed_priority::{FixedPriority, PriorityOrder};
 use super::global::Global;
+use super::order::JobOrder;
 use super::partitioned::Partitioned;
 use super::placement::place_on_cores;
 use crate::policy::Policy;
@@ -102,6 +107,92 @@ proptest! {
             policy.recycle(decision);
         }
     }
+
+    #[test]
+    fn with_no_more_jobs_than_cores_every_global_order_places_as_ranking_them_all(
+        (cores, jobs) in (1usize..6).prop_flat_map(|m| (Just(m), placed_jobs(m, m + 1)))
+    ) {
+        let workload = bound_tasks(jobs.len(), cores, |_| 0);
+        every_job_twin("gedf", || Edf, &workload, &jobs)?;
+        every_job_twin("edzl", || Edzl, &workload, &jobs)?;
+        every_job_twin("gfp", || FixedPriority::new(PriorityOrder::Auto), &workload, &jobs)?;
+    }
+}
+
+/// Fewer than `most` open jobs of distinct ids, each running on a core of its own or not, and
+/// one that does not run with a last core or none, drawn freely: so that jobs that start
+/// contend for the same core (their last, or the first free one), where their order decides.
+fn placed_jobs(cores: usize, most: usize) -> impl Strategy<Value = Vec<JobView>> {
+    let job = (
+        0u64..6,
+        0u64..4,
+        prop::option::of(0..cores),
+        prop::option::of(0..cores),
+    );
+    prop::collection::vec(job, 0..most).prop_map(|drawn| {
+        let mut taken = Vec::new();
+        (drawn.into_iter().enumerate())
+            .map(|(i, (deadline, release, runs, last))| {
+                let running_on = runs.filter(|core| !taken.contains(core));
+                taken.extend(running_on);
+                JobView {
+                    id: JobId { task: i, number: 0 },
+                    release: Instant::ZERO + Duration::from_millis(release),
+                    absolute_deadline: Instant::ZERO + Duration::from_millis(release + deadline),
+                    part: Part::Mandatory,
+                    budget: Duration::from_millis(1),
+                    executed: Duration::ZERO,
+                    running_on,
+                    last_core: running_on.or(last),
+                }
+            })
+            .collect()
+    })
+}
+
+/// The placement of ranking every job of `view` by `order`'s precedence, then position.
+fn ranked_placement<O: JobOrder>(order: &O, view: &View<'_>) -> Vec<Option<JobId>> {
+    let mut ranked: Vec<_> = (view.jobs.iter().enumerate())
+        .map(|(i, job)| (order.precedence(job, view.now), i))
+        .collect();
+    ranked.sort_unstable();
+    let first = ranked.iter().take(view.cores).map(|&(_, i)| &view.jobs[i]);
+    place_on_cores(view.cores, first)
+}
+
+/// The global policy of the order `make` builds against [`ranked_placement`], on `jobs` and
+/// on them listed the other way round (the second decision reusing the first one's vector).
+fn every_job_twin<O: JobOrder + 'static>(
+    name: &'static str,
+    make: impl Fn() -> O,
+    workload: &Workload,
+    jobs: &[JobView],
+) -> Result<(), TestCaseError> {
+    let mut policy = Global::new(name, make());
+    policy.prepare(workload).expect("a plain task set");
+    let mut order = make();
+    order.prepare(workload);
+    let reversed: Vec<JobView> = jobs.iter().rev().cloned().collect();
+    for jobs in [jobs, &reversed] {
+        let view = View {
+            now: Instant::ZERO + Duration::from_millis(3),
+            cores: workload.cores,
+            mode: 0,
+            jobs,
+            index: None,
+            tasks: &workload.tasks,
+            servers: &[],
+        };
+        let decision = policy.decide(&view);
+        prop_assert_eq!(
+            &decision.cores,
+            &ranked_placement(&order, &view),
+            "{}",
+            name
+        );
+        policy.recycle(decision);
+    }
+    Ok(())
 }
 
 /// `n` light tasks, task `t` bound to core `core_of(t)` of `cores`.

@@ -3,7 +3,8 @@
 //! waits. With many open jobs, a static order (EDF, FP) keeps them in a ready queue as they
 //! come and go ([`super::ready`]); with few, a static order keeps the best `m` of one pass over
 //! the open jobs, and an order that changes with time (EDZL) ranks every open job at each
-//! decision.
+//! decision. When the open jobs are no more than the cores, every one runs, and only those
+//! that start are ranked (their order decides who takes which free core).
 
 use super::order::{JobOrder, Precedence};
 use super::placement::place_on_cores_into;
@@ -20,6 +21,7 @@ pub struct Global<O: JobOrder> {
     order: O,
     /// Reused between calls to avoid an allocation per scheduling point.
     keyed: Vec<(Precedence, usize)>,
+    /// The view's precedences, by position, for [`Global::best_of_view`].
     precedences: Vec<Precedence>,
     chosen: Vec<usize>,
     ends: Vec<usize>,
@@ -48,16 +50,14 @@ impl<O: JobOrder> Global<O> {
 
     /// The positions of the `m` most important jobs of `view`, and the earliest instant the
     /// order may change with no job event. Those not running come in order of importance;
-    /// the running ones may come in any order before them, since a running job keeps its core
+    /// the running ones may come anywhere among them, since a running job keeps its core
     /// whatever its rank and the others take the cores left in order
     /// ([`place_on_cores_into`]): the placement of ranking them all.
     fn choose(&mut self, view: &View<'_>) -> Option<Instant> {
-        if view.jobs.len() <= view.cores {
-            if let Some(ready) = self
-                .ready
-                .as_mut()
-                .filter(|_| view.jobs.len() < QUEUED_FROM)
-            {
+        // Past the ready queues' threshold the queues check themselves against the view at
+        // each decision; below it every job of a view that fits the cores runs.
+        if view.jobs.len() <= view.cores && view.jobs.len() < QUEUED_FROM {
+            if let Some(ready) = &mut self.ready {
                 ready.rest();
             }
             self.every_job(view);
@@ -92,8 +92,9 @@ impl<O: JobOrder> Global<O> {
 
     /// For a static order (which never reorders jobs by itself), the positions of the `m`
     /// most important jobs of the view, most important first, in one pass that keeps the best
-    /// seen so far in order: an insertion sort cut at `m`, so no more comparisons than ordering
-    /// every job and far fewer when jobs wait, and no order kept among those that wait. The
+    /// seen so far in order: an insertion sort cut at `m`, at most about `n m` comparisons and
+    /// about `n` when the jobs met first are the best (a few dozen jobs at most: past them the
+    /// ready queues answer), and no order kept among those that wait. The
     /// precedences are computed once into their own vector and the pass moves positions only:
     /// moving the 40-byte keys themselves, just written, stalled the loads that compare them.
     /// Precedences are distinct for distinct jobs ([`JobOrder`]); of equal ones, the earlier

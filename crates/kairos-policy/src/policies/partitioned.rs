@@ -88,7 +88,7 @@ impl<O: JobOrder> Partitioned<O> {
 
     /// Per core, its most important job, from one pass over the view, into `placed`; the
     /// earliest instant the order may change with no job event.
-    fn best_of_view(
+    fn best_per_core(
         &mut self,
         view: &View<'_>,
         placed: &mut Vec<Option<JobId>>,
@@ -170,7 +170,7 @@ impl<O: JobOrder> Policy for Partitioned<O> {
         let mut cores = std::mem::take(&mut self.placed);
         let reorder = match self.best_from_queues(view, &mut cores) {
             true => None,
-            false => self.best_of_view(view, &mut cores),
+            false => self.best_per_core(view, &mut cores),
         };
         Decision {
             servers: Vec::new(),

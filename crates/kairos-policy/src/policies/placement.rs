@@ -5,7 +5,8 @@
 
 use crate::job::{JobId, JobView};
 
-/// Places `chosen` (at most `cores` jobs, most important first) on cores `0..cores`. An
+/// Places `chosen` (at most `cores` jobs, those not running most important first; a running
+/// job keeps its core, so where it comes in `chosen` does not matter) on cores `0..cores`. An
 /// iterator, walked twice, so that a policy need not collect its choice first.
 pub fn place_on_cores<'a>(
     cores: usize,
