@@ -57,15 +57,7 @@ proptest! {
         // first one's vector.
         let reversed: Vec<JobView> = jobs.iter().rev().cloned().collect();
         for jobs in [&jobs, &reversed] {
-            let view = View {
-                now: Instant::ZERO + Duration::from_millis(3),
-                cores,
-                mode: 0,
-                jobs,
-                index: None,
-                tasks: &[],
-                servers: &[],
-            };
+            let view = view(cores, jobs, &[]);
             let mut sorted: Vec<&JobView> = jobs.iter().collect();
             sorted.sort_by_key(|j| (j.absolute_deadline, j.release, j.id.task, j.id.number));
             let expected = place_on_cores(cores, sorted.into_iter().take(cores));
@@ -86,15 +78,7 @@ proptest! {
         policy.prepare(&workload).expect("tasks bound to cores");
         let reversed: Vec<JobView> = jobs.iter().rev().cloned().collect();
         for jobs in [&jobs, &reversed] {
-            let view = View {
-                now: Instant::ZERO + Duration::from_millis(3),
-                cores,
-                mode: 0,
-                jobs,
-                index: None,
-                tasks: &workload.tasks,
-                servers: &[],
-            };
+            let view = view(cores, jobs, &workload.tasks);
             let expected: Vec<Option<JobId>> = (0..cores)
                 .map(|core| {
                     (jobs.iter().filter(|j| core_of(j.id.task) == core))
@@ -150,6 +134,19 @@ fn placed_jobs(cores: usize, most: usize) -> impl Strategy<Value = Vec<JobView>>
     })
 }
 
+/// What a policy sees at 3 ms of `jobs` on `cores` cores.
+fn view<'a>(cores: usize, jobs: &'a [JobView], tasks: &'a [Task]) -> View<'a> {
+    View {
+        now: Instant::ZERO + Duration::from_millis(3),
+        cores,
+        mode: 0,
+        jobs,
+        index: None,
+        tasks,
+        servers: &[],
+    }
+}
+
 /// The placement of ranking every job of `view` by `order`'s precedence, then position.
 fn ranked_placement<O: JobOrder>(order: &O, view: &View<'_>) -> Vec<Option<JobId>> {
     let mut ranked: Vec<_> = (view.jobs.iter().enumerate())
@@ -174,15 +171,7 @@ fn every_job_twin<O: JobOrder + 'static>(
     order.prepare(workload);
     let reversed: Vec<JobView> = jobs.iter().rev().cloned().collect();
     for jobs in [jobs, &reversed] {
-        let view = View {
-            now: Instant::ZERO + Duration::from_millis(3),
-            cores: workload.cores,
-            mode: 0,
-            jobs,
-            index: None,
-            tasks: &workload.tasks,
-            servers: &[],
-        };
+        let view = view(workload.cores, jobs, &workload.tasks);
         let decision = policy.decide(&view);
         prop_assert_eq!(
             &decision.cores,
