@@ -27,21 +27,14 @@ fn jobs(cores: usize) -> impl Strategy<Value = Vec<JobView>> {
         (drawn.into_iter().enumerate())
             .map(|(i, (deadline, release, number))| {
                 let running_on = (i < cores && i % 2 == 0).then_some(i);
-                JobView {
-                    // Task indices in the reverse of the view's order, so that a choice that
-                    // fell back on positions would differ from the order's own tie-break.
-                    id: JobId {
-                        task: n - 1 - i,
-                        number,
-                    },
-                    release: Instant::ZERO + Duration::from_millis(release),
-                    absolute_deadline: Instant::ZERO + Duration::from_millis(release + deadline),
-                    part: Part::Mandatory,
-                    budget: Duration::from_millis(1),
-                    executed: Duration::ZERO,
-                    running_on,
-                    last_core: running_on.or((i % 3 == 0).then_some(i % cores)),
-                }
+                // Task indices in the reverse of the view's order, so that a choice that fell
+                // back on positions would differ from the order's own tie-break.
+                let id = JobId {
+                    task: n - 1 - i,
+                    number,
+                };
+                let last_core = running_on.or((i % 3 == 0).then_some(i % cores));
+                open_job(id, (release, deadline), running_on, last_core)
             })
             .collect()
     })
@@ -119,19 +112,31 @@ fn placed_jobs(cores: usize, most: usize) -> impl Strategy<Value = Vec<JobView>>
             .map(|(i, (deadline, release, runs, last))| {
                 let running_on = runs.filter(|core| !taken.contains(core));
                 taken.extend(running_on);
-                JobView {
-                    id: JobId { task: i, number: 0 },
-                    release: Instant::ZERO + Duration::from_millis(release),
-                    absolute_deadline: Instant::ZERO + Duration::from_millis(release + deadline),
-                    part: Part::Mandatory,
-                    budget: Duration::from_millis(1),
-                    executed: Duration::ZERO,
-                    running_on,
-                    last_core: running_on.or(last),
-                }
+                let id = JobId { task: i, number: 0 };
+                open_job(id, (release, deadline), running_on, running_on.or(last))
             })
             .collect()
     })
+}
+
+/// Job `id`, released at `release` ms with a relative deadline of `deadline` ms, a 1 ms budget
+/// and nothing executed.
+fn open_job(
+    id: JobId,
+    (release, deadline): (u64, u64),
+    running_on: Option<usize>,
+    last_core: Option<usize>,
+) -> JobView {
+    JobView {
+        id,
+        release: Instant::ZERO + Duration::from_millis(release),
+        absolute_deadline: Instant::ZERO + Duration::from_millis(release + deadline),
+        part: Part::Mandatory,
+        budget: Duration::from_millis(1),
+        executed: Duration::ZERO,
+        running_on,
+        last_core,
+    }
 }
 
 /// What a policy sees at 3 ms of `jobs` on `cores` cores.
