@@ -172,6 +172,20 @@ fn trace(events: Vec<TraceEvent>) -> Trace {
     }
 }
 
+/// A run on two cores of 30 ms with `measured` and `stalls`, no worker segments, no timer
+/// core and no core order: what most cases here change a field or two of.
+pub(super) fn two_cores<'a>(measured: &'a Trace, stalls: &'a [Stall]) -> RunView<'a> {
+    RunView {
+        measured,
+        stalls,
+        cores: &[0, 1],
+        worker_segments: &[],
+        timer_core: None,
+        core_order: None,
+        end: 30 * MS,
+    }
+}
+
 /// `a#0` on core 0 runs [0, 2) and [12, 14) ms around a stall [2, 12) ms, missing its 10 ms
 /// deadline; `b#0` on core 1 runs [0, 11) ms, around a stall [5, 7) ms, and misses too;
 /// `a#1` meets its deadline.
@@ -194,15 +208,7 @@ fn scenario() -> (Vec<JobRecord>, Trace, Vec<Stall>) {
 #[test]
 fn without_a_simulation_the_slack_is_the_jobs_own() {
     let (jobs, measured, stalls) = scenario();
-    let run = RunView {
-        measured: &measured,
-        stalls: &stalls,
-        cores: &[0, 1],
-        worker_segments: &[],
-        timer_core: None,
-        core_order: None,
-        end: 30 * MS,
-    };
+    let run = two_cores(&measured, &stalls);
     let (counts, causes) = attribute(&jobs, &run, None);
     // a#0: 10 - 4 ms of its own = 6 ms of slack; the 10 ms stall is longer: host.
     // b#0: 11 ms of segments less the 2 ms stall inside = 9 ms, 1 ms of slack; 2 ms: host.
@@ -227,15 +233,7 @@ fn without_a_simulation_the_slack_is_the_jobs_own() {
 #[test]
 fn with_a_simulation_a_job_it_misses_too_is_the_schedules() {
     let (jobs, measured, stalls) = scenario();
-    let run = RunView {
-        measured: &measured,
-        stalls: &stalls,
-        cores: &[0, 1],
-        worker_segments: &[],
-        timer_core: None,
-        core_order: None,
-        end: 30 * MS,
-    };
+    let run = two_cores(&measured, &stalls);
     let done = |task, ms: u64| TraceEvent::Completion {
         task,
         job: 0,
@@ -334,15 +332,7 @@ fn a_job_that_never_ran_could_have_been_on_any_core() {
     (unstarted.start, unstarted.completion, unstarted.cpu) = (None, None, None);
     let stalls = [stall(1, 0, 11 * MS)];
     let measured = trace(Vec::new());
-    let run = RunView {
-        measured: &measured,
-        stalls: &stalls,
-        cores: &[0, 1],
-        worker_segments: &[],
-        timer_core: None,
-        core_order: None,
-        end: 30 * MS,
-    };
+    let run = two_cores(&measured, &stalls);
     // Nothing executed: 10 ms of slack, and core 1's 11 ms stall is longer.
     let (counts, causes) = attribute(&[unstarted], &run, None);
     assert_eq!(counts.host, 1);

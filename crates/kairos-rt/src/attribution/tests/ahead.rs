@@ -112,13 +112,9 @@ fn cause_with(
     };
     let worker: Vec<SegmentRecord> = parts.iter().cloned().chain(usual()).collect();
     let run = RunView {
-        measured: &measured,
-        stalls,
-        cores: &[0, 1],
         worker_segments: &worker,
-        timer_core: None,
         core_order: order,
-        end: 30 * MS,
+        ..two_cores(&measured, stalls)
     };
     let simulated = trace(vec![TraceEvent::Completion {
         task: 1,

@@ -36,13 +36,9 @@ fn imprecise_beside(
     };
     let stalls = [core0_stall];
     let run = RunView {
-        measured: &measured,
-        stalls: &stalls,
-        cores: &[0, 1],
         worker_segments: &parts,
         timer_core,
-        core_order: None,
-        end: 30 * MS,
+        ..two_cores(&measured, &stalls)
     };
     let simulated = trace(vec![TraceEvent::Completion {
         task: 1,
@@ -137,13 +133,8 @@ fn a_job_late_by_less_than_the_host_took_from_its_own_segments_is_the_hosts() {
         }]);
         let segments = [taken(lost_us), usual(0), usual(1), usual(2)];
         let run = RunView {
-            measured: &measured,
-            stalls: &[],
-            cores: &[0, 1],
             worker_segments: &segments,
-            timer_core: None,
-            core_order: None,
-            end: 30 * MS,
+            ..two_cores(&measured, &[])
         };
         attribute(&jobs, &run, Some(Twin::new(&simulated))).1[0].cause
     };
@@ -192,13 +183,8 @@ fn a_late_start_counts_with_the_loss_inside_the_segment_it_held() {
     let cause = |late_start: Stall| {
         let stalls = [late_start];
         let run = RunView {
-            measured: &measured,
-            stalls: &stalls,
-            cores: &[0, 1],
             worker_segments: &segments,
-            timer_core: None,
-            core_order: None,
-            end: 30 * MS,
+            ..two_cores(&measured, &stalls)
         };
         attribute(&jobs, &run, Some(Twin::new(&simulated))).1[0]
     };

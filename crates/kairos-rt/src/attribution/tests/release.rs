@@ -40,13 +40,9 @@ fn held_release(release_core: Option<usize>, on_core_1: &[SegmentRecord]) -> Vec
     segments.extend_from_slice(on_core_1);
     let stalls = [stall(0, 900 * US, 800 * US)];
     let run = RunView {
-        measured: &measured,
-        stalls: &stalls,
-        cores: &[0, 1],
         worker_segments: &segments,
         timer_core: Some(0),
-        core_order: None,
-        end: 30 * MS,
+        ..two_cores(&measured, &stalls)
     };
     attribute(&jobs, &run, None).1
 }

@@ -24,15 +24,7 @@ fn global(
         segment(1, 1, 0, 2 * MS, 10_500_000),
     ]);
     let stalls = [stall(0, MS / 2, MS)];
-    let run = RunView {
-        measured: &measured,
-        stalls: &stalls,
-        cores: &[0, 1],
-        worker_segments: &[],
-        timer_core: None,
-        core_order: None,
-        end: 30 * MS,
-    };
+    let run = two_cores(&measured, &stalls);
     let completed = |at_us: Option<u64>| {
         trace(
             (at_us.into_iter())

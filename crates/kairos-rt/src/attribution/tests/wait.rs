@@ -66,13 +66,9 @@ fn waited(w: Waited) -> (MissesByCause, Vec<MissCause>) {
         )
     };
     let run = RunView {
-        measured: &measured,
-        stalls: w.stalls,
-        cores: &[0, 1],
         worker_segments: &parts,
         timer_core: Some(0),
-        core_order: None,
-        end: 30 * MS,
+        ..two_cores(&measured, w.stalls)
     };
     let simulated = trace(vec![
         segment(1, 1, 0, 0, 200_000),
