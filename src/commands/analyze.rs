@@ -35,9 +35,9 @@ pub struct AnalyzeArgs {
     /// Worker threads for --batch (default: all cores).
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// Also run every test with the overheads of this file's [overheads] table charged (a
+    /// Also run every test with the overheads of this file's `[overheads]` table charged (a
     /// profile `kairos bench overheads --out` writes) and show both verdicts; without it, a
-    /// workload's own [overheads] are charged. The exit code follows the overhead-aware verdict.
+    /// workload's own `[overheads]` are charged. The exit code follows the overhead-aware verdict.
     #[arg(long, value_name = "FILE.toml", conflicts_with = "batch")]
     pub overheads: Option<PathBuf>,
     /// Which point of each measured overhead distribution to charge: max (safe), p999 or p99.

@@ -30,7 +30,7 @@ pub struct OverheadsArgs {
     /// dispatch only).
     #[arg(long, allow_hyphen_values = true, value_parser = duration_arg, default_value = "50us")]
     pub lead: Duration,
-    /// Write the [overheads] table to this file (default: print it).
+    /// Write the `[overheads]` table to this file (default: print it).
     #[arg(short = 'o', long, value_name = "FILE.toml")]
     pub out: Option<PathBuf>,
     /// Print the measured distributions as JSON (ns: min, p50, p90, p99, p99.9, max per overhead,

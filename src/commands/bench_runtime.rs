@@ -32,7 +32,7 @@ pub enum RuntimeBench {
     /// simulation (docs/bench.md).
     Dispatch(crate::commands::bench_dispatch::DispatchArgs),
     /// The user-space dispatcher's overheads as measured distributions, written as a
-    /// workload's [overheads] table for `kairos simulate --overheads` (docs/bench.md).
+    /// workload's `[overheads]` table for `kairos simulate --overheads` (docs/bench.md).
     Overheads(crate::commands::bench_overheads::OverheadsArgs),
     /// The overhead measurements of Chishiro and Yamasaki's evaluation of G-RMWP and P-RMWP:
     /// end_mandatory, end_optional, terminate_optional, the scheduler and a whole dispatcher

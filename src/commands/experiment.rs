@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 pub struct ExperimentArgs {
     /// Experiment config (TOML); see docs/analyze.md.
     pub config: PathBuf,
-    /// Output folder (default: results/<config name>).
+    /// Output folder (default: `results/<config name>`).
     #[arg(long = "out-dir", alias = "out", value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
     /// Worker threads (default: all cores).

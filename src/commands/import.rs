@@ -16,9 +16,9 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 pub enum ImportFormat {
-    /// The MC-DAG framework's XML (<mcsystem> with <mcdag>, <cores>, <levels>).
+    /// The MC-DAG framework's XML (`<mcsystem>` with `<mcdag>`, `<cores>`, `<levels>`).
     Mcdag(McdagArgs),
-    /// SimSo's XML configuration (<simulation> with <sched>, <processors>, <tasks>).
+    /// SimSo's XML configuration (`<simulation>` with `<sched>`, `<processors>`, `<tasks>`).
     Simso(SimsoArgs),
 }
 
@@ -42,7 +42,7 @@ pub struct McdagArgs {
     /// How long one time unit of the file lasts.
     #[arg(long, allow_hyphen_values = true, default_value = "1ms", value_parser = crate::input::slot_arg)]
     pub slot: Duration,
-    /// Number of cores, replacing the file's <cores number="M"/>.
+    /// Number of cores, replacing the file's `<cores number="M"/>`.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub cores: Option<u64>,
     /// Output file: kairos TOML, or JSON when the name ends in .json; standard output if absent.

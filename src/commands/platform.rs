@@ -65,7 +65,7 @@ pub struct Output {
 pub struct LatencyArgs {
     #[command(flatten)]
     pub suite: SuiteArgs,
-    /// Also measure under stress-ng: STRESSORS[:N], stressors among cpu, fork, mmap, vm,
+    /// Also measure under stress-ng: `STRESSORS[:N]`, stressors among cpu, fork, mmap, vm,
     /// syscall, switch (or `all` = cpu,fork,mmap,vm,syscall), one instance each on N other
     /// cores (default: every other core).
     #[arg(long, value_name = "SPEC")]

@@ -78,7 +78,7 @@ pub struct Args {
     /// agreement, and each task's measured and simulated response times.
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<PathBuf>,
-    /// With --compare or --report: the simulation charges the [overheads] of this file (a
+    /// With --compare or --report: the simulation charges the `[overheads]` of this file (a
     /// profile `kairos bench overheads --out` wrote) instead of overheads measured on a run of
     /// up to 1 s of the same workload just before the compared one (user dispatch).
     #[arg(long, value_name = "FILE.toml")]

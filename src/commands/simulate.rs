@@ -24,7 +24,7 @@ pub struct SimulateArgs {
     pub file: PathBuf,
     /// The scheduling policy. Default: the input's (table for an MC-DAG system, grmwp for a
     /// workload with imprecise tasks, SimSo's for a SimSo configuration, pfp otherwise); a VM
-    /// system runs its own [vmm] and guests.
+    /// system runs its own `[vmm]` and guests.
     #[arg(long, value_parser = crate::args::policy_values(true, &[]))]
     pub policy: Option<String>,
     /// Override the number of cores of the file.
@@ -49,7 +49,7 @@ pub struct SimulateArgs {
     /// Exit with code 1 if any deadline is missed.
     #[arg(long)]
     pub fail_on_miss: bool,
-    /// Overheads from the [overheads] table of this file (the workload's own are replaced), such
+    /// Overheads from the `[overheads]` table of this file (the workload's own are replaced), such
     /// as the measured distributions `kairos bench overheads --out` writes; the --overhead-*
     /// flags still override one by one.
     #[arg(long, value_name = "FILE.toml")]

@@ -39,7 +39,7 @@ pub struct Args {
     /// release and deadline arrows).
     #[arg(long, value_name = "core|task", value_parser = crate::args::rows_arg, default_value = "core", requires = "gantt")]
     pub gantt_by: kairos_trace::gantt::RowsBy,
-    /// Synthesize for the machine that measured this overhead profile (the [overheads] table
+    /// Synthesize for the machine that measured this overhead profile (the `[overheads]` table
     /// `kairos bench overheads --out` writes): every slot loses the dispatcher's costs (the slot
     /// guard), so each WCET is given the whole slots that still hold it (docs/synth.md).
     #[arg(long, value_name = "FILE.toml")]

@@ -20,7 +20,7 @@ pub struct InterfaceArgs {
     /// --out the file is still written.
     #[arg(long)]
     pub json: bool,
-    /// Budgets that also hold the overheads of this profile's [overheads] table (what
+    /// Budgets that also hold the overheads of this profile's `[overheads]` table (what
     /// `kairos bench overheads --out` measured), charged level by level.
     #[arg(long, value_name = "FILE.toml")]
     pub overheads: Option<PathBuf>,

@@ -10,9 +10,10 @@ use std::path::Path;
 pub fn check(example: &Example, dir: &Path) -> Option<String> {
     let problem = check_once(example, dir)?;
     let printed = problem.split_once("\n--- printed").map_or("", |p| p.1);
-    let evidence = (example.mode == Mode::RealRun)
-        .then(|| host_evidence(printed))
-        .flatten()?;
+    let evidence = (example.mode == Mode::RealRun).then(|| host_evidence(printed));
+    let Some(evidence) = evidence.flatten() else {
+        return Some(problem);
+    };
     eprintln!(
         "host: {}:{} differs from the docs, and its report blames the host: {evidence}; running once more",
         example.file, example.line
@@ -36,7 +37,33 @@ pub fn host_evidence(printed: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::host_evidence;
+    use super::{check, host_evidence};
+    use crate::{workdir, Example, Mode};
+
+    fn example(mode: Mode, expected: &str) -> Example {
+        Example {
+            file: "docs/x.md".into(),
+            line: 1,
+            script: "echo printed".into(),
+            expected: Some(vec![expected.into()]),
+            output_lines: 0..1,
+            mode,
+        }
+    }
+
+    #[test]
+    fn an_example_that_prints_something_else_is_a_problem_unless_the_host_is_blamed() {
+        let dir = workdir("rerun-check");
+        assert_eq!(check(&example(Mode::Exact, "printed"), &dir), None);
+        for mode in [Mode::Exact, Mode::NumbersVary, Mode::RealRun] {
+            let problem = check(&example(mode.clone(), "documented"), &dir);
+            assert!(
+                problem.is_some_and(|p| p.contains("--- printed")),
+                "{mode:?}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn only_a_report_that_blames_the_host_alone_is_evidence() {

@@ -26,7 +26,7 @@ pub const PALETTE: [RGBColor; 7] = [
     RGBColor(0, 0, 0),
 ];
 
-/// Makes the first of [`FONT_FILES`] that reads plotters' "sans-serif"; false when none does
+/// Makes the first of `FONT_FILES` that reads plotters' "sans-serif"; false when none does
 /// (plotters draws no text without a font).
 pub fn register_font() -> bool {
     FONT_FILES.iter().any(|path| {

@@ -12,19 +12,19 @@
 //!    - or the host took from its own time, up to its completion, at least its lateness (in
 //!      each of its real-time segments the larger of its slowing and the stalls inside it,
 //!      plus its worker's late start before it; and the holes recorded on the path of its wait
-//!      for its wind-up, [`windup`]), and the platform (that time, and the path's cost the
+//!      for its wind-up, `windup`), and the platform (that time, and the path's cost the
 //!      analysis charges and the twin does not, [`Twin::path`]) more than `s_j`: without the
 //!      host's time it would have completed by `d`, and the platform's time alone overran its
 //!      room. Of a job that had reached its optional part by its optional deadline only what
-//!      it lost from then on counts, here and in the slowed case ([`own`]);
+//!      it lost from then on counts, here and in the slowed case (`own`);
 //!    - or a stall of the core that handles the policy's timers covering its optional
 //!      deadline held its wind-up more than `s_j` past it: the stall ended that late with the
 //!      wind-up begun after it, or the wind-up began during the stall, that late beyond an
-//!      ordinary start, on a core where nothing else ran meanwhile ([`timer`]);
+//!      ordinary start, on a core where nothing else ran meanwhile (`timer`);
 //!    - or a stall of the core that was to take in its release, covering the release, held
 //!      its start more than `s_j` past it, with the schedule standing on nothing else on the
 //!      core it began on meanwhile: a global policy's job waits for that core's pass while
-//!      another core idles ([`release`]);
+//!      another core idles (`release`);
 //!    - or, under a partitioned policy whose cores run their jobs in a static order (P-EDF,
 //!      P-FP, P-RM, P-RMWP), the host took as much from the work ahead of it on its core: in
 //!      the real-time segments of the job and of the jobs ahead of it in that order there
@@ -36,7 +36,7 @@
 //!      its lateness and more than `s_j`, when every job ahead of it there released before
 //!      its completion had completed by then or was in its optional part, its optional
 //!      deadline still to come: without that time the same work ahead, and no more, would
-//!      have been done that much earlier ([`ahead`]); or
+//!      have been done that much earlier (`ahead`); or
 //! 2. a stall on a core of its group overlapping its backlog `[b, d)` is longer than both
 //!    `s_j` and `s_b`, or the stalls there, each cut to `[b, d)`, and what a slowed core took
 //!    from the jobs' segments begun there besides add up to more than both: the work it
@@ -47,9 +47,9 @@
 //!    (kairos-sim's `outages`: the job on the core stands still), completes it after `d`,
 //!    while the same simulation without the outages meets it, and so does the twin (`s_j`
 //!    exists): the stalls alone, in the schedule the policy made of them, made it miss
-//!    ([`stalled`]);
+//!    (`stalled`);
 //!
-//! otherwise, and whenever either slack is missing, it is a `schedule` miss. Here ([`backlog`]
+//! otherwise, and whenever either slack is missing, it is a `schedule` miss. Here (`backlog`
 //! defines them precisely):
 //! - its group is the cores its task shares work with: its own core under a partitioned
 //!   policy, the platform under a global one;
@@ -87,7 +87,7 @@
 //! The rule is this crate's own; a stall is the operating-system noise of de Oliveira,
 //! Casini and Cucinotta ("Operating System Noise in the Linux Kernel", IEEE Transactions on
 //! Computers 72(1), 2023, section 3.1), interference the schedule (and its simulation) does
-//! not contain; the demand slack is the processor-demand criterion ([`backlog`] cites it).
+//! not contain; the demand slack is the processor-demand criterion (`backlog` cites it).
 
 use crate::measure::{JobRecord, SegmentRecord};
 use crate::stalls::Stall;
@@ -171,8 +171,8 @@ pub struct MissCause {
     /// longest stall in its window, its own slowing, what the host took from its own time up
     /// to its completion (with the holes on the path to its wind-up, which must also reach its
     /// lateness, so a `schedule` miss may show more than `s_j`), how long a held core kept its
-    /// release from it ([`release`], shown on a host miss only), or from the work ahead of it
-    /// on its core and the gaps there ([`ahead`]); zero when either slack is
+    /// release from it (`release`, shown on a host miss only), or from the work ahead of it
+    /// on its core and the gaps there (`ahead`); zero when either slack is
     /// missing or a table run's rule decided. A host miss carries what the way that decided
     /// had weighed by then, not all of it.
     pub evidence: Duration,
@@ -275,7 +275,7 @@ pub struct RunView<'a> {
     /// The core whose dispatcher handles the policy's timers, under the user-space dispatcher.
     pub timer_core: Option<usize>,
     /// The order each core ran its jobs in, under a partitioned policy with a static one
-    /// ([`ahead`]); `None` otherwise.
+    /// (`ahead`); `None` otherwise.
     pub core_order: Option<&'a CoreOrder>,
     /// The end of the run (misses are judged up to it).
     pub end: u64,
@@ -288,15 +288,15 @@ pub struct Twin<'a> {
     /// schedule's own wait for a wind-up.
     pub trace: &'a Trace,
     /// What the overhead-aware analysis charges for the path from an optional deadline's timer
-    /// to the job's wind-up and the simulation does not ([`windup`]): the timer's lateness, and
+    /// to the job's wind-up and the simulation does not (`windup`): the timer's lateness, and
     /// the ring when the wind-up's core is not the timer's; zero without a profile.
     pub path: Path,
-    /// The pair the rule's third case compares ([`stalled`]).
+    /// The pair the rule's third case compares (`stalled`).
     pub stalled: Option<Stalled<'a>>,
 }
 
 /// The simulation of the same run charging every cost at its largest (none drawn), without
-/// and with the run's stalls as outages of their cores: the rule's third case ([`stalled`]).
+/// and with the run's stalls as outages of their cores: the rule's third case (`stalled`).
 #[derive(Clone, Copy)]
 pub struct Stalled<'a> {
     pub calm: &'a Trace,

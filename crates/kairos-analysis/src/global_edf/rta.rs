@@ -28,10 +28,10 @@
 //!
 //! Cost: O(R F n^2) for n tasks in the worst case: at most R = 25 rounds, each solving n fixed
 //! points of F steps (pseudo-polynomial: F grows with D_k / min T_i, far fewer with
-//! [`least_fixed_point`]), each step a sum over every other task. In practice a fixed point
+//! `least_fixed_point`), each step a sum over every other task. In practice a fixed point
 //! costs one workload evaluation per other task to start, a few additions per task while a
 //! lower bound is searched for, and then workload evaluations only for the tasks whose
-//! workload may still bind, mostly once each (see [`fixed_point`]): on 10,000 tasks on 64
+//! workload may still bind, mostly once each (see `fixed_point`): on 10,000 tasks on 64
 //! cores, two rounds, about 6 s per round on the 2-vCPU development machine.
 //!
 //! The fixed points of a round are solved one after the other, not in parallel: each reads the

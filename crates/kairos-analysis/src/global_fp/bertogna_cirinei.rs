@@ -27,10 +27,10 @@
 //! 4. Discrete time: all releases happen at integer nanoseconds (the `+ 1` relies on it).
 //!
 //! Cost: O(F n^2) for n tasks in the worst case: one fixed point of F steps per task
-//! (pseudo-polynomial, see [`least_fixed_point`]), each step a sum over its higher-priority
+//! (pseudo-polynomial, see `least_fixed_point`), each step a sum over its higher-priority
 //! tasks. Each search starts from the largest wait `R_j - C_j` of a higher-priority task with
-//! `C_j <= C_k`, a lower bound of the fixed point ([`super::warm_start`]), so F is usually one
-//! or two steps; a step re-evaluates only the terms whose piece ended ([`LazySum`]).
+//! `C_j <= C_k`, a lower bound of the fixed point (`super::warm_start`), so F is usually one
+//! or two steps; a step re-evaluates only the terms whose piece ended (`LazySum`).
 
 use super::warm_start::WarmStart;
 use crate::global_edf::common::check_preconditions;

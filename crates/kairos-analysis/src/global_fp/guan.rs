@@ -28,8 +28,8 @@
 //! step a sum over its higher-priority tasks with the m - 1 largest carry-in differences picked
 //! by linear selection. Each search starts from the largest wait `R_j - C_j` of a
 //! higher-priority task with `C_j <= C_k`, a lower bound of the fixed point
-//! ([`super::warm_start`]), so F is usually one or two steps; the workload pieces are cached
-//! between steps ([`CachedPiece`]), so a step after the first mostly adds and selects.
+//! (`super::warm_start`), so F is usually one or two steps; the workload pieces are cached
+//! between steps (`CachedPiece`), so a step after the first mostly adds and selects.
 
 use super::bertogna_cirinei::rate_monotonic_order;
 use super::warm_start::WarmStart;

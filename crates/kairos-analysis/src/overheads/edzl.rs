@@ -61,7 +61,7 @@ pub fn verdict(tasks: &[SporadicTask], cores: usize, placement: Placement, c: &C
 }
 
 /// `tasks` as [`super::inflate`] charges them for `placement`, each task's period counted
-/// [`INTERRUPTS_PER_JOB`] times in the interrupt load.
+/// `INTERRUPTS_PER_JOB` times in the interrupt load.
 pub fn inflate(
     tasks: &[SporadicTask],
     placement: Placement,

@@ -28,7 +28,7 @@
 //! Cost for n tasks on m cores: O(n log n) for the order, then up to m trials per task (best and
 //! worst fit also sort the cores by load, O(m log m) exact comparisons per task). A trial with
 //! EDF admission runs QPA on the core's tasks (pseudo-polynomial); with exact FP admission it
-//! costs O(b) on a core of b tasks plus the few analyses [`super::fp_bins`] cannot skip.
+//! costs O(b) on a core of b tasks plus the few analyses `super::fp_bins` cannot skip.
 
 use super::fp_bins::FpBins;
 use super::{Admission, Heuristic};
@@ -43,7 +43,7 @@ use kairos_model::Duration;
 /// core refused, else the first task in the heuristic's order that fit nowhere.
 ///
 /// Exact FP admission keeps each core's response-time analysis between tasks
-/// ([`super::fp_bins`]), so a trial costs the tasks it can delay, not a whole new analysis; its
+/// (`super::fp_bins`), so a trial costs the tasks it can delay, not a whole new analysis; its
 /// verdicts are those of [`Admission::admits`] on the core's tasks.
 pub fn partition(
     tasks: &[SporadicTask],

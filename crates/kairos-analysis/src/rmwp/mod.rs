@@ -5,7 +5,7 @@
 //! `w`; its wind-up may not start before the optional deadline `OD`, and must finish by `D`.
 //!
 //! **Where the formulas come from.** The paper defers the optional-deadline computation to its
-//! references [7] (RMWP) and [8] (G-RMWP), which could not be retrieved; their abstracts say
+//! references \[7\] (RMWP) and \[8\] (G-RMWP), which could not be retrieved; their abstracts say
 //! that a set schedulable under RM is schedulable under RMWP, and that G-RMWP computes the
 //! optional deadline by response-time analysis for G-RM. The derivation here is ours, the
 //! standard one:

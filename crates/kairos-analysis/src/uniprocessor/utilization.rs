@@ -5,7 +5,7 @@
 //! denominator L = lcm(T_i): sum_i C_i / T_i = (sum_i C_i (L / T_i)) / L. The fast path does this
 //! in `u128` with checked arithmetic; when the lcm or a product does not fit (many coprime
 //! periods), the same computation runs on a small arbitrary-precision natural number
-//! ([`BigNat`]), so the answer is exact for every input. A float filter in front answers first
+//! (`BigNat`), so the answer is exact for every input. A float filter in front answers first
 //! when the two sums differ by far more than float rounding can explain (see
 //! `compare_sums_f64`); it never decides a near-tie.
 //!

@@ -3,7 +3,7 @@
 //! one measured distribution per overhead (`docs/model.md`), so that `kairos simulate
 //! --overheads FILE` charges what this machine costs ("simulate this machine"). Those of kernel
 //! dispatch, where the kernel schedules the task threads, are measured by [`run_kernel`] from
-//! what the jobs saw ([`kernel`]).
+//! what the jobs saw (`kernel`).
 //!
 //! The simulator's three overheads come from the run's histograms:
 //! - `scheduling`: the decision (callbacks, decide, check, lock held) and the wait for the

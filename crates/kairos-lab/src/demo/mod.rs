@@ -1,9 +1,9 @@
 //! The tour behind `kairos demo`: every stage kairos has, on embedded inputs, in seconds: a
-//! periodic workload checked, analysed and simulated under every policy ([`periodic`]); a
-//! mixed-criticality DAG system from its tables to a real run ([`mc`]); imprecise tasks under
-//! the RMWP family ([`imprecise`]); a VM system's interfaces and two-level schedule ([`vm`]);
-//! this machine's OS latencies ([`platform`]); and the HTML report of the first workload
-//! ([`report`]).
+//! periodic workload checked, analysed and simulated under every policy (`periodic`); a
+//! mixed-criticality DAG system from its tables to a real run (`mc`); imprecise tasks under
+//! the RMWP family (`imprecise`); a VM system's interfaces and two-level schedule (`vm`);
+//! this machine's OS latencies (`platform`); and the HTML report of the first workload
+//! (`report`).
 //!
 //! Each stage says its text line by line and adds its figures to the [`Tour`], so a script
 //! reads the same facts a person reads: the command line prints the lines, or with `--json`

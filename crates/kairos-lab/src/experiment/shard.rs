@@ -1,5 +1,5 @@
 //! One shard of an experiment: samples `start..end` of point `point`, run where the cluster
-//! put it. Every sample's set comes from its own seeded stream ([`super::sample`]), so a
+//! put it. Every sample's set comes from its own seeded stream (`super::sample`), so a
 //! shard computes exactly what the local run computes for those samples; the verdicts travel
 //! back as JSON and the driver folds them in sample order.
 

@@ -2,7 +2,7 @@
 //! of script; nothing fetched) with the workload, the analysis verdicts with response times and
 //! partitions, and for each policy the simulation's metrics, a Gantt chart and the response-time
 //! distribution of every task; for a mixed-criticality system, its tables and mode changes
-//! ([`mc`]); for a VM system, its interfaces and the two-level simulation ([`vm`]). The page is what a researcher shares after a study: it opens
+//! (`mc`); for a VM system, its interfaces and the two-level simulation (`vm`). The page is what a researcher shares after a study: it opens
 //! anywhere, offline.
 
 mod charts;

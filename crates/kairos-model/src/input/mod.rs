@@ -1,6 +1,6 @@
 //! One loader for every kind of input kairos reads: what a file is, found once from its name
-//! and its top level ([`detect`]), and the checked value every command then takes ([`load`]),
-//! with every problem located.
+//! and its top level ([`detect`](fn@detect)), and the checked value every command then takes
+//! ([`load`]), with every problem located.
 //!
 //! | kind | how it is told | what it loads to |
 //! |---|---|---|
@@ -154,7 +154,8 @@ pub fn format_of(path: &Path) -> Format {
     Format::from_path(&path.to_string_lossy())
 }
 
-/// Loads `source`, read from `path`: its kind ([`detect`]), then the checker of that kind.
+/// Loads `source`, read from `path`: its kind ([`detect`](fn@detect)), then the checker of that
+/// kind.
 pub fn load(path: &Path, source: &str, options: &LoadOptions) -> Loaded {
     let format = format_of(path);
     let kind = match detect(path, source) {

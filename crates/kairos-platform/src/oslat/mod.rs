@@ -8,8 +8,8 @@
 //! sample stays on the measured core, and stressors on the other cores reach it only through
 //! the kernel (locks, TLB shootdowns, memory bandwidth) — the interference the study measures.
 //!
-//! The definitions (one sample each) are in [`Bench::what`]; [`calls`] has the one-process
-//! services, [`ipc`] the two-process ones. No busy loop runs under SCHED_FIFO here (every
+//! The definitions (one sample each) are in [`Bench::what`]; `calls` has the one-process
+//! services, `ipc` the two-process ones. No busy loop runs under SCHED_FIFO here (every
 //! sample blocks in or returns from the kernel), so unlike the dispatcher the suite needs no
 //! watchdog; it stops between samples on SIGINT/SIGTERM or when its control is stopped.
 

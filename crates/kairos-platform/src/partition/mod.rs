@@ -3,7 +3,7 @@
 //!
 //! With cgroup v1 cpusets (detected), two cpusets `kairos-rt` and `kairos-be` are created and
 //! every thread of the root cpuset moves to `kairos-be` (as `cset shield` does); with cgroup v2
-//! `kairos-rt` becomes a cpuset partition root ([`v2`]); without either, every thread's
+//! `kairos-rt` becomes a cpuset partition root (`v2`); without either, every thread's
 //! affinity is set to the best-effort CPUs. Kernel threads and interrupts move
 //! only when asked (`irqs`); what refuses to move (per-CPU kernel threads, some interrupts) is
 //! reported with the reason. Every change is written to the state file ([`state`]) before it

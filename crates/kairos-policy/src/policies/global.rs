@@ -1,7 +1,7 @@
 //! Global scheduling: one queue for all cores; at every scheduling point the `m` most important
 //! jobs by the job order run (G-EDF, G-FP, G-EDZL). Work-conserving: no core idles while a job
 //! waits. With many open jobs, a static order (EDF, FP) keeps them in a ready queue as they
-//! come and go ([`super::ready`]); with few, a static order keeps the best `m` of one pass over
+//! come and go (`super::ready`); with few, a static order keeps the best `m` of one pass over
 //! the open jobs, and an order that changes with time (EDZL) ranks every open job at each
 //! decision. When the open jobs are no more than the cores, every one runs, and only those
 //! that start are ranked (their order decides who takes which free core).

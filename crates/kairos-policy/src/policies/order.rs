@@ -51,7 +51,7 @@ pub trait JobOrder {
     /// Whether a job's precedence never changes while it is open (it depends only on its
     /// release, deadline and identity, not on `now`, its budget or its execution) and
     /// [`JobOrder::reorder_at`] is always `None`: a policy may then keep its jobs in order as
-    /// they are released and leave ([`super::ready::Ready`]) instead of ordering them at each
+    /// they are released and leave (`super::ready::Ready`) instead of ordering them at each
     /// decision.
     fn is_static(&self) -> bool {
         false

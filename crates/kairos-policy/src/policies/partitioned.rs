@@ -1,7 +1,7 @@
 //! Partitioned scheduling: each task is bound to one core (from the file, or by
 //! [`super::partition::assign_cores`]) and each core runs its most important ready job by the
 //! job order (P-EDF, P-FP). Jobs never migrate. A static order (EDF, FP) keeps one ready
-//! queue per core as jobs come and go ([`super::ready`]).
+//! queue per core as jobs come and go (`super::ready`).
 
 use super::core_order::CoreOrder;
 use super::order::{JobOrder, Precedence};

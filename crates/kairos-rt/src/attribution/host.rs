@@ -58,7 +58,7 @@ fn evidence(by_cause: MissesByCause, causes: &[MissCause], cores: &[CoreLost]) -
 
 /// Why the host stopped a run early, in text: the run piled up past what the dispatcher
 /// tracks ([`OVERLOADED`]) and either every miss is the host's ([`host_evidence`]) or the
-/// host took more than [`DISTURBED`] of a CPU ([`host_share_evidence`]). `None` when the run
+/// host took more than `DISTURBED` of a CPU (`host_share_evidence`). `None` when the run
 /// was not stopped, or stopped for another reason (a signal, the watchdog, the policy), or
 /// without the host's evidence: then the stop is the run's own to explain.
 pub fn host_stop_evidence(result: &RunResult) -> Option<String> {

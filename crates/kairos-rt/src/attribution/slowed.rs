@@ -4,7 +4,8 @@
 //!
 //! A worker of the user-space dispatcher counts its work in calibrated units
 //! ([`crate::calibrate`]), reads its thread's CPU time at each end of a segment, and how much
-//! its core's dispatcher took meanwhile ([`WorkerTime`]). Two kinds of time are lost:
+//! its core's dispatcher took meanwhile ([`WorkerTime`](crate::measure::WorkerTime)). Two kinds
+//! of time are lost:
 //! - CPU time with no work in it: the core ran slower than at calibration while the worker
 //!   held it (a hypervisor sharing the physical core with another guest, a lower clock, or
 //!   interrupts, which this kernel charges to the thread they interrupt);

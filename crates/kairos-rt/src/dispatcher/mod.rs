@@ -5,11 +5,11 @@
 //! Threads, all created with explicit SCHED_FIFO policy and a single CPU
 //! ([`kairos_os::thread`]):
 //! - one **dispatcher per core** at [`kairos_os::priority::DISPATCHER`]
-//!   ([`percore`]): absolute futex timers for releases and policy timers, a doorbell for
+//!   (`percore`): absolute futex timers for releases and policy timers, a doorbell for
 //!   completions and other cores' decisions, one pass of the contract per wake-up under the
-//!   scheduler's lock ([`scheduler`]);
+//!   scheduler's lock (`scheduler`);
 //! - one **worker per (task, core)** at [`kairos_os::priority::WORKER_MAX`]
-//!   ([`worker`]): suspended and resumed by futex, executing calibrated busy work of the job's
+//!   (`worker`): suspended and resumed by futex, executing calibrated busy work of the job's
 //!   WCET in 0.5 us units, handing a job from core to core through a holder word;
 //! - one **stall watcher per core** at [`kairos_os::priority::STALL_WATCH`]
 //!   ([`crate::stalls`]), above them, recording the time the core was taken from the run;

@@ -44,7 +44,7 @@ pub struct ModeChangeRecord {
     pub detected_at: u64,
     /// Every decision of that pass made and published to the cores.
     pub decided_at: u64,
-    /// The value of [`Shared::mode_epoch`] that pass published.
+    /// The value of `Shared::mode_epoch` that pass published.
     pub epoch: u64,
 }
 

@@ -1,8 +1,8 @@
-//! When each core's dispatcher must next run a pass ([`super::shared::CoreShared::wake_at`]),
+//! When each core's dispatcher must next run a pass (`super::shared::CoreShared::wake_at`),
 //! as the passes publish it.
 //!
 //! A pass, of any core, computes every core's next wake time from the scheduler's state
-//! ([`super::scheduler::Scheduler::wake_times`]: the core's home releases, the policy's timers
+//! (`super::scheduler::Scheduler::wake_times`: the core's home releases, the policy's timers
 //! on the timer core, its servers' events) and must make each core whose time came earlier wake
 //! for it: it rings that core, unless the core is its own. Whether a time came earlier is
 //! decided against the time the core last had published, which is only right if that is the

@@ -81,8 +81,8 @@ pub(super) struct Worker {
 }
 
 /// Runs `workload` for real under `config` (see the module documentation). The caller
-/// calibrates (on [`plan`]'s CPUs) and may hold a [`kairos_os::signals::StopSignals`] guard,
-/// which the watchdog turns into a clean stop.
+/// calibrates (on [`plan`](fn@plan)'s CPUs) and may hold a
+/// [`kairos_os::signals::StopSignals`] guard, which the watchdog turns into a clean stop.
 pub fn run_periodic(
     workload: &Workload,
     config: &PeriodicConfig,

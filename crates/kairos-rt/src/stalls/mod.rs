@@ -9,7 +9,7 @@
 //! **Why a watcher thread.** Each core of the run gets a thread pinned to it at SCHED_FIFO
 //! [`kairos_os::priority::STALL_WATCH`], above every thread of the run (dispatchers, workers)
 //! and below only the watchdog, that sleeps to absolute instants on a 1 ms grid and records
-//! each wake-up later than a floor ([`watcher`]). Being the most important thread of its core,
+//! each wake-up later than a floor (`watcher`). Being the most important thread of its core,
 //! the only things that can make it late are the ones that would hold up any thread of the
 //! run: the hypervisor running something else on the vCPU, the kernel (interrupts, a
 //! non-preemptible section), or a thread above the run (the watchdog's few microseconds, RT

@@ -2,7 +2,7 @@
 //! ([`kairos_policy::table::TablePolicy`], G-RES / G-MCRES, whose documentation gives the
 //! semantics) on the one engine of every policy, its jobs drawn with overruns
 //! ([`kairos_policy::table::TableJobs`]) and its figures computed from the run's events
-//! ([`observe::TableObserver`]).
+//! (`observe::TableObserver`).
 //!
 //! The run covers `[0, duration)`: releases at the end instant do not happen; completions,
 //! deadlines and the return to the lowest mode at the end instant do. The instant order is the

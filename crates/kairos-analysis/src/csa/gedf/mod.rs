@@ -17,7 +17,7 @@
 //! - Points. Between two consecutive kinks or jumps of the terms `Î_i`, `Ī_i` and of `sbf`,
 //!   every term is linear; the sum of the m'-1 largest of linear functions is convex, so
 //!   `DEM - sbf` is convex there and largest at an end. The ends (integers) are visited by
-//!   [`visit_candidates`]; the unit tests check the verdict against every integer `t`.
+//!   `visit_candidates`; the unit tests check the verdict against every integer `t`.
 
 use super::supply::Supply;
 use crate::SporadicTask;

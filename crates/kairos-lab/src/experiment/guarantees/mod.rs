@@ -1,15 +1,15 @@
 //! `kairos experiment` on a guarantees study (`study = "guarantees"`): do the sets an analysis
 //! accepts hold on this machine's cores? For each utilization, `samples` seeded sets per family
-//! ([`family`]: G-EDF, P-EDF, G-FP on periodic sets, G-RMWP and P-RMWP on imprecise ones) are
+//! (`family`: G-EDF, P-EDF, G-FP on periodic sets, G-RMWP and P-RMWP on imprecise ones) are
 //! judged by the family's tests twice, ideally and with the overheads of a measured profile
 //! charged (B. B. Brandenburg, "Scheduling and Locking in Multiprocessor Real-Time Operating
 //! Systems", PhD dissertation, UNC Chapel Hill, 2011, chapter 3: preemption-centric accounting,
 //! `kairos_analysis::overheads`), and every set either accepts runs for `duration` under the
 //! family's policy on kairos's user-space dispatcher, with the partition and optional deadlines
-//! of the verdict that accepted it ([`set`]). The VM families ([`vm`]) split the periodic set
+//! of the verdict that accepted it (`set`). The VM families (`vm`) split the periodic set
 //! over the domains of a hierarchical system, judged by the compositional analysis ideally and
 //! overhead-aware, and run on the VCPU budgets of the analysis that accepted it. The
-//! mixed-criticality family ([`mc`]) draws MC-DAG systems, judged by table synthesis without
+//! mixed-criticality family (`mc`) draws MC-DAG systems, judged by table synthesis without
 //! and with the slot guard, and runs their tables on the table dispatcher. A set the
 //! overhead-aware analysis accepts that misses a deadline is a broken guarantee; a set only the
 //! ideal analysis accepts shows what the overheads the ideal analysis ignores cost.

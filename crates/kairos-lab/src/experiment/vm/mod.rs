@@ -3,8 +3,8 @@
 //! Xen" (EMSOFT 2014), section VI, on the two-level simulator instead of 60 s of real
 //! execution per set: for each utilization, `samples` sets from the paper's generator
 //! (bimodal utilizations with a pad task, periods 350 to 850 ms, tasks spread over the
-//! domains), each analysed and simulated under every configuration ([`set`]), the results
-//! written as CSV and plots ([`report`]). Reproducible from the config (the set of sample `k`
+//! domains), each analysed and simulated under every configuration (`set`), the results
+//! written as CSV and plots (`report`). Reproducible from the config (the set of sample `k`
 //! at point `p` comes from its own seeded stream) and resumable by point, as every experiment.
 
 mod config;

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 pub struct StudyPoint {
     pub utilization: f64,
     pub samples: u64,
-    /// Per combo ([`set::combos`]).
+    /// Per combo (`set::combos`).
     pub theory_accepted: Vec<u64>,
     /// Per guest (pEDF, gEDF).
     pub bandwidth_sum: Vec<f64>,
@@ -36,7 +36,7 @@ pub struct RunSums {
     pub practice_sets: Vec<u64>,
     pub practice: Vec<Sum>,
     pub credit: Sum,
-    /// Per RT VMM ([`set::RT_VMMS`]), deferrable servers.
+    /// Per RT VMM (`set::RT_VMMS`), deferrable servers.
     pub deferrable: Vec<Sum>,
 }
 

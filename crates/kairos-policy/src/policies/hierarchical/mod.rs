@@ -40,7 +40,7 @@ pub struct Hierarchical {
 const TICK: TimerId = TimerId(0);
 
 impl Hierarchical {
-    /// The policy of `plan`; refuses the credit scheduler, which is [`super::credit`]'s.
+    /// The policy of `plan`; refuses the credit scheduler, which is [`credit`]'s.
     pub fn new(plan: VmPlan) -> Result<Hierarchical, Refusal> {
         if plan.vmm.scheduler == VmmScheduler::Credit {
             return Err(Refusal(

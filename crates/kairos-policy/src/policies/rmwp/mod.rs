@@ -11,7 +11,7 @@
 //! analysis' partitioning writes them) and runs one queue set per core. Plain tasks are
 //! imprecise tasks with a mandatory part only.
 //!
-//! The queues and the three functions of the paper's Algorithms 1-3 are in [`queues`]; they run
+//! The queues and the three functions of the paper's Algorithms 1-3 are in `queues`; they run
 //! in the contract's callbacks (`end_mandatory` and `end_optional` in
 //! [`Policy::part_completed`], `terminate_optional` in [`Policy::timer_fired`]), so an engine
 //! that times callbacks measures each of them.
