@@ -229,7 +229,7 @@ fn compare_with(w: &Workload, kind: PolicyKind, abort_on_miss: bool) {
         reference(
             w,
             order,
-            &assign_cores(w).core_of_task,
+            &assign_cores(w).expect("a checked workload").core_of_task,
             w.cores,
             1,
             horizon,

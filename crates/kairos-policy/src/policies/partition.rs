@@ -4,6 +4,7 @@
 //! exact admission tests.
 
 use kairos_model::Workload;
+use thiserror::Error;
 
 /// Which core each task runs on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -13,18 +14,40 @@ pub struct CoreAssignment {
     pub overflowed: Vec<usize>,
 }
 
+/// A task bound by its `core` field to a core the workload does not have. `kairos check`
+/// refuses such a file; a workload built in code, or one whose core count was lowered after the
+/// check, reaches here, and moving the task to another core would run a different system than
+/// the one described.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error(
+    "task `{task}` is bound to core {core}, but the workload has {cores} core(s), numbered from 0"
+)]
+pub struct BoundBeyond {
+    pub task: String,
+    pub core: usize,
+    pub cores: usize,
+}
+
 /// Tolerance for float sums of utilizations (each exact to ~1e-16).
 const CAPACITY_SLACK: f64 = 1e-9;
 
-/// Binds every task to a core; never fails (see [`CoreAssignment::overflowed`]).
-pub fn assign_cores(workload: &Workload) -> CoreAssignment {
+/// Binds every task to a core. A task that fits nowhere by utilization still gets one (see
+/// [`CoreAssignment::overflowed`]); only a file binding to a missing core is refused.
+pub fn assign_cores(workload: &Workload) -> Result<CoreAssignment, BoundBeyond> {
     let cores = workload.cores.max(1);
     let mut load = vec![0.0f64; cores];
     let mut core_of_task = vec![usize::MAX; workload.tasks.len()];
     for (i, task) in workload.tasks.iter().enumerate() {
         if let Some(core) = task.core {
-            core_of_task[i] = core.0.min(cores - 1);
-            load[core_of_task[i]] += task.utilization();
+            if core.0 >= cores {
+                return Err(BoundBeyond {
+                    task: task.name.clone(),
+                    core: core.0,
+                    cores: workload.cores,
+                });
+            }
+            core_of_task[i] = core.0;
+            load[core.0] += task.utilization();
         }
     }
     let mut unbound: Vec<usize> = (0..workload.tasks.len())
@@ -50,10 +73,10 @@ pub fn assign_cores(workload: &Workload) -> CoreAssignment {
         load[core] += u;
         core_of_task[task] = core;
     }
-    CoreAssignment {
+    Ok(CoreAssignment {
         core_of_task,
         overflowed,
-    }
+    })
 }
 
 fn least_loaded(load: &[f64]) -> usize {

@@ -126,7 +126,7 @@ impl<O: JobOrder> Policy for Partitioned<O> {
 
     fn prepare(&mut self, workload: &Workload) -> Result<(), Refusal> {
         self.order.prepare(workload);
-        self.assignment = assign_cores(workload);
+        self.assignment = assign_cores(workload).map_err(|e| Refusal(e.to_string()))?;
         self.ready = self.order.is_static().then(|| Ready::new(workload.cores));
         Ok(())
     }

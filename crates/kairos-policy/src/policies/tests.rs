@@ -152,3 +152,27 @@ fn every_kind_decides_for_every_core() {
         );
     }
 }
+
+#[test]
+fn partitioned_kinds_refuse_a_binding_to_a_missing_core() {
+    let mut bound = task("b", 20, 20, None);
+    bound.core = Some(kairos_model::CoreId(2));
+    let w = Workload {
+        name: None,
+        cores: 2,
+        tasks: vec![task("a", 10, 10, None), bound],
+        overheads: Default::default(),
+    };
+    for kind in PolicyKind::ALL {
+        let prepared = kind.build(PriorityOrder::Auto).prepare(&w);
+        if kind.is_global() {
+            assert_eq!(prepared, Ok(()), "{} binds no task", kind.cli_name());
+        } else {
+            let refusal = prepared.expect_err(kind.cli_name()).0;
+            assert_eq!(
+                refusal,
+                "task `b` is bound to core 2, but the workload has 2 core(s), numbered from 0"
+            );
+        }
+    }
+}

@@ -89,7 +89,8 @@ pub fn run_periodic(
     calibration: &Calibration,
     control: Arc<RunControl>,
 ) -> Result<RunResult, RunError> {
-    let plan = plan(workload, config, &kairos_os::online_cpus())?;
+    let machine = (config.cpus.clone()).unwrap_or_else(kairos_os::online_cpus);
+    let plan = plan(workload, config, &machine)?;
     memory::lock_all_memory()?;
     let dma = dma::DmaLatencyGuard::acquire();
     let gate = Arc::new(StartGate::default());

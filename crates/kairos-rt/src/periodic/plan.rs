@@ -59,6 +59,10 @@ pub struct PeriodicConfig {
     /// simulator draws it.
     pub execution_times: ExecutionTimeModel,
     pub seed: u64,
+    /// The CPUs the run may use, in order (core c of the workload is the c-th); `None` for the
+    /// CPUs this process may use now. A study names the CPUs it calibrated once, since which
+    /// CPUs are online can change between its runs.
+    pub cpus: Option<Vec<usize>>,
 }
 
 impl PeriodicConfig {
@@ -75,6 +79,7 @@ impl PeriodicConfig {
             start_delay_ns: 20_000_000,
             execution_times: ExecutionTimeModel::Wcet,
             seed: 0,
+            cpus: None,
         }
     }
 }
@@ -214,7 +219,8 @@ fn pfp_threads(
     machine: &[usize],
     notes: &mut Vec<String>,
 ) -> Result<Vec<ThreadPlan>, RunError> {
-    let assignment = kairos_policy::policies::partition::assign_cores(workload);
+    let assignment = kairos_policy::policies::partition::assign_cores(workload)
+        .map_err(|e| RunError::Invalid(e.to_string()))?;
     for &task in &assignment.overflowed {
         notes.push(format!(
             "task {} fits on no core by utilization; it shares the least-loaded one",

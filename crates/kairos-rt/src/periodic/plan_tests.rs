@@ -80,3 +80,13 @@ fn partitioned_fp_needs_distinct_levels_per_cpu_only() {
         }
     }
 }
+
+#[test]
+fn partitioned_fp_refuses_a_binding_to_a_missing_core() {
+    let mut w = tasks(3, 2);
+    w.tasks[2].core = Some(kairos_model::CoreId(2));
+    let refusal = plan(&w, &PeriodicConfig::new(PeriodicPolicy::Pfp, 1), &[0, 1])
+        .expect_err("core 2 of 2")
+        .to_string();
+    assert!(refusal.contains("`t2` is bound to core 2"), "{refusal}");
+}

@@ -20,7 +20,12 @@ pub(crate) fn check_sweep(
     let (group_of_task, capacity): (Vec<usize>, usize) = if is_global(kind) {
         (vec![0; w.tasks.len()], w.cores)
     } else {
-        (assign_cores(w).core_of_task, 1)
+        (
+            assign_cores(w)
+                .expect("generated tasks bind no core")
+                .core_of_task,
+            1,
+        )
     };
     let groups = if is_global(kind) { 1 } else { w.cores };
     let key = static_key(kind, w);
@@ -148,7 +153,7 @@ pub(crate) fn check_partitioned(
     outcome: &SimOutcome,
     jobs: &BTreeMap<JobId, JobRecord>,
 ) {
-    let assignment = assign_cores(&s.workload);
+    let assignment = assign_cores(&s.workload).expect("the engine ran this binding");
     assert_eq!(outcome.metrics.migrations, 0, "partitioned policy migrated");
     for (&(task, job), r) in jobs {
         for seg in &r.segments {

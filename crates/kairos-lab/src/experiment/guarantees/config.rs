@@ -63,6 +63,11 @@ impl Study {
     pub fn has_kernel_family(&self) -> bool {
         self.families.iter().any(|f| f.kernel())
     }
+
+    /// Whether a family of the study runs on kairos's user-space dispatcher.
+    pub fn has_user_family(&self) -> bool {
+        self.families.iter().any(|f| !f.kernel())
+    }
 }
 
 /// Reads the config `source` (the file `path`): the study when there is no error, and every

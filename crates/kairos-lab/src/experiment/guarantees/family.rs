@@ -20,6 +20,7 @@ pub enum Family {
     Gedf,
     Pedf,
     Gfp,
+    Edzl,
     Grmwp,
     Prmwp,
     /// P-FP with SCHED_FIFO priorities, scheduled by the kernel.
@@ -30,10 +31,11 @@ pub enum Family {
 
 impl Family {
     /// Every family, in the order the study reports them.
-    pub const ALL: [Family; 7] = [
+    pub const ALL: [Family; 8] = [
         Family::Gedf,
         Family::Pedf,
         Family::Gfp,
+        Family::Edzl,
         Family::Grmwp,
         Family::Prmwp,
         Family::PfpKernel,
@@ -47,6 +49,7 @@ impl Family {
             Family::Gedf => PolicyKind::GlobalEdf,
             Family::Pedf => PolicyKind::PartitionedEdf,
             Family::Gfp | Family::GfpKernel => PolicyKind::GlobalFp,
+            Family::Edzl => PolicyKind::GlobalEdzl,
             Family::Grmwp => PolicyKind::GlobalRmwp,
             Family::Prmwp => PolicyKind::PartitionedRmwp,
             Family::PfpKernel => PolicyKind::PartitionedFp,
@@ -94,6 +97,7 @@ impl Family {
             Family::Gedf => "gfb,bak,bcl,gedf-rta",
             Family::Pedf => "partitioned-ffd-edf",
             Family::Gfp | Family::GfpKernel => "gfp-bc,gfp-guan",
+            Family::Edzl => "gedzl",
             Family::Grmwp => "g-rmwp",
             Family::Prmwp => "p-rmwp-cnf",
             Family::PfpKernel => "partitioned-ffd-fp",

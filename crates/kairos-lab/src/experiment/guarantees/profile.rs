@@ -10,6 +10,10 @@
 //! cores its optional parts keep busy, larger than an idle core's. The profile is then each
 //! cost at each quantile the larger of the two runs ([`Measured::worse_of`]), charged to every
 //! family alike.
+//!
+//! The families the kernel schedules are charged kernel dispatch's own profile, measured as
+//! `kairos bench overheads --dispatch kernel --policy gfp` measures it. A study of those
+//! families alone measures only that one.
 
 use super::config::{Profile, Study};
 use crate::bench::dispatch::{parse, BUNDLED};
@@ -53,19 +57,30 @@ pub(super) fn obtain(
             file: path.clone(),
         });
     }
+    if !study.has_user_family() {
+        // Only kernel dispatch runs the study's sets: its profile is the one charged.
+        return measured_once(
+            study,
+            out.join(KERNEL_FILE),
+            resumed,
+            observe,
+            measure_kernel,
+        );
+    }
     measured_once(study, out.join(FILE), resumed, observe, measure)
 }
 
-/// Kernel dispatch's profile, when the study has a family the kernel schedules and measures its
-/// profile: measured once, as [`obtain`]'s, into `overheads-kernel.toml`.
+/// Kernel dispatch's profile beside the dispatcher's, when the study has families of both and
+/// measures its profiles: measured once, as [`obtain`]'s, into `overheads-kernel.toml`. A study
+/// of kernel families alone has it from [`obtain`].
 pub(super) fn obtain_kernel(
     study: &Study,
     out: &Path,
     resumed: bool,
     observe: Observer,
 ) -> Result<Option<Charged>, Failure> {
-    let kernel = study.has_kernel_family();
-    if !kernel || matches!(study.profile, Profile::Given { .. }) {
+    let both = study.has_kernel_family() && study.has_user_family();
+    if !both || matches!(study.profile, Profile::Given { .. }) {
         return Ok(None);
     }
     let file = out.join(KERNEL_FILE);

@@ -172,12 +172,14 @@ fn text(study: &Study, summary: &Summary) -> String {
         "{}: {} cores, {} set(s) per point, each set either analysis accepts run {} {place}\n",
         study.name, study.sets.cores, study.samples, study.duration,
     );
-    let profiles = [("overheads", Some(&summary.overheads))]
-        .into_iter()
-        .chain([(
-            "kernel dispatch's overheads",
-            summary.kernel_overheads.as_ref(),
-        )]);
+    let first = match study.has_user_family() {
+        true => "overheads",
+        false => "kernel dispatch's overheads",
+    };
+    let profiles = [(first, Some(&summary.overheads))].into_iter().chain([(
+        "kernel dispatch's overheads",
+        summary.kernel_overheads.as_ref(),
+    )]);
     for (what, o) in profiles.filter_map(|(what, o)| Some((what, o?))) {
         out.push_str(&format!(
             "{what} {} ({}), charged at {}: {}\n",
@@ -278,16 +280,8 @@ pub(super) fn estimate(study: &Study, points: usize, measuring: bool) -> String 
     } else {
         "simulated"
     };
-    let kernel = study.has_kernel_family();
     let measuring = match (measuring, &study.profile) {
-        (true, super::config::Profile::Measured) => format!(
-            " after measuring the overheads (3 s, and 3 s more for RMWP{})",
-            if kernel {
-                ", 3 s more for kernel dispatch"
-            } else {
-                ""
-            }
-        ),
+        (true, super::config::Profile::Measured) => measurement(study),
         _ => String::new(),
     };
     format!(
@@ -296,4 +290,56 @@ pub(super) fn estimate(study: &Study, points: usize, measuring: bool) -> String 
         seconds,
         seconds / 60.0
     )
+}
+
+/// How long measuring `study`'s profiles takes: 3 s for the dispatcher's, 3 s more with an
+/// imprecise family, 3 s for kernel dispatch's.
+fn measurement(study: &Study) -> String {
+    let user = study.has_user_family();
+    let imprecise = study.families.iter().any(|f| f.imprecise());
+    let mut runs: Vec<&str> = Vec::new();
+    if user {
+        runs.push("3 s");
+    }
+    if user && imprecise {
+        runs.push("3 s more for RMWP");
+    }
+    if study.has_kernel_family() {
+        runs.push(if user {
+            "3 s more for kernel dispatch"
+        } else {
+            "3 s for kernel dispatch"
+        });
+    }
+    format!(" after measuring the overheads ({})", runs.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::config::check;
+    use super::*;
+
+    fn study(families: &str) -> Study {
+        let text = format!("study = \"guarantees\"\nfamilies = [{families}]\n");
+        let (study, diagnostics) = check(Path::new("s.toml"), &text);
+        study.unwrap_or_else(|| panic!("{diagnostics:?}"))
+    }
+
+    #[test]
+    fn the_estimate_counts_only_the_profiles_the_study_measures() {
+        let cases = [
+            (r#""gedf""#, "(3 s)"),
+            (r#""gedf", "prmwp""#, "(3 s, 3 s more for RMWP)"),
+            (
+                r#""gfp", "pfp-kernel""#,
+                "(3 s, 3 s more for kernel dispatch)",
+            ),
+            (r#""pfp-kernel", "gfp-kernel""#, "(3 s for kernel dispatch)"),
+        ];
+        for (families, measured) in cases {
+            let estimate = estimate(&study(families), 1, true);
+            let expected = format!("after measuring the overheads {measured}");
+            assert!(estimate.ends_with(&expected), "{families}: {estimate}");
+        }
+    }
 }

@@ -204,15 +204,16 @@ fn on_cores(
 ) -> Result<(Counts, String), String> {
     stopped()?;
     let duration = setup.duration.as_nanos();
+    // The calibrated CPUs, named: what the first online CPUs are can change.
     let mut result = match family.kernel() {
         Some(policy) => {
             let mut config = PeriodicConfig::new(policy, duration);
             (config.priorities, config.seed) = (family.order(), seed);
+            config.cpus = Some(calibration.per_core.iter().map(|c| c.cpu).collect());
             run_periodic(workload, &config, calibration, RunControl::new())
         }
         None => {
             let mut config = UserRunConfig::new(duration);
-            // The calibrated CPUs, named: what the first online CPUs are can change.
             config.cpus = Some(calibration.per_core.iter().map(|c| c.cpu).collect());
             config.calibration = Some(calibration.clone());
             config.control = Some(RunControl::new());

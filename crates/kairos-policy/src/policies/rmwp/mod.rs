@@ -153,7 +153,10 @@ impl Policy for Rmwp {
         }
         let (scheduler_of_task, count) = match self.scope {
             Scope::Global => (vec![0; workload.tasks.len()], 1),
-            Scope::Partitioned => (assign_cores(workload).core_of_task, workload.cores),
+            Scope::Partitioned => {
+                let assignment = assign_cores(workload).map_err(|e| Refusal(e.to_string()))?;
+                (assignment.core_of_task, workload.cores)
+            }
         };
         self.scheduler_of_task = scheduler_of_task;
         self.schedulers = vec![Queues::default(); count];

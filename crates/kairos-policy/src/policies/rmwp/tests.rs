@@ -133,3 +133,16 @@ fn imprecise_tasks_need_optional_deadlines() {
         refusal.0
     );
 }
+
+#[test]
+fn p_rmwp_refuses_a_binding_to_a_missing_core() {
+    let mut w = workload(2);
+    w.tasks[1].core = Some(kairos_model::CoreId(5));
+    let refusal = Rmwp::new(Scope::Partitioned).prepare(&w).unwrap_err();
+    assert!(
+        refusal.0.contains("`b` is bound to core 5"),
+        "{}",
+        refusal.0
+    );
+    assert_eq!(Rmwp::new(Scope::Global).prepare(&w), Ok(()));
+}

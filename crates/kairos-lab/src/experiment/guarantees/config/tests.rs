@@ -21,7 +21,7 @@ fn the_study_key_alone_gives_the_default_study() {
     assert_eq!(study.name, "study", "the file's stem");
     assert_eq!((study.sets.cores, study.samples, study.seed), (2, 3, 0));
     let names: Vec<&str> = study.families.iter().map(|f| f.name()).collect();
-    let policies = ["gedf", "pedf", "gfp", "grmwp", "prmwp"];
+    let policies = ["gedf", "pedf", "gfp", "edzl", "grmwp", "prmwp"];
     let vms = [
         "vm-global-deferrable",
         "vm-global-periodic",
@@ -74,7 +74,7 @@ fn every_key_is_read() {
 fn every_problem_is_reported_at_once_and_located() {
     let text = "study = \"guarantees\"\n\
                 familes = [\"gedf\"]\n\
-                families = [\"gedf\", \"edzl\", \"gedf\"]\n\
+                families = [\"gedf\", \"llf\", \"gedf\"]\n\
                 periods = [\"5.5ms\", \"50ms\"]\n\
                 duration = \"90s\"\n\
                 quantile = \"p95\"\n\
@@ -89,10 +89,10 @@ fn every_problem_is_reported_at_once_and_located() {
             "did you mean `families`?",
         ),
         (
-            "c.toml:3:21: error: families[1]: unknown family \"edzl\"",
-            "one or more of gedf, pedf, gfp, grmwp, prmwp",
+            "c.toml:3:21: error: families[1]: unknown family \"llf\"",
+            "one or more of gedf, pedf, gfp, edzl, grmwp, prmwp",
         ),
-        ("c.toml:3:29: error: families[2]: named twice", ""),
+        ("c.toml:3:28: error: families[2]: named twice", ""),
         (
             "c.toml:4:12: error: periods[0]: a whole number of milliseconds",
             "",
@@ -190,6 +190,6 @@ fn a_simulated_study_leaves_the_tables_out_by_default() {
     let names: Vec<&str> = (study.expect("valid").families.iter())
         .map(|f| f.name())
         .collect();
-    assert_eq!(names.len(), 9, "{names:?}");
+    assert_eq!(names.len(), 10, "{names:?}");
     assert!(!names.contains(&"mc-tables"), "{names:?}");
 }
