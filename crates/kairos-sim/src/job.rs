@@ -14,6 +14,9 @@ pub(crate) struct JobWork {
     pub overhead_left: Duration,
     /// When the current execution segment began (valid while running).
     pub segment_start: Instant,
+    /// Until when the job stands still wherever it is placed: it was moved off a core in an
+    /// outage, whose end it waits for ([`crate::outages`]).
+    pub held_until: Instant,
 }
 
 impl JobWork {
@@ -23,6 +26,7 @@ impl JobWork {
             remaining,
             overhead_left: Duration::ZERO,
             segment_start: at,
+            held_until: Instant::ZERO,
         }
     }
 }

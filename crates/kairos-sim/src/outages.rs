@@ -7,8 +7,17 @@
 //! the policy nor the contract is told, as a real run's dispatcher is not told the host took a
 //! core; everything measured in wall time goes on (a server's budget drains while its VCPU is
 //! held, as a real VMM's does). A job the policy places on a core in an outage starts when the
-//! outage ends. The engine makes each outage's start and end an event instant, so between two
-//! events a core is either out or not.
+//! outage ends. A job the policy moves off a core in an outage stands still wherever it is
+//! placed until the outage ends: on real cores its worker's state is on the held CPU, and no
+//! other CPU can run it before the host gives that one back. The engine makes each outage's
+//! start and end an event instant, so between two events a core is either out or not.
+//!
+//! A run may name a **timer core**, the one whose dispatcher alone wakes for the policy's
+//! timers (kairos's user-space dispatcher sets them on one core). While it is out, a timer
+//! that falls due waits for the next instant something else brings (a release, a completion,
+//! another core's event, a deadline) or for the outage's end, when a pass handles it late, as
+//! another core's pass does on real cores. The simulation's instants are at least as many as a
+//! real run's passes, so the wait it gives a timer is never longer than a real one's.
 
 use kairos_model::Instant;
 
@@ -24,6 +33,7 @@ pub struct Outage {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Outages {
     by_core: Vec<Vec<(Instant, Instant)>>,
+    timer_core: Option<usize>,
 }
 
 impl Outages {
@@ -37,7 +47,18 @@ impl Outages {
             by_core[o.core].push((o.from, o.to));
         }
         by_core.iter_mut().for_each(merge);
-        Outages { by_core }
+        Outages {
+            by_core,
+            timer_core: None,
+        }
+    }
+
+    /// The same outages, `core`'s holding the policy's timers (module doc).
+    pub fn with_timer_core(self, core: usize) -> Self {
+        Outages {
+            timer_core: Some(core),
+            ..self
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -93,7 +114,23 @@ impl<'o> Cursor<'o> {
 
     /// Whether `core` is out at `now` (after [`Cursor::pass`] of `now`).
     pub(crate) fn out(&self, core: usize, now: Instant) -> bool {
-        self.current(core).is_some_and(|(from, _)| from <= now)
+        self.out_until(core, now).is_some()
+    }
+
+    /// When the outage `core` is in at `now` ends, if it is in one (after [`Cursor::pass`] of
+    /// `now`).
+    pub(crate) fn out_until(&self, core: usize, now: Instant) -> Option<Instant> {
+        (self.current(core)).and_then(|(from, to)| (from <= now).then_some(to))
+    }
+
+    /// Whether a timer due at `at` waits: the timer core is out at `now` until after `at`
+    /// (after [`Cursor::pass`] of `now`; a later outage's start is an event instant, where
+    /// this is asked again). Every instant's pass fires the timers due by then.
+    pub(crate) fn holds_timer(&self, now: Instant, at: Instant) -> bool {
+        let Some(core) = self.outages.timer_core else {
+            return false;
+        };
+        (self.current(core)).is_some_and(|(from, to)| from <= now && at < to)
     }
 
     /// The next instant after `now` at which some core goes out or comes back (after

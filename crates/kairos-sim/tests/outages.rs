@@ -190,3 +190,82 @@ fn a_switchs_overhead_stands_still_while_its_core_is_out() {
     };
     assert_eq!(completion(&config(vec![out])), (Some(at_units(8)), paid));
 }
+
+/// A job moved off a core in an outage waits for the outage's end wherever it goes, as a real
+/// run's job waits for the held CPU's worker to hand it over. Under global EDF on 2 cores: `j`
+/// (4 units, deadline 40) starts alone at 0 on the first core, which is out over [2, 7); `k`
+/// (3 units, deadline 11) arrives at 1 on the other; `l` (2 units, deadline 27) arrives at 3
+/// and takes `j`'s core; `k` completes at 4 and `j` moves to its core, where it completes at
+/// 7 + 2 = 9, not at 4 + 2 = 6 as if its state were free to go.
+#[test]
+fn a_job_moved_off_a_core_in_an_outage_waits_for_its_end() {
+    let w = workload(
+        2,
+        vec![
+            task("j", 4, 40, 40, 0),
+            task("k", 3, 40, 10, 1),
+            task("l", 2, 40, 24, 3),
+        ],
+    );
+    let run = |outages: Vec<Outage>| {
+        let config = SimConfig {
+            duration: units(20),
+            outages: Outages::new(outages),
+            ..SimConfig::default()
+        };
+        let (_, trace) = run_traced(&w, PolicyKind::GlobalEdf, &config);
+        let jobs = jobs_of(&trace);
+        let cores: Vec<usize> = jobs[&(0, 0)].segments.iter().map(|s| s.core).collect();
+        let done = |task| jobs[&(task, 0)].completion.expect("completes");
+        (cores, [done(0), done(1), done(2)])
+    };
+    let (cores, calm) = run(vec![]);
+    assert_eq!(cores.len(), 2, "j is preempted by l and moves: {cores:?}");
+    assert_ne!(cores[0], cores[1], "{cores:?}");
+    assert_eq!(calm, [5, 4, 5].map(at_units));
+    let out = Outage {
+        core: cores[0],
+        from: at_units(2),
+        to: at_units(7),
+    };
+    let (moved, stalled) = run(vec![out]);
+    assert_eq!(moved, cores);
+    assert_eq!(stalled, [9, 4, 9].map(at_units));
+}
+
+/// While the timer core is out, a policy timer that falls due waits for the next instant or
+/// the outage's end. Under G-RMWP on 2 cores, `a` (mandatory 1, optional 4, wind-up 1, period
+/// 10, optional deadline 7) runs its optional part to 5 and winds up at its optional deadline,
+/// 7, completing at 8. An outage of the other core over [6, 10) changes nothing; named the
+/// timer core, it holds the optional-deadline timer until 10, and the job misses its deadline.
+#[test]
+fn an_outage_of_the_timer_core_holds_the_policys_timers() {
+    let source = "cores = 2\n[[tasks]]\nname = \"a\"\nperiod = \"10us\"\nmandatory = \"1us\"\n\
+                  optional = \"4us\"\nwindup = \"1us\"\noptional_deadline = \"7us\"\n";
+    let checked = kairos_model::check_source(source, kairos_model::Format::Toml);
+    let w = checked.workload.expect("a valid imprecise workload");
+    let run = |outages: Outages| {
+        let config = SimConfig {
+            duration: units(10),
+            outages,
+            ..SimConfig::default()
+        };
+        let (_, trace) = run_traced(&w, PolicyKind::GlobalRmwp, &config);
+        let job = &jobs_of(&trace)[&(0, 0)];
+        let core = job.segments.last().expect("it ran").core;
+        (core, job.completion, job.misses)
+    };
+    let (core, calm, _) = run(Outages::default());
+    assert_eq!(calm, Some(at_units(8)));
+    let other = 1 - core;
+    let out = || {
+        Outages::new([Outage {
+            core: other,
+            from: at_units(6),
+            to: at_units(10),
+        }])
+    };
+    assert_eq!(run(out()), (core, calm, 0));
+    let (_, held, misses) = run(out().with_timer_core(other));
+    assert_eq!((held, misses), (None, 1), "the wind-up waits until 10");
+}

@@ -34,14 +34,16 @@ pub struct Twins<'a> {
 /// core's watcher saw and a worker's late start. A late wake-up of a dispatcher is left out:
 /// it counts the dispatcher's wait for the scheduler's lock too, held by another core, while
 /// its own core ran its job. The dispatcher numbers a stall's core as the policy does, and so
-/// as its simulation does; kernel dispatch numbers them by CPU, and has no stalled twin.
+/// as its simulation does; kernel dispatch numbers them by CPU, and has no stalled twin. The
+/// dispatcher's timer core holds the policy's timers while it is out, as on real cores.
 pub fn outages_of(stalls: &[Stall]) -> Outages {
     let took_the_core = |s: &&Stall| matches!(s.seen, Seen::Watcher | Seen::Worker);
-    Outages::new(stalls.iter().filter(took_the_core).map(|s| Outage {
+    let outages = stalls.iter().filter(took_the_core).map(|s| Outage {
         core: s.core,
         from: s.start,
         to: s.end(),
-    }))
+    });
+    Outages::new(outages).with_timer_core(kairos_rt::dispatcher::TIMER_CORE)
 }
 
 /// Attributes `result`'s misses against `twins`: the calm and the stalled twin are simulated

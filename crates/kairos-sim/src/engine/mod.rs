@@ -25,7 +25,8 @@
 //! completions and deadlines at `D` count.
 //!
 //! A simulation may replay a host's outages of its cores ([`crate::outages`]): their starts
-//! and ends are event instants too, and a core that is out advances nothing.
+//! and ends are event instants too, a core that is out advances nothing, and a job moved off
+//! it advances nowhere until the outage ends (also an event instant).
 //!
 //! Cost per event does not grow with the number of tasks or open jobs beyond a logarithm: the
 //! releases come from a heap, deadlines from an ordered set of those still ahead (past a few
@@ -44,7 +45,6 @@ use crate::charges::Charges;
 use crate::job::JobWork;
 use crate::metrics::Metrics;
 use crate::observe::Observer;
-use crate::outages::Cursor;
 use crate::queue::EventQueue;
 use crate::{SimConfig, SimError, SimOutcome};
 use kairos_model::{Instant, Workload};
@@ -63,7 +63,6 @@ pub(crate) struct Hosts<'h> {
 pub(crate) struct Engine<'w> {
     contract: Contract<JobWork>,
     side: Side<'w>,
-    outages: Cursor<'w>,
 }
 
 impl<'w> Engine<'w> {
@@ -112,16 +111,12 @@ impl<'w> Engine<'w> {
             held_parts: HeldParts::default(),
             deadlines: Default::default(),
             out_of_work: Vec::new(),
+            outages: crate::outages::Cursor::new(&config.outages),
         };
         for (task, t) in workload.tasks.iter().enumerate() {
             side.queue_release(Instant::ZERO + t.offset, task);
         }
-        let outages = Cursor::new(&config.outages);
-        Engine {
-            contract,
-            side,
-            outages,
-        }
+        Engine { contract, side }
     }
 
     pub(crate) fn run(mut self, policy: &mut dyn Policy) -> Result<SimOutcome, SimError> {
@@ -151,7 +146,7 @@ impl<'w> Engine<'w> {
             if now >= self.side.end {
                 break;
             }
-            self.outages.pass(now);
+            self.side.outages.pass(now);
             let next = self.next_event_time(now);
             self.advance(now, next);
             now = next;
@@ -162,9 +157,11 @@ impl<'w> Engine<'w> {
     fn next_event_time(&mut self, now: Instant) -> Instant {
         let c = &mut self.contract;
         let mut next = self.side.end;
+        let outages = &self.side.outages;
+        let timer = (c.timers.next_time()).filter(|&at| !outages.holds_timer(now, at));
         let pending = [
             self.side.queue.next_time(),
-            c.timers.next_time(),
+            timer,
             c.servers.next_replenishment().map(|(at, _)| at),
             c.servers
                 .next_exhaustion(c.jobs.running())
@@ -174,13 +171,14 @@ impl<'w> Engine<'w> {
         for at in pending.into_iter().flatten() {
             next = next.min(at);
         }
-        if let Some(change) = self.outages.next_change(now) {
+        if let Some(change) = outages.next_change(now) {
             next = next.min(change);
         }
         for (core, &i) in c.jobs.running().iter().enumerate() {
             let Some(i) = i else { continue };
             let (view, work) = (c.jobs.view(i), c.jobs.side(i));
-            if self.outages.out(core, now) {
+            // A held job's wait ends with an outage, already an event instant.
+            if outages.out(core, now) || work.held_until > now {
                 // A job left with no work is found out at this instant, out or not.
                 if work.remaining.is_zero() {
                     next = now;
@@ -204,10 +202,10 @@ impl<'w> Engine<'w> {
             let Some(i) = jobs.running()[core] else {
                 continue;
             };
-            if self.outages.out(core, now) {
+            let (view, work) = jobs.running_mut(i);
+            if self.side.outages.out(core, now) || work.held_until > now {
                 continue;
             }
-            let (view, work) = jobs.running_mut(i);
             work.remaining -= elapsed;
             let overhead_paid = elapsed.min(work.overhead_left);
             work.overhead_left -= overhead_paid;

@@ -7,6 +7,7 @@ use super::Hosts;
 use crate::charges::Charges;
 use crate::job::JobWork;
 use crate::metrics::Metrics;
+use crate::outages::Cursor;
 use crate::queue::EventQueue;
 use crate::{SimConfig, SimError};
 use kairos_model::{Duration, Instant, Task, Workload};
@@ -38,6 +39,8 @@ pub(super) struct Side<'w> {
     /// work, a preemption): with the running jobs, the only ones that can complete or end a
     /// part at an instant.
     pub out_of_work: Vec<JobId>,
+    /// Where the run stands in the cores' outages.
+    pub outages: Cursor<'w>,
 }
 
 impl Side<'_> {
@@ -189,8 +192,13 @@ impl Host<JobWork> for Side<'_> {
         }
     }
 
-    /// Overhead not yet paid is lost with the preemption, not carried over.
+    /// Overhead not yet paid is lost with the preemption, not carried over. A job taken off a
+    /// core in an outage waits for the outage's end wherever it goes next: its state is on
+    /// the held core, as a real run's worker cannot leave a CPU the host holds.
     fn preempted(&mut self, now: Instant, job: &JobView, work: &mut JobWork) {
+        if let Some(end) = (job.running_on).and_then(|core| self.outages.out_until(core, now)) {
+            work.held_until = end;
+        }
         self.close_segment(job, work, now);
         work.remaining -= work.overhead_left;
         work.overhead_left = Duration::ZERO;
