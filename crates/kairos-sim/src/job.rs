@@ -14,8 +14,10 @@ pub(crate) struct JobWork {
     pub overhead_left: Duration,
     /// When the current execution segment began (valid while running).
     pub segment_start: Instant,
+    /// When the job was last placed on a core.
+    pub placed_at: Instant,
     /// Until when the job stands still wherever it is placed: it was moved off a core in an
-    /// outage, whose end it waits for ([`crate::outages`]).
+    /// outage that took it, whose end it waits for ([`crate::outages`]).
     pub held_until: Instant,
 }
 
@@ -26,6 +28,7 @@ impl JobWork {
             remaining,
             overhead_left: Duration::ZERO,
             segment_start: at,
+            placed_at: at,
             held_until: Instant::ZERO,
         }
     }

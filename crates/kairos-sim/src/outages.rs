@@ -7,17 +7,22 @@
 //! the policy nor the contract is told, as a real run's dispatcher is not told the host took a
 //! core; everything measured in wall time goes on (a server's budget drains while its VCPU is
 //! held, as a real VMM's does). A job the policy places on a core in an outage starts when the
-//! outage ends. A job the policy moves off a core in an outage stands still wherever it is
-//! placed until the outage ends: on real cores its worker's state is on the held CPU, and no
-//! other CPU can run it before the host gives that one back. The engine makes each outage's
-//! start and end an event instant, so between two events a core is either out or not.
+//! outage ends. An outage that **takes the core's job** (the host took the CPU from under the
+//! job's worker, as a stall watcher sees it) holds that job: placed on the core before the
+//! outage began and moved off it during the outage, it stands still wherever it is placed
+//! until the outage ends, since on real cores its worker's state is on the held CPU and no
+//! other CPU can run it before the host gives that one back. A job placed during the outage,
+//! or an outage that took no job (a worker's late start: the worker held nothing yet), holds
+//! nothing. The engine makes each outage's start and end an event instant, so between two
+//! events a core is either out or not.
 //!
 //! A run may name a **timer core**, the one whose dispatcher alone wakes for the policy's
 //! timers (kairos's user-space dispatcher sets them on one core). While it is out, a timer
 //! that falls due waits for the next instant something else brings (a release, a completion,
 //! another core's event, a deadline) or for the outage's end, when a pass handles it late, as
-//! another core's pass does on real cores. The simulation's instants are at least as many as a
-//! real run's passes, so the wait it gives a timer is never longer than a real one's.
+//! another core's pass does on real cores. The simulation has an instant at every release,
+//! completion and part end, as a real run has a pass, and more (deadlines, other cores'
+//! outages): the wait it gives a timer errs short, which errs towards the schedule.
 
 use kairos_model::Instant;
 
@@ -29,22 +34,45 @@ pub struct Outage {
     pub to: Instant,
 }
 
+/// A merged stretch of outages of one core, and whether its first takes the core's job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Span {
+    from: Instant,
+    to: Instant,
+    takes_job: bool,
+}
+
 /// The outages of a simulation, per core in order, those that overlap or touch merged.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Outages {
-    by_core: Vec<Vec<(Instant, Instant)>>,
+    by_core: Vec<Vec<Span>>,
     timer_core: Option<usize>,
 }
 
 impl Outages {
-    /// The outages given, in any order; empty ones are left out.
+    /// The outages given, in any order, each taking its core's job; empty ones are left out.
     pub fn new(outages: impl IntoIterator<Item = Outage>) -> Self {
-        let mut by_core: Vec<Vec<(Instant, Instant)>> = Vec::new();
-        for o in outages.into_iter().filter(|o| o.from < o.to) {
+        Outages::taking_and_not(outages, [])
+    }
+
+    /// The outages `taking` the core's job and those `not` (module doc), in any order; empty
+    /// ones are left out. Merged ones take the job if the first does.
+    pub fn taking_and_not(
+        taking: impl IntoIterator<Item = Outage>,
+        not: impl IntoIterator<Item = Outage>,
+    ) -> Self {
+        let mut by_core: Vec<Vec<Span>> = Vec::new();
+        let marked =
+            (taking.into_iter().map(|o| (o, true))).chain(not.into_iter().map(|o| (o, false)));
+        for (o, takes_job) in marked.filter(|(o, _)| o.from < o.to) {
             if by_core.len() <= o.core {
                 by_core.resize_with(o.core + 1, Vec::new);
             }
-            by_core[o.core].push((o.from, o.to));
+            by_core[o.core].push(Span {
+                from: o.from,
+                to: o.to,
+                takes_job,
+            });
         }
         by_core.iter_mut().for_each(merge);
         Outages {
@@ -76,14 +104,15 @@ impl Outages {
     }
 }
 
-/// Sorts `spans` and merges those that overlap or touch.
-fn merge(spans: &mut Vec<(Instant, Instant)>) {
-    spans.sort_unstable();
-    let mut merged: Vec<(Instant, Instant)> = Vec::with_capacity(spans.len());
-    for &(from, to) in spans.iter() {
+/// Sorts `spans` and merges those that overlap or touch (at one start, one that takes the
+/// job first).
+fn merge(spans: &mut Vec<Span>) {
+    spans.sort_unstable_by_key(|s| (s.from, !s.takes_job));
+    let mut merged: Vec<Span> = Vec::with_capacity(spans.len());
+    for &span in spans.iter() {
         match merged.last_mut() {
-            Some(last) if from <= last.1 => last.1 = last.1.max(to),
-            _ => merged.push((from, to)),
+            Some(last) if span.from <= last.to => last.to = last.to.max(span.to),
+            _ => merged.push(span),
         }
     }
     *spans = merged;
@@ -106,7 +135,7 @@ impl<'o> Cursor<'o> {
     pub(crate) fn pass(&mut self, now: Instant) {
         for (core, spans) in self.outages.by_core.iter().enumerate() {
             let i = &mut self.next[core];
-            while spans.get(*i).is_some_and(|&(_, to)| to <= now) {
+            while spans.get(*i).is_some_and(|s| s.to <= now) {
                 *i += 1;
             }
         }
@@ -114,13 +143,20 @@ impl<'o> Cursor<'o> {
 
     /// Whether `core` is out at `now` (after [`Cursor::pass`] of `now`).
     pub(crate) fn out(&self, core: usize, now: Instant) -> bool {
-        self.out_until(core, now).is_some()
+        self.current(core).is_some_and(|s| s.from <= now)
     }
 
-    /// When the outage `core` is in at `now` ends, if it is in one (after [`Cursor::pass`] of
-    /// `now`).
-    pub(crate) fn out_until(&self, core: usize, now: Instant) -> Option<Instant> {
-        (self.current(core)).and_then(|(from, to)| (from <= now).then_some(to))
+    /// Until when a job placed on `core` at `placed` and taken off it at `now` stands still:
+    /// the end of the outage `core` is in, if that outage takes the core's job and began after
+    /// `placed` (after [`Cursor::pass`] of `now`).
+    pub(crate) fn holds_job_until(
+        &self,
+        core: usize,
+        placed: Instant,
+        now: Instant,
+    ) -> Option<Instant> {
+        let span = self.current(core)?;
+        (span.takes_job && placed < span.from && span.from <= now).then_some(span.to)
     }
 
     /// Whether a timer due at `at` waits: the timer core is out at `now` until after `at`
@@ -130,7 +166,7 @@ impl<'o> Cursor<'o> {
         let Some(core) = self.outages.timer_core else {
             return false;
         };
-        (self.current(core)).is_some_and(|(from, to)| from <= now && at < to)
+        (self.current(core)).is_some_and(|s| s.from <= now && at < s.to)
     }
 
     /// The next instant after `now` at which some core goes out or comes back (after
@@ -138,11 +174,11 @@ impl<'o> Cursor<'o> {
     pub(crate) fn next_change(&self, now: Instant) -> Option<Instant> {
         (0..self.next.len())
             .filter_map(|core| self.current(core))
-            .map(|(from, to)| if from > now { from } else { to })
+            .map(|s| if s.from > now { s.from } else { s.to })
             .min()
     }
 
-    fn current(&self, core: usize) -> Option<(Instant, Instant)> {
+    fn current(&self, core: usize) -> Option<Span> {
         let i = *self.next.get(core)?;
         self.outages.by_core[core].get(i).copied()
     }
@@ -175,10 +211,22 @@ mod tests {
             outage(0, 8, 10),
         ]);
         assert_eq!(o.len(), 2);
-        assert_eq!(o.by_core[1], vec![(at(1), at(7))]);
+        let span = |from, to, takes_job| Span {
+            from: at(from),
+            to: at(to),
+            takes_job,
+        };
+        assert_eq!(o.by_core[1], vec![span(1, 7, true)]);
         assert_eq!(o.last_core(), Some(1));
         assert!(Outages::new([outage(0, 3, 3)]).is_empty());
         assert_eq!(Outages::new([outage(2, 3, 3)]).last_core(), None);
+        // Merged, they take the job if the first does; at one start, the one that takes it.
+        let mixed = Outages::taking_and_not(
+            [outage(0, 2, 4), outage(1, 5, 6)],
+            [outage(0, 1, 3), outage(1, 5, 8)],
+        );
+        assert_eq!(mixed.by_core[0], vec![span(1, 4, false)]);
+        assert_eq!(mixed.by_core[1], vec![span(5, 8, true)]);
     }
 
     #[test]

@@ -207,10 +207,10 @@ fn a_job_moved_off_a_core_in_an_outage_waits_for_its_end() {
             task("l", 2, 40, 24, 3),
         ],
     );
-    let run = |outages: Vec<Outage>| {
+    let run = |outages: Outages| {
         let config = SimConfig {
             duration: units(20),
-            outages: Outages::new(outages),
+            outages,
             ..SimConfig::default()
         };
         let (_, trace) = run_traced(&w, PolicyKind::GlobalEdf, &config);
@@ -219,7 +219,7 @@ fn a_job_moved_off_a_core_in_an_outage_waits_for_its_end() {
         let done = |task| jobs[&(task, 0)].completion.expect("completes");
         (cores, [done(0), done(1), done(2)])
     };
-    let (cores, calm) = run(vec![]);
+    let (cores, calm) = run(Outages::default());
     assert_eq!(cores.len(), 2, "j is preempted by l and moves: {cores:?}");
     assert_ne!(cores[0], cores[1], "{cores:?}");
     assert_eq!(calm, [5, 4, 5].map(at_units));
@@ -228,9 +228,19 @@ fn a_job_moved_off_a_core_in_an_outage_waits_for_its_end() {
         from: at_units(2),
         to: at_units(7),
     };
-    let (moved, stalled) = run(vec![out]);
+    let (moved, stalled) = run(Outages::new([out]));
     assert_eq!(moved, cores);
     assert_eq!(stalled, [9, 4, 9].map(at_units));
+    // An outage that took no job (a worker's late start) holds nothing: j runs on at 4.
+    let (_, free) = run(Outages::taking_and_not([], [out]));
+    assert_eq!(free, [6, 4, 9].map(at_units));
+    // Nor does one under which j was placed: from 0, it never ran there, and runs 4 to 8.
+    let from_the_start = Outage {
+        from: at_units(0),
+        ..out
+    };
+    let (_, placed_in_it) = run(Outages::new([from_the_start]));
+    assert_eq!(placed_in_it, [8, 4, 9].map(at_units));
 }
 
 /// While the timer core is out, a policy timer that falls due waits for the next instant or
@@ -238,24 +248,30 @@ fn a_job_moved_off_a_core_in_an_outage_waits_for_its_end() {
 /// 10, optional deadline 7) runs its optional part to 5 and winds up at its optional deadline,
 /// 7, completing at 8. An outage of the other core over [6, 10) changes nothing; named the
 /// timer core, it holds the optional-deadline timer until 10, and the job misses its deadline.
+/// With a release at 8 (`b`, on that core), the pass of that instant handles the timer: the
+/// wind-up runs from 8, and the job completes at 9.
 #[test]
 fn an_outage_of_the_timer_core_holds_the_policys_timers() {
-    let source = "cores = 2\n[[tasks]]\nname = \"a\"\nperiod = \"10us\"\nmandatory = \"1us\"\n\
-                  optional = \"4us\"\nwindup = \"1us\"\noptional_deadline = \"7us\"\n";
-    let checked = kairos_model::check_source(source, kairos_model::Format::Toml);
-    let w = checked.workload.expect("a valid imprecise workload");
-    let run = |outages: Outages| {
+    let a = "cores = 2\n[[tasks]]\nname = \"a\"\nperiod = \"10us\"\nmandatory = \"1us\"\n\
+             optional = \"4us\"\nwindup = \"1us\"\noptional_deadline = \"7us\"\n";
+    let b = "[[tasks]]\nname = \"b\"\nwcet = \"1us\"\nperiod = \"10us\"\noffset = \"8us\"\n";
+    let checked = |source: &str| {
+        let checked = kairos_model::check_source(source, kairos_model::Format::Toml);
+        checked.workload.expect("a valid imprecise workload")
+    };
+    let (w, with_b) = (checked(a), checked(&format!("{a}{b}")));
+    let run = |w: &Workload, outages: Outages| {
         let config = SimConfig {
             duration: units(10),
             outages,
             ..SimConfig::default()
         };
-        let (_, trace) = run_traced(&w, PolicyKind::GlobalRmwp, &config);
+        let (_, trace) = run_traced(w, PolicyKind::GlobalRmwp, &config);
         let job = &jobs_of(&trace)[&(0, 0)];
         let core = job.segments.last().expect("it ran").core;
         (core, job.completion, job.misses)
     };
-    let (core, calm, _) = run(Outages::default());
+    let (core, calm, _) = run(&w, Outages::default());
     assert_eq!(calm, Some(at_units(8)));
     let other = 1 - core;
     let out = || {
@@ -265,7 +281,13 @@ fn an_outage_of_the_timer_core_holds_the_policys_timers() {
             to: at_units(10),
         }])
     };
-    assert_eq!(run(out()), (core, calm, 0));
-    let (_, held, misses) = run(out().with_timer_core(other));
+    assert_eq!(run(&w, out()), (core, calm, 0));
+    let (_, held, misses) = run(&w, out().with_timer_core(other));
     assert_eq!((held, misses), (None, 1), "the wind-up waits until 10");
+    let (_, by_b, misses) = run(&with_b, out().with_timer_core(other));
+    assert_eq!(
+        (by_b, misses),
+        (Some(at_units(9)), 0),
+        "b's release at 8 fires it"
+    );
 }

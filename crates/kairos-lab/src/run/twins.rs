@@ -31,19 +31,22 @@ pub struct Twins<'a> {
 }
 
 /// The stalls of a run that took their core from its job, as outages of their cores: those a
-/// core's watcher saw and a worker's late start. A late wake-up of a dispatcher is left out:
+/// core's watcher saw, which take the core's job with them, and a worker's late start, which
+/// does not (the worker held nothing yet). A late wake-up of a dispatcher is left out:
 /// it counts the dispatcher's wait for the scheduler's lock too, held by another core, while
 /// its own core ran its job. The dispatcher numbers a stall's core as the policy does, and so
 /// as its simulation does; kernel dispatch numbers them by CPU, and has no stalled twin. The
 /// dispatcher's timer core holds the policy's timers while it is out, as on real cores.
 pub fn outages_of(stalls: &[Stall]) -> Outages {
-    let took_the_core = |s: &&Stall| matches!(s.seen, Seen::Watcher | Seen::Worker);
-    let outages = stalls.iter().filter(took_the_core).map(|s| Outage {
-        core: s.core,
-        from: s.start,
-        to: s.end(),
-    });
-    Outages::new(outages).with_timer_core(kairos_rt::dispatcher::TIMER_CORE)
+    let of = |seen: Seen| {
+        (stalls.iter().filter(move |s| s.seen == seen)).map(|s| Outage {
+            core: s.core,
+            from: s.start,
+            to: s.end(),
+        })
+    };
+    Outages::taking_and_not(of(Seen::Watcher), of(Seen::Worker))
+        .with_timer_core(kairos_rt::dispatcher::TIMER_CORE)
 }
 
 /// Attributes `result`'s misses against `twins`: the calm and the stalled twin are simulated

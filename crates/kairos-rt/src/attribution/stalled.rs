@@ -18,9 +18,11 @@
 //! holes they report, so a stalled twin that meets the job proves nothing, and the rule stays
 //! with `schedule`.
 //!
-//! The simulation lets the policy move a job off a core that is out at once, where on real
-//! cores the held core's dispatcher and worker act only once the stall ends; each stall is
-//! the host's all the same.
+//! In the stalled twin a job the policy moves off a core a watcher saw taken stands still
+//! until the stall ends, as its worker on the held CPU must hand it over first, and the policy's
+//! timers wait while the timer core is out (`kairos_sim::outages` says how); the policy is
+//! still not told, and may place work the held core's dispatcher would only decide after the
+//! stall. Each stall is the host's all the same.
 
 use super::{longest_in, StallIndex};
 use crate::stalls::Stall;

@@ -125,6 +125,8 @@ impl<'w> Engine<'w> {
         // part; the deadlines of an instant are observed once, or a miss would count twice.
         let mut observed = None;
         loop {
+            // Before the decision, which asks which outages hold a job it moves.
+            self.side.outages.pass(now);
             let changed = (self.contract).report_instant(now, &mut self.side, policy);
             if changed {
                 let workload = self.side.workload;
@@ -146,7 +148,6 @@ impl<'w> Engine<'w> {
             if now >= self.side.end {
                 break;
             }
-            self.side.outages.pass(now);
             let next = self.next_event_time(now);
             self.advance(now, next);
             now = next;

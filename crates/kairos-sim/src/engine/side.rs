@@ -193,11 +193,13 @@ impl Host<JobWork> for Side<'_> {
     }
 
     /// Overhead not yet paid is lost with the preemption, not carried over. A job taken off a
-    /// core in an outage waits for the outage's end wherever it goes next: its state is on
-    /// the held core, as a real run's worker cannot leave a CPU the host holds.
+    /// core in an outage that took it waits for the outage's end wherever it goes next: its
+    /// state is on the held core, as a real run's worker cannot leave a CPU the host holds.
     fn preempted(&mut self, now: Instant, job: &JobView, work: &mut JobWork) {
-        if let Some(end) = (job.running_on).and_then(|core| self.outages.out_until(core, now)) {
-            work.held_until = end;
+        let held = (job.running_on)
+            .and_then(|core| (self.outages).holds_job_until(core, work.placed_at, now));
+        if let Some(end) = held {
+            work.held_until = work.held_until.max(end);
         }
         self.close_segment(job, work, now);
         work.remaining -= work.overhead_left;
@@ -224,6 +226,7 @@ impl Host<JobWork> for Side<'_> {
         work.remaining += cost;
         work.overhead_left = cost;
         work.segment_start = now;
+        work.placed_at = now;
         if let Some(observer) = &mut self.hosts.observer {
             observer.started(now, core, job.id);
         }
