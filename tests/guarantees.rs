@@ -355,4 +355,8 @@ fn a_kernel_family_is_charged_kernel_dispatchs_own_profile() {
         text.contains("kernel dispatch's overheads measured"),
         "{text}"
     );
+    assert!(
+        text.contains("on real cores (the kernel's scheduler)"),
+        "{text}"
+    );
 }

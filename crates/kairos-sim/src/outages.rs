@@ -35,7 +35,7 @@ pub struct Outage {
 }
 
 /// A merged stretch of outages of one core, and whether its first takes the core's job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Span {
     from: Instant,
     to: Instant,

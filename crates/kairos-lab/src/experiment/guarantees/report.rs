@@ -163,10 +163,11 @@ fn summarize(family: Studied, points: &[StudyPoint]) -> FamilySummary {
 
 fn text(study: &Study, summary: &Summary) -> String {
     let kernel = study.has_kernel_family();
-    let place = match (study.real, kernel) {
-        (true, false) => "on real cores (kairos's user-space dispatcher)",
-        (true, true) => "on real cores (kairos's user-space dispatcher, or the kernel's scheduler for a -kernel family)",
-        (false, _) => "in the simulator (charging the profile's switch and migration costs)",
+    let place = match (study.real, study.has_user_family(), kernel) {
+        (true, _, false) => "on real cores (kairos's user-space dispatcher)",
+        (true, true, true) => "on real cores (kairos's user-space dispatcher, or the kernel's scheduler for a -kernel family)",
+        (true, false, true) => "on real cores (the kernel's scheduler)",
+        (false, ..) => "in the simulator (charging the profile's switch and migration costs)",
     };
     let mut out = format!(
         "{}: {} cores, {} set(s) per point, each set either analysis accepts run {} {place}\n",
